@@ -1,0 +1,5 @@
+"""python -m mdmem"""
+
+from .cli import main
+
+main()

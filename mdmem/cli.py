@@ -1,0 +1,415 @@
+"""The mdmem command line: parse arguments → one Vault call → render text or JSON."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from . import __version__
+from .errors import MdmemError
+
+if TYPE_CHECKING:
+    from .vault import Hit, Vault
+
+
+class State:
+    """Per-invocation state: the --vault option and the lazily opened Vault."""
+
+    def __init__(self, vault_path: str | None) -> None:
+        self.vault_path = vault_path
+        self._vault: Vault | None = None
+
+    @property
+    def vault(self) -> Vault:
+        if self._vault is None:
+            from .vault import Vault
+
+            self._vault = Vault.open(self.vault_path) if self.vault_path else Vault.discover()
+        return self._vault
+
+
+pass_state = click.make_pass_decorator(State)
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into one-line messages with exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MdmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(fn)
+
+
+def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The filters shared by every retrieval command."""
+    opts = [
+        click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000),
+                     help="Most results to show."),
+        click.option("--type", "types", multiple=True, metavar="TYPE",
+                     help="Only notes of this type (repeatable: any of them)."),
+        click.option("--tag", "tags", multiple=True, metavar="TAG",
+                     help="Only notes with this tag (repeatable: all of them)."),
+        click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
+                     help="Only notes in this scope, e.g. project:acme (global notes always qualify)."),
+        click.option("--status", "statuses", multiple=True,
+                     type=click.Choice(["active", "archived", "forgotten"]), help="Only notes with this status."),
+        click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD)."),
+        click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
+        click.option("--path", "path_glob", metavar="FOLDER|GLOB", help="Only notes under this folder or matching this glob."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--vault", "vault_path", envvar="MDMEM_VAULT", metavar="PATH",
+              help="The vault to use [env MDMEM_VAULT; default: found by walking up from the current folder].")
+@click.version_option(__version__, prog_name="mdmem")
+@click.pass_context
+def cli(ctx: click.Context, vault_path: str | None) -> None:
+    """mdmem — long-term memory as markdown notes in git, with a rebuildable search index.
+
+    \b
+    Start:     mdmem init ~/notes
+    Write:     mdmem add --title "Use Hotwire" --type decision < body.md
+    Find:      mdmem search "why hotwire"      (add --json for machines)
+    Keep it:   git commit — the hooks reindex; "mdmem reindex" catches uncommitted edits.
+    """
+    ctx.obj = State(vault_path)
+
+
+# -- init ----------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
+@click.option("--git/--no-git", "use_git", default=True, show_default=True,
+              help="Run git init (if the folder is not in a repository yet) and install the hooks.")
+@json_option
+@handle_errors
+def init(path: Path, use_git: bool, as_json: bool) -> None:
+    """Create a vault at PATH, or adopt an existing folder of notes (no note is rewritten)."""
+    from .scaffold import init_vault
+
+    result = init_vault(path, use_git=use_git)
+    if as_json:
+        emit_json(result)
+        return
+    for line in result["messages"]:
+        click.echo(line)
+    click.echo(f"\nNext: mdmem --vault {_shell_path(result['vault'])} search \"WORDS\"")
+
+
+def _shell_path(p: str) -> str:
+    import shlex
+
+    try:
+        rel = os.path.relpath(p)
+        return shlex.quote(rel if not rel.startswith("..") else p)
+    except ValueError:
+        return shlex.quote(p)
+
+
+# -- add -----------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("-t", "--title", required=True, help="The note's title (also names the file).")
+@click.option("-b", "--body", help="The body in markdown; '-' or omitted with piped input reads stdin.")
+@click.option("--type", "note_type", default="note", show_default=True, help="decision, fact, preference, …")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--entity", "entities", multiple=True, help="An entity the note is about (repeatable).")
+@click.option("--alias", "aliases", multiple=True, help="Another name for the note (repeatable).")
+@click.option("--scope", help="global, project:NAME or topic:NAME (default global).")
+@click.option("--salience", type=float, help="Importance from 0 to 1 (default 0.5).")
+@click.option("--confidence", type=float, help="How sure, from 0 to 1 (default 1).")
+@click.option("--pinned", is_flag=True, help="Pin the note (always considered first).")
+@click.option("--path", "note_path", help="Vault-relative file to create (default notes/<title>.md).")
+@click.option("--commit/--no-commit", default=None, help="Commit the new note [default: mdmem.toml, else yes].")
+@json_option
+@pass_state
+@handle_errors
+def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
+        entities: tuple[str, ...], aliases: tuple[str, ...], scope: str | None, salience: float | None,
+        confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
+        as_json: bool) -> None:
+    """Write a new note (atomically, with an id), index it and commit it."""
+    if body == "-" or (body is None and not sys.stdin.isatty()):
+        body = sys.stdin.read()
+    result = state.vault.add(
+        title, body or "", type=note_type, tags=list(tags), scope=scope, salience=salience,
+        confidence=confidence, pinned=pinned, entities=list(entities), aliases=list(aliases),
+        path=note_path, commit=commit,
+    )
+    if as_json:
+        emit_json({"id": result.id, "path": result.path, "title": result.title, "commit": result.commit})
+    else:
+        click.echo(f"added {result.path}  (id {result.id})" + (f"  commit {result.commit[:8]}" if result.commit else ""))
+
+
+# -- get -----------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("note")
+@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file.")
+@json_option
+@pass_state
+@handle_errors
+def get(state: State, note: str, meta: bool, as_json: bool) -> None:
+    """Show NOTE, named by id, path, file name, title or alias."""
+    n = state.vault.get(note)
+    data = note_dict(n)
+    if as_json:
+        emit_json(data)
+    elif meta:
+        for key, value in data.items():
+            if key not in ("body",) and value not in (None, [], ""):
+                click.echo(f"{key}: {value}")
+    else:
+        click.echo((state.vault.root / n.path).read_text(encoding="utf-8", errors="replace"), nl=False)
+
+
+def note_dict(n: Any) -> dict[str, Any]:
+    """A parsed note as JSON-ready fields."""
+    from dataclasses import asdict
+
+    return {
+        "id": n.id, "path": n.path, "title": n.title, "type": n.type, "status": n.status,
+        "scope": n.scope, "salience": n.salience, "confidence": n.confidence, "pinned": n.pinned,
+        "tags": n.tags, "aliases": n.aliases, "entities": n.entities,
+        "created": n.created, "updated": n.updated, "authored": n.authored,
+        "snoozed_until": n.snoozed_until, "valid_from": n.valid_from, "valid_until": n.valid_until,
+        "supersedes": n.supersedes, "links": [asdict(ln) for ln in n.links],
+        "headings": [h.text for h in n.headings], "problems": [asdict(p) for p in n.problems],
+        "body": n.body,
+    }
+
+
+# -- search --------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@filter_options
+@json_option
+@pass_state
+@handle_errors
+def search(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
+           scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
+           path_glob: str | None, as_json: bool) -> None:
+    """Full-text (BM25) search for exact words, names and identifiers. No model is loaded."""
+    text = " ".join(query)
+    hits = state.vault.search(text, limit, type=list(types), tag=list(tags), scope=list(scopes),
+                              status=list(statuses), since=since, until=until, path=path_glob)
+    render_hits(text, hits, as_json)
+
+
+def render_hits(query: str, hits: list[Hit], as_json: bool) -> None:
+    if as_json:
+        emit_json({"query": query, "count": len(hits), "results": [h.to_dict() for h in hits]})
+        return
+    if not hits:
+        click.echo(f"No notes match {query!r}.", err=True)
+        return
+    color = sys.stdout.isatty()
+    for i, h in enumerate(hits, 1):
+        title = click.style(h.title, bold=True) if color else h.title
+        click.echo(f"{i:>2}. {title}  [{h.type}]  {h.path}  score {h.score:.2f}")
+        if h.snippet:
+            snip = h.snippet
+            if color:
+                parts = snip.split("**")
+                snip = "".join(click.style(p, fg="yellow", bold=True) if j % 2 else p for j, p in enumerate(parts))
+            click.echo(f"    {snip}")
+        click.echo(f"    id: {h.id}")
+
+
+# -- reindex -------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Rebuild the index from scratch instead of only what changed.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something is wrong.")
+@click.option("--git-hook", metavar="NAME", hidden=True, help="Run from a git hook: never fail, never block.")
+@json_option
+@pass_state
+def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json: bool) -> None:
+    """Update the index from the files: new, changed, moved and deleted notes, committed or not."""
+    if git_hook:
+        _hook_reindex(state, git_hook)
+        return
+    try:
+        vault = state.vault
+        progress = None
+        if not quiet and not as_json and sys.stderr.isatty():
+            progress = _progress_bar()
+        report = vault.reindex(full=full, progress=progress)
+    except MdmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    if quiet and not report.problems:
+        return
+    kind = "Rebuilt" if report.full else "Updated"
+    why = f" ({report.reason})" if report.reason and report.reason != "requested" else ""
+    click.echo(
+        f"{kind} index{why}: {len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.deleted)} deleted, {report.unchanged} unchanged in {report.seconds:.2f}s."
+    )
+    if report.problems:
+        files = len({p.path for p in report.problems})
+        click.echo(f"{len(report.problems)} problem(s) in {files} note(s) (indexed anyway): "
+                   "run \"mdmem doctor\" for details.", err=True)
+
+
+def _progress_bar() -> Callable[[int, int], None]:
+    bar: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in bar:
+            bar["bar"] = click.progressbar(length=total, label="Indexing notes", file=sys.stderr)
+            bar["bar"].__enter__()
+            bar["done"] = 0
+        bar["bar"].update(done - bar["done"])
+        bar["done"] = done
+        if done >= total:
+            bar["bar"].__exit__(None, None, None)
+
+    return update
+
+
+def _hook_reindex(state: State, hook: str) -> None:
+    """A git hook's reindex: waits briefly for another writer, never fails the git command."""
+    if os.environ.get("MDMEM_SKIP_HOOK"):
+        return
+    from .git import clean_env
+
+    clean_env()
+    try:
+        vault = state.vault
+        timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
+        vault.reindex(timeout=timeout)
+    except Exception as exc:  # a hook must never break git; leave a mark for the next command
+        try:
+            state.vault.mark_stale()
+        except Exception:
+            pass
+        click.echo(f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
+                   "mdmem command, or run \"mdmem reindex\".", err=True)
+
+
+# -- status / doctor -----------------------------------------------------------------------------
+
+
+@cli.command()
+@json_option
+@pass_state
+@handle_errors
+def status(state: State, as_json: bool) -> None:
+    """Note counts, index freshness and the last indexed commit."""
+    s = state.vault.status()
+    if as_json:
+        emit_json(s)
+        return
+    pend = s["pending"]
+    click.echo(f"vault     {s['vault']}")
+    types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
+    click.echo(f"notes     {s['notes']}" + (f"  ({types})" if types else ""))
+    idx = s["index"]
+    click.echo(f"index     {idx['engine']}, schema {idx['schema']}, {idx['size_bytes'] / 1e6:.1f} MB, "
+               f"updated {idx['indexed_at']}")
+    if s["fresh"]:
+        click.echo("freshness up to date")
+    else:
+        n = len(pend["new"]) + len(pend["changed"]) + len(pend["deleted"])
+        detail = f"{n} file change(s) not indexed" if n else "HEAD moved since the last index"
+        click.echo(f"freshness STALE: {detail} — run \"mdmem reindex\"")
+    g = s["git"]
+    if g["repository"]:
+        head = (g["head"] or "none")[:10]
+        last = (g["last_indexed_commit"] or "none")[:10]
+        hooks = "installed" if g["hooks"] else "NOT installed (run \"mdmem hooks install\")"
+        click.echo(f"git       HEAD {head}, last indexed {last}, hooks {hooks}")
+    else:
+        click.echo("git       not a git repository")
+    if s["problems"]:
+        click.echo(f"problems  {s['problems']} in {s['notes_with_problems']} note(s) — run \"mdmem doctor\"")
+
+
+@cli.command()
+@json_option
+@pass_state
+@handle_errors
+def doctor(state: State, as_json: bool) -> None:
+    """List every problem: broken notes (file, field, fix) and vault setup. Exits 1 if any."""
+    problems = state.vault.doctor()
+    if as_json:
+        from dataclasses import asdict
+
+        emit_json({"count": len(problems), "problems": [asdict(p) for p in problems]})
+    elif not problems:
+        click.echo("No problems found.")
+    else:
+        for p in problems:
+            click.echo(f"{p.path}: {p.field}: {p.message}")
+            if p.fix:
+                click.echo(f"    fix: {p.fix}")
+        click.echo(f"\n{len(problems)} problem(s). Notes with problems are still indexed with defaults.")
+    if problems:
+        sys.exit(1)
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+
+
+@cli.group()
+def hooks() -> None:
+    """Install or remove the git hooks that keep the index fresh."""
+
+
+@hooks.command("install")
+@pass_state
+@handle_errors
+def hooks_install(state: State) -> None:
+    """Add post-commit, post-merge, post-checkout and post-rewrite hooks (existing ones keep running)."""
+    from .git import install_hooks
+
+    for line in install_hooks(state.vault.root):
+        click.echo(line)
+
+
+@hooks.command("uninstall")
+@pass_state
+@handle_errors
+def hooks_uninstall(state: State) -> None:
+    """Remove mdmem's hooks and restore the hooks they replaced."""
+    from .git import uninstall_hooks
+
+    for line in uninstall_hooks(state.vault.root):
+        click.echo(line)
+
+
+def main() -> None:
+    cli(prog_name="mdmem")

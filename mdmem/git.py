@@ -1,0 +1,200 @@
+"""Git access through GitPython: one small module, and every Repo it opens is closed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .errors import MdmemError
+
+HOOK_NAMES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+HOOK_MARKER = "# mdmem-git-hook v1"
+_GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
+
+
+def clean_env() -> None:
+    """Drop the variables git sets inside hooks, so git calls here act on the vault's repo."""
+    for key in _GIT_ENV:
+        os.environ.pop(key, None)
+
+
+def find_git_dir(root: Path) -> Path | None:
+    """The nearest folder at or above ``root`` that holds a ``.git`` (cheap; no git call)."""
+    for p in (root, *root.parents):
+        if (p / ".git").exists():
+            return p
+    return None
+
+
+@contextmanager
+def open_repo(root: Path) -> Iterator[Any]:
+    """A GitPython Repo for the repository containing ``root``; always closed on exit."""
+    import git
+
+    clean_env()
+    try:
+        repo = git.Repo(str(root), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise MdmemError(f"{root} is not in a git repository. Run \"git init\" there first.") from exc
+    try:
+        yield repo
+    finally:
+        repo.close()
+
+
+def init_repo(root: Path) -> bool:
+    """``git init`` unless ``root`` is already inside a repository. True if one was made."""
+    import git
+
+    if find_git_dir(root) is not None:
+        return False
+    clean_env()
+    git.Repo.init(str(root)).close()
+    return True
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD points at, or None (no repository, or no commit yet)."""
+    if find_git_dir(root) is None:
+        return None
+    with open_repo(root) as repo:
+        try:
+            return str(repo.head.commit.hexsha)
+        except ValueError:  # unborn branch
+            return None
+
+
+def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str | None] | None:
+    """Commit exactly ``paths`` (nothing else the user staged).
+
+    Returns (new commit, its parent or None), or None when there was nothing to commit.
+    """
+    if find_git_dir(root) is None:
+        return None
+    with open_repo(root) as repo:
+        rel = [os.path.relpath(p, repo.working_tree_dir) for p in paths]
+        repo.git.add("--", *rel)
+        if not repo.git.status("--porcelain", "--", *rel).strip():
+            return None
+        env = {"MDMEM_SKIP_HOOK": "1"}  # the caller has just indexed these files itself
+        args = ["-m", message, "--only", "--", *rel]
+        if not _has_identity(repo):
+            args = ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost", "commit", *args]
+            repo.git.execute(["git", *args], env={**os.environ, **env})
+        else:
+            with repo.git.custom_environment(**env):
+                repo.git.commit(*args)
+        head = repo.head.commit
+        return str(head.hexsha), (str(head.parents[0].hexsha) if head.parents else None)
+
+
+def _has_identity(repo: Any) -> bool:
+    try:
+        return bool(repo.git.config("user.email")) and bool(repo.git.config("user.name"))
+    except Exception:
+        return False
+
+
+def hooks_dir(repo: Any) -> Path:
+    """Where git looks for hooks; refuses when ``core.hooksPath`` sends them elsewhere."""
+    try:
+        custom = repo.git.config("--get", "core.hooksPath")
+    except Exception:
+        custom = ""
+    if custom:
+        raise MdmemError(
+            f"core.hooksPath is set to {custom!r}, so git ignores .git/hooks.\n"
+            "hint: add \"mdmem reindex --git-hook NAME\" to the hooks in that folder, "
+            "or unset core.hooksPath and rerun \"mdmem hooks install\"."
+        )
+    path = Path(repo.git.rev_parse("--git-path", "hooks"))
+    if not path.is_absolute():
+        path = Path(repo.working_tree_dir) / path
+    return path
+
+
+def _hook_script(name: str, vault_rel: str) -> str:
+    # Runs in the top of the work tree. Chains to the previous hook first and exits with its
+    # status (post-checkout's status becomes checkout's); our part can never fail the command.
+    py, vault = shlex.quote(sys.executable), shlex.quote(vault_rel)
+    return f"""#!/bin/sh
+{HOOK_MARKER}
+# Keeps the mdmem index of this vault fresh. Remove with: mdmem hooks uninstall
+status=0
+legacy="$(dirname "$0")/{name}.legacy"
+if [ -x "$legacy" ]; then
+  "$legacy" "$@"
+  status=$?
+fi
+if [ -z "$MDMEM_SKIP_HOOK" ]; then
+  (
+    unset GIT_DIR GIT_INDEX_FILE GIT_WORK_TREE GIT_PREFIX
+    {py} -m mdmem --vault {vault} reindex --git-hook {name} </dev/null >/dev/null
+  ) || true
+fi
+exit $status
+"""
+
+
+def install_hooks(root: Path) -> list[str]:
+    """Install mdmem's git hooks, keeping any existing hook as ``NAME.legacy``."""
+    messages = []
+    with open_repo(root) as repo:
+        directory = hooks_dir(repo)
+        directory.mkdir(parents=True, exist_ok=True)
+        vault_rel = os.path.relpath(root.resolve(), Path(repo.working_tree_dir).resolve())
+        for name in HOOK_NAMES:
+            path = directory / name
+            if path.exists() and HOOK_MARKER not in path.read_text(errors="replace"):
+                legacy = directory / f"{name}.legacy"
+                if legacy.exists():
+                    raise MdmemError(f"{path} and {legacy} both exist; merge them by hand, then retry.")
+                path.rename(legacy)
+                messages.append(f"kept existing {name} hook as {legacy.name} (it still runs first)")
+            _write_executable(path, _hook_script(name, vault_rel))
+        messages.append(f"installed {', '.join(HOOK_NAMES)} in {directory}")
+    return messages
+
+
+def uninstall_hooks(root: Path) -> list[str]:
+    """Remove mdmem's hooks and put back any hook they had replaced."""
+    messages = []
+    with open_repo(root) as repo:
+        directory = hooks_dir(repo)
+        for name in HOOK_NAMES:
+            path = directory / name
+            legacy = directory / f"{name}.legacy"
+            if path.exists() and HOOK_MARKER in path.read_text(errors="replace"):
+                path.unlink()
+                if legacy.exists():
+                    legacy.rename(path)
+                    messages.append(f"restored the previous {name} hook")
+                else:
+                    messages.append(f"removed {name}")
+    return messages or ["no mdmem hooks were installed"]
+
+
+def hooks_installed(root: Path) -> list[str]:
+    """Names of the mdmem hooks present (empty when not a git repo)."""
+    if find_git_dir(root) is None:
+        return []
+    try:
+        with open_repo(root) as repo:
+            directory = hooks_dir(repo)
+    except MdmemError:
+        return []
+    return [n for n in HOOK_NAMES
+            if (directory / n).exists() and HOOK_MARKER in (directory / n).read_text(errors="replace")]
+
+
+def _write_executable(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.mdmem-tmp")
+    tmp.write_text(text)
+    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    os.replace(tmp, path)

@@ -1,0 +1,246 @@
+"""BM25F full-text index on Whoosh — the only module that imports whoosh."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as windex
+from whoosh.analysis import Token as WToken
+from whoosh.analysis import Tokenizer
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.qparser import syntax  # noqa: F401  (import early: whoosh warns lazily otherwise)
+from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard
+from whoosh.scoring import BM25F
+
+from ..text import terms, tokenize
+
+ENGINE = "whoosh-reloaded"
+INDEX_NAME = "notes"
+
+# Field weights for BM25F: a hit in the title or an alias says more than one in the body.
+FIELD_WEIGHTS = {
+    "title": 4.0,
+    "aliases": 3.0,
+    "entities": 2.0,
+    "tags": 2.0,
+    "headings": 1.5,
+    "body": 1.0,
+}
+
+
+def engine_version() -> str:
+    """Engine name and version, stamped into the manifest (index files are pickles)."""
+    import whoosh
+
+    return f"{ENGINE} {whoosh.versionstring()}"
+
+
+class MdmemTokenizer(Tokenizer):
+    """Whoosh tokenizer over ``mdmem.text.tokenize`` (CJK bigrams, identifiers, stems)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __call__(  # type: ignore[override]
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Iterator[WToken]:
+        t = WToken(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        for pos, tok in enumerate(_tokens(value) if tokenize else []):
+            t.text = tok.text
+            t.boost = 1.0
+            t.stopped = False
+            if keeporiginal:
+                t.original = tok.text
+            if positions:
+                t.pos = start_pos + pos
+            if chars:
+                t.startchar = start_char + tok.start
+                t.endchar = start_char + tok.end
+            yield t
+
+
+def _tokens(value: str) -> list:  # type: ignore[type-arg]
+    return tokenize(value)
+
+
+def make_schema() -> Schema:
+    """The index schema. Changing it means bumping the manifest's schema version."""
+    analyzer = MdmemTokenizer()
+    return Schema(
+        path=ID(stored=True, unique=True),
+        nid=ID(stored=True),
+        title=TEXT(analyzer=analyzer, stored=True),
+        aliases=TEXT(analyzer=analyzer),
+        entities=TEXT(analyzer=analyzer),
+        tags=TEXT(analyzer=analyzer),
+        headings=TEXT(analyzer=analyzer),
+        body=TEXT(analyzer=analyzer),
+        tagf=KEYWORD(lowercase=True, commas=True, stored=True),
+        type=ID(stored=True),
+        scope=ID(stored=True),
+        status=ID(stored=True),
+        date=NUMERIC(numtype=float, stored=True),
+        hash=STORED(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalDoc:
+    """One note as the lexical index sees it."""
+
+    path: str
+    id: str
+    title: str
+    aliases: str
+    entities: str
+    tags: Sequence[str]
+    headings: str
+    body: str
+    type: str
+    scope: str
+    status: str
+    date: float
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """A scored document from the lexical index."""
+
+    path: str
+    id: str
+    title: str
+    type: str
+    scope: str
+    tags: list[str]
+    date: float | None
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Restrictions applied inside the index so ``limit`` counts only eligible notes."""
+
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    path: str | None = None
+
+
+class LexicalIndex:
+    """A Whoosh index in one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._ix: Any = None
+
+    @classmethod
+    def create(cls, directory: Path) -> LexicalIndex:
+        """Make an empty index in ``directory``."""
+        directory.mkdir(parents=True, exist_ok=True)
+        self = cls(directory)
+        self._ix = windex.create_in(str(directory), make_schema(), indexname=INDEX_NAME)
+        return self
+
+    def exists(self) -> bool:
+        return windex.exists_in(str(self.directory), indexname=INDEX_NAME)
+
+    @property
+    def ix(self) -> Any:
+        if self._ix is None:
+            self._ix = windex.open_dir(str(self.directory), indexname=INDEX_NAME)
+        return self._ix
+
+    def write(self, upserts: Iterable[LexicalDoc], deletes: Iterable[str], *, bulk: bool = False) -> None:
+        """Apply upserts and deletes in one atomic commit (readers see all of it or none)."""
+        writer = self.ix.writer(limitmb=96 if bulk else 32)
+        try:
+            for path in deletes:
+                writer.delete_by_term("path", path)
+            add = writer.add_document if bulk else writer.update_document
+            for doc in upserts:
+                add(
+                    path=doc.path, nid=doc.id, title=doc.title, aliases=doc.aliases,
+                    entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
+                    body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
+                    type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
+                    hash=doc.hash,
+                )
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit(optimize=False)
+
+    def stored_hashes(self) -> dict[str, str]:
+        """path → content hash of every indexed document (for repair after a crash)."""
+        with self.ix.searcher() as s:
+            return {f["path"]: f.get("hash", "") for f in s.all_stored_fields()}
+
+    def doc_count(self) -> int:
+        return int(self.ix.doc_count())
+
+    def search(self, text: str, limit: int, filters: Filters | None = None) -> list[LexicalHit]:
+        """BM25F over the weighted fields; only notes containing a query term are returned."""
+        qterms = terms(text)
+        if not qterms:
+            return []
+        query = Or([
+            Term(field, term, boost=weight)
+            for term in qterms
+            for field, weight in FIELD_WEIGHTS.items()
+        ])
+        flt = _filter_query(filters) if filters else None
+        with self.ix.searcher(weighting=BM25F(B=0.75, K1=1.2)) as s:
+            results = s.search(query, limit=limit, filter=flt)
+            return [
+                LexicalHit(
+                    path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
+                    scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
+                    date=r.get("date"), score=float(r.score),
+                )
+                for r in results
+            ]
+
+    def close(self) -> None:
+        if self._ix is not None:
+            self._ix.close()
+            self._ix = None
+
+
+def _filter_query(f: Filters) -> Any:
+    parts: list[Any] = []
+    for field, values in (("type", f.types), ("scope", f.scopes), ("status", f.statuses)):
+        if values:
+            parts.append(Or([Term(field, v) for v in values]))
+    if f.tags:
+        parts.append(And([Term("tagf", t.lower().lstrip("#")) for t in f.tags]))
+    if f.since is not None or f.until is not None:
+        parts.append(NumericRange("date", f.since, f.until))
+    if f.path:
+        p = f.path.strip("/")
+        if any(c in p for c in "*?["):
+            parts.append(Wildcard("path", p))
+        else:  # a folder or a note: the path itself, or anything below it
+            parts.append(Or([Term("path", p), Term("path", p + ".md"), Prefix("path", p + "/")]))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else And(parts)

@@ -1,0 +1,178 @@
+"""Pure text analysis shared by the index and the snippets: tokens for any language.
+
+Latin-script words are lower-cased, accent-folded and Porter-stemmed; identifiers such as
+``ERR_X_42`` or ``user.email`` are kept whole *and* split into their parts; runs of CJK
+characters become overlapping bigrams (the usual trick for languages without spaces).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+# A "word": letters/digits joined by _ . - (so ERR_X_42 and v1.2.3 stay one token).
+_WORD = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+)*|_+[^\W_]+(?:_[^\W_]+)*", re.UNICODE)
+_PART = re.compile(r"[^\W_]+", re.UNICODE)
+
+# Han, Hiragana, Katakana, Hangul and CJK punctuation-free letters.
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK Ext A
+    (0x4E00, 0x9FFF),  # CJK Unified
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility
+    (0x20000, 0x2FA1F),  # CJK Ext B+
+)
+
+STOPWORDS = frozenset(
+    """a an and are as at be by did do does for from had has have how i in is it its
+    me my of on or our so that the their them then there these they this to was we were
+    what when where which who whom why will with you your s t""".split()
+)
+
+
+def is_cjk(ch: str) -> bool:
+    """True for a character of a script written without spaces between words."""
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One index term and where it came from in the text."""
+
+    text: str
+    start: int
+    end: int
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    from whoosh.lang.porter import stem  # pure-Python Porter stemmer; small import
+
+    return stem(word)
+
+
+@lru_cache(maxsize=200_000)
+def fold(word: str) -> str:
+    """Lower-case and strip accents (café → cafe); other scripts pass through."""
+    w = word.lower()
+    if w.isascii():
+        return w
+    decomposed = unicodedata.normalize("NFKD", w)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def normalize_term(word: str) -> str:
+    """The index form of one word: folded, and stemmed when it is a plain ASCII word."""
+    w = fold(word)
+    if w.isascii() and w.isalpha() and len(w) > 2:
+        return _stem(w)
+    return w
+
+
+def _split_cjk(text: str, offset: int) -> Iterator[tuple[str, int, bool]]:
+    """Yield (piece, start, is_cjk) runs of a word that may mix CJK and other letters."""
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or is_cjk(text[i]) != is_cjk(text[start]):
+            yield text[start:i], offset + start, is_cjk(text[start])
+            start = i
+
+
+def tokenize(text: str, *, stopwords: bool = True) -> list[Token]:
+    """Split text into index terms with their character spans."""
+    out: list[Token] = []
+    for m in _WORD.finditer(text):
+        word, wstart = m.group(), m.start()
+        for piece, pstart, cjk in _split_cjk(word, wstart):
+            if cjk:
+                if len(piece) == 1:
+                    out.append(Token(piece, pstart, pstart + 1))
+                for i in range(len(piece) - 1):
+                    out.append(Token(piece[i : i + 2], pstart + i, pstart + i + 2))
+                continue
+            parts = list(_PART.finditer(piece))
+            if len(parts) > 1:
+                # An identifier: the whole (for exact matches) and each part (for partial ones).
+                out.append(Token(fold(piece), pstart, pstart + len(piece)))
+                for p in parts:
+                    term = normalize_term(p.group())
+                    if not (stopwords and term in STOPWORDS):
+                        out.append(Token(term, pstart + p.start(), pstart + p.end()))
+                continue
+            term = normalize_term(piece)
+            if stopwords and term in STOPWORDS:
+                continue
+            out.append(Token(term, pstart, pstart + len(piece)))
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """The distinct index terms of a query, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for tok in tokenize(text):
+        seen.setdefault(tok.text, None)
+    return list(seen)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
+    cjk = sum(1 for c in text if is_cjk(c))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "**") -> str:
+    """The passage of ``text`` with the most distinct query terms, hits wrapped in ``mark``."""
+    if not text.strip():
+        return ""
+    passages = _passages(text)
+    best, best_key = passages[0], (-1, 0)
+    for start, end in passages:
+        toks = [t for t in tokenize(text[start:end]) if t.text in query_terms]
+        key = (len({t.text for t in toks}), len(toks))
+        if key > best_key:
+            best, best_key = (start, end), key
+    start, end = best
+    hits = [t for t in tokenize(text[start:end]) if t.text in query_terms]
+    if end - start > width:
+        # Centre the window on the first hit so the reason for the match is visible.
+        centre = start + (hits[0].start if hits else 0)
+        start = max(start, centre - width // 3)
+        end = min(end, start + width)
+        hits = [t for t in tokenize(text[start:end]) if t.text in query_terms]
+    piece = text[start:end]
+    spans = _merge_spans([(t.start, t.end) for t in hits])
+    outp, pos = [], 0
+    for s, e in spans:
+        outp.append(piece[pos:s])
+        outp.append(f"{mark}{piece[s:e]}{mark}")
+        pos = e
+    outp.append(piece[pos:])
+    result = " ".join("".join(outp).split())
+    prefix = "…" if start > 0 and text[start - 1] not in "\n" else ""
+    suffix = "…" if end < len(text) and text[end:end + 1] not in ("\n", "") else ""
+    return f"{prefix}{result}{suffix}"
+
+
+def _passages(text: str) -> list[tuple[int, int]]:
+    """Non-empty paragraphs (blank-line separated) as spans; long ones split by line."""
+    spans = []
+    for m in re.finditer(r"(?:[^\n]|\n(?!\s*\n))+", text):
+        s, e = m.start(), m.end()
+        if text[s:e].strip():
+            spans.append((s, e))
+    return spans or [(0, len(text))]
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged

@@ -1,0 +1,771 @@
+"""Vault: the one orchestrator. Reads files, calls the pure parsers, drives the index adapters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .config import CONFIG_FILE, Config, load_config
+from .errors import AmbiguousNote, LockHeld, MdmemError, NoteNotFound, VaultNotFound
+from .note import Note, Problem, iso_to_timestamp, parse_note, render_note, to_iso
+
+if TYPE_CHECKING:
+    from .index.catalog import Catalog, FileState
+    from .index.lexical import Filters, LexicalIndex
+
+STATE_DIR = ".mdmem"
+SCHEMA_VERSION = 1
+MAX_INDEXED_BYTES = 4 * 1024 * 1024  # text beyond this is not indexed (the file is untouched)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a note, its score and the passage that matched."""
+
+    id: str
+    path: str
+    title: str
+    score: float
+    snippet: str = ""
+    type: str = "note"
+    tags: list[str] = field(default_factory=list)
+    scope: str = "global"
+    date: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class ReindexReport:
+    """What a reindex did."""
+
+    full: bool = False
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    commit: str | None = None
+    reason: str = ""
+
+    @property
+    def changed(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.deleted)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["problems"] = [asdict(p) for p in self.problems]
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    """The note ``add`` wrote."""
+
+    id: str
+    path: str
+    title: str
+    commit: str | None
+
+
+class Vault:
+    """A folder of markdown notes and its sidecar index in ``.mdmem/``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state = root / STATE_DIR
+        self.config: Config = load_config(root)
+        self._catalog: Catalog | None = None
+        self._lexical: LexicalIndex | None = None
+        self._generation: str | None = None
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Vault:
+        """Open the vault whose root is ``path`` (any folder of notes can be a vault)."""
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise VaultNotFound(f"No folder at {root}. Create one with \"mdmem init {root}\".")
+        return cls(root.resolve())
+
+    @classmethod
+    def discover(cls, start: str | os.PathLike[str] | None = None) -> Vault:
+        """The vault containing ``start`` (default: the current directory), found by walking up."""
+        here = Path(start or os.getcwd()).expanduser().resolve()
+        for p in (here, *here.parents):
+            if (p / CONFIG_FILE).is_file() or (p / STATE_DIR).is_dir():
+                return cls(p)
+        raise VaultNotFound(
+            f"No mdmem vault at or above {here}. Run \"mdmem init PATH\" to make one, "
+            "or pass --vault PATH (or set MDMEM_VAULT)."
+        )
+
+    def close(self) -> None:
+        """Release index handles (the vault can be used again afterwards)."""
+        if self._lexical is not None:
+            self._lexical.close()
+        if self._catalog is not None:
+            self._catalog.close()
+        self._lexical = self._catalog = None
+        self._generation = None
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def safe_path(self, rel: str) -> Path:
+        """The absolute path of a vault-relative path; refuses anything that leaves the vault."""
+        p = (self.root / rel).resolve()
+        if p != self.root and self.root not in p.parents:
+            raise MdmemError(f"{rel!r} is outside the vault {self.root}; use a path inside it.")
+        return p
+
+    def _excluded(self, rel: str) -> bool:
+        return any(fnmatch.fnmatch(rel, pat) for pat in self.config.exclude)
+
+    def scan(self) -> dict[str, os.stat_result]:
+        """Every note file: vault-relative path → stat. Hidden folders and excludes are skipped;
+        symlinks are followed only when they stay inside the vault."""
+        found: dict[str, os.stat_result] = {}
+        stack = [self.root]
+        while stack:
+            directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if entry.is_symlink():
+                        target = Path(entry.path).resolve()
+                        if self.root not in target.parents:
+                            continue  # never follow a link out of the vault
+                        if entry.is_dir():
+                            continue  # linked folders could loop; their notes are found directly
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                    elif entry.name.lower().endswith(".md") and entry.is_file():
+                        rel = self.rel(Path(entry.path))
+                        if not self._excluded(rel):
+                            found[rel] = entry.stat()
+                except OSError:
+                    continue
+        return found
+
+    def read_note(self, rel: str) -> tuple[Note, str, bytes]:
+        """Parse one file. Returns the note, its content hash and raw bytes. Never raises on content."""
+        raw = self.safe_path(rel).read_bytes()
+        digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
+        extra: list[Problem] = []
+        if b"\x00" in raw[:8192]:
+            extra.append(Problem(rel, "file", "looks like a binary file, not markdown", "move it out of the vault"))
+            text = ""
+        else:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                extra.append(Problem(rel, "encoding", f"not valid UTF-8 (byte {exc.start}); "
+                                     "unreadable bytes were replaced", "save the file as UTF-8"))
+                text = raw.decode("utf-8", errors="replace")
+        if len(text) > MAX_INDEXED_BYTES:
+            extra.append(Problem(rel, "file", f"{len(raw)} bytes; only the first "
+                                 f"{MAX_INDEXED_BYTES // 1048576} MB are indexed", "split the note"))
+            text = text[:MAX_INDEXED_BYTES]
+        note = parse_note(text, rel)
+        note.problems = extra + note.problems
+        return note, digest, raw
+
+    def write_file(self, rel: str, text: str, *, exclusive: bool = False) -> Path:
+        """Write a note atomically (temp file + fsync + rename); ``exclusive`` refuses to overwrite."""
+        path = self.safe_path(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            with open(tmp, "x", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if exclusive:
+                os.link(tmp, path)  # fails if the path appeared meanwhile; never clobbers
+                tmp.unlink()
+            else:
+                os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        return path
+
+    # -- index state -----------------------------------------------------------------------------
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.state / "manifest.json"
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest, or None when missing or unreadable."""
+        try:
+            data = json.loads(self.manifest_path.read_text())
+            return data if isinstance(data, dict) else None
+        except (OSError, ValueError):
+            return None
+
+    def _expected_manifest(self) -> dict[str, Any]:
+        from .index.lexical import engine_version
+
+        return {"schema": SCHEMA_VERSION, "engine": engine_version()}
+
+    def _rebuild_reason(self) -> str | None:
+        """Why the index must be rebuilt from scratch, or None if it is usable."""
+        m = self.manifest()
+        if m is None:
+            return "no index yet" if not self.manifest_path.exists() else "manifest unreadable"
+        expected = self._expected_manifest()
+        for key, value in expected.items():
+            if m.get(key) != value:
+                return f"index {key} is {m.get(key)!r}, this mdmem needs {value!r}"
+        gen = m.get("generation")
+        if not isinstance(gen, str) or not (self.state / gen / "catalog.sqlite").is_file():
+            return "index files missing"
+        return None
+
+    def _open_generation(self) -> None:
+        """Open the catalogue and lexical index of the manifest's generation (readers)."""
+        from .index.catalog import Catalog
+        from .index.lexical import LexicalIndex
+
+        m = self.manifest() or {}
+        gen = str(m.get("generation"))
+        if self._generation == gen and self._catalog is not None:
+            return
+        self.close()
+        directory = self.state / gen
+        self._catalog = Catalog(directory / "catalog.sqlite")
+        self._lexical = LexicalIndex(directory / "lexical")
+        self._generation = gen
+
+    @property
+    def catalog(self) -> Catalog:
+        self.ensure_index()
+        assert self._catalog is not None
+        return self._catalog
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        self.ensure_index()
+        assert self._lexical is not None
+        return self._lexical
+
+    def ensure_index(self) -> None:
+        """Build the index if there is none (or it cannot be used); refresh if marked stale."""
+        if self._catalog is not None and self._generation == (self.manifest() or {}).get("generation"):
+            return
+        if self._rebuild_reason() is not None or (self.state / "stale").exists():
+            try:
+                self.reindex(wait=False)
+            except LockHeld:
+                if self._rebuild_reason() is not None:
+                    raise
+        self._open_generation()
+
+    @contextmanager
+    def writer_lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it."""
+        import fcntl
+
+        self.state.mkdir(exist_ok=True)
+        self._ensure_gitignore()
+        limit = self.config.lock_timeout if timeout is None else timeout
+        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + limit
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                        raise LockHeld(
+                            f"Another mdmem process (pid {holder}) is writing the index of {self.root}. "
+                            "Wait for it to finish and retry; if none is running, the lock frees itself."
+                        ) from None
+                    time.sleep(0.05)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock, also when the process dies
+
+    def _ensure_gitignore(self) -> None:
+        """Keep ``.mdmem/`` out of git even in a vault that was never ``init``-ed."""
+        inner = self.state / ".gitignore"
+        if not inner.exists():
+            inner.write_text("# derived index; rebuild with: mdmem reindex --full\n*\n")
+
+    def mark_stale(self) -> None:
+        """Note that the files changed while the index could not be updated."""
+        self.state.mkdir(exist_ok=True)
+        (self.state / "stale").touch()
+
+    # -- reindex ---------------------------------------------------------------------------------
+
+    def reindex(self, full: bool = False, *, progress: Progress | None = None,
+                wait: bool = True, timeout: float | None = None,
+                only: list[str] | None = None) -> ReindexReport:
+        """Bring the index up to date with the files.
+
+        Args:
+            full: rebuild from scratch instead of comparing content hashes.
+            progress: called with (done, total) while notes are parsed.
+            wait: wait for another writer (up to ``timeout`` or the configured lock timeout).
+            only: vault-relative paths to refresh instead of scanning the whole vault.
+        """
+        started = time.perf_counter()
+        with self.writer_lock(timeout if wait else 0.0):
+            report = self._update(full, progress, only)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _update(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+        """reindex() under the writer lock."""
+        (self.state / "stale").unlink(missing_ok=True)
+        reason = self._rebuild_reason()
+        if reason is None and not full:
+            try:
+                return self._incremental(progress, only)
+            except MdmemError:
+                raise
+            except Exception as exc:  # an unreadable index is rebuilt, never trusted
+                report = self._full(progress)
+                report.reason = f"index unreadable ({type(exc).__name__}: {exc}); rebuilt"
+                return report
+        report = self._full(progress)
+        report.reason = "requested" if full and reason is None else (reason or "")
+        return report
+
+    def _parse_many(self, paths: list[str], stats: dict[str, os.stat_result],
+                    progress: Progress | None) -> list[tuple[Note, FileState, Any]]:
+        from .index.catalog import FileState
+
+        out = []
+        total = len(paths)
+        for i, rel in enumerate(paths, 1):
+            try:
+                note, digest, _ = self.read_note(rel)
+            except OSError:
+                continue  # vanished or unreadable since the scan; the next run sees it again
+            st = stats[rel]
+            out.append((note, FileState(digest, st.st_mtime_ns, st.st_size), st))
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total)
+        return out
+
+    def _lexical_doc(self, note: Note, state: FileState, st: os.stat_result) -> Any:
+        from .index.lexical import LexicalDoc
+
+        date = iso_to_timestamp(note.date)
+        return LexicalDoc(
+            path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
+            entities=" \n".join(note.entities), tags=note.tags,
+            headings=" \n".join(h.text for h in note.headings), body=note.text,
+            type=note.type, scope=note.scope, status=note.status,
+            date=date if date is not None else st.st_mtime, hash=state.hash,
+        )
+
+    def _full(self, progress: Progress | None) -> ReindexReport:
+        """Build a new generation beside the current one, then switch the manifest to it."""
+        from .index.catalog import Catalog
+        from .index.lexical import LexicalIndex
+
+        self.close()
+        gen = f"gen-{time.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(3)}"
+        directory = self.state / gen
+        directory.mkdir(parents=True)
+        stats = self.scan()
+        parsed = self._parse_many(sorted(stats), stats, progress)
+        lexical = LexicalIndex.create(directory / "lexical")
+        lexical.write((self._lexical_doc(n, s, st) for n, s, st in parsed), (), bulk=True)
+        lexical.close()
+        catalog = Catalog(directory / "catalog.sqlite")
+        catalog.apply(((n, s) for n, s, _ in parsed), ())
+        commit = self._head()
+        catalog.set_meta("last_commit", commit)
+        catalog.set_meta("indexed_at", _now())
+        catalog.close()
+        manifest = {**self._expected_manifest(), "generation": gen, "mdmem": __version__,
+                    "created": _now()}
+        _atomic_write(self.manifest_path, json.dumps(manifest, indent=2) + "\n")
+        for old in self.state.glob("gen-*"):
+            if old.name != gen:
+                shutil.rmtree(old, ignore_errors=True)
+        self._open_generation()
+        return ReindexReport(full=True, added=[n.path for n, _, _ in parsed],
+                             problems=[p for n, _, _ in parsed for p in n.problems], commit=commit)
+
+    def _incremental(self, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+        self._open_generation()
+        assert self._catalog is not None and self._lexical is not None
+        catalog, lexical = self._catalog, self._lexical
+        known = catalog.file_states()
+        if only is None:
+            stats = self.scan()
+            gone = [p for p in known if p not in stats]
+        else:
+            stats, gone = {}, []
+            for rel in only:
+                p = self.safe_path(rel)
+                if p.is_file():
+                    stats[rel] = p.stat()
+                elif rel in known:
+                    gone.append(rel)
+        candidates = [p for p, st in stats.items()
+                      if p not in known or known[p].mtime_ns != st.st_mtime_ns or known[p].size != st.st_size]
+        parsed = self._parse_many(sorted(candidates), stats, progress)
+        changed = [(n, s, st) for n, s, st in parsed if n.path not in known or known[n.path].hash != s.hash]
+        touched = [(n.path, s) for n, s, _ in parsed if n.path in known and known[n.path].hash == s.hash]
+        report = ReindexReport(
+            added=[n.path for n, _, _ in changed if n.path not in known],
+            updated=[n.path for n, _, _ in changed if n.path in known],
+            deleted=sorted(gone), unchanged=len(stats) - len(changed),
+            problems=[p for n, _, _ in changed for p in n.problems],
+        )
+        if changed or gone:
+            # Lexical first, catalogue second: if we die between the two, the catalogue still
+            # holds the old hashes, so the next run redoes these notes (upserts are idempotent).
+            lexical.write((self._lexical_doc(n, s, st) for n, s, st in changed), gone)
+        commit = self._head() if only is None else catalog.get_meta("last_commit")
+        catalog.apply(((n, s) for n, s, _ in changed), gone, touched)
+        if only is None:
+            catalog.set_meta("last_commit", commit)
+        catalog.set_meta("indexed_at", _now())
+        report.commit = commit
+        return report
+
+    def _head(self) -> str | None:
+        from .git import find_git_dir, head_commit
+
+        if find_git_dir(self.root) is None:
+            return None
+        try:
+            return head_commit(self.root)
+        except Exception:
+            return None
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def search(self, text: str, limit: int = 10, *, type: str | list[str] | None = None,
+               tag: str | list[str] | None = None, scope: str | list[str] | None = None,
+               status: str | list[str] | None = None, since: str | dt.date | None = None,
+               until: str | dt.date | None = None, path: str | None = None) -> list[Hit]:
+        """BM25 search over the notes (no model is loaded).
+
+        Args:
+            text: the query; words, identifiers, any language.
+            limit: at most this many hits.
+            type, tag, scope, status: keep notes with these values (a list means any of them;
+                several tags must all be present). A note without a scope is global and always kept
+                by a scope filter.
+            since, until: keep notes dated (authored/updated/created, else file time) in this range.
+            path: a folder or glob (vault-relative) the note must be under.
+        """
+        from .index.lexical import Filters
+        from .text import snippet, terms
+
+        filters = Filters(
+            types=_tuple(type), tags=_tuple(tag),
+            scopes=(*_tuple(scope), "global") if scope else (),
+            statuses=_tuple(status), since=_date_bound(since, "since"),
+            until=_date_bound(until, "until", end=True), path=path,
+        )
+        raw = self.lexical.search(text, limit, filters)
+        qterms = set(terms(text))
+        hits = []
+        for h in raw:
+            try:
+                body = self._body_for_snippet(h.path)
+            except OSError:
+                body = ""
+            hits.append(Hit(
+                id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
+                snippet=snippet(body, qterms), type=h.type, tags=h.tags, scope=h.scope,
+                date=_ts_to_iso(h.date),
+            ))
+        return hits
+
+    def _body_for_snippet(self, rel: str) -> str:
+        from .note import split_frontmatter
+
+        raw = self.safe_path(rel).read_bytes()[:MAX_INDEXED_BYTES]
+        return split_frontmatter(raw.decode("utf-8", errors="replace"))[1]
+
+    def resolve(self, ref: str) -> str:
+        """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
+        matches = self.catalog.lookup(ref)
+        if not matches:
+            # Maybe a file that exists but is not indexed yet.
+            candidate = ref if ref.lower().endswith(".md") else f"{ref}.md"
+            try:
+                if self.safe_path(candidate).is_file():
+                    return candidate
+            except MdmemError:
+                raise
+            names = self.catalog.all_names()
+            close = difflib.get_close_matches(ref.casefold(), names, n=3, cutoff=0.6)
+            raise NoteNotFound(ref, close)
+        for kind in ("id", "path"):
+            exact = {p for p, k in matches if k == kind}
+            if len(exact) == 1:
+                return exact.pop()
+        paths = sorted({p for p, _ in matches})
+        if len(paths) == 1:
+            return paths[0]
+        raise AmbiguousNote(ref, paths)
+
+    def get(self, ref: str) -> Note:
+        """The note ``ref`` names, parsed fresh from its file."""
+        rel = self.resolve(ref)
+        try:
+            return self.read_note(rel)[0]
+        except FileNotFoundError:
+            raise NoteNotFound(ref) from None
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add(self, title: str, body: str = "", *, type: str = "note", tags: list[str] | None = None,
+            scope: str | None = None, salience: float | None = None, confidence: float | None = None,
+            pinned: bool = False, entities: list[str] | None = None, aliases: list[str] | None = None,
+            path: str | None = None, commit: bool | None = None, extra: dict[str, Any] | None = None,
+            ) -> AddResult:
+        """Write a new note atomically, index it and (in a git vault) commit it.
+
+        Args:
+            title: the note's title; also names the file unless ``path`` is given.
+            body: markdown body.
+            path: vault-relative file path to write (must not exist).
+            commit: commit the new file (default: the vault's ``[git] commit`` setting).
+        """
+        title = title.strip()
+        if not title:
+            raise MdmemError("A note needs a title; pass --title TEXT.")
+        from .note import TYPES
+
+        if type not in TYPES:
+            raise MdmemError(f"Unknown type {type!r}; use one of: {', '.join(sorted(TYPES))}.")
+        for name, v in (("salience", salience), ("confidence", confidence)):
+            if v is not None and not 0.0 <= v <= 1.0:
+                raise MdmemError(f"{name} must be between 0 and 1, got {v}.")
+        if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", scope):
+            raise MdmemError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}.")
+        now = _now()
+        note_id = self._new_id()
+        meta: dict[str, Any] = {
+            "id": note_id, "title": title, "type": type,
+            "salience": salience, "confidence": confidence, "pinned": True if pinned else None,
+            "scope": scope, "tags": tags or None, "aliases": aliases or None,
+            "entities": entities or None, "created": now, "updated": now,
+        }
+        meta.update(extra or {})
+        text = render_note(meta, body)
+        with self.writer_lock():
+            rel = self._place(path, title)
+            self.write_file(rel, text, exclusive=True)
+            self._update(False, None, [rel])
+        msg = f"mdmem: add {type} \"{title}\""
+        sha = self.commit([rel], msg) if (self.config.git_commit if commit is None else commit) else None
+        return AddResult(id=note_id, path=rel, title=title, commit=sha)
+
+    def commit(self, paths: list[str], message: str) -> str | None:
+        """Commit vault files that mdmem has just written and indexed (no-op outside git)."""
+        from .git import commit_paths, find_git_dir
+
+        if find_git_dir(self.root) is None:
+            return None
+        result = commit_paths(self.root, [self.safe_path(p) for p in paths], message)
+        if result is None:
+            return None
+        sha, parent = result
+        # Our commit only holds files we indexed, so if the index matched the parent it
+        # matches the new commit too (the git hook is skipped for our own commits).
+        if self.catalog.get_meta("last_commit") == parent:
+            self.catalog.set_meta("last_commit", sha)
+        return sha
+
+    def _place(self, path: str | None, title: str) -> str:
+        if path:
+            rel = path if path.lower().endswith(".md") else f"{path}.md"
+            if self.safe_path(rel).exists():
+                raise MdmemError(f"{rel} already exists; choose another --path.")
+            return self.rel(self.safe_path(rel))
+        slug = slugify(title)
+        base = f"{self.config.notes_dir}/{slug}" if self.config.notes_dir else slug
+        rel, n = f"{base}.md", 2
+        while self.safe_path(rel).exists():
+            rel, n = f"{base}-{n}.md", n + 1
+        return rel
+
+    def _new_id(self) -> str:
+        while True:
+            nid = new_id()
+            if self._rebuild_reason() is not None or not self.catalog.lookup(nid):
+                return nid
+
+    # -- reports ---------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """Counts, index freshness and the last indexed commit."""
+        from .git import find_git_dir, hooks_installed
+
+        self.ensure_index()
+        cat = self.catalog
+        disk = self.scan()
+        known = cat.file_states()
+        new = [p for p in disk if p not in known]
+        deleted = [p for p in known if p not in disk]
+        changed = []
+        for p, st in disk.items():
+            k = known.get(p)
+            if k and (k.mtime_ns != st.st_mtime_ns or k.size != st.st_size):
+                raw = self.safe_path(p).read_bytes()
+                if hashlib.blake2b(raw, digest_size=16).hexdigest() != k.hash:
+                    changed.append(p)
+        head = self._head()
+        last = cat.get_meta("last_commit")
+        manifest = self.manifest() or {}
+        problems = list(cat.problems())
+        return {
+            "vault": str(self.root),
+            "notes": cat.count(),
+            "types": cat.counts_by("type"),
+            "statuses": cat.counts_by("status"),
+            "problems": len(problems),
+            "notes_with_problems": len({p.path for p in problems}),
+            "index": {
+                "engine": manifest.get("engine"), "schema": manifest.get("schema"),
+                "generation": manifest.get("generation"), "indexed_at": cat.get_meta("indexed_at"),
+                "size_bytes": _du(self.state),
+            },
+            "pending": {"new": sorted(new), "changed": sorted(changed), "deleted": sorted(deleted)},
+            "fresh": not (new or changed or deleted) and (head is None or head == last),
+            "git": {
+                "repository": find_git_dir(self.root) is not None,
+                "head": head, "last_indexed_commit": last,
+                "hooks": hooks_installed(self.root),
+            },
+        }
+
+    def doctor(self) -> list[Problem]:
+        """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
+        self.ensure_index()
+        out = list(self.catalog.problems())
+        from .git import HOOK_NAMES, find_git_dir, hooks_installed
+
+        if find_git_dir(self.root) is not None:
+            installed = hooks_installed(self.root)
+            if len(installed) < len(HOOK_NAMES):
+                out.append(Problem(".git/hooks", "hooks", "git hooks not installed; the index goes stale "
+                                   "after commits", "run: mdmem hooks install"))
+        gi = self.root / ".gitignore"
+        if find_git_dir(self.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
+            out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
+                               ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def new_id() -> str:
+    """A short sortable id: ``m-`` + 9 chars of millisecond time + 3 random chars (base32)."""
+    n = (int(time.time() * 1000) << 15) | secrets.randbits(15)
+    chars = []
+    for _ in range(12):
+        chars.append(_CROCKFORD[n & 31])
+        n >>= 5
+    return "m-" + "".join(reversed(chars))
+
+
+def slugify(title: str) -> str:
+    """A file-name slug that keeps letters of every script: 'Use Hotwire!' → 'use-hotwire'."""
+    s = re.sub(r"[^\w\s-]", "", title.casefold(), flags=re.UNICODE)
+    s = re.sub(r"[\s_-]+", "-", s).strip("-")
+    return s[:80].rstrip("-") or "note"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _tuple(v: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        return (v,)
+    return tuple(v)
+
+
+def _date_bound(v: str | dt.date | None, name: str, end: bool = False) -> float | None:
+    if v is None or v == "":
+        return None
+    iso = to_iso(v) if not isinstance(v, str) else to_iso(v.strip())
+    if iso is None:
+        raise MdmemError(f"--{name} must be a date like 2026-01-31, got {v!r}.")
+    ts = iso_to_timestamp(iso)
+    assert ts is not None
+    return ts + 86399.999 if end and len(iso) == 10 else ts
+
+
+def _ts_to_iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _du(path: Path) -> int:
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(dirpath, f))
+            except OSError:
+                pass
+    return total
