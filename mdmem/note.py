@@ -19,6 +19,7 @@ TYPES = frozenset(
     progress handoff conversation antipattern hub note""".split()
 )
 STATUSES = ("active", "archived", "forgotten")
+DATE_KEYS = ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until")
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
 
 _FENCE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
@@ -228,7 +229,7 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
                 if key == "tags":
                     items = [t.lstrip("#") for t in items if t.lstrip("#")]
                 setattr(note, key, items)
-    for key in ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until"):
+    for key in DATE_KEYS:
         if key in meta and meta[key] is not None:
             iso = to_iso(meta[key])
             if iso is None:
@@ -349,11 +350,11 @@ def iso_to_timestamp(iso: str | None) -> float | None:
 _ISO_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
-def _yaml_scalar(v: Any) -> str:
-    """One value as YAML for a ``key: value`` line (flow style, ISO dates left bare)."""
+def _yaml_scalar(v: Any, key: str = "") -> str:
+    """One value as YAML for a ``key: value`` line (flow style; ISO dates bare in date keys)."""
     import yaml
 
-    if isinstance(v, str) and _ISO_LIKE.match(v):
+    if key in DATE_KEYS and isinstance(v, str) and _ISO_LIKE.match(v):
         return v  # YAML reads it back as a date; to_iso normalises it on parse
     dumped = yaml.safe_dump(v, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False)
     return dumped.removesuffix("\n...\n").rstrip("\n")
@@ -361,7 +362,7 @@ def _yaml_scalar(v: Any) -> str:
 
 def render_note(meta: dict[str, Any], body: str) -> str:
     """Text of a new note: frontmatter (keys in the given order, None values left out) and body."""
-    lines = [f"{k}: {_yaml_scalar(v)}" for k, v in meta.items() if v is not None and v != []]
+    lines = [f"{k}: {_yaml_scalar(v, k)}" for k, v in meta.items() if v is not None and v != []]
     head = "---\n" + "".join(line + "\n" for line in lines) + "---\n" if lines else ""
     return head + body.strip("\n") + "\n"
 
@@ -377,7 +378,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
         new = {k: v for k, v in updates.items() if v is not None}
         if not new:
             return text
-        lines = [f"{k}: {_yaml_scalar(v)}" for k, v in new.items()]
+        lines = [f"{k}: {_yaml_scalar(v, k)}" for k, v in new.items()]
         return "---\n" + "\n".join(lines) + "\n---\n" + text
     fm = text[span[0] : span[1]]
     nl = "\r\n" if "\r\n" in fm else "\n"
@@ -388,7 +389,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
         start = _find_key(lines, key)
         if start is None:
             if value is not None:
-                lines.append(f"{key}: {_yaml_scalar(value)}")
+                lines.append(f"{key}: {_yaml_scalar(value, key)}")
             continue
         end = start + 1  # a value may continue on indented or '- ' lines
         while end < len(lines) and lines[end][:1] in (" ", "\t", "-"):
@@ -397,7 +398,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
             del lines[start:end]
         else:
             comment = _trailing_comment(lines[start]) if end == start + 1 else ""
-            lines[start:end] = [f"{key}: {_yaml_scalar(value)}{comment}"]
+            lines[start:end] = [f"{key}: {_yaml_scalar(value, key)}{comment}"]
     new_fm = nl.join(lines) + (nl if lines else "")
     return text[: span[0]] + new_fm + text[span[1] :]
 

@@ -434,6 +434,7 @@ class Vault:
         self._open_generation()
         assert self._catalog is not None and self._lexical is not None
         catalog, lexical = self._catalog, self._lexical
+        lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
         known = catalog.file_states()
         if only is None:
             stats = self.scan()
@@ -505,7 +506,7 @@ class Vault:
             statuses=_tuple(status), since=_date_bound(since, "since"),
             until=_date_bound(until, "until", end=True), path=path,
         )
-        raw = self.lexical.search(text, limit, filters)
+        raw = self._repairing(lambda: self.lexical.search(text, limit, filters))
         qterms = set(terms(text))
         hits = []
         for h in raw:
@@ -519,6 +520,20 @@ class Vault:
                 date=_ts_to_iso(h.date),
             ))
         return hits
+
+    def _repairing(self, read: Callable[[], Any]) -> Any:
+        """Run an index read; if the index is damaged, rebuild it once and read again."""
+        try:
+            return read()
+        except MdmemError:
+            raise
+        except Exception as exc:
+            import sys
+
+            print(f"mdmem: index unreadable ({type(exc).__name__}); rebuilding it.", file=sys.stderr)
+            self.close()
+            self.reindex(full=True)
+            return read()
 
     def _body_for_snippet(self, rel: str) -> str:
         from .note import split_frontmatter

@@ -1,0 +1,158 @@
+"""Note parsing and writing: bad input never stops a note, writes keep the user's text."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mdmem.note import parse_note, render_note, set_fields, split_frontmatter
+
+WITH_COMMENTS = """---
+id: m-1   # stable id
+title: Use Hotwire
+custom: {nested: [1, 2]}   # unknown key
+tags:
+  - frontend
+  - arch
+salience: 0.8
+---
+# Use Hotwire
+
+Body with  double  spaces, trailing space 
+and a [[Link|label]].
+"""
+
+
+def test_full_frontmatter_is_read() -> None:
+    n = parse_note(WITH_COMMENTS, "notes/a.md")
+    assert (n.id, n.title, n.salience, n.tags) == ("m-1", "Use Hotwire", 0.8, ["frontend", "arch"])
+    assert n.has_id and not n.problems
+    assert [(ln.target, ln.label, ln.type) for ln in n.links] == [("Link", "label", "mentions")]
+    assert [h.text for h in n.headings] == ["Use Hotwire"]
+
+
+def test_no_frontmatter_uses_h1_then_stem_for_title() -> None:
+    assert parse_note("# Heading title\n\nx", "a/b.md").title == "Heading title"
+    n = parse_note("just text", "a/some-note.md")
+    assert (n.title, n.id, n.type, n.salience) == ("some-note", "a/some-note", "note", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "field", "check"),
+    [
+        ("salience: 7", "salience", lambda n: n.salience == 0.5),
+        ("pinned: maybe", "pinned", lambda n: n.pinned is False),
+        ("created: next tuesday", "created", lambda n: n.created is None),
+        ("links: just a string", "links", lambda n: [ln for ln in n.links if ln.type != "mentions"] == []),
+        ("type: banana", "type", lambda n: n.type == "note"),
+        ("scope: everywhere!", "scope", lambda n: n.scope == "global"),
+        ("tags: {a: 1}", "tags", lambda n: n.tags == []),
+        ("status: deleted", "status", lambda n: n.status == "active"),
+    ],
+)
+def test_bad_values_get_defaults_and_a_problem(frontmatter: str, field: str, check) -> None:  # type: ignore[no-untyped-def]
+    n = parse_note(f"---\n{frontmatter}\n---\nbody words\n", "x.md")
+    assert check(n)
+    assert [p.field for p in n.problems] == [field]
+    assert n.problems[0].fix
+    assert "body words" in n.text
+
+
+def test_broken_yaml_keeps_the_body_and_names_the_line() -> None:
+    n = parse_note("---\ntitle: ok\ntags: [unclosed\n---\nzebra migration\n", "b.md")
+    assert "zebra migration" in n.text
+    assert n.problems[0].field == "frontmatter" and "line" in n.problems[0].message
+
+
+def test_unclosed_frontmatter_is_reported() -> None:
+    n = parse_note("---\ntitle: x\nno closing fence\n", "u.md")
+    assert n.problems and n.problems[0].field == "frontmatter"
+
+
+def test_merge_conflict_markers_are_reported() -> None:
+    n = parse_note("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n", "c.md")
+    assert [p.field for p in n.problems] == ["body"]
+
+
+def test_yaml_dates_become_iso_strings() -> None:
+    n = parse_note("---\ncreated: 2025-10-24\nupdated: 2025-10-24T10:00:00+02:00\n---\n", "d.md")
+    assert (n.created, n.updated) == ("2025-10-24", "2025-10-24T08:00:00Z")
+
+
+def test_links_frontmatter_forms() -> None:
+    text = ('---\nlinks:\n  - {to: "[[Budget]]", type: depends_on, reason: money}\n  - m-2\n'
+            "  - [[Bare wikilink]]\nsupersedes: m-0\n---\n")
+    n = parse_note(text, "l.md")
+    got = [(ln.target, ln.type, ln.reason) for ln in n.links]
+    assert got == [("m-0", "supersedes", None), ("Budget", "depends_on", "money"), ("m-2", "related", None),
+                   ("Bare wikilink", "related", None)]
+
+
+def test_body_links_ignore_code_and_external_urls() -> None:
+    body = "[[A]] [b](b.md) [c](https://x.org/c.md) `[[D]]`\n\n```\n[[E]]\n```\n#tag #123 x#no"
+    n = parse_note(body, "n.md")
+    assert [ln.target for ln in n.links] == ["A", "b.md"]
+    assert n.tags == ["tag"]
+
+
+def test_set_fields_edits_only_the_keys_it_sets() -> None:
+    out = set_fields(WITH_COMMENTS, {"salience": 0.9, "pinned": True, "id": "m-2"})
+    assert out == WITH_COMMENTS.replace("salience: 0.8", "salience: 0.9").replace(
+        "id: m-1   # stable id", "id: m-2   # stable id").replace("salience: 0.9\n", "salience: 0.9\npinned: true\n")
+
+
+def test_set_fields_replaces_block_values_and_removes_keys() -> None:
+    out = set_fields(WITH_COMMENTS, {"tags": ["x"], "custom": None})
+    assert "tags: [x]\nsalience: 0.8" in out
+    assert "custom" not in out and "# stable id" in out
+    assert out.endswith(WITH_COMMENTS.split("---\n", 2)[2])
+
+
+def test_set_fields_on_a_note_without_frontmatter_prepends_a_block() -> None:
+    out = set_fields("plain body\n", {"pinned": True})
+    assert out == "---\npinned: true\n---\nplain body\n"
+
+
+def test_crlf_notes_keep_their_line_endings() -> None:
+    text = "---\r\ntitle: a\r\n---\r\nbody\r\n"
+    out = set_fields(text, {"pinned": True})
+    assert out == "---\r\ntitle: a\r\npinned: true\r\n---\r\nbody\r\n"
+    assert parse_note(out, "c.md").pinned
+
+
+def test_render_note_round_trips() -> None:
+    meta = {"id": "m-1", "title": "T: with colon #hash", "tags": ["a b", "c"], "created": "2026-01-01T10:00:00Z",
+            "salience": 0.25, "entities": ["Ü"]}
+    n = parse_note(render_note(meta, "body"), "r.md")
+    assert (n.id, n.title, n.tags, n.created, n.salience, n.entities) == (
+        "m-1", "T: with colon #hash", ["a b", "c"], "2026-01-01T10:00:00Z", 0.25, ["Ü"])
+
+
+scalars = st.one_of(
+    st.text(alphabet=string.ascii_letters + string.digits + " :#-'\"[]{}é数", min_size=0, max_size=20),
+    st.integers(-1000, 1000), st.booleans(), st.floats(0, 1, allow_nan=False),
+    st.lists(st.text(alphabet=string.ascii_letters + " ", max_size=8), max_size=3),
+)
+keys = st.sampled_from(["title", "salience", "pinned", "custom", "tags", "x_y", "notes"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(updates=st.dictionaries(keys, scalars, max_size=4), body=st.text(max_size=200))
+def test_set_fields_round_trip(updates: dict, body: str) -> None:  # type: ignore[type-arg]
+    """Any update leaves other keys and the body untouched and reads back as written."""
+    import yaml
+
+    original = WITH_COMMENTS.replace("Body with", body.replace("---", "- - -") + " Body with")
+    out = set_fields(original, updates)
+    fm, new_body, _ = split_frontmatter(out)
+    assert new_body == split_frontmatter(original)[1]
+    data = yaml.safe_load(fm or "") or {}
+    before = yaml.safe_load(split_frontmatter(original)[0] or "")
+    for k, v in before.items():
+        if k not in updates:
+            assert data[k] == v
+    for k, v in updates.items():
+        assert data[k] == v
