@@ -60,14 +60,20 @@ def init_repo(root: Path) -> bool:
 
 
 def head_commit(root: Path) -> str | None:
-    """The commit HEAD points at, or None (no repository, or no commit yet)."""
+    """The commit HEAD points at, or None (no repository, or no commit yet).
+
+    The one git read on the hook's hot path: a plain ``git rev-parse`` (~4 ms) instead of
+    GitPython, whose import alone costs ~170 ms of the hook's 300 ms budget.
+    """
+    import subprocess
+
     if find_git_dir(root) is None:
         return None
-    with open_repo(root) as repo:
-        try:
-            return str(repo.head.commit.hexsha)
-        except ValueError:  # unborn branch
-            return None
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, env=env,
+                          capture_output=True, text=True)
+    sha = proc.stdout.strip()
+    return sha if proc.returncode == 0 and len(sha) >= 40 else None
 
 
 def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str | None] | None:

@@ -257,36 +257,43 @@ class Vault:
         return None
 
     def _open_generation(self) -> None:
-        """Open the catalogue and lexical index of the manifest's generation (readers)."""
-        from .index.catalog import Catalog
-        from .index.lexical import LexicalIndex
+        """Point at the manifest's generation; its stores open lazily on first use."""
+        gen = str((self.manifest() or {}).get("generation"))
+        if self._generation != gen:
+            self.close()
+            self._generation = gen
 
-        m = self.manifest() or {}
-        gen = str(m.get("generation"))
-        if self._generation == gen and self._catalog is not None:
-            return
-        self.close()
-        directory = self.state / gen
-        self._catalog = Catalog(directory / "catalog.sqlite")
-        self._lexical = LexicalIndex(directory / "lexical")
-        self._generation = gen
+    def _get_catalog(self) -> Catalog:
+        if self._catalog is None:
+            from .index.catalog import Catalog
+
+            self._catalog = Catalog(self.state / str(self._generation) / "catalog.sqlite")
+        return self._catalog
+
+    def _get_lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            from .index.lexical import LexicalIndex
+
+            self._lexical = LexicalIndex(self.state / str(self._generation) / "lexical")
+        return self._lexical
 
     @property
     def catalog(self) -> Catalog:
+        """The note catalogue (built first if there is no index)."""
         self.ensure_index()
-        assert self._catalog is not None
-        return self._catalog
+        return self._get_catalog()
 
     @property
     def lexical(self) -> LexicalIndex:
+        """The BM25 index (built first if there is no index)."""
         self.ensure_index()
-        assert self._lexical is not None
-        return self._lexical
+        return self._get_lexical()
 
     def ensure_index(self) -> None:
         """Build the index if there is none (or it cannot be used); refresh if marked stale."""
-        if self._catalog is not None and self._generation == (self.manifest() or {}).get("generation"):
-            return
+        if self._generation is not None and self._generation == (self.manifest() or {}).get("generation"):
+            if not (self.state / "stale").exists():
+                return
         if self._rebuild_reason() is not None or (self.state / "stale").exists():
             try:
                 self.reindex(wait=False)
@@ -432,8 +439,7 @@ class Vault:
 
     def _incremental(self, progress: Progress | None, only: list[str] | None) -> ReindexReport:
         self._open_generation()
-        assert self._catalog is not None and self._lexical is not None
-        catalog, lexical = self._catalog, self._lexical
+        catalog, lexical = self._get_catalog(), self._get_lexical()
         lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
         known = catalog.file_states()
         if only is None:
