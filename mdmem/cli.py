@@ -225,17 +225,102 @@ def search(state: State, query: tuple[str, ...], limit: int, types: tuple[str, .
     render_hits(text, hits, as_json)
 
 
-def render_hits(query: str, hits: list[Hit], as_json: bool) -> None:
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@filter_options
+@click.option("--explain", is_flag=True, help="Show each score's parts (cosine, chunk).")
+@json_option
+@pass_state
+@handle_errors
+def vsearch(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
+            scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
+            path_glob: str | None, explain: bool, as_json: bool) -> None:
+    """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
+    text = " ".join(query)
+    filters = dict(type=list(types), tag=list(tags), scope=list(scopes), status=list(statuses),
+                   since=since, until=until, path=path_glob)
+    hits, info = _served_or_local(state, "vsearch", text, limit, explain, filters)
+    render_hits(text, hits, as_json, explain=explain, info=info)
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@filter_options
+@click.option("--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, rerank, final.")
+@click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
+@json_option
+@pass_state
+@handle_errors
+def query(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
+          scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
+          path_glob: str | None, explain: bool, no_vectors: bool, as_json: bool) -> None:
+    """Hybrid search: BM25 and vectors fused (RRF), optional rerank, diversity. The best general search."""
+    text = " ".join(query)
+    filters = dict(type=list(types), tag=list(tags), scope=list(scopes), status=list(statuses),
+                   since=since, until=until, path=path_glob)
+    if no_vectors:
+        filters["vectors"] = False
+    hits, info = _served_or_local(state, "query", text, limit, explain, filters)
+    render_hits(text, hits, as_json, explain=explain, info=info)
+
+
+def _served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
+                     filters: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """Ask a running ``mdmem serve`` (model already loaded), else run here."""
+    from .serve import call_server
+
+    vault = state.vault
+    answer = call_server(vault.root, method, {"text": text, "limit": limit, "explain": explain, **filters})
+    if answer is not None:
+        from .vault import Hit
+
+        return [Hit(**h) for h in answer["hits"]], {**answer["info"], "served": True}
+    hits = getattr(vault, method)(text, limit, explain=explain, **filters)
+    return hits, {**vault.last_info, "served": False}
+
+
+@cli.command()
+@click.option("--max", "max_new", type=click.IntRange(1), help="Embed at most this many new chunks now.")
+@json_option
+@pass_state
+@handle_errors
+def embed(state: State, max_new: int | None, as_json: bool) -> None:
+    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later."""
+    vault = state.vault
+    progress = _progress_bar("Embedding chunks") if not as_json and sys.stderr.isatty() else None
+    try:
+        report = vault.embed(progress, max_new=max_new)
+    except KeyboardInterrupt:
+        done, total = vault.semantic.coverage()
+        raise click.ClickException(f"Interrupted; {done}/{total} chunks have vectors. Run \"mdmem embed\" "
+                                   "again to resume.") from None
     if as_json:
-        emit_json({"query": query, "count": len(hits), "results": [h.to_dict() for h in hits]})
+        emit_json(report.to_dict())
         return
+    click.echo(f"Embedded {report.embedded} chunk(s), reused {report.reused} from the cache, removed "
+               f"{report.removed}; {report.done}/{report.total} chunks have vectors ({report.seconds:.1f}s, "
+               f"model {report.model}).")
+
+
+def render_hits(query: str, hits: list[Hit], as_json: bool, *, explain: bool = False,
+                info: dict[str, Any] | None = None) -> None:
+    if as_json:
+        doc: dict[str, Any] = {"query": query, "count": len(hits), "results": [h.to_dict() for h in hits]}
+        if info:
+            doc["info"] = info
+        emit_json(doc)
+        return
+    cov = (info or {}).get("coverage")
+    if cov and not cov.get("complete"):
+        click.echo(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
+                   "results lean on BM25. Run \"mdmem embed\" to finish.", err=True)
     if not hits:
         click.echo(f"No notes match {query!r}.", err=True)
         return
     color = sys.stdout.isatty()
     for i, h in enumerate(hits, 1):
         title = click.style(h.title, bold=True) if color else h.title
-        click.echo(f"{i:>2}. {title}  [{h.type}]  {h.path}  score {h.score:.2f}")
+        click.echo(f"{i:>2}. {title}  [{h.type}]  {h.path}  score {h.score:.4g}")
         if h.snippet:
             snip = h.snippet
             if color:
@@ -243,6 +328,10 @@ def render_hits(query: str, hits: list[Hit], as_json: bool) -> None:
                 snip = "".join(click.style(p, fg="yellow", bold=True) if j % 2 else p for j, p in enumerate(parts))
             click.echo(f"    {snip}")
         click.echo(f"    id: {h.id}")
+        if explain and h.explain:
+            click.echo("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
+    if explain and info and info.get("stages"):
+        click.echo("pipeline: " + " → ".join(info["stages"]) + (" (served)" if info.get("served") else ""))
 
 
 # -- reindex -------------------------------------------------------------------------------------
@@ -284,12 +373,12 @@ def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json
                    "run \"mdmem doctor\" for details.", err=True)
 
 
-def _progress_bar() -> Callable[[int, int], None]:
+def _progress_bar(label: str = "Indexing notes") -> Callable[[int, int], None]:
     bar: dict[str, Any] = {}
 
     def update(done: int, total: int) -> None:
         if "bar" not in bar:
-            bar["bar"] = click.progressbar(length=total, label="Indexing notes", file=sys.stderr)
+            bar["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
             bar["bar"].__enter__()
             bar["done"] = 0
         bar["bar"].update(done - bar["done"])
@@ -318,6 +407,61 @@ def _hook_reindex(state: State, hook: str) -> None:
             pass
         click.echo(f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
                    "mdmem command, or run \"mdmem reindex\".", err=True)
+
+
+@cli.command()
+@click.option("--idle-timeout", default=900.0, show_default=True, type=click.FloatRange(1),
+              help="Exit after this many seconds without a request.")
+@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port on 127.0.0.1 (default: any free one).")
+@click.option("--detach", is_flag=True, help="Run in the background and return once it is listening.")
+@click.option("--stop", is_flag=True, help="Stop the vault's running server.")
+@pass_state
+@handle_errors
+def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool) -> None:
+    """Keep the index and model warm for this vault on 127.0.0.1; query/vsearch use it automatically."""
+    import signal
+    import subprocess
+    import time
+
+    from .serve import Server, read_info
+
+    vault = state.vault
+    running = read_info(vault.root)
+    if stop:
+        if running is None:
+            click.echo("No server is running for this vault.")
+            return
+        os.kill(int(running["pid"]), signal.SIGTERM)
+        click.echo(f"Stopped the server (pid {running['pid']}).")
+        return
+    if running is not None:
+        click.echo(f"Already serving on 127.0.0.1:{running['port']} (pid {running['pid']}).")
+        return
+    if detach:
+        log = vault.state / "serve.log"
+        vault.state.mkdir(exist_ok=True)
+        with open(log, "ab") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
+                 "--idle-timeout", str(idle_timeout), "--port", str(port)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+        for _ in range(200):
+            info = read_info(vault.root)
+            if info is not None and info["pid"] == proc.pid:
+                click.echo(f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}); "
+                           f"exits after {idle_timeout:.0f}s idle. Log: {log}")
+                return
+            if proc.poll() is not None:
+                raise MdmemError(f"The server exited at start (code {proc.returncode}); see {log}.")
+            time.sleep(0.05)
+        raise MdmemError(f"The server did not start within 10 s; see {log}.")
+    server = Server(vault.root, idle_timeout=idle_timeout, port=port)
+    signal.signal(signal.SIGTERM, lambda *a: server.stop())
+    click.echo(f"Serving {vault.root} on 127.0.0.1 (Ctrl-C to stop; exits after {idle_timeout:.0f}s idle).", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
 
 
 # -- status / doctor -----------------------------------------------------------------------------

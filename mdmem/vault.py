@@ -24,11 +24,13 @@ from .errors import AmbiguousNote, LockHeld, MdmemError, NoteNotFound, VaultNotF
 from .note import Note, Problem, iso_to_timestamp, parse_note, render_note, to_iso
 
 if TYPE_CHECKING:
+    from .hybrid import Candidate, EmbedReport, Semantic
     from .index.catalog import Catalog, FileState
-    from .index.lexical import Filters, LexicalIndex
+    from .index.lexical import LexicalIndex
+    from .rank import Filters
 
 STATE_DIR = ".mdmem"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: chunks for vectors
 MAX_INDEXED_BYTES = 4 * 1024 * 1024  # text beyond this is not indexed (the file is untouched)
 
 Progress = Callable[[int, int], None]
@@ -47,9 +49,13 @@ class Hit:
     tags: list[str] = field(default_factory=list)
     scope: str = "global"
     date: str | None = None
+    explain: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["explain"] is None:
+            del d["explain"]
+        return d
 
 
 @dataclass(slots=True)
@@ -96,6 +102,8 @@ class Vault:
         self._catalog: Catalog | None = None
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
+        self._semantic: Semantic | None = None
+        self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -121,6 +129,8 @@ class Vault:
 
     def close(self) -> None:
         """Release index handles (the vault can be used again afterwards)."""
+        if self._semantic is not None:
+            self._semantic.close()
         if self._lexical is not None:
             self._lexical.close()
         if self._catalog is not None:
@@ -262,6 +272,10 @@ class Vault:
         if self._generation != gen:
             self.close()
             self._generation = gen
+
+    def current_generation(self) -> str:
+        self.ensure_index()
+        return str(self._generation)
 
     def _get_catalog(self) -> Catalog:
         if self._catalog is None:
@@ -503,15 +517,9 @@ class Vault:
             since, until: keep notes dated (authored/updated/created, else file time) in this range.
             path: a folder or glob (vault-relative) the note must be under.
         """
-        from .index.lexical import Filters
         from .text import snippet, terms
 
-        filters = Filters(
-            types=_tuple(type), tags=_tuple(tag),
-            scopes=(*_tuple(scope), "global") if scope else (),
-            statuses=_tuple(status), since=_date_bound(since, "since"),
-            until=_date_bound(until, "until", end=True), path=path,
-        )
+        filters = self._filters(type, tag, scope, status, since, until, path)
         raw = self._repairing(lambda: self.lexical.search(text, limit, filters))
         qterms = set(terms(text))
         hits = []
@@ -524,6 +532,89 @@ class Vault:
                 id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
                 snippet=snippet(body, qterms), type=h.type, tags=h.tags, scope=h.scope,
                 date=_ts_to_iso(h.date),
+            ))
+        return hits
+
+    @staticmethod
+    def _filters(type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
+                 since: Any = None, until: Any = None, path: str | None = None) -> Filters:
+        from .rank import Filters
+
+        return Filters(
+            types=_tuple(type), tags=_tuple(tag),
+            scopes=(*_tuple(scope), "global") if scope else (),
+            statuses=_tuple(status), since=_date_bound(since, "since"),
+            until=_date_bound(until, "until", end=True), path=path,
+        )
+
+    @property
+    def semantic(self) -> Semantic:
+        """The vector side (embedder, cache, usearch); the model loads on first use."""
+        if self._semantic is None:
+            from .hybrid import Semantic
+
+            self._semantic = Semantic(self)
+        return self._semantic
+
+    def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> EmbedReport:
+        """Give every chunk a vector: cached ones are reused, the rest run through the model.
+
+        Args:
+            progress: called with (embedded, to embed).
+            max_new: embed at most this many new chunks (the rest stay for later).
+        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes.
+        """
+        return self.semantic.embed(progress, max_new=max_new)
+
+    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> list[Hit]:
+        """Vector search: notes whose meaning is closest to ``text`` (loads the model).
+
+        Takes the filters of ``search``. Notes below the similarity floor are not returned.
+        """
+        from .hybrid import vector_search
+
+        cands, info = vector_search(self.semantic, text, limit, self._filters(**filters))
+        self.last_info = info
+        return self._hits(cands, text, explain)
+
+    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
+              **filters: Any) -> list[Hit]:
+        """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, MMR diversity.
+
+        Args:
+            text: the question or words.
+            limit: at most this many hits.
+            explain: attach each score's parts to ``Hit.explain``.
+            vectors: use the vector leg (False: BM25 only, no model loaded).
+            **filters: those of ``search``.
+        """
+        from .hybrid import hybrid_search
+
+        cands, info = hybrid_search(self, self.semantic if vectors else None, text, limit,
+                                    self._filters(**filters))
+        self.last_info = info
+        return self._hits(cands, text, explain)
+
+    def _hits(self, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
+        from .text import snippet, terms
+
+        rows = self.catalog.rows(c.path for c in cands)
+        qterms = set(terms(text))
+        hits = []
+        for c in cands:
+            row = rows.get(c.path)
+            if row is None:
+                continue
+            body = c.chunk_text
+            if not body:
+                try:
+                    body = self._body_for_snippet(c.path)
+                except OSError:
+                    body = ""
+            hits.append(Hit(
+                id=row["id"], path=c.path, title=row["title"], score=round(c.score, 6),
+                snippet=snippet(body, qterms), type=row["type"], tags=row["tags"], scope=row["scope"],
+                date=_ts_to_iso(row["date"]), explain={**c.explain, "final": round(c.score, 6)} if explain else None,
             ))
         return hits
 

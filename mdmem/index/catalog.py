@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..chunk import chunk_note
 from ..links import normalize_ref
 from ..note import Note, Problem, iso_to_timestamp
 
@@ -30,6 +31,13 @@ CREATE TABLE IF NOT EXISTS links (
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS chunks (
+  key INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, ord INTEGER NOT NULL, hash TEXT NOT NULL,
+  heading TEXT, embed_text TEXT NOT NULL, vec INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_vec ON chunks(vec);
+CREATE TABLE IF NOT EXISTS vec_dead (key INTEGER PRIMARY KEY);
 """
 
 # The order in which name kinds win when a reference matches several notes.
@@ -50,7 +58,7 @@ class Catalog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
@@ -77,7 +85,9 @@ class Catalog:
                         note.salience, note.confidence, int(note.pinned), json.dumps(note.tags),
                         json.dumps(note.aliases), json.dumps(note.entities), note.supersedes,
                         note.created, note.updated, note.authored, note.snoozed_until,
-                        note.valid_from, note.valid_until, iso_to_timestamp(note.date),
+                        note.valid_from, note.valid_until,
+                        # the same fallback as the lexical index: file time for undated notes
+                        iso_to_timestamp(note.date) or state.mtime_ns / 1e9,
                         state.hash, state.mtime_ns, state.size,
                         json.dumps([_problem_dict(p) for p in note.problems]), int(note.has_id),
                     ),
@@ -93,6 +103,10 @@ class Catalog:
                     "INSERT INTO links VALUES (?,?,?,?,?,?)",
                     [(note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason) for ln in note.links],
                 )
+                cur.executemany(
+                    "INSERT INTO chunks (path, ord, hash, heading, embed_text) VALUES (?,?,?,?,?)",
+                    [(note.path, c.ord, c.hash, c.heading, c.embed_text) for c in chunk_note(note.title, note.body)],
+                )
             for path, state in touches:
                 cur.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?",
                             (state.mtime_ns, state.size, path))
@@ -103,6 +117,9 @@ class Catalog:
 
     @staticmethod
     def _delete(cur: sqlite3.Cursor, path: str) -> None:
+        # Vectors of removed chunks leave the usearch index at the next embed.
+        cur.execute("INSERT OR IGNORE INTO vec_dead SELECT key FROM chunks WHERE path=? AND vec=1", (path,))
+        cur.execute("DELETE FROM chunks WHERE path=?", (path,))
         cur.execute("DELETE FROM notes WHERE path=?", (path,))
         cur.execute("DELETE FROM names WHERE path=?", (path,))
         cur.execute("DELETE FROM links WHERE src=?", (path,))
@@ -110,6 +127,49 @@ class Catalog:
     def forget_hashes(self, paths: Iterable[str]) -> None:
         """Mark notes as needing a re-read (used to repair after an interrupted write)."""
         self.db.executemany("UPDATE notes SET hash='', mtime_ns=-1 WHERE path=?", [(p,) for p in paths])
+
+    # -- vectors -------------------------------------------------------------------------------
+
+    def pending_chunks(self) -> list[tuple[int, str, str]]:
+        """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
+        return list(self.db.execute("SELECT key, hash, embed_text FROM chunks WHERE vec=0 ORDER BY key"))
+
+    def dead_keys(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]
+
+    def finish_vector_sync(self, added: list[int], removed: list[int]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("UPDATE chunks SET vec=1 WHERE key=?", [(k,) for k in added])
+            self.db.executemany("DELETE FROM vec_dead WHERE key=?", [(k,) for k in removed])
+
+    def reset_vectors(self, model: str) -> None:
+        """Forget which chunks are in the vector index (a new model, or a rebuilt index)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("UPDATE chunks SET vec=0")
+            self.db.execute("DELETE FROM vec_dead")
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('vector_model', ?)", (model,))
+
+    def coverage(self) -> tuple[int, int]:
+        """(chunks with a vector, all chunks)."""
+        done, total = self.db.execute("SELECT coalesce(sum(vec), 0), count(*) FROM chunks").fetchone()
+        return int(done), int(total)
+
+    def chunks_by_key(self, keys: Iterable[int]) -> dict[int, dict[str, Any]]:
+        out: dict[int, dict[str, Any]] = {}
+        keys = list(keys)
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            q = f"SELECT key, path, ord, hash, heading, embed_text FROM chunks WHERE key IN ({','.join('?' * len(part))})"
+            for k, path, ord_, h, heading, text in self.db.execute(q, part):
+                out[k] = {"path": path, "ord": ord_, "hash": h, "heading": heading, "embed_text": text}
+        return out
+
+    def chunks_of(self, path: str) -> list[dict[str, Any]]:
+        cur = self.db.execute(
+            "SELECT key, ord, hash, heading, embed_text, vec FROM chunks WHERE path=? ORDER BY ord", (path,))
+        return [dict(zip(("key", "ord", "hash", "heading", "embed_text", "vec"), r)) for r in cur]
 
     def set_meta(self, key: str, value: str | None) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))

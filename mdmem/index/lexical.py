@@ -72,6 +72,7 @@ from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema  # noqa: E4
 from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: E402
 from whoosh.scoring import BM25F  # noqa: E402
 
+from ..rank import Filters  # noqa: E402
 from ..text import terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
@@ -188,19 +189,6 @@ class LexicalHit:
     tags: list[str]
     date: float | None
     score: float
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Restrictions applied inside the index so ``limit`` counts only eligible notes."""
-
-    types: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    scopes: tuple[str, ...] = ()
-    statuses: tuple[str, ...] = ()
-    since: float | None = None
-    until: float | None = None
-    path: str | None = None
 
 
 class LexicalIndex:

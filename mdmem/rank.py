@@ -1,0 +1,109 @@
+"""Pure ranking: filters on catalogue rows, weighted reciprocal rank fusion, MMR, PRF terms."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Restrictions every retrieval path applies, so ``limit`` counts only eligible notes."""
+
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    path: str | None = None
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        """Whether a catalogue row (``Catalog.row``) passes; mirrors the lexical index's filter."""
+        import fnmatch
+
+        if self.types and row.get("type") not in self.types:
+            return False
+        if self.scopes and row.get("scope") not in self.scopes:
+            return False
+        if self.statuses and row.get("status") not in self.statuses:
+            return False
+        if self.tags:
+            have = {t.lower().lstrip("#") for t in row.get("tags") or []}
+            if not all(t.lower().lstrip("#") in have for t in self.tags):
+                return False
+        date = row.get("date") if row.get("date") is not None else row.get("mtime")
+        if self.since is not None and (date is None or date < self.since):
+            return False
+        if self.until is not None and (date is None or date > self.until):
+            return False
+        if self.path:
+            p, path = self.path.strip("/"), str(row.get("path"))
+            if any(c in p for c in "*?["):
+                return fnmatch.fnmatchcase(path, p)
+            return path in (p, p + ".md") or path.startswith(p + "/")
+        return True
+
+    @property
+    def empty(self) -> bool:
+        return self == Filters()
+
+
+def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60,
+        ) -> dict[str, dict[str, float]]:
+    """Weighted reciprocal rank fusion.
+
+    Returns ``{item: {"rrf": score, "<list>_rank": rank, …}}`` where each list contributes
+    ``weight / (k + rank)`` (ranks start at 1).
+    """
+    out: dict[str, dict[str, float]] = {}
+    for name, items in rankings.items():
+        w = weights.get(name, 1.0)
+        for rank, item in enumerate(items, 1):
+            entry = out.setdefault(item, {"rrf": 0.0})
+            entry["rrf"] += w / (k + rank)
+            entry[f"{name}_rank"] = rank
+    return out
+
+
+def mmr(candidates: Sequence[str], relevance: Mapping[str, float],
+        similarity: Callable[[str, str], float], *, lam: float = 0.75, limit: int = 10,
+        ) -> list[tuple[str, float]]:
+    """Maximal marginal relevance: pick items by ``lam·rel − (1−lam)·max sim to the picked``.
+
+    ``relevance`` should be in [0, 1]. Returns (item, redundancy penalty) in pick order.
+    """
+    remaining = list(candidates)
+    picked: list[tuple[str, float]] = []
+    while remaining and len(picked) < limit:
+        best, best_score, best_pen = remaining[0], -math.inf, 0.0
+        for item in remaining:
+            pen = max((similarity(item, p) for p, _ in picked), default=0.0)
+            score = lam * relevance[item] - (1 - lam) * pen
+            if score > best_score:
+                best, best_score, best_pen = item, score, pen
+        picked.append((best, best_pen))
+        remaining.remove(best)
+    return picked
+
+
+def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int], n_docs: int,
+                   exclude: set[str], top: int = 5) -> list[tuple[str, float]]:
+    """Pseudo-relevance feedback: the terms that best characterise the top documents (tf·idf)."""
+    tf: Counter[str] = Counter()
+    for terms in docs:
+        for t, c in Counter(terms).items():
+            tf[t] += 1.0 + math.log(c)
+    scored = []
+    for t, f in tf.items():
+        if t in exclude or len(t) < 3 or t.isdigit():
+            continue
+        df = doc_freq(t)
+        if df < 2:  # a word only these docs share says little about the topic
+            continue
+        scored.append((t, f * math.log(1 + n_docs / df)))
+    scored.sort(key=lambda x: -x[1])
+    return scored[:top]

@@ -1,0 +1,196 @@
+"""``mdmem serve``: a warm process on loopback that keeps the index and the model loaded.
+
+The CLI's ``query``/``vsearch`` ask it first (``call_server``) and fall back to working alone.
+It also fills missing vectors in the background, and exits after an idle timeout, when its
+vault disappears, or when another server takes over — it never lingers as an orphan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+SERVE_FILE = "serve.json"
+METHODS = ("search", "vsearch", "query")
+
+
+def _info_path(root: Path) -> Path:
+    return root / ".mdmem" / SERVE_FILE
+
+
+def read_info(root: Path) -> dict[str, Any] | None:
+    """The running server's address and token, or None if none is running."""
+    try:
+        info = json.loads(_info_path(root).read_text())
+        os.kill(int(info["pid"]), 0)
+        return info if isinstance(info, dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any] | None:
+    """Ask the vault's server to run ``method``; None if there is no server or it failed."""
+    if os.environ.get("MDMEM_NO_SERVE"):
+        return None
+    info = read_info(root)
+    if info is None:
+        return None
+    import http.client
+
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", int(info["port"]), timeout=timeout)
+        body = json.dumps({"method": method, "params": params})
+        conn.request("POST", "/call", body=body, headers={
+            "Content-Type": "application/json", "Authorization": f"Bearer {info['token']}"})
+        resp = conn.getresponse()
+        data = json.loads(resp.read())
+        conn.close()
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    if resp.status != 200 or not isinstance(data, dict):
+        return None
+    return data
+
+
+class Server:
+    """One vault, one thread of work at a time (the vault is not thread-safe), HTTP on 127.0.0.1."""
+
+    def __init__(self, root: Path, *, idle_timeout: float = 900.0, port: int = 0,
+                 fill_vectors: bool = True) -> None:
+        from .vault import Vault
+
+        self.vault = Vault.open(root)
+        self.idle_timeout = idle_timeout
+        self.port = port
+        self.fill_vectors = fill_vectors
+        self.token = secrets.token_urlsafe(24)
+        self.lock = threading.Lock()
+        self.last_used = time.monotonic()
+        self.stopping = threading.Event()
+        self.httpd: Any = None
+
+    def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}")
+        params = dict(params)
+        text = str(params.pop("text"))
+        limit = int(params.pop("limit", 10))
+        explain = bool(params.pop("explain", False))
+        with self.lock:
+            self.last_used = time.monotonic()
+            if method == "search":
+                hits = self.vault.search(text, limit, **params)
+                info: dict[str, Any] = {}
+            else:
+                hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
+                info = dict(self.vault.last_info)
+            self.last_used = time.monotonic()
+        return {"hits": [h.to_dict() for h in hits], "info": info}
+
+    def serve_forever(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                if self.headers.get("Authorization") != f"Bearer {server.token}":
+                    self._reply(401, {"error": "missing or wrong token"})
+                    return
+                try:
+                    length = min(int(self.headers.get("Content-Length", 0)), 1 << 20)
+                    req = json.loads(self.rfile.read(length))
+                    self._reply(200, server.handle(str(req["method"]), dict(req.get("params") or {})))
+                except Exception as exc:  # report, keep serving
+                    self._reply(400, {"error": f"{type(exc).__name__}: {exc}"})
+
+            def _reply(self, status: int, data: dict[str, Any]) -> None:
+                body = json.dumps(data, default=str).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self._write_info()
+        threading.Thread(target=self._watchdog, daemon=True).start()
+        if self.fill_vectors:
+            threading.Thread(target=self._fill, daemon=True).start()
+        try:
+            self.httpd.serve_forever(poll_interval=0.5)
+        finally:
+            self.httpd.server_close()
+            self._remove_info()
+            self.vault.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.httpd is not None:
+            threading.Thread(target=self.httpd.shutdown, daemon=True).start()
+
+    def _write_info(self) -> None:
+        path = _info_path(self.vault.root)
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"pid": os.getpid(), "port": self.port, "token": self.token,
+                       "started": time.time(), "vault": str(self.vault.root)}, fh)
+        os.replace(tmp, path)
+
+    def _remove_info(self) -> None:
+        path = _info_path(self.vault.root)
+        try:
+            if json.loads(path.read_text()).get("token") == self.token:
+                path.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def _still_mine(self) -> bool:
+        try:
+            return json.loads(_info_path(self.vault.root).read_text()).get("token") == self.token
+        except (OSError, ValueError):
+            return False
+
+    def _watchdog(self) -> None:
+        while not self.stopping.wait(1.0):
+            idle = time.monotonic() - self.last_used
+            if idle > self.idle_timeout or not self.vault.root.is_dir() or not self._still_mine():
+                self.stop()
+                return
+
+    def _fill(self) -> None:
+        """Warm the model, then keep vectors complete (a few chunks at a time between requests)."""
+        from .errors import LockHeld
+
+        warm = False
+        while not self.stopping.is_set():
+            try:
+                with self.lock:
+                    if not warm:
+                        self.vault.semantic.embedder.embed(["warm up"], query=True)
+                        warm = True
+                    done, total = self.vault.semantic.coverage()
+                    if done < total:
+                        self.vault.embed(max_new=32)
+                busy = done < total
+            except LockHeld:
+                busy = False
+            except Exception as exc:  # keep serving BM25 and whatever vectors exist
+                import sys
+
+                print(f"mdmem serve: embedding failed: {exc}", file=sys.stderr)
+                busy = False
+            if self.stopping.wait(0.05 if busy else 10.0):
+                return
