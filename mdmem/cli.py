@@ -484,6 +484,14 @@ def status(state: State, as_json: bool) -> None:
     idx = s["index"]
     click.echo(f"index     {idx['engine']}, schema {idx['schema']}, {idx['size_bytes'] / 1e6:.1f} MB, "
                f"updated {idx['indexed_at']}")
+    vec = s["vectors"]
+    if "error" in vec:
+        click.echo(f"vectors   unavailable: {vec['error']}")
+    else:
+        todo = "" if vec["complete"] else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
+        click.echo(f"vectors   {vec['chunks_with_vectors']}/{vec['chunks']} chunks embedded ({vec['model']}){todo}")
+    if s["serve"]:
+        click.echo(f"serve     running on 127.0.0.1:{s['serve']['port']} (pid {s['serve']['pid']})")
     if s["fresh"]:
         click.echo("freshness up to date")
     else:

@@ -162,7 +162,8 @@ class Semantic:
         path = self.vector_path()
         if cat.get_meta("vector_model") != fp:
             cat.reset_vectors(fp)
-            path.unlink(missing_ok=True)
+            for old in path.parent.glob("vectors-*.usearch"):
+                old.unlink()  # another model's vectors: never mixed, never kept
         pending = cat.pending_chunks()
         dead = cat.dead_keys()
         vecs = self.cache.get_many(fp, [h for _, h, _ in pending], dim)
@@ -302,14 +303,13 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
     info: dict[str, Any] = {"stages": []}
     lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters))
     info["stages"].append(f"bm25:{len(lex)}")
-    strong = (len(lex) == 1 or (len(lex) >= 2 and lex[0].score >= qs.strong_ratio * lex[1].score)) and \
-        lex[0].score > 0 if lex else False
+    strong = _clear_winner(text, lex, qs.strong_ratio)
     vec: list[Candidate] = []
-    if sem is not None and not strong:
+    if sem is not None:
         sem.auto_fill()
-        done, total = sem.coverage()
-        info["coverage"] = _coverage(done, total)
-        if done:
+        info["coverage"] = _coverage(*sem.coverage())
+    if sem is not None and not strong:
+        if info["coverage"]["chunks_with_vectors"]:
             qvec = sem.embedder.embed([text], query=True)[0]
             vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
             info["stages"].append(f"vectors:{len(vec)}")
@@ -337,6 +337,19 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         ranked = _diversify(sem, ranked, limit, qs.mmr_lambda)
         info["stages"].append("mmr")
     return ranked[:limit], info
+
+
+def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
+    """A lexical hit that the vector leg cannot improve on: an identifier-like query with one
+    dominant match (its score ``ratio`` times the next one's, or the only match)."""
+    from .text import terms
+
+    if not lex:
+        return False
+    q = terms(text)
+    identifier = any(any(c.isdigit() for c in t) or "_" in t or "." in t for t in q)
+    second = lex[1].score if len(lex) > 1 else 0.0
+    return identifier and lex[0].score >= ratio * second
 
 
 def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:

