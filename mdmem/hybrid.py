@@ -36,6 +36,9 @@ class QuerySettings:
     min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
     strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
     mmr_lambda: float = 0.8
+    expand: bool = True  # pseudo-relevance feedback: a BM25 list re-run with terms of the top hits
+    expand_weight: float = 0.5  # its weight in the fusion
+    top_bonus: float = 0.0  # added to the fused score of each list's first hit (qmd: 0.05)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
 
@@ -46,7 +49,7 @@ class QuerySettings:
         kwargs: dict[str, Any] = {}
         if isinstance(raw, dict):
             for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "mmr_lambda", "rerank_top"):
+                      "strong_ratio", "mmr_lambda", "rerank_top", "expand", "expand_weight", "top_bonus"):
                 if f in raw:
                     kwargs[f] = type(getattr(cls(), f))(raw[f])
         if isinstance(rerank, dict) and rerank.get("model"):
@@ -317,14 +320,23 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         info["stages"].append("vectors:skipped (clear BM25 winner)")
     else:
         info["stages"].append("vectors:unavailable")
-    fused = rrf({"bm25": [h.path for h in lex], "vec": [c.path for c in vec]},
-                {"bm25": qs.bm25_weight, "vec": qs.vector_weight}, k=qs.rrf_k)
+    lists = {"bm25": [h.path for h in lex], "vec": [c.path for c in vec]}
+    if qs.expand and not strong and len(lex) >= 2:
+        prf = _expanded(vault, text, lex, qs.candidates, filters)
+        if prf:
+            lists["prf"] = [h.path for h in prf]
+            info["stages"].append(f"prf:{len(prf)}")
+    fused = rrf(lists, {"bm25": qs.bm25_weight, "vec": qs.vector_weight, "prf": qs.expand_weight}, k=qs.rrf_k)
+    if qs.top_bonus:
+        for items in lists.values():
+            if items:
+                fused[items[0]]["rrf"] += qs.top_bonus
     by_path: dict[str, Candidate] = {c.path: c for c in vec}
     for rank, h in enumerate(lex, 1):
         c = by_path.setdefault(h.path, Candidate(path=h.path))
         c.explain["bm25"] = round(h.score, 4)
     for path, parts in fused.items():
-        c = by_path[path]
+        c = by_path.setdefault(path, Candidate(path=path))
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
@@ -337,6 +349,27 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         ranked = _diversify(sem, ranked, limit, qs.mmr_lambda)
         info["stages"].append("mmr")
     return ranked[:limit], info
+
+
+def _expanded(vault: Vault, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:
+    """BM25 again, with the query plus the terms that characterise its top 3 hits."""
+    from .rank import feedback_terms
+    from .text import terms, tokenize
+
+    docs = []
+    for h in lex[:3]:
+        try:
+            docs.append([t.text for t in tokenize(vault._body_for_snippet(h.path)[:5000])])
+        except OSError:
+            continue
+    candidates = {t for d in docs for t in d}
+    dfs, n = vault.lexical.doc_frequencies(candidates)
+    extra = feedback_terms(docs, lambda t: dfs.get(t, 0), n, exclude=set(terms(text)))
+    if not extra:
+        return []
+    top = extra[0][1]
+    weighted = [(t, 0.3 * w / top) for t, w in extra]
+    return vault.lexical.search(text, limit, filters, extra_terms=weighted)
 
 
 def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:

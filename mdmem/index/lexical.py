@@ -243,15 +243,19 @@ class LexicalIndex:
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
-    def search(self, text: str, limit: int, filters: Filters | None = None) -> list[LexicalHit]:
-        """BM25F over the weighted fields; only notes containing a query term are returned."""
-        qterms = terms(text)
-        if not qterms:
+    def search(self, text: str, limit: int, filters: Filters | None = None,
+               extra_terms: Sequence[tuple[str, float]] = ()) -> list[LexicalHit]:
+        """BM25F over the weighted fields; only notes containing a query term are returned.
+
+        ``extra_terms`` are (term, weight) pairs added to the query (pseudo-relevance feedback).
+        """
+        weighted = [(t, 1.0) for t in terms(text)] + [(t, w) for t, w in extra_terms]
+        if not weighted:
             return []
         query = Or([
-            Term(field, term, boost=weight)
-            for term in qterms
-            for field, weight in FIELD_WEIGHTS.items()
+            Term(field, term, boost=weight * fw)
+            for term, weight in weighted
+            for field, fw in FIELD_WEIGHTS.items()
         ])
         flt = _filter_query(filters) if filters else None
         with self.ix.searcher(weighting=BM25F(B=0.75, K1=1.2)) as s:
@@ -264,6 +268,11 @@ class LexicalIndex:
                 )
                 for r in results
             ]
+
+    def doc_frequencies(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
+        """Body document frequency of each term, and the number of documents."""
+        with self.ix.reader() as r:
+            return {w: r.doc_frequency("body", w) for w in words}, r.doc_count()
 
     def close(self) -> None:
         if self._ix is not None:
