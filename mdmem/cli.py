@@ -563,5 +563,22 @@ def hooks_uninstall(state: State) -> None:
         click.echo(line)
 
 
+class _LazyEval(click.Command):
+    """``mdmem eval``, imported only when run (it is the largest module)."""
+
+    def __init__(self) -> None:
+        super().__init__("eval", help="Measure retrieval quality (recall@k, MRR, nDCG@10) on LoCoMo and the gold set.",
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                           "help_option_names": []}, add_help_option=False)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from .evaluate import eval_command
+
+        return eval_command.main(ctx.args, prog_name="mdmem eval", standalone_mode=False)
+
+
+cli.add_command(_LazyEval())
+
+
 def main() -> None:
     cli(prog_name="mdmem")

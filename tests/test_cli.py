@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from mdmem.cli import cli
 
-COMMANDS = [["init"], ["add"], ["get"], ["search"], ["reindex"], ["status"], ["doctor"], ["hooks"],
+COMMANDS = [["init"], ["add"], ["get"], ["search"], ["vsearch"], ["query"], ["embed"], ["serve"], ["eval"],
+            ["reindex"], ["status"], ["doctor"], ["hooks"],
             ["hooks", "install"], ["hooks", "uninstall"]]
 
 
