@@ -293,7 +293,10 @@ def _turn_text(t: Turn) -> str:
     if not t.caption:
         return t.text
     cap = t.caption.strip()
-    shared = f"[shares {cap}]" if cap.lower().startswith(("a photo", "a picture")) else f"[shares a photo: {cap}]"
+    if cap.lower().startswith(("a photo", "a picture")):
+        shared = f"[shares {cap}]"
+    else:
+        shared = f"[shares a photo: {cap}]"
     return f"{t.text} {shared}".strip()
 
 
@@ -525,7 +528,8 @@ class Suite:
         return sum(len(qs) for _, qs in self.vaults)
 
 
-def build_locomo(convs: Sequence[Conversation], cache: Path, levels: Sequence[str], rebuild: bool) -> list[Suite]:
+def build_locomo(convs: Sequence[Conversation], cache: Path, levels: Sequence[str],
+                 rebuild: bool) -> list[Suite]:
     """Write (or refresh) one vault per conversation and level under ``cache``."""
     render = {"turn": turn_notes, "session": session_notes}
     suites = []
@@ -618,7 +622,8 @@ def _path_option(value: str | None, default: Path) -> Path | None:
 @click.option("--locomo", "locomo_opt", metavar="PATH",
               help=f"LoCoMo locomo10.json [default: {DEFAULT_LOCOMO} if it exists; 'none' skips it].")
 @click.option("--gold", "gold_opt", metavar="PATH",
-              help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; 'none' skips it].")
+              help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; "
+                   "'none' skips it].")
 @click.option("--level", type=click.Choice(["turn", "session", "both"]), default="both", show_default=True,
               help="LoCoMo: one note per turn, per session, or both.")
 @click.option("--modes", default=",".join(ALL_MODES), show_default=True,
@@ -659,14 +664,16 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     locomo = _path_option(locomo_opt, DEFAULT_LOCOMO)
     gold = _path_option(gold_opt, DEFAULT_GOLD)
     if locomo_opt is None and locomo is None:
-        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).", err=True)
+        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).",
+                   err=True)
     if locomo is not None and not locomo.is_file():
         raise click.BadParameter(f"no file at {locomo}.", param_hint="--locomo")
     if gold is not None and not (gold / "queries.yaml").is_file():
         raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).",
                                  param_hint="--gold")
     if locomo is None and gold is None:
-        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json) or --gold FOLDER.")
+        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json) "
+                                   "or --gold FOLDER.")
 
     cache = (cache_dir or default_cache_dir()).expanduser()
     started = time.perf_counter()

@@ -34,10 +34,14 @@ STOPWORDS = frozenset(
 )
 
 
+_CJK_RUN = re.compile(
+    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]+"
+)
+
+
 def is_cjk(ch: str) -> bool:
     """True for a character of a script written without spaces between words."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+    return _CJK_RUN.match(ch) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,7 @@ def fold(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+@lru_cache(maxsize=200_000)
 def normalize_term(word: str) -> str:
     """The index form of one word: folded, and stemmed when it is a plain ASCII word."""
     w = fold(word)
@@ -76,11 +81,17 @@ def normalize_term(word: str) -> str:
 
 def _split_cjk(text: str, offset: int) -> Iterator[tuple[str, int, bool]]:
     """Yield (piece, start, is_cjk) runs of a word that may mix CJK and other letters."""
-    start = 0
-    for i in range(1, len(text) + 1):
-        if i == len(text) or is_cjk(text[i]) != is_cjk(text[start]):
-            yield text[start:i], offset + start, is_cjk(text[start])
-            start = i
+    if text.isascii():  # the common case, decided in C
+        yield text, offset, False
+        return
+    pos = 0
+    for m in _CJK_RUN.finditer(text):
+        if m.start() > pos:
+            yield text[pos : m.start()], offset + pos, False
+        yield m.group(), offset + m.start(), True
+        pos = m.end()
+    if pos < len(text):
+        yield text[pos:], offset + pos, False
 
 
 def tokenize(text: str, *, stopwords: bool = True) -> list[Token]:
@@ -121,7 +132,7 @@ def terms(text: str) -> list[str]:
 
 def estimate_tokens(text: str) -> int:
     """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
-    cjk = sum(1 for c in text if is_cjk(c))
+    cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
     return cjk + (len(text) - cjk + 3) // 4
 
 
@@ -130,22 +141,21 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     if not text.strip():
         return ""
     passages = _passages(text)
+    hits = [t for t in tokenize(text) if t.text in query_terms]  # one pass over the text
     best, best_key = passages[0], (-1, 0)
     for start, end in passages:
-        toks = [t for t in tokenize(text[start:end]) if t.text in query_terms]
-        key = (len({t.text for t in toks}), len(toks))
+        inside = [t for t in hits if start <= t.start < end]
+        key = (len({t.text for t in inside}), len(inside))
         if key > best_key:
             best, best_key = (start, end), key
     start, end = best
-    hits = [t for t in tokenize(text[start:end]) if t.text in query_terms]
     if end - start > width:
         # Centre the window on the first hit so the reason for the match is visible.
-        centre = start + (hits[0].start if hits else 0)
-        start = max(start, centre - width // 3)
+        first = next((t.start for t in hits if start <= t.start < end), start)
+        start = max(start, first - width // 3)
         end = min(end, start + width)
-        hits = [t for t in tokenize(text[start:end]) if t.text in query_terms]
+    spans = _merge_spans([(t.start - start, t.end - start) for t in hits if start <= t.start and t.end <= end])
     piece = text[start:end]
-    spans = _merge_spans([(t.start, t.end) for t in hits])
     outp, pos = [], 0
     for s, e in spans:
         outp.append(piece[pos:s])
