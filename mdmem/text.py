@@ -122,6 +122,20 @@ def tokenize(text: str, *, stopwords: bool = True) -> list[Token]:
     return out
 
 
+def index_terms(text: str) -> list[str]:
+    """The terms of ``tokenize(text)`` without their spans — the indexing fast path."""
+    out: list[str] = []
+    append = out.append
+    for word in _WORD.findall(text):
+        if word.isascii() and word.isalnum():  # a plain word: the vast majority
+            term = normalize_term(word)
+            if term not in STOPWORDS:
+                append(term)
+        else:
+            out.extend(t.text for t in tokenize(word))
+    return out
+
+
 def terms(text: str) -> list[str]:
     """The distinct index terms of a query, in order of first appearance."""
     seen: dict[str, None] = {}

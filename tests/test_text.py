@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mdmem.text import estimate_tokens, snippet, terms, tokenize
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mdmem.text import estimate_tokens, index_terms, snippet, terms, tokenize
 
 
 @pytest.mark.parametrize(
@@ -55,3 +58,9 @@ def test_snippet_cjk_highlight() -> None:
 def test_estimate_tokens() -> None:
     assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("数据库") == 3
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_index_fast_path_agrees_with_tokenize(text: str) -> None:
+    assert index_terms(text) == [t.text for t in tokenize(text)]

@@ -73,7 +73,7 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 
 from ..rank import Filters  # noqa: E402
-from ..text import terms, tokenize  # noqa: E402
+from ..text import index_terms, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 INDEX_NAME = "notes"
@@ -119,6 +119,13 @@ class MdmemTokenizer(Tokenizer):
         **kwargs: Any,
     ) -> Iterator[WToken]:
         t = WToken(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if tokenize and not chars and not positions and not keeporiginal:
+            for term in index_terms(value):  # indexing: terms only, no spans needed
+                t.text = term
+                t.boost = 1.0
+                t.stopped = False
+                yield t
+            return
         for pos, tok in enumerate(_tokens(value) if tokenize else []):
             t.text = tok.text
             t.boost = 1.0
