@@ -398,8 +398,25 @@ def _hook_reindex(state: State, hook: str) -> None:
     clean_env()
     try:
         vault = state.vault
+        reason = vault._rebuild_reason()
+        if reason is not None:
+            # A full rebuild (new vault, new mdmem version) can take minutes: never make git wait.
+            import subprocess
+
+            vault.state.mkdir(exist_ok=True)
+            with open(vault.state / "reindex.log", "ab") as log:
+                subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
+                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            click.echo(f"mdmem ({hook}): rebuilding the index in the background ({reason}).", err=True)
+            return
         timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
-        vault.reindex(timeout=timeout)
+        # Only what the commits since the last index touched (a file checkout or a failed diff:
+        # the full scan); uncommitted edits are for "mdmem reindex".
+        diff = vault.commit_changes() if hook != "post-checkout:0" else None
+        if diff is None:
+            vault.reindex(timeout=timeout)
+        else:
+            vault.reindex(timeout=timeout, only=diff[0], head=diff[1])
     except Exception as exc:  # a hook must never break git; leave a mark for the next command
         try:
             state.vault.mark_stale()

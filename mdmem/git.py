@@ -14,7 +14,7 @@ from typing import Any
 from .errors import MdmemError
 
 HOOK_NAMES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
-HOOK_MARKER = "# mdmem-git-hook v1"
+HOOK_MARKER = "# mdmem-git-hook v1"  # the hooks body may change; this line marks them as ours
 _GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")
 
 
@@ -76,6 +76,21 @@ def head_commit(root: Path) -> str | None:
     return sha if proc.returncode == 0 and len(sha) >= 40 else None
 
 
+def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
+    """Vault-relative ``.md`` paths that differ between two commits (added, changed, deleted,
+    both sides of a rename), or None if git cannot tell. Plain git, like ``head_commit``: this
+    runs in every hook, where GitPython's import would cost more than the whole diff."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    proc = subprocess.run(
+        ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head, "--", "*.md"],
+        cwd=root, env=env, capture_output=True)
+    if proc.returncode != 0:
+        return None
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str | None] | None:
     """Commit exactly ``paths`` (nothing else the user staged).
 
@@ -129,6 +144,8 @@ def _hook_script(name: str, vault_rel: str) -> str:
     # Runs in the top of the work tree. Chains to the previous hook first and exits with its
     # status (post-checkout's status becomes checkout's); our part can never fail the command.
     py, vault = shlex.quote(sys.executable), shlex.quote(vault_rel)
+    # post-checkout's third argument says whether branches (1) or files (0) were checked out.
+    arg = f'"{name}:$3"' if name == "post-checkout" else name
     return f"""#!/bin/sh
 {HOOK_MARKER}
 # Keeps the mdmem index of this vault fresh. Remove with: mdmem hooks uninstall
@@ -141,7 +158,7 @@ fi
 if [ -z "$MDMEM_SKIP_HOOK" ]; then
   (
     unset GIT_DIR GIT_INDEX_FILE GIT_WORK_TREE GIT_PREFIX
-    {py} -m mdmem --vault {vault} reindex --git-hook {name} </dev/null >/dev/null
+    {py} -m mdmem --vault {vault} reindex --git-hook {arg} </dev/null >/dev/null
   ) || true
 fi
 exit $status

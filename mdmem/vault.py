@@ -163,7 +163,10 @@ class Vault:
         """Every note file: vault-relative path → stat. Hidden folders and excludes are skipped;
         symlinks are followed only when they stay inside the vault."""
         found: dict[str, os.stat_result] = {}
-        stack = [self.root]
+        root = str(self.root)
+        cut = len(root) + 1
+        exclude = self.config.exclude
+        stack = [root]
         while stack:
             directory = stack.pop()
             try:
@@ -171,7 +174,8 @@ class Vault:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name.startswith("."):
+                name = entry.name
+                if name[0] == ".":
                     continue
                 try:
                     if entry.is_symlink():
@@ -181,10 +185,10 @@ class Vault:
                         if entry.is_dir():
                             continue  # linked folders could loop; their notes are found directly
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-                    elif entry.name.lower().endswith(".md") and entry.is_file():
-                        rel = self.rel(Path(entry.path))
-                        if not self._excluded(rel):
+                        stack.append(entry.path)
+                    elif name[-3:].lower() == ".md" and entry.is_file():
+                        rel = entry.path[cut:].replace(os.sep, "/")
+                        if not (exclude and self._excluded(rel)):
                             found[rel] = entry.stat()
                 except OSError:
                     continue
@@ -360,7 +364,7 @@ class Vault:
 
     def reindex(self, full: bool = False, *, progress: Progress | None = None,
                 wait: bool = True, timeout: float | None = None,
-                only: list[str] | None = None) -> ReindexReport:
+                only: list[str] | None = None, head: str | None = None) -> ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
@@ -368,10 +372,14 @@ class Vault:
             progress: called with (done, total) while notes are parsed.
             wait: wait for another writer (up to ``timeout`` or the configured lock timeout).
             only: vault-relative paths to refresh instead of scanning the whole vault.
+            head: with ``only``, the commit those paths bring the index up to.
         """
         started = time.perf_counter()
         with self.writer_lock(timeout if wait else 0.0):
             report = self._update(full, progress, only)
+            if head and only is not None and not report.full:
+                self._get_catalog().set_meta("last_commit", head)
+                report.commit = head
         report.seconds = time.perf_counter() - started
         return report
 
@@ -467,23 +475,23 @@ class Vault:
         self._open_generation()
         catalog, lexical = self._get_catalog(), self._get_lexical()
         lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
-        known = catalog.file_states()
+        stamps = catalog.stamps()
         if only is None:
             stats = self.scan()
-            gone = [p for p in known if p not in stats]
+            gone = [p for p in stamps if p not in stats]
         else:
             stats, gone = {}, []
             for rel in only:
                 p = self.safe_path(rel)
                 if p.is_file():
                     stats[rel] = p.stat()
-                elif rel in known:
+                elif rel in stamps:
                     gone.append(rel)
-        candidates = [p for p, st in stats.items()
-                      if p not in known or known[p].mtime_ns != st.st_mtime_ns or known[p].size != st.st_size]
+        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size)]
+        known = catalog.hashes(candidates)
         parsed = self._parse_many(sorted(candidates), stats, progress)
-        changed = [(n, s, st) for n, s, st in parsed if n.path not in known or known[n.path].hash != s.hash]
-        touched = [(n.path, s) for n, s, _ in parsed if n.path in known and known[n.path].hash == s.hash]
+        changed = [(n, s, st) for n, s, st in parsed if known.get(n.path) != s.hash]
+        touched = [(n.path, s) for n, s, _ in parsed if known.get(n.path) == s.hash]
         report = ReindexReport(
             added=[n.path for n, _, _ in changed if n.path not in known],
             updated=[n.path for n, _, _ in changed if n.path in known],
@@ -501,6 +509,26 @@ class Vault:
         catalog.set_meta("indexed_at", _now())
         report.commit = commit
         return report
+
+    def commit_changes(self) -> tuple[list[str], str] | None:
+        """(note paths changed between the last indexed commit and HEAD, HEAD), or None when
+        that cannot be told cheaply (no git, nothing indexed yet, unknown commit)."""
+        from .git import changed_since
+
+        head = self._head()
+        if head is None or self._rebuild_reason() is not None:
+            return None
+        self._open_generation()
+        last = self._get_catalog().get_meta("last_commit")
+        if not last:
+            return None
+        if last == head:
+            return [], head
+        paths = changed_since(self.root, last, head)
+        if paths is None:
+            return None
+        return [p for p in paths if not any(part.startswith(".") for part in p.split("/"))
+                and not self._excluded(p)], head
 
     def _head(self) -> str | None:
         from .git import find_git_dir, head_commit
@@ -770,16 +798,13 @@ class Vault:
         self.ensure_index()
         cat = self.catalog
         disk = self.scan()
-        known = cat.file_states()
-        new = [p for p in disk if p not in known]
-        deleted = [p for p in known if p not in disk]
-        changed = []
-        for p, st in disk.items():
-            k = known.get(p)
-            if k and (k.mtime_ns != st.st_mtime_ns or k.size != st.st_size):
-                raw = self.safe_path(p).read_bytes()
-                if hashlib.blake2b(raw, digest_size=16).hexdigest() != k.hash:
-                    changed.append(p)
+        stamps = cat.stamps()
+        new = [p for p in disk if p not in stamps]
+        deleted = [p for p in stamps if p not in disk]
+        maybe = [p for p, st in disk.items() if p in stamps and stamps[p] != (st.st_mtime_ns, st.st_size)]
+        known = cat.hashes(maybe)
+        changed = [p for p in maybe
+                   if hashlib.blake2b(self.safe_path(p).read_bytes(), digest_size=16).hexdigest() != known.get(p)]
         head = self._head()
         last = cat.get_meta("last_commit")
         manifest = self.manifest() or {}

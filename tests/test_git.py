@@ -177,3 +177,43 @@ def test_mid_merge_or_rebase_conflicts_are_indexed_and_reported(git_vault: Path,
     assert doc.returncode == 1
     assert any(p["path"] == "notes/bare-date.md" and "conflict" in p["message"]
                for p in json.loads(doc.stdout)["problems"])
+
+
+def test_file_checkout_restoring_a_note_is_reindexed(git_vault: Path) -> None:
+    note = git_vault / "notes" / "bare-date.md"
+    note.write_text("scribbled wombat\n")
+    mdmem("--vault", str(git_vault), "reindex")
+    assert search_paths(git_vault, "wombat") == ["notes/bare-date.md"]
+    git(git_vault, "checkout", "--", "notes/bare-date.md")  # post-checkout with flag 0, HEAD unchanged
+    assert search_paths(git_vault, "wombat") == []
+    assert search_paths(git_vault, "Tuesday") == ["notes/bare-date.md"]
+
+
+def test_hook_reindexes_only_what_the_commit_touched(git_vault: Path) -> None:
+    from mdmem import Vault
+
+    (git_vault / "notes" / "uncommitted.md").write_text("dingo draft\n")
+    (git_vault / "notes" / "committed.md").write_text("committed numbat\n")
+    git(git_vault, "add", "notes/committed.md")
+    git(git_vault, "commit", "-qm", "one note")
+    v = Vault.open(git_vault)
+    assert [h.path for h in v.search("numbat")] == ["notes/committed.md"]
+    assert v.search("dingo") == []  # not committed: for "mdmem reindex", not for the hook
+    assert v.catalog.get_meta("last_commit") == git(git_vault, "rev-parse", "HEAD").strip()
+    git(git_vault, "rm", "-q", "notes/committed.md")
+    git(git_vault, "commit", "-qm", "remove")
+    assert v.search("numbat") == []
+
+
+def test_hook_rebuild_runs_in_the_background(git_vault: Path) -> None:
+    import shutil
+    import time
+
+    shutil.rmtree(git_vault / ".mdmem")
+    proc = mdmem("--vault", str(git_vault), "reindex", "--git-hook", "post-commit")
+    assert "in the background" in proc.stderr
+    for _ in range(200):
+        if (git_vault / ".mdmem" / "manifest.json").exists():
+            break
+        time.sleep(0.1)
+    assert search_paths(git_vault, "descaling") == ["notes/empty-frontmatter.md"]

@@ -180,11 +180,18 @@ class Catalog:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
-    def file_states(self) -> dict[str, FileState]:
-        return {
-            p: FileState(h, m, s)
-            for p, h, m, s in self.db.execute("SELECT path, hash, mtime_ns, size FROM notes")
-        }
+    def stamps(self) -> dict[str, tuple[int, int]]:
+        """path → (mtime_ns, size): enough to tell which files may have changed (fast)."""
+        return {p: (m, z) for p, m, z in self.db.execute("SELECT path, mtime_ns, size FROM notes")}
+
+    def hashes(self, paths: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        paths = list(paths)
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            q = f"SELECT path, hash FROM notes WHERE path IN ({','.join('?' * len(part))})"
+            out.update(self.db.execute(q, part))
+        return out
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])

@@ -280,12 +280,13 @@ class LexicalIndex:
 
     def _current_searcher(self) -> Any:
         """One searcher kept open across queries, refreshed when a writer committed."""
+        # Not Searcher.refresh(): it reuses segment readers across generations and so misses
+        # deletions another process committed to an existing segment.
+        if self._searcher is not None and self._searcher.reader().generation() != self.ix.latest_generation():
+            self._searcher.close()
+            self._searcher = None
         if self._searcher is None:
             self._searcher = self.ix.searcher(weighting=BM25F(B=0.75, K1=1.2))
-        else:
-            # refresh() returns self when nothing changed, else a new searcher that takes over
-            # (and closes) what it no longer needs of the old one.
-            self._searcher = self._searcher.refresh()
         return self._searcher
 
     def doc_frequencies(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
