@@ -346,7 +346,9 @@ def render_hits(query: str, hits: list[Hit], as_json: bool, *, explain: bool = F
 def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json: bool) -> None:
     """Update the index from the files: new, changed, moved and deleted notes, committed or not."""
     if git_hook:
-        _hook_reindex(state, git_hook)
+        from .githook import run_git_hook
+
+        run_git_hook(state.vault_path, git_hook)
         return
     try:
         vault = state.vault
@@ -387,43 +389,6 @@ def _progress_bar(label: str = "Indexing notes") -> Callable[[int, int], None]:
             bar["bar"].__exit__(None, None, None)
 
     return update
-
-
-def _hook_reindex(state: State, hook: str) -> None:
-    """A git hook's reindex: waits briefly for another writer, never fails the git command."""
-    if os.environ.get("MDMEM_SKIP_HOOK"):
-        return
-    from .git import clean_env
-
-    clean_env()
-    try:
-        vault = state.vault
-        reason = vault._rebuild_reason()
-        if reason is not None:
-            # A full rebuild (new vault, new mdmem version) can take minutes: never make git wait.
-            import subprocess
-
-            vault.state.mkdir(exist_ok=True)
-            with open(vault.state / "reindex.log", "ab") as log:
-                subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
-                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-            click.echo(f"mdmem ({hook}): rebuilding the index in the background ({reason}).", err=True)
-            return
-        timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
-        # Only what the commits since the last index touched (a file checkout or a failed diff:
-        # the full scan); uncommitted edits are for "mdmem reindex".
-        diff = vault.commit_changes() if hook != "post-checkout:0" else None
-        if diff is None:
-            vault.reindex(timeout=timeout)
-        else:
-            vault.reindex(timeout=timeout, only=diff[0], head=diff[1])
-    except Exception as exc:  # a hook must never break git; leave a mark for the next command
-        try:
-            state.vault.mark_stale()
-        except Exception:
-            pass
-        click.echo(f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
-                   "mdmem command, or run \"mdmem reindex\".", err=True)
 
 
 @cli.command()
