@@ -299,7 +299,8 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
     return cands, info
 
 
-def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, filters: Filters,
+def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+                  prior_weight: float | None = None, recent_intent: bool = False,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, optional rerank, then MMR diversity."""
     qs = sem.query_settings if sem else QuerySettings()
@@ -345,6 +346,12 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
     if reranker is not None and len(ranked) > 1:
         ranked = _rerank(vault, reranker, text, ranked, qs.rerank_top)
         info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
+    from .memory import PRIOR_WEIGHT
+
+    weight = PRIOR_WEIGHT["recent" if recent_intent else "direct"] if prior_weight is None else prior_weight
+    ranked = apply_memory(vault, ranked, now=filters.visible_at or time.time(), weight=weight,
+                          recent_intent=recent_intent)
+    info["stages"].append(f"priors:{weight}")
     if sem is not None and vec and len(ranked) > 1:
         ranked = _diversify(sem, ranked, limit, qs.mmr_lambda)
         info["stages"].append("mmr")
@@ -383,6 +390,43 @@ def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
     identifier = any(any(c.isdigit() for c in t) or "_" in t or "." in t for t in q)
     second = lex[1].score if len(lex) > 1 else 0.0
     return identifier and lex[0].score >= ratio * second
+
+
+def apply_memory(vault: Vault, ranked: list[Candidate], *, now: float, weight: float,
+                 recent_intent: bool = False) -> list[Candidate]:
+    """Bounded priors (salience, pin, recency, confidence) and version chains on top of relevance.
+
+    Scores are normalised to the top hit (1.0), then ``weight × prior`` is added: on a direct
+    query (weight 0.08) a prior can reorder near-ties but never lift a clearly weaker match.
+    A note that another note supersedes gets half its score and is placed below its successor.
+    """
+    from .memory import SUPERSEDED_FACTOR, prior
+
+    if not ranked:
+        return ranked
+    cat = vault.catalog
+    rows = cat.rows(c.path for c in ranked)
+    top = max(c.score for c in ranked) or 1.0
+    for c in ranked:
+        row = rows.get(c.path)
+        relevance = c.score / top
+        if row is None:
+            c.score = relevance
+            continue
+        parts = prior(row, now, recent_intent=recent_intent) if weight else {}
+        c.score = relevance + weight * parts.get("prior", 0.0)
+        if weight:
+            c.explain.update({"relevance": round(relevance, 4), **parts, "prior_weight": weight})
+    successors = cat.superseded_by(c.path for c in ranked)
+    by_path = {c.path: c for c in ranked}
+    for old, new in successors.items():
+        c = by_path[old]
+        c.score *= SUPERSEDED_FACTOR
+        c.explain["superseded_by"] = rows[new]["id"] if new in rows else new
+        if new in by_path and c.score >= by_path[new].score:
+            c.score = by_path[new].score - 1e-6
+    ranked.sort(key=lambda c: (-c.score, c.path))
+    return ranked
 
 
 def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:

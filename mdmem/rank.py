@@ -20,10 +20,18 @@ class Filters:
     since: float | None = None
     until: float | None = None
     path: str | None = None
+    visible_at: float | None = None  # hide forgotten/archived/snoozed/expired notes as of this time
+    include: tuple[str, ...] = ()  # widen visibility: forgotten, archived, snoozed, expired
 
     def matches(self, row: Mapping[str, Any]) -> bool:
         """Whether a catalogue row (``Catalog.row``) passes; mirrors the lexical index's filter."""
         import fnmatch
+
+        if self.visible_at is not None and not self.statuses:
+            from .memory import Visibility, hidden_reason
+
+            if hidden_reason(row, self.visibility()) is not None:
+                return False
 
         if self.types and row.get("type") not in self.types:
             return False
@@ -50,6 +58,14 @@ class Filters:
     @property
     def empty(self) -> bool:
         return self == Filters()
+
+    def visibility(self) -> Any:
+        from .memory import Visibility
+
+        inc = set(self.include)
+        return Visibility(now=self.visible_at or 0.0, include_forgotten="forgotten" in inc,
+                          include_archived="archived" in inc, include_snoozed="snoozed" in inc,
+                          include_expired="expired" in inc)
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .rank import Filters
 
 STATE_DIR = ".mdmem"
-SCHEMA_VERSION = 2  # 2: chunks for vectors
+SCHEMA_VERSION = 3  # 2: chunks for vectors; 3: visibility fields, normalised link targets
 MAX_INDEXED_BYTES = 4 * 1024 * 1024  # text beyond this is not indexed (the file is untouched)
 
 Progress = Callable[[int, int], None]
@@ -424,15 +424,21 @@ class Vault:
             yield note, FileState(digest, st.st_mtime_ns, st.st_size), st
 
     def _lexical_doc(self, note: Note, state: FileState, st: os.stat_result) -> Any:
-        from .index.lexical import LexicalDoc
+        from .index.lexical import FOREVER, LexicalDoc
 
         date = iso_to_timestamp(note.date)
+        until = iso_to_timestamp(note.valid_until)
+        if until is not None and note.valid_until and len(note.valid_until) == 10:
+            until += 86400  # a date-only valid_until holds through that whole day
         return LexicalDoc(
             path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
             entities=" \n".join(note.entities), tags=note.tags,
             headings=" \n".join(h.text for h in note.headings), body=note.text,
             type=note.type, scope=note.scope, status=note.status,
             date=date if date is not None else st.st_mtime, hash=state.hash,
+            hide_until=iso_to_timestamp(note.snoozed_until) or 0.0,
+            vfrom=iso_to_timestamp(note.valid_from) or 0.0,
+            vuntil=until if until is not None else FOREVER,
         )
 
     def _full(self, progress: Progress | None) -> ReindexReport:
@@ -545,7 +551,8 @@ class Vault:
     def search(self, text: str, limit: int = 10, *, type: str | list[str] | None = None,
                tag: str | list[str] | None = None, scope: str | list[str] | None = None,
                status: str | list[str] | None = None, since: str | dt.date | None = None,
-               until: str | dt.date | None = None, path: str | None = None) -> list[Hit]:
+               until: str | dt.date | None = None, path: str | None = None,
+               include: str | list[str] | None = None, as_of: str | None = None) -> list[Hit]:
         """BM25 search over the notes (no model is loaded).
 
         Args:
@@ -556,11 +563,13 @@ class Vault:
                 by a scope filter.
             since, until: keep notes dated (authored/updated/created, else file time) in this range.
             path: a folder or glob (vault-relative) the note must be under.
+            include: also show notes hidden by default: forgotten, archived, snoozed, expired.
+            as_of: judge snoozes and validity windows at this date instead of now.
         """
         from .text import snippet, terms
 
-        filters = self._filters(type, tag, scope, status, since, until, path)
-        raw = self._repairing(lambda: self.lexical.search(text, limit, filters))
+        filters = self._filters(type, tag, scope, status, since, until, path, include, as_of)
+        raw = self._repairing(lambda: self._demote_superseded(self.lexical.search(text, limit, filters)))
         qterms = set(terms(text))
         hits = []
         for h in raw:
@@ -575,17 +584,30 @@ class Vault:
             ))
         return hits
 
-    @staticmethod
-    def _filters(type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
-                 since: Any = None, until: Any = None, path: str | None = None) -> Filters:
+    def _filters(self, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
+                 since: Any = None, until: Any = None, path: str | None = None,
+                 include: Any = None, as_of: Any = None) -> Filters:
         from .rank import Filters
 
+        bad = [i for i in _tuple(include) if i not in INCLUDE_CHOICES]
+        if bad:
+            raise MdmemError(f"--include takes {', '.join(INCLUDE_CHOICES)}; got {', '.join(bad)}.")
         return Filters(
             types=_tuple(type), tags=_tuple(tag),
             scopes=(*_tuple(scope), "global") if scope else (),
             statuses=_tuple(status), since=_date_bound(since, "since"),
             until=_date_bound(until, "until", end=True), path=path,
+            visible_at=self.now(as_of), include=_tuple(include),
         )
+
+    def now(self, as_of: Any = None) -> float:
+        """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
+        value = as_of or os.environ.get("MDMEM_NOW")
+        if value:
+            ts = _date_bound(value, "as-of")
+            assert ts is not None
+            return ts
+        return time.time()
 
     @property
     def semantic(self) -> Semantic:
@@ -657,6 +679,20 @@ class Vault:
                 date=_ts_to_iso(row["date"]), explain={**c.explain, "final": round(c.score, 6)} if explain else None,
             ))
         return hits
+
+    def _demote_superseded(self, hits: list[Any]) -> list[Any]:
+        """BM25 order, except that a superseded note goes below its successor (or to the end)."""
+        if len(hits) < 1:
+            return hits
+        successors = self.catalog.superseded_by(h.path for h in hits)
+        if not successors:
+            return hits
+        order = [h for h in hits if h.path not in successors]
+        for h in hits:
+            if h.path in successors:
+                after = next((i for i, o in enumerate(order) if o.path == successors[h.path]), len(order) - 1)
+                order.insert(after + 1, h)
+        return order
 
     def _repairing(self, read: Callable[[], Any]) -> Any:
         """Run an index read; if the index is damaged, rebuild it once and read again."""
@@ -862,6 +898,7 @@ class Vault:
 # ---------------------------------------------------------------------------------------------
 # helpers
 
+INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
 PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
 
 

@@ -26,8 +26,10 @@ CREATE TABLE IF NOT EXISTS names (norm TEXT NOT NULL, path TEXT NOT NULL, kind T
 CREATE INDEX IF NOT EXISTS names_norm ON names(norm);
 CREATE INDEX IF NOT EXISTS names_path ON names(path);
 CREATE TABLE IF NOT EXISTS links (
-  src TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, label TEXT, heading TEXT, reason TEXT
+  src TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, label TEXT, heading TEXT, reason TEXT,
+  target_norm TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS links_norm ON links(target_norm);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -100,8 +102,9 @@ class Catalog:
                     {(normalize_ref(n), note.path, k) for k, n in names if n},
                 )
                 cur.executemany(
-                    "INSERT INTO links VALUES (?,?,?,?,?,?)",
-                    [(note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason) for ln in note.links],
+                    "INSERT INTO links VALUES (?,?,?,?,?,?,?)",
+                    [(note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason, normalize_ref(ln.target))
+                     for ln in note.links],
                 )
                 cur.executemany(
                     "INSERT INTO chunks (path, ord, hash, heading, embed_text) VALUES (?,?,?,?,?)",
@@ -221,6 +224,20 @@ class Catalog:
         for (raw,) in self.db.execute("SELECT problems FROM notes WHERE problems != '[]' ORDER BY path"):
             for p in json.loads(raw):
                 yield Problem(**p)
+
+    def superseded_by(self, paths: Iterable[str]) -> dict[str, str]:
+        """For each path that another note's ``supersedes`` names: the path of that successor."""
+        out: dict[str, str] = {}
+        for path in paths:
+            norms = [r[0] for r in self.db.execute("SELECT norm FROM names WHERE path=?", (path,))]
+            if not norms:
+                continue
+            q = (f"SELECT l.src FROM links l JOIN notes n ON n.path = l.src WHERE l.type='supersedes' "
+                 f"AND l.src != ? AND l.target_norm IN ({','.join('?' * len(norms))}) LIMIT 1")
+            row = self.db.execute(q, (path, *norms)).fetchone()
+            if row:
+                out[path] = row[0]
+        return out
 
     def links_from(self, path: str) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))

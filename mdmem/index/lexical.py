@@ -76,6 +76,7 @@ from ..rank import Filters  # noqa: E402
 from ..text import index_terms, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
+FOREVER = 4.0e10  # a timestamp past any note's validity (year ~3237)
 INDEX_NAME = "notes"
 
 # Field weights for BM25F: a hit in the title or an alias says more than one in the body.
@@ -162,6 +163,10 @@ def make_schema() -> Schema:
         scope=ID(stored=True),
         status=ID(stored=True),
         date=NUMERIC(numtype=float, stored=True),
+        # Visibility windows as timestamps, so default filtering happens inside the index.
+        hide_until=NUMERIC(numtype=float),
+        vfrom=NUMERIC(numtype=float),
+        vuntil=NUMERIC(numtype=float),
         hash=STORED(),
     )
 
@@ -183,6 +188,9 @@ class LexicalDoc:
     status: str
     date: float
     hash: str
+    hide_until: float = 0.0  # snoozed until (0: not snoozed)
+    vfrom: float = 0.0  # valid from (0: always)
+    vuntil: float = FOREVER  # valid until, exclusive (FOREVER: no end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +245,7 @@ class LexicalIndex:
                     entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
                     body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
                     type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
-                    hash=doc.hash,
+                    hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
                 )
         except BaseException:
             writer.cancel()
@@ -305,6 +313,15 @@ class LexicalIndex:
 
 def _filter_query(f: Filters) -> Any:
     parts: list[Any] = []
+    if f.visible_at is not None and not f.statuses:
+        inc, now = set(f.include), f.visible_at
+        statuses = ["active"] + [s for s in ("archived", "forgotten") if s in inc]
+        parts.append(Or([Term("status", s) for s in statuses]))
+        if "snoozed" not in inc:
+            parts.append(NumericRange("hide_until", None, now))
+        if "expired" not in inc:
+            parts.append(NumericRange("vfrom", None, now))
+            parts.append(NumericRange("vuntil", now, None, startexcl=True))
     for field, values in (("type", f.types), ("scope", f.scopes), ("status", f.statuses)):
         if values:
             parts.append(Or([Term(field, v) for v in values]))
