@@ -59,6 +59,13 @@ def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(fn)
 
 
+def filters_from(kw: dict[str, Any]) -> dict[str, Any]:
+    """The Vault filter arguments from the options ``filter_options`` added (popped from ``kw``)."""
+    return dict(type=list(kw.pop("types")), tag=list(kw.pop("tags")), scope=list(kw.pop("scopes")),
+                status=list(kw.pop("statuses")), since=kw.pop("since"), until=kw.pop("until"),
+                path=kw.pop("path_glob"), include=list(kw.pop("include")), as_of=kw.pop("as_of"))
+
+
 def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The filters shared by every retrieval command."""
     opts = [
@@ -75,6 +82,10 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD)."),
         click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
         click.option("--path", "path_glob", metavar="FOLDER|GLOB", help="Only notes under this folder or matching this glob."),
+        click.option("--include", "include", multiple=True,
+                     type=click.Choice(["forgotten", "archived", "snoozed", "expired"]),
+                     help="Also show notes hidden by default (repeatable)."),
+        click.option("--as-of", "as_of", metavar="DATE", help="Judge snoozes and validity at DATE instead of today."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -146,23 +157,44 @@ def _shell_path(p: str) -> str:
 @click.option("--pinned", is_flag=True, help="Pin the note (always considered first).")
 @click.option("--path", "note_path", help="Vault-relative file to create (default notes/<title>.md).")
 @click.option("--commit/--no-commit", default=None, help="Commit the new note [default: mdmem.toml, else yes].")
+@click.option("--force", is_flag=True, help="Write even if a near duplicate exists (never when identical).")
+@click.option("--no-dedupe", is_flag=True, help="Skip the duplicate check.")
 @json_option
 @pass_state
 @handle_errors
 def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
         entities: tuple[str, ...], aliases: tuple[str, ...], scope: str | None, salience: float | None,
         confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
-        as_json: bool) -> None:
-    """Write a new note (atomically, with an id), index it and commit it."""
+        force: bool, no_dedupe: bool, as_json: bool) -> None:
+    """Write a new note (atomically, with an id), index it and commit it.
+
+    \b
+    First checks for duplicates: ADD (written), UPDATE (a near duplicate exists: not written
+    unless --force; "mdmem correct ID" is suggested), NOOP (identical text exists: not written).
+    """
     if body == "-" or (body is None and not sys.stdin.isatty()):
         body = sys.stdin.read()
+    check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
+    if not no_dedupe:
+        from .lifecycle import duplicates
+
+        done, _ = state.vault.catalog.coverage()
+        check = duplicates(state.vault, title, body or "", use_vectors=done > 0)
+        if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
+            if as_json:
+                emit_json({**check, "written": False})
+            else:
+                m = check["matches"][0]
+                click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
+            return
     result = state.vault.add(
         title, body or "", type=note_type, tags=list(tags), scope=scope, salience=salience,
         confidence=confidence, pinned=pinned, entities=list(entities), aliases=list(aliases),
         path=note_path, commit=commit,
     )
     if as_json:
-        emit_json({"id": result.id, "path": result.path, "title": result.title, "commit": result.commit})
+        emit_json({"decision": check["decision"], "written": True, "id": result.id, "path": result.path,
+                   "title": result.title, "commit": result.commit, "matches": check["matches"]})
     else:
         click.echo(f"added {result.path}  (id {result.id})" + (f"  commit {result.commit[:8]}" if result.commit else ""))
 
@@ -215,13 +247,10 @@ def note_dict(n: Any) -> dict[str, Any]:
 @json_option
 @pass_state
 @handle_errors
-def search(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
-           scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
-           path_glob: str | None, as_json: bool) -> None:
+def search(state: State, query: tuple[str, ...], limit: int, as_json: bool, **kw: Any) -> None:
     """Full-text (BM25) search for exact words, names and identifiers. No model is loaded."""
     text = " ".join(query)
-    hits = state.vault.search(text, limit, type=list(types), tag=list(tags), scope=list(scopes),
-                              status=list(statuses), since=since, until=until, path=path_glob)
+    hits = state.vault.search(text, limit, **filters_from(kw))
     render_hits(text, hits, as_json)
 
 
@@ -232,36 +261,73 @@ def search(state: State, query: tuple[str, ...], limit: int, types: tuple[str, .
 @json_option
 @pass_state
 @handle_errors
-def vsearch(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
-            scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
-            path_glob: str | None, explain: bool, as_json: bool) -> None:
+def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_json: bool, **kw: Any) -> None:
     """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
     text = " ".join(query)
-    filters = dict(type=list(types), tag=list(tags), scope=list(scopes), status=list(statuses),
-                   since=since, until=until, path=path_glob)
-    hits, info = _served_or_local(state, "vsearch", text, limit, explain, filters)
+    hits, info = _served_or_local(state, "vsearch", text, limit, explain, filters_from(kw))
     render_hits(text, hits, as_json, explain=explain, info=info)
 
 
 @cli.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
-@click.option("--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, rerank, final.")
+@click.option("--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, priors, final.")
 @click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
 @json_option
 @pass_state
 @handle_errors
-def query(state: State, query: tuple[str, ...], limit: int, types: tuple[str, ...], tags: tuple[str, ...],
-          scopes: tuple[str, ...], statuses: tuple[str, ...], since: str | None, until: str | None,
-          path_glob: str | None, explain: bool, no_vectors: bool, as_json: bool) -> None:
-    """Hybrid search: BM25 and vectors fused (RRF), optional rerank, diversity. The best general search."""
+def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
+          **kw: Any) -> None:
+    """Hybrid search: BM25 and vectors fused (RRF), priors, optional rerank, diversity."""
     text = " ".join(query)
-    filters = dict(type=list(types), tag=list(tags), scope=list(scopes), status=list(statuses),
-                   since=since, until=until, path=path_glob)
+    filters = filters_from(kw)
     if no_vectors:
         filters["vectors"] = False
     hits, info = _served_or_local(state, "query", text, limit, explain, filters)
     render_hits(text, hits, as_json, explain=explain, info=info)
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@filter_options
+@click.option("--explain", is_flag=True, help="Show the intent, the route and each score's parts.")
+@click.option("--no-vectors", is_flag=True, help="No model: BM25 and the graph only.")
+@json_option
+@pass_state
+@handle_errors
+def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
+           **kw: Any) -> None:
+    """What an agent should call first: classifies QUERY (why/when/who/recent/general) and routes it."""
+    text = " ".join(query)
+    filters = filters_from(kw)
+    if no_vectors:
+        filters["vectors"] = False
+    hits, info = _served_or_local(state, "recall", text, limit, explain, filters)
+    if explain and not as_json:
+        click.echo(f"intent: {info.get('intent')}  route: {info.get('route')}")
+    render_hits(text, hits, as_json, explain=explain, info=info)
+
+
+@cli.command()
+@click.argument("prompt", nargs=-1, required=True)
+@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
+              help="Most tokens of memory to return (estimated, ~4 characters a token).")
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Only this scope (global notes always qualify).")
+@click.option("--no-vectors", is_flag=True, help="No model: BM25 only (what a cold hook does).")
+@json_option
+@pass_state
+@handle_errors
+def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[str, ...], no_vectors: bool,
+            as_json: bool) -> None:
+    """The memories worth injecting for PROMPT within a token budget: pinned first, then relevant."""
+    from .recall import build_context
+
+    ctx = build_context(state.vault, " ".join(prompt), budget=budget, scope=list(scopes) or None,
+                        vectors=not no_vectors)
+    if as_json:
+        emit_json(ctx)
+    else:
+        click.echo(ctx["text"], nl=False)
 
 
 def _served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
@@ -271,6 +337,8 @@ def _served_or_local(state: State, method: str, text: str, limit: int, explain: 
 
     vault = state.vault
     answer = call_server(vault.root, method, {"text": text, "limit": limit, "explain": explain, **filters})
+    if answer is not None and "hits" not in answer:
+        answer = None
     if answer is not None:
         from .vault import Hit
 
@@ -444,6 +512,155 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+# -- lifecycle ------------------------------------------------------------------------------------
+
+commit_option = click.option("--commit/--no-commit", default=None,
+                             help="Commit the change [default: mdmem.toml [git] commit, else yes].")
+
+
+def render_change(change: Any, as_json: bool) -> None:
+    if as_json:
+        emit_json(change.to_dict())
+    elif not change.changed:
+        click.echo(f"{change.path}: already so, nothing to do.")
+    else:
+        fields = ", ".join(f"{k}={v}" for k, v in change.fields.items())
+        click.echo(f"{change.action}: {change.path}  ({fields})" + (f"  commit {change.commit[:8]}" if change.commit else ""))
+
+
+@cli.command()
+@click.argument("note")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def pin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
+    """Pin NOTE: it comes first in context and gets a prior boost."""
+    render_change(state.vault.pin(note, True, commit=commit), as_json)
+
+
+@cli.command()
+@click.argument("note")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def unpin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
+    """Unpin NOTE."""
+    render_change(state.vault.pin(note, False, commit=commit), as_json)
+
+
+@cli.command()
+@click.argument("note")
+@click.option("--until", metavar="DATE", help="Hide until this date (YYYY-MM-DD).")
+@click.option("--for", "duration", metavar="DURATION", help="Hide for a while: 30d, 2w, 6m, 1y.")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def snooze(state: State, note: str, until: str | None, duration: str | None, commit: bool | None,
+           as_json: bool) -> None:
+    """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
+    from .lifecycle import parse_until
+
+    render_change(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
+
+
+@cli.command()
+@click.argument("note")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def forget(state: State, note: str, commit: bool | None, as_json: bool) -> None:
+    """Mark NOTE forgotten: hidden from retrieval, kept on disk and in git (restore undoes it)."""
+    render_change(state.vault.forget(note, commit=commit), as_json)
+
+
+@cli.command()
+@click.argument("note")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def restore(state: State, note: str, commit: bool | None, as_json: bool) -> None:
+    """Make NOTE active and visible again (undoes forget, archive and snooze)."""
+    render_change(state.vault.restore(note, commit=commit), as_json)
+
+
+@cli.command()
+@click.argument("note")
+@click.option("-b", "--body", help="The corrected text; '-' or omitted with piped input reads stdin.")
+@click.option("-t", "--title", help="A new title (default: the old one).")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def correct(state: State, note: str, body: str | None, title: str | None, commit: bool | None,
+            as_json: bool) -> None:
+    """Replace NOTE with a corrected successor; the old one keeps its text and is archived."""
+    if body == "-" or (body is None and not sys.stdin.isatty()):
+        body = sys.stdin.read()
+    if not body or not body.strip():
+        raise MdmemError("Give the corrected text with --body TEXT or on stdin.")
+    added, old = state.vault.correct(note, body, title=title, commit=commit)
+    if as_json:
+        emit_json({"new": {"id": added.id, "path": added.path, "title": added.title},
+                   "old": old.to_dict(), "commit": old.commit})
+    else:
+        click.echo(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived"
+                   + (f"  commit {old.commit[:8]}" if old.commit else ""))
+
+
+@cli.command()
+@click.argument("note")
+@json_option
+@pass_state
+@handle_errors
+def history(state: State, note: str, as_json: bool) -> None:
+    """The version chain of NOTE (oldest first) and each version's git log."""
+    h = state.vault.history(note)
+    if as_json:
+        emit_json(h)
+        return
+    for v in h["versions"]:
+        mark = "*" if v["current"] else " "
+        click.echo(f"{mark} {v['id']}  {v['title']}  [{v['status']}]  {v['path']}")
+        for c in v["git_log"][:5]:
+            click.echo(f"      {c['commit'][:8]} {c['date'][:10]} {c['subject']}")
+
+
+@cli.command()
+@click.option("--apply", is_flag=True, help="Archive the notes (default: only list them).")
+@click.option("--min-age", default=180.0, show_default=True, help="Days since the note's date.")
+@click.option("--max-salience", default=0.3, show_default=True, help="Only notes less important than this.")
+@commit_option
+@json_option
+@pass_state
+@handle_errors
+def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None,
+          as_json: bool) -> None:
+    """Archive stale notes: active, unpinned, low salience, old, of a decaying type. Dry run by default.
+
+    \b
+    Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
+    """
+    from .lifecycle import SweepRule, sweep as run_sweep
+
+    r = run_sweep(state.vault, SweepRule(min_age_days=min_age, max_salience=max_salience), apply=apply,
+                  commit=commit, now=state.vault.now())
+    if as_json:
+        emit_json(r)
+        return
+    for n in r["notes"]:
+        click.echo(f"{'archived' if apply else 'would archive'}: {n['path']}  [{n['type']}, salience "
+                   f"{n['salience']}, {n['age_days']} days]")
+    if not r["notes"]:
+        click.echo("Nothing to sweep.")
+    elif not apply:
+        click.echo(f"\n{len(r['notes'])} note(s). Run with --apply to archive them.")
 
 
 # -- status / doctor -----------------------------------------------------------------------------

@@ -115,6 +115,21 @@ def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str 
         return str(head.hexsha), (str(head.parents[0].hexsha) if head.parents else None)
 
 
+def file_log(root: Path, path: Path, limit: int = 20) -> list[dict[str, str]]:
+    """A file's commits, newest first, following renames: sha, date, author, subject."""
+    with open_repo(root) as repo:
+        rel = os.path.relpath(path, repo.working_tree_dir)
+        try:
+            out = repo.git.log("--follow", f"-n{limit}", "--format=%H%x09%aI%x09%an%x09%s", "--", rel)
+        except Exception:
+            return []
+    rows = []
+    for line in out.splitlines():
+        sha, date, author, subject = (line.split("\t", 3) + ["", "", "", ""])[:4]
+        rows.append({"commit": sha, "date": date, "author": author, "subject": subject})
+    return rows
+
+
 def _has_identity(repo: Any) -> bool:
     try:
         return bool(repo.git.config("user.email")) and bool(repo.git.config("user.name"))

@@ -321,17 +321,17 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         info["stages"].append("vectors:skipped (clear BM25 winner)")
     else:
         info["stages"].append("vectors:unavailable")
-    lists = {"bm25": [h.path for h in lex], "vec": [c.path for c in vec]}
+    lists = {"bm25": [(h.path, h.score) for h in lex], "vec": [(c.path, c.explain["cosine"]) for c in vec]}
     if qs.expand and not strong and len(lex) >= 2:
         prf = _expanded(vault, text, lex, qs.candidates, filters)
         if prf:
-            lists["prf"] = [h.path for h in prf]
+            lists["prf"] = [(h.path, h.score) for h in prf]
             info["stages"].append(f"prf:{len(prf)}")
     fused = rrf(lists, {"bm25": qs.bm25_weight, "vec": qs.vector_weight, "prf": qs.expand_weight}, k=qs.rrf_k)
     if qs.top_bonus:
         for items in lists.values():
             if items:
-                fused[items[0]]["rrf"] += qs.top_bonus
+                fused[items[0][0]]["rrf"] += qs.top_bonus
     by_path: dict[str, Candidate] = {c.path: c for c in vec}
     for rank, h in enumerate(lex, 1):
         c = by_path.setdefault(h.path, Candidate(path=h.path))

@@ -68,17 +68,31 @@ class Filters:
                           include_expired="expired" in inc)
 
 
-def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60,
+def tied_ranks(scored: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
+    """Competition ranks of a best-first list: equal scores share a rank (1, 1, 3, …)."""
+    out: list[tuple[str, int]] = []
+    prev: float | None = None
+    rank = 0
+    for i, (item, score) in enumerate(scored, 1):
+        if prev is None or abs(score - prev) > 1e-9 * max(1.0, abs(prev)):
+            rank = i
+        prev = score
+        out.append((item, rank))
+    return out
+
+
+def rrf(rankings: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float], k: int = 60,
         ) -> dict[str, dict[str, float]]:
-    """Weighted reciprocal rank fusion.
+    """Weighted reciprocal rank fusion over (item, score) lists, best first.
 
     Returns ``{item: {"rrf": score, "<list>_rank": rank, …}}`` where each list contributes
-    ``weight / (k + rank)`` (ranks start at 1).
+    ``weight / (k + rank)``. Equal scores share a rank, so two equally good notes stay tied and
+    the priors, not the lists' arbitrary order, decide between them.
     """
     out: dict[str, dict[str, float]] = {}
-    for name, items in rankings.items():
+    for name, scored in rankings.items():
         w = weights.get(name, 1.0)
-        for rank, item in enumerate(items, 1):
+        for item, rank in tied_ranks(scored):
             entry = out.setdefault(item, {"rrf": 0.0})
             entry["rrf"] += w / (k + rank)
             entry[f"{name}_rank"] = rank

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 SERVE_FILE = "serve.json"
-METHODS = ("search", "vsearch", "query")
+METHODS = ("search", "vsearch", "query", "recall")
 
 
 def _info_path(root: Path) -> Path:

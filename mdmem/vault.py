@@ -103,6 +103,7 @@ class Vault:
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
         self._semantic: Semantic | None = None
+        self._lock_depth = 0
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
 
     # -- opening -------------------------------------------------------------------------------
@@ -325,6 +326,13 @@ class Vault:
         """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it."""
         import fcntl
 
+        if self._lock_depth:  # re-entrant: this Vault already holds it
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
         self.state.mkdir(exist_ok=True)
         self._ensure_gitignore()
         limit = self.config.lock_timeout if timeout is None else timeout
@@ -345,7 +353,11 @@ class Vault:
                     time.sleep(0.05)
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
-            yield
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
         finally:
             os.close(fd)  # closing releases the flock, also when the process dies
 
@@ -657,6 +669,26 @@ class Vault:
         self.last_info = info
         return self._hits(cands, text, explain)
 
+    def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
+               **filters: Any) -> list[Hit]:
+        """Intent-routed retrieval, the one agents should call first.
+
+        The query is classified (why / when / who / recent / general) and routed: causal links
+        for why, a time window for when, entity matches for who, recency-weighted priors for
+        recent, plain hybrid otherwise. ``last_info`` holds the intent and the route.
+        """
+        from .recall import recall
+
+        cands, info = recall(self, text, limit, self._filters(**filters), vectors=vectors)
+        self.last_info = info
+        return self._hits(cands, text, explain)
+
+    def context(self, prompt: str, budget: int = 600, **kwargs: Any) -> dict[str, Any]:
+        """Memory for a prompt within ``budget`` tokens (see ``recall.build_context``)."""
+        from .recall import build_context
+
+        return build_context(self, prompt, budget=budget, **kwargs)
+
     def _hits(self, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
         from .text import snippet, terms
 
@@ -735,6 +767,11 @@ class Vault:
         paths = sorted({p for p, _ in matches})
         if len(paths) == 1:
             return paths[0]
+        # Versions of one note share a title: the current (active) one is meant.
+        rows = self.catalog.rows(paths)
+        active = [p for p in paths if rows.get(p, {}).get("status") == "active"]
+        if len(active) == 1 and self.catalog.superseded_by([active[0]]) == {}:
+            return active[0]
         raise AmbiguousNote(ref, paths)
 
     def get(self, ref: str) -> Note:
@@ -824,6 +861,45 @@ class Vault:
             nid = new_id()
             if self._rebuild_reason() is not None or not self.catalog.lookup(nid):
                 return nid
+
+    # -- lifecycle (see lifecycle.py) ----------------------------------------------------------
+
+    def pin(self, ref: str, pinned: bool = True, *, commit: bool | None = None) -> Any:
+        """Pin (or unpin) a note: pinned notes come first in context and get a prior boost."""
+        from .lifecycle import update_note
+
+        return update_note(self, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin",
+                           commit=commit)
+
+    def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> Any:
+        """Hide a note from retrieval until a date (``until``: YYYY-MM-DD)."""
+        from .lifecycle import update_note
+
+        return update_note(self, ref, {"snoozed_until": until}, f"snooze until {until}", commit=commit)
+
+    def forget(self, ref: str, *, commit: bool | None = None) -> Any:
+        """Mark a note forgotten: kept on disk and in git, hidden from retrieval."""
+        from .lifecycle import update_note
+
+        return update_note(self, ref, {"status": "forgotten"}, "forget", commit=commit)
+
+    def restore(self, ref: str, *, commit: bool | None = None) -> Any:
+        """Undo forget/archive/snooze: the note is active and visible again."""
+        from .lifecycle import update_note
+
+        return update_note(self, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
+
+    def correct(self, ref: str, body: str, *, title: str | None = None, commit: bool | None = None) -> Any:
+        """A successor note that supersedes ``ref``; returns (AddResult, Change of the old note)."""
+        from .lifecycle import correct
+
+        return correct(self, ref, body, title=title, commit=commit)
+
+    def history(self, ref: str) -> dict[str, Any]:
+        """The version chain through a note and each version's git log."""
+        from .lifecycle import history
+
+        return history(self, ref)
 
     # -- reports ---------------------------------------------------------------------------------
 

@@ -233,7 +233,7 @@ class Catalog:
             if not norms:
                 continue
             q = (f"SELECT l.src FROM links l JOIN notes n ON n.path = l.src WHERE l.type='supersedes' "
-                 f"AND l.src != ? AND l.target_norm IN ({','.join('?' * len(norms))}) LIMIT 1")
+                 f"AND l.src != ? AND l.target_norm IN ({','.join('?' * len(norms))}) ORDER BY l.src LIMIT 1")
             row = self.db.execute(q, (path, *norms)).fetchone()
             if row:
                 out[path] = row[0]

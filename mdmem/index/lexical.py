@@ -277,7 +277,7 @@ class LexicalIndex:
         flt = _filter_query(filters) if filters else None
         s = self._current_searcher()
         results = s.search(query, limit=limit, filter=flt)
-        return [
+        hits = [
             LexicalHit(
                 path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
                 scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
@@ -285,6 +285,10 @@ class LexicalIndex:
             )
             for r in results
         ]
+        # Equal scores in path order, not in the index's insertion order, so an incremental
+        # index and a full rebuild rank the same.
+        hits.sort(key=lambda h: (-round(h.score, 9), h.path))
+        return hits
 
     def _current_searcher(self) -> Any:
         """One searcher kept open across queries, refreshed when a writer committed."""
