@@ -548,7 +548,7 @@ def pin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
 @pass_state
 @handle_errors
 def unpin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-    """Unpin NOTE."""
+    """Unpin NOTE: it no longer comes first in context."""
     render_change(state.vault.pin(note, False, commit=commit), as_json)
 
 

@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from mdmem.cli import cli
 
 COMMANDS = [["init"], ["add"], ["get"], ["search"], ["vsearch"], ["query"], ["embed"], ["serve"], ["eval"],
+            ["recall"], ["context"], ["pin"], ["unpin"], ["snooze"], ["forget"], ["restore"], ["correct"],
+            ["history"], ["sweep"],
             ["reindex"], ["status"], ["doctor"], ["hooks"],
             ["hooks", "install"], ["hooks", "uninstall"]]
 
@@ -137,3 +139,36 @@ def test_reindex_and_status_json(vault_dir: Path) -> None:
     out = run("reindex", vault=vault_dir).output
     assert "1 added" in out
     assert "STALE" not in run("status", vault=vault_dir).output
+
+
+def test_lifecycle_from_the_command_line(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    r = json.loads(run("forget", "m-fixture01", "--no-commit", "--json", vault=vault_dir).output)
+    assert r["fields"] == {"status": "forgotten"} and r["changed"]
+    assert json.loads(run("search", "hotwire", "--json", vault=vault_dir).output)["count"] == 0
+    assert json.loads(run("search", "hotwire", "--include", "forgotten", "--json", vault=vault_dir).output)["count"] == 1
+    run("restore", "m-fixture01", "--no-commit", vault=vault_dir)
+    out = run("snooze", "m-fixture01", "--for", "2w", "--no-commit", vault=vault_dir).output
+    assert "snoozed_until=" in out
+    bad = CliRunner().invoke(cli, ["--vault", str(vault_dir), "snooze", "m-fixture01", "--for", "soon"])
+    assert bad.exit_code == 1 and "30d" in bad.output
+    r = json.loads(run("correct", "Release train schedule", "--no-commit", "--json",
+                       input="We ship every Wednesday now.\n", vault=vault_dir).output)
+    assert r["old"]["fields"]["status"] == "archived"
+    hist = json.loads(run("history", r["new"]["id"], "--json", vault=vault_dir).output)
+    assert [v["current"] for v in hist["versions"]] == [False, True]
+    dup = json.loads(run("add", "--title", "Release train schedule", "--json", "--no-commit",
+                         input="We ship every Wednesday now.\n", vault=vault_dir).output)
+    assert dup["decision"] == "NOOP" and dup["written"] is False
+
+
+def test_recall_and_context_commands(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    out = run("recall", "why", "hotwire", "--explain", "--no-vectors", vault=vault_dir).output
+    assert "intent: why" in out and "notes/with-id.md" in out
+    data = json.loads(run("recall", "hotwire", "--json", "--no-vectors", vault=vault_dir).output)
+    assert data["info"]["intent"] == "general" and data["results"][0]["id"] == "m-fixture01"
+    ctx = json.loads(run("context", "what did we decide about the frontend", "--budget", "100", "--json",
+                         "--no-vectors", vault=vault_dir).output)
+    assert ctx["tokens"] <= 100 and ctx["items"][0]["id"] == "m-fixture01"
+    assert run("context", "frontend hotwire", "--no-vectors", vault=vault_dir).output.startswith("Relevant memory")
