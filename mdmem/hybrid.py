@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .rank import Filters, mmr, rrf
+from .rank import Filters, mmr, rrf, tied_ranks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,22 +36,33 @@ class QuerySettings:
     min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
     strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
     mmr_lambda: float = 0.8
+    mmr_threshold: float = 0.9  # only notes at least this similar count as redundant
     expand: bool = True  # pseudo-relevance feedback: a BM25 list re-run with terms of the top hits
     expand_weight: float = 0.5  # its weight in the fusion
     top_bonus: float = 0.0  # added to the fused score of each list's first hit (qmd: 0.05)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
+    min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
+    strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
 
     @classmethod
     def from_config(cls, data: dict[str, Any]) -> QuerySettings:
-        raw = data.get("query", {})
+        """From [query]/[rerank] in mdmem.toml, then $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
+        import os
+
+        raw = dict(data.get("query", {})) if isinstance(data.get("query"), dict) else {}
+        for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
+            key, _, value = item.partition("=")
+            raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (
+                "true", "false", "yes", "no") else value.strip()
         rerank = data.get("rerank", {})
         kwargs: dict[str, Any] = {}
-        if isinstance(raw, dict):
+        if raw:
             for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "mmr_lambda", "rerank_top", "expand", "expand_weight", "top_bonus"):
+                      "strong_ratio", "mmr_lambda", "mmr_threshold", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity"):
                 if f in raw:
-                    kwargs[f] = type(getattr(cls(), f))(raw[f])
+                    kind = type(getattr(cls(), f))
+                    kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
         if isinstance(rerank, dict) and rerank.get("model"):
             kwargs["rerank_model"] = str(rerank["model"])
         return cls(**kwargs)
@@ -305,7 +316,8 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
     """BM25 + vectors by weighted RRF, optional rerank, then MMR diversity."""
     qs = sem.query_settings if sem else QuerySettings()
     info: dict[str, Any] = {"stages": []}
-    lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters))
+    lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters,
+                                                         coverage=qs.min_coverage > 0))
     info["stages"].append(f"bm25:{len(lex)}")
     strong = _clear_winner(text, lex, qs.strong_ratio)
     vec: list[Candidate] = []
@@ -328,10 +340,11 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
             lists["prf"] = [(h.path, h.score) for h in prf]
             info["stages"].append(f"prf:{len(prf)}")
     fused = rrf(lists, {"bm25": qs.bm25_weight, "vec": qs.vector_weight, "prf": qs.expand_weight}, k=qs.rrf_k)
-    if qs.top_bonus:
-        for items in lists.values():
-            if items:
-                fused[items[0][0]]["rrf"] += qs.top_bonus
+    if qs.top_bonus and lists["bm25"]:
+        # The exact-words list's winner: fusion may not bury what the user literally typed.
+        for item, rank in tied_ranks(lists["bm25"]):
+            if rank == 1:
+                fused[item]["rrf"] += qs.top_bonus
     by_path: dict[str, Candidate] = {c.path: c for c in vec}
     for rank, h in enumerate(lex, 1):
         c = by_path.setdefault(h.path, Candidate(path=h.path))
@@ -341,6 +354,15 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
+    if qs.min_coverage > 0:
+        # A score floor: drop candidates that match only a sliver of the query (a shared common
+        # word) unless the vectors find them genuinely close. Questions about things the vault
+        # does not hold then come back empty instead of returning the top of a random list.
+        cov = {h.path: h.coverage for h in lex}
+        for path, c in list(by_path.items()):
+            c.explain["coverage"] = round(cov.get(path, 0.0), 3) if path in cov else None
+            if cov.get(path, 0.0) < qs.min_coverage and c.explain.get("cosine", 0.0) < qs.strong_similarity:
+                del by_path[path]
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
@@ -353,7 +375,7 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
                           recent_intent=recent_intent)
     info["stages"].append(f"priors:{weight}")
     if sem is not None and vec and len(ranked) > 1:
-        ranked = _diversify(sem, ranked, limit, qs.mmr_lambda)
+        ranked = _diversify(sem, ranked, limit, qs.mmr_lambda, qs.mmr_threshold)
         info["stages"].append("mmr")
     return ranked[:limit], info
 
@@ -446,7 +468,10 @@ def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top
     return head + tail
 
 
-def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, lam: float) -> list[Candidate]:
+def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, lam: float,
+               threshold: float) -> list[Candidate]:
+    """MMR that only counts near-duplicates (cosine ≥ ``threshold``) as redundant: plain MMR also
+    pushed down related-but-different relevant notes (LoCoMo turn R@10 .691 → .663)."""
     pool = ranked[: max(limit * 3, 20)]
     top = pool[0].score or 1.0
     keyed = [c for c in pool if c.chunk_key is not None]
@@ -455,7 +480,8 @@ def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, lam: float) -
 
     def similarity(a: str, b: str) -> float:
         ka, kb = key_of.get(a), key_of.get(b)
-        return sim_keys(ka, kb) if ka is not None and kb is not None else 0.0
+        sim = sim_keys(ka, kb) if ka is not None and kb is not None else 0.0
+        return sim if sim >= threshold else 0.0
 
     picked = mmr([c.path for c in pool], {c.path: c.score / top for c in pool}, similarity, lam=lam,
                  limit=len(pool))

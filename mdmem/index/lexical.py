@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,6 +206,7 @@ class LexicalHit:
     tags: list[str]
     date: float | None
     score: float
+    coverage: float = 1.0  # share of the query's IDF mass this note matched (with coverage=True)
 
 
 class LexicalIndex:
@@ -261,12 +263,14 @@ class LexicalIndex:
         return int(self.ix.doc_count())
 
     def search(self, text: str, limit: int, filters: Filters | None = None,
-               extra_terms: Sequence[tuple[str, float]] = ()) -> list[LexicalHit]:
+               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False) -> list[LexicalHit]:
         """BM25F over the weighted fields; only notes containing a query term are returned.
 
         ``extra_terms`` are (term, weight) pairs added to the query (pseudo-relevance feedback).
+        ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
         """
-        weighted = [(t, 1.0) for t in terms(text)] + [(t, w) for t, w in extra_terms]
+        qterms = terms(text)
+        weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
         query = Or([
@@ -276,12 +280,24 @@ class LexicalIndex:
         ])
         flt = _filter_query(filters) if filters else None
         s = self._current_searcher()
-        results = s.search(query, limit=limit, filter=flt)
+        results = s.search(query, limit=limit, filter=flt, terms=coverage)
+        idf: dict[str, float] = {}
+        if coverage:
+            n = max(1, s.doc_count())
+            for t in qterms:
+                df = max(s.doc_frequency(f, t) for f in ("body", "title", "aliases", "entities", "tags", "headings"))
+                idf[t] = math.log(1 + n / max(df, 1))  # a word no note has weighs most: it is missing
+        total = sum(idf.values()) or 1.0
+
+        def covered(r: Any) -> float:
+            matched = {tb.decode() if isinstance(tb, bytes) else tb for _, tb in (r.matched_terms() or [])}
+            return sum(w for t, w in idf.items() if t in matched) / total
+
         hits = [
             LexicalHit(
                 path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
                 scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"), score=float(r.score),
+                date=r.get("date"), score=float(r.score), coverage=covered(r) if coverage else 1.0,
             )
             for r in results
         ]
