@@ -35,7 +35,7 @@ class QuerySettings:
     vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
     min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
     strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
-    mmr_lambda: float = 0.5  # strong, since only near-duplicates are penalised
+    mmr_lambda: float = 0.65  # strong, since only near-duplicates are penalised
     mmr_threshold: float = 0.9  # only notes at least this similar count as redundant
     expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
     expand_weight: float = 0.5  # its weight in the fusion
