@@ -279,12 +279,7 @@ def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_
 def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
           **kw: Any) -> None:
     """Hybrid search: BM25 and vectors fused (RRF), priors, optional rerank, diversity."""
-    text = " ".join(query)
-    filters = filters_from(kw)
-    if no_vectors:
-        filters["vectors"] = False
-    hits, info = _served_or_local(state, "query", text, limit, explain, filters)
-    render_hits(text, hits, as_json, explain=explain, info=info)
+    _run_hybrid(state, "query", query, limit, explain, no_vectors, as_json, kw)
 
 
 @cli.command()
@@ -298,12 +293,18 @@ def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_ve
 def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
            **kw: Any) -> None:
     """What an agent should call first: classifies QUERY (why/when/who/recent/general) and routes it."""
+    _run_hybrid(state, "recall", query, limit, explain, no_vectors, as_json, kw)
+
+
+def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, explain: bool,
+                no_vectors: bool, as_json: bool, kw: dict[str, Any]) -> None:
+    """query and recall: filters from the options, the warm server if running, then render."""
     text = " ".join(query)
     filters = filters_from(kw)
     if no_vectors:
         filters["vectors"] = False
-    hits, info = _served_or_local(state, "recall", text, limit, explain, filters)
-    if explain and not as_json:
+    hits, info = _served_or_local(state, method, text, limit, explain, filters)
+    if explain and not as_json and "intent" in info:
         click.echo(f"intent: {info.get('intent')}  route: {info.get('route')}")
     render_hits(text, hits, as_json, explain=explain, info=info)
 
