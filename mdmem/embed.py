@@ -41,6 +41,7 @@ class EmbedSettings:
     max_length: int = 256
     batch_size: int = 32
     threads: int = 1  # torch threads; 2 were slower than 1 on a loaded 2-core machine
+    multilingual: bool = False  # False: queries in non-Latin scripts skip the vector leg
 
     @classmethod
     def from_config(cls, data: dict[str, object]) -> EmbedSettings:
@@ -56,6 +57,7 @@ class EmbedSettings:
                 max_length=int(raw.get("max_length", 256)),  # type: ignore[call-overload]
                 batch_size=int(raw.get("batch_size", 32)),  # type: ignore[call-overload]
                 threads=int(os.environ.get("MDMEM_THREADS", raw.get("threads", 1))),  # type: ignore[call-overload]
+                multilingual=bool(raw.get("multilingual", False)),
             )
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] in mdmem.toml has a bad value: {exc}") from exc

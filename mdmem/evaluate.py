@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 
 LIMIT = 10  # every mode is asked for this many hits; all metrics are @10 or less
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-VAULT_MODES = ("search", "vsearch", "query")  # Vault methods called as method(text, limit=LIMIT)
+VAULT_MODES = ("search", "vsearch", "query", "query-relevance", "recall")  # Vault methods (text, limit=LIMIT)
+# mode → (Vault method, extra keyword arguments): "query-relevance" is query without priors, the
+# row that shows what the priors cost or gain.
+MODE_CALLS: dict[str, tuple[str, dict[str, Any]]] = {"query-relevance": ("query", {"priors": False})}
 ALL_MODES = ("grep", *VAULT_MODES)
 DEFAULT_LOCOMO = Path("..") / "shared" / "data" / "locomo10.json"
 DEFAULT_GOLD = Path("benchmarks") / "gold"
@@ -443,7 +446,8 @@ def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
 
     ok, missing = [], []
     for m in requested:
-        (ok if m == "grep" or callable(getattr(Vault, m, None)) else missing).append(m)
+        name = MODE_CALLS.get(m, (m, {}))[0]
+        (ok if m == "grep" or callable(getattr(Vault, name, None)) else missing).append(m)
     return ok, missing
 
 
@@ -452,8 +456,9 @@ def make_searcher(vault: Vault, mode: str) -> Searcher:
     if mode == "grep":
         docs = grep_docs(vault)
         return lambda text: grep_rank(text, docs, LIMIT)
-    method = getattr(vault, mode)
-    return lambda text: [h.id for h in method(text, limit=LIMIT)]
+    name, extra = MODE_CALLS.get(mode, (mode, {}))
+    method = getattr(vault, name)
+    return lambda text: [h.id for h in method(text, limit=LIMIT, **extra)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,7 +574,7 @@ def _progress(items: Sequence[Any], label: str) -> Iterator[Iterable[Any]]:
             yield plain
 
 
-VECTOR_MODES = frozenset({"vsearch", "query"})  # modes that need every note embedded first
+VECTOR_MODES = frozenset({"vsearch", "query", "query-relevance", "recall"})  # modes that need every note embedded first
 
 
 def index_suite(suite: Suite, modes: Collection[str] = ()) -> float:
@@ -632,7 +637,8 @@ def _path_option(value: str | None, default: Path) -> Path | None:
 @click.option("--level", type=click.Choice(["turn", "session", "both"]), default="both", show_default=True,
               help="LoCoMo: one note per turn, per session, or both.")
 @click.option("--modes", default=",".join(ALL_MODES), show_default=True,
-              help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query.")
+              help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
+                   "query-relevance (query without priors), recall.")
 @click.option("--by-category", is_flag=True, help="Add a row per LoCoMo category (multi-hop, temporal, …).")
 @click.option("--by-kind", is_flag=True, help="Add a row per gold query kind.")
 @click.option("--conversations", type=click.IntRange(min=1), metavar="N",

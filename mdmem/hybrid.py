@@ -324,7 +324,12 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
     if sem is not None:
         sem.auto_fill()
         info["coverage"] = _coverage(*sem.coverage())
-    if sem is not None and not strong:
+    foreign = sem is not None and not sem.settings.multilingual and _non_latin(text)
+    if foreign:
+        # all-MiniLM-L6-v2 knows English: for a Chinese or Russian query its neighbours are noise
+        # (gold multilingual R@10: search .853, query with vectors .794).
+        info["stages"].append("vectors:skipped (query language; set [embed] multilingual for a multilingual model)")
+    if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
             qvec = sem.embedder.embed([text], query=True)[0]
             vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
@@ -399,6 +404,15 @@ def _expanded(vault: Vault, text: str, lex: list[Any], limit: int, filters: Filt
     top = extra[0][1]
     weighted = [(t, 0.3 * w / top) for t, w in extra]
     return vault.lexical.search(text, limit, filters, extra_terms=weighted)
+
+
+def _non_latin(text: str) -> bool:
+    """Whether the query's letters are mostly outside the Latin script."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    latin = sum(1 for c in letters if c.isascii() or "\u00c0" <= c <= "\u024f")
+    return latin < len(letters) / 2
 
 
 def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:

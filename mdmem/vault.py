@@ -652,7 +652,7 @@ class Vault:
         return self._hits(cands, text, explain)
 
     def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              **filters: Any) -> list[Hit]:
+              priors: bool = True, **filters: Any) -> list[Hit]:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, MMR diversity.
 
         Args:
@@ -660,12 +660,13 @@ class Vault:
             limit: at most this many hits.
             explain: attach each score's parts to ``Hit.explain``.
             vectors: use the vector leg (False: BM25 only, no model loaded).
+            priors: add the salience/pin/recency/confidence priors (False: relevance alone).
             **filters: those of ``search``.
         """
         from .hybrid import hybrid_search
 
         cands, info = hybrid_search(self, self.semantic if vectors else None, text, limit,
-                                    self._filters(**filters))
+                                    self._filters(**filters), prior_weight=None if priors else 0.0)
         self.last_info = info
         return self._hits(cands, text, explain)
 
