@@ -127,12 +127,6 @@ class Catalog:
         cur.execute("DELETE FROM names WHERE path=?", (path,))
         cur.execute("DELETE FROM links WHERE src=?", (path,))
 
-    def forget_hashes(self, paths: Iterable[str]) -> None:
-        """Mark notes as needing a re-read (used to repair after an interrupted write)."""
-        self.db.executemany("UPDATE notes SET hash='', mtime_ns=-1 WHERE path=?", [(p,) for p in paths])
-
-    # -- vectors -------------------------------------------------------------------------------
-
     def pending_chunks(self) -> list[tuple[int, str, str]]:
         """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
         return list(self.db.execute("SELECT key, hash, embed_text FROM chunks WHERE vec=0 ORDER BY key"))
@@ -168,11 +162,6 @@ class Catalog:
             for k, path, ord_, h, heading, text in self.db.execute(q, part):
                 out[k] = {"path": path, "ord": ord_, "hash": h, "heading": heading, "embed_text": text}
         return out
-
-    def chunks_of(self, path: str) -> list[dict[str, Any]]:
-        cur = self.db.execute(
-            "SELECT key, ord, hash, heading, embed_text, vec FROM chunks WHERE path=? ORDER BY ord", (path,))
-        return [dict(zip(("key", "ord", "hash", "heading", "embed_text", "vec"), r)) for r in cur]
 
     def set_meta(self, key: str, value: str | None) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))

@@ -254,11 +254,6 @@ class LexicalIndex:
             raise
         writer.commit(optimize=False)
 
-    def stored_hashes(self) -> dict[str, str]:
-        """path → content hash of every indexed document (for repair after a crash)."""
-        with self.ix.searcher() as s:
-            return {f["path"]: f.get("hash", "") for f in s.all_stored_fields()}
-
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
