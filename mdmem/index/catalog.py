@@ -207,7 +207,17 @@ class Catalog:
         return _decode(dict(zip([c[0] for c in cur.description], row)))
 
     def rows(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
-        return {p: r for p in paths if (r := self.row(p)) is not None}
+        """Catalogue rows of many notes (one query per 500 paths)."""
+        wanted = list(dict.fromkeys(paths))
+        out: dict[str, dict[str, Any]] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            cur = self.db.execute(f"SELECT * FROM notes WHERE path IN ({','.join('?' * len(part))})", part)
+            cols = [c[0] for c in cur.description]
+            for row in cur:
+                d = _decode(dict(zip(cols, row)))
+                out[d["path"]] = d
+        return out
 
     def problems(self) -> Iterator[Problem]:
         for (raw,) in self.db.execute("SELECT problems FROM notes WHERE problems != '[]' ORDER BY path"):
