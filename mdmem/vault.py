@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .rank import Filters
 
 STATE_DIR = ".mdmem"
-SCHEMA_VERSION = 3  # 2: chunks for vectors; 3: visibility fields, normalised link targets
+SCHEMA_VERSION = 4  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields
 MAX_INDEXED_BYTES = 4 * 1024 * 1024  # text beyond this is not indexed (the file is untouched)
 
 Progress = Callable[[int, int], None]

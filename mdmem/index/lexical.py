@@ -165,9 +165,12 @@ def make_schema() -> Schema:
         status=ID(stored=True),
         date=NUMERIC(numtype=float, stored=True),
         # Visibility windows as timestamps, so default filtering happens inside the index.
-        hide_until=NUMERIC(numtype=float),
-        vfrom=NUMERIC(numtype=float),
-        vuntil=NUMERIC(numtype=float),
+        # Visibility: "constrained" marks the few notes that are not plainly active and always
+        # valid; their windows are stored and checked per query into a mask (cheap even at 50k).
+        constrained=ID(),
+        hide_until=STORED(),
+        vfrom=STORED(),
+        vuntil=STORED(),
         hash=STORED(),
     )
 
@@ -249,6 +252,8 @@ class LexicalIndex:
                     body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
                     type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
                     hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
+                    constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
+                                        or doc.vuntil < FOREVER) else None,
                 )
         except BaseException:
             writer.cancel()
@@ -278,7 +283,8 @@ class LexicalIndex:
         flt = self._filter_docs(s, filters) if filters else None
         if flt is not None and not flt:
             return []  # nothing passes the filter (whoosh would read an empty set as "no filter")
-        results = s.search(query, limit=limit, filter=flt, terms=coverage)
+        mask = _hidden_docs(s, filters) if filters else None
+        results = s.search(query, limit=limit, filter=flt, mask=mask or None, terms=coverage)
         idf: dict[str, float] = {}
         if coverage:
             n = max(1, s.doc_count())
@@ -309,8 +315,7 @@ class LexicalIndex:
         ~50 ms per query at 2k notes when whoosh re-evaluates them every time."""
         import dataclasses
 
-        if filters.visible_at is not None:  # judged to the minute, so repeated queries share a set
-            filters = dataclasses.replace(filters, visible_at=float(int(filters.visible_at) // 60 * 60))
+        filters = dataclasses.replace(filters, visible_at=None)  # visibility is the mask's job
         key = (searcher.reader().generation(), filters)
         docs = self._filter_cache.get(key)
         if docs is None:
@@ -348,17 +353,29 @@ class LexicalIndex:
             self._ix = None
 
 
+def _hidden_docs(searcher: Any, f: Filters) -> set[int]:
+    """Documents default retrieval must not show now: forgotten, archived, snoozed, outside their
+    validity window. Only "constrained" notes are looked at, so this stays cheap."""
+    if f.visible_at is None or f.statuses:
+        return set()
+    inc, now = set(f.include), f.visible_at
+    allowed = {"active"} | {s for s in ("archived", "forgotten") if s in inc}
+    hidden = set()
+    for docnum in searcher.docs_for_query(Term("constrained", "y")):
+        doc = searcher.stored_fields(docnum)
+        if doc.get("status", "active") not in allowed:
+            hidden.add(docnum)
+        elif "snoozed" not in inc and (doc.get("hide_until") or 0.0) > now:
+            hidden.add(docnum)
+        elif "expired" not in inc and ((doc.get("vfrom") or 0.0) > now
+                                       or (doc.get("vuntil") if doc.get("vuntil") is not None else FOREVER) <= now):
+            hidden.add(docnum)
+    return hidden
+
+
 def _filter_query(f: Filters) -> Any:
     parts: list[Any] = []
-    if f.visible_at is not None and not f.statuses:
-        inc, now = set(f.include), f.visible_at
-        statuses = ["active"] + [s for s in ("archived", "forgotten") if s in inc]
-        parts.append(Or([Term("status", s) for s in statuses]))
-        if "snoozed" not in inc:
-            parts.append(NumericRange("hide_until", None, now))
-        if "expired" not in inc:
-            parts.append(NumericRange("vfrom", None, now))
-            parts.append(NumericRange("vuntil", now, None, startexcl=True))
+    # (visibility: see _hidden_docs)
     for field, values in (("type", f.types), ("scope", f.scopes), ("status", f.statuses)):
         if values:
             parts.append(Or([Term(field, v) for v in values]))
