@@ -531,27 +531,23 @@ def render_change(change: Any, as_json: bool) -> None:
         click.echo(f"{change.action}: {change.path}  ({fields})" + (f"  commit {change.commit[:8]}" if change.commit else ""))
 
 
-@cli.command()
-@click.argument("note")
-@commit_option
-@json_option
-@pass_state
-@handle_errors
-def pin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-    """Pin NOTE: it comes first in context and gets a prior boost."""
-    render_change(state.vault.pin(note, True, commit=commit), as_json)
+def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> None:
+    """A command that changes one note's frontmatter: NOTE, --commit/--no-commit, --json."""
+
+    @cli.command(name, help=doc)
+    @click.argument("note")
+    @commit_option
+    @json_option
+    @pass_state
+    @handle_errors
+    def command(state: State, note: str, commit: bool | None, as_json: bool) -> None:
+        render_change(call(state.vault, note, commit), as_json)
 
 
-@cli.command()
-@click.argument("note")
-@commit_option
-@json_option
-@pass_state
-@handle_errors
-def unpin(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-    """Unpin NOTE: it no longer comes first in context."""
-    render_change(state.vault.pin(note, False, commit=commit), as_json)
-
+_note_change_command("pin", "Pin NOTE: it comes first in context and gets a prior boost.",
+                     lambda v, n, c: v.pin(n, True, commit=c))
+_note_change_command("unpin", "Unpin NOTE: it no longer comes first in context.",
+                     lambda v, n, c: v.pin(n, False, commit=c))
 
 @cli.command()
 @click.argument("note")
@@ -569,26 +565,10 @@ def snooze(state: State, note: str, until: str | None, duration: str | None, com
     render_change(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
 
 
-@cli.command()
-@click.argument("note")
-@commit_option
-@json_option
-@pass_state
-@handle_errors
-def forget(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-    """Mark NOTE forgotten: hidden from retrieval, kept on disk and in git (restore undoes it)."""
-    render_change(state.vault.forget(note, commit=commit), as_json)
-
-
-@cli.command()
-@click.argument("note")
-@commit_option
-@json_option
-@pass_state
-@handle_errors
-def restore(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-    """Make NOTE active and visible again (undoes forget, archive and snooze)."""
-    render_change(state.vault.restore(note, commit=commit), as_json)
+_note_change_command("forget", "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git "
+                     "(restore undoes it).", lambda v, n, c: v.forget(n, commit=c))
+_note_change_command("restore", "Make NOTE active and visible again (undoes forget, archive and snooze).",
+                     lambda v, n, c: v.restore(n, commit=c))
 
 
 @cli.command()
