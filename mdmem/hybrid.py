@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .index.vectors import EmbeddingCache, VectorIndex
     from .vault import Vault
 
-AUTO_EMBED_MAX = 64  # a query embeds at most this many pending chunks itself (~2 s on MiniLM)
+AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
 
 
 @dataclass(frozen=True, slots=True)
