@@ -230,13 +230,17 @@ def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True)
     if use_vectors and cands:
         try:
             sem = vault.semantic
-            qv = sem.embedder.embed([text])[0]
-            from .chunk import chunk_note
-
+            emb = sem.embedder
+            qv = emb.embed([text])[0]
+            # Each candidate's first chunk: its cached vector when there is one, else embed it.
+            firsts = {c["path"]: ch[0] for c in cands if (ch := vault.catalog.chunks_first(c["path"]))}
+            cached = sem.cache.get_many(emb.fingerprint, [h for h, _ in firsts.values()], emb.dim)
             for c in cands:
-                n = vault.read_note(c["path"])[0]
-                first = chunk_note(n.title, n.body)[0].embed_text
-                c["cosine"] = round(float(qv @ sem.embedder.embed([first])[0]), 3)
+                if c["path"] not in firsts:
+                    continue
+                h, first = firsts[c["path"]]
+                vec = cached[h] if h in cached else emb.embed([first])[0]
+                c["cosine"] = round(float(qv @ vec), 3)
         except MdmemError:
             pass
     near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]

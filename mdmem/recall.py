@@ -50,7 +50,9 @@ def _follow_causal(vault: Vault, ranked: list[Candidate], filters: Filters) -> l
 
     cat = vault.catalog
     by_path = {c.path: c for c in ranked}
-    for c in list(ranked[:5]):
+    seeds = ranked[:5]
+    seed_ids = {p: r["id"] for p, r in cat.rows(c.path for c in seeds).items()}
+    for c in seeds:
         edges: list[tuple[str, str, str]] = []  # (other path, edge type, direction)
         for ln in cat.links_from(c.path):
             if ln["type"] in CAUSAL:
@@ -67,7 +69,7 @@ def _follow_causal(vault: Vault, ranked: list[Candidate], filters: Filters) -> l
             if row is None or not filters.matches(row):
                 continue
             score = c.score * NEIGHBOUR_DECAY
-            via = f"{typ} {'of' if direction == 'in' else 'from'} {cat.row(c.path)['id'] if cat.row(c.path) else c.path}"
+            via = f"{typ} {'of' if direction == 'in' else 'from'} {seed_ids.get(c.path, c.path)}"
             other = by_path.get(path)
             if other is None:
                 other = by_path[path] = Candidate(path=path, score=score, explain={"via": via})

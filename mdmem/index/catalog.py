@@ -153,6 +153,11 @@ class Catalog:
         done, total = self.db.execute("SELECT coalesce(sum(vec), 0), count(*) FROM chunks").fetchone()
         return int(done), int(total)
 
+    def chunks_first(self, path: str) -> list[tuple[str, str]]:
+        """[(hash, embed_text)] of a note's first chunk (empty if the note is not indexed)."""
+        return list(self.db.execute(
+            "SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
+
     def chunks_by_key(self, keys: Iterable[int]) -> dict[int, dict[str, Any]]:
         out: dict[int, dict[str, Any]] = {}
         keys = list(keys)
