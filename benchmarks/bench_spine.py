@@ -335,22 +335,33 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def add_common_args(ap: argparse.ArgumentParser, out: str) -> None:
+    """The options every benchmark here shares (besides --sizes and --runs)."""
+    ap.add_argument("--seed", type=int, default=0, help="corpus seed [0]")
+    ap.add_argument("--tmp", type=Path, default=None, help="where to build the vaults [system temp]")
+    ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
+    ap.add_argument("--out", default=out, help=f"name of the result files in benchmarks/out/ [{out}]")
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'1000,10k' → [1000, 10000]; exits when git (needed to build the vaults) is missing."""
+    if shutil.which("git") is None:
+        sys.exit("git is required")
+    return [int(s.replace("_", "").replace("k", "000")) for s in text.split(",") if s.strip()]
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000",
                     help="comma-separated corpus sizes (50000 works but takes minutes) [1000,10000]")
     ap.add_argument("--runs", type=int, default=3, help="repetitions per figure; medians are reported [3]")
-    ap.add_argument("--seed", type=int, default=0, help="corpus seed [0]")
-    ap.add_argument("--tmp", type=Path, default=None, help="where to build the vaults [system temp]")
-    ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
-    ap.add_argument("--out", default="spine", help="name of the result files in benchmarks/out/ [spine]")
+    add_common_args(ap, "spine")
     args = ap.parse_args(argv)
-    sizes = [int(s.replace("_", "").replace("k", "000")) for s in args.sizes.split(",") if s.strip()]
-    if shutil.which("git") is None:
-        sys.exit("git is required")
-
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
+    sizes = parse_sizes(args.sizes)
 
     info = machine()
     fingerprint = source_fingerprint()

@@ -31,13 +31,16 @@ sys.path.insert(0, str(HERE))
 
 from bench_spine import (  # noqa: E402
     OUT,
+    add_common_args,
     child_env,
     du_mb,
     git,
     machine,
     mdmem_cmd,
+    log,
     median,
     p95,
+    parse_sizes,
     source_fingerprint,
 )
 from corpus import make_corpus, make_queries  # noqa: E402
@@ -485,20 +488,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=1,
                     help="repetitions of the embedding from scratch (and minimum cold-query samples); "
                          "medians are reported [1: the embedding dominates]")
-    ap.add_argument("--seed", type=int, default=0, help="corpus seed [0]")
-    ap.add_argument("--tmp", type=Path, default=None, help="where to build the vaults [system temp]")
-    ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
-    ap.add_argument("--out", default="vectors", help="name of the result files in benchmarks/out/ [vectors]")
+    add_common_args(ap, "vectors")
     ap.add_argument("--vault", type=Path, action="append", default=[],
                     help="instead of --sizes: measure the query side (cached embed, warm latency, serve) of an "
                          "existing vault whose vectors are cached, e.g. one kept with --keep (repeatable)")
     args = ap.parse_args(argv)
-    sizes = [int(s.replace("_", "").replace("k", "000")) for s in args.sizes.split(",") if s.strip()]
-    if shutil.which("git") is None:
-        sys.exit("git is required")
-
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
+    sizes = parse_sizes(args.sizes)
 
     info = vector_machine()
     fingerprint = source_fingerprint()
