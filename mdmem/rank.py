@@ -28,7 +28,7 @@ class Filters:
         import fnmatch
 
         if self.visible_at is not None and not self.statuses:
-            from .memory import Visibility, hidden_reason
+            from .memory import hidden_reason
 
             if hidden_reason(row, self.visibility()) is not None:
                 return False
