@@ -328,10 +328,14 @@ def turn_notes(conv: Conversation) -> dict[str, str]:
     notes = {}
     for s in conv.sessions:
         when = _date_label(s.date_time)
+        previous = None
         for t in s.turns:
             sess, turn = t.dia_id[1:].split(":")
             meta = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
                     "type": "conversation", "created": _iso_or_none(s.date_time), "entities": [t.speaker]}
+            if previous:  # the chat's order, as a typed link to the turn before
+                meta["links"] = [{"type": "follows", "target": previous}]
+            previous = t.dia_id
             notes[f"notes/session-{int(sess):02d}/turn-{int(turn):03d}.md"] = render_note(meta, _turn_text(t))
     return notes
 
@@ -341,12 +345,16 @@ def session_notes(conv: Conversation) -> dict[str, str]:
     from .note import render_note
 
     notes = {}
+    previous = None
     for s in conv.sessions:
         when = _date_label(s.date_time)
         speakers = list(dict.fromkeys([*conv.speakers, *(t.speaker for t in s.turns)]))
         meta = {"id": session_id(s.number),
                 "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
                 "type": "conversation", "created": _iso_or_none(s.date_time), "entities": speakers}
+        if previous:
+            meta["links"] = [{"type": "follows", "target": previous}]
+        previous = meta["id"]
         body = "\n".join(f"{t.speaker}: {_turn_text(t)}" for t in s.turns)
         notes[f"notes/session-{s.number:02d}.md"] = render_note(meta, body)
     return notes

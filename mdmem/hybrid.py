@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from .index.vectors import EmbeddingCache, VectorIndex
     from .vault import Vault
 
+# Edge types that mean "comes right before/after" (a conversation, a log, a series of notes).
+SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
+                  "continued_by")
 AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
 
 
@@ -44,6 +47,17 @@ class QuerySettings:
     rerank_top: int = 30
     min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
     strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
+    # Spreading along sequence edges: a hit lends this share of its score to the notes one link
+    # away (and spread × spread_decay two links away). A chat turn's answer is usually the next
+    # turn, which shares no words with the question (LoCoMo turn R@10 .659 → .676, MRR .499 → .508).
+    spread: float = 0.2
+    spread_decay: float = 0.5
+    spread_hops: int = 2
+    spread_types: tuple[str, ...] = SEQUENCE_EDGES
+    # Only fragments lend and receive: a note of a few sentences (a chat turn) means little without
+    # its neighbours, a long note stands alone (one note per LoCoMo session: R@5 .864 → .816 when
+    # whole sessions spread to the next).
+    spread_max_bytes: int = 2000
 
     @classmethod
     def from_config(cls, data: dict[str, Any]) -> QuerySettings:
@@ -59,10 +73,16 @@ class QuerySettings:
         kwargs: dict[str, Any] = {}
         if raw:
             for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "mmr_lambda", "mmr_threshold", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity"):
+                      "strong_ratio", "mmr_lambda", "mmr_threshold", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
+                      "spread_types", "spread_max_bytes"):
                 if f in raw:
                     kind = type(getattr(cls(), f))
-                    kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
+                    if kind is tuple:
+                        value = raw[f]
+                        items = value.split("|") if isinstance(value, str) else list(value)
+                        kwargs[f] = tuple(str(v).strip() for v in items if str(v).strip())
+                    else:
+                        kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
         if isinstance(rerank, dict) and rerank.get("model"):
             kwargs["rerank_model"] = str(rerank["model"])
         return cls(**kwargs)
@@ -317,7 +337,7 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
                   prior_weight: float | None = None, recent_intent: bool = False,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, optional rerank, then MMR diversity."""
-    qs = sem.query_settings if sem else QuerySettings()
+    qs = sem.query_settings if sem else QuerySettings.from_config(vault.config.extra)
     info: dict[str, Any] = {"stages": []}
     lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters,
                                                          coverage=qs.min_coverage > 0))
@@ -371,6 +391,10 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
             c.explain["coverage"] = round(cov.get(path, 0.0), 3) if path in cov else None
             if cov.get(path, 0.0) < qs.min_coverage and c.explain.get("cosine", 0.0) < qs.strong_similarity:
                 del by_path[path]
+    if qs.spread > 0 and qs.spread_hops > 0 and qs.spread_types and by_path:
+        lent = _spread(vault, by_path, filters, qs)
+        if lent:
+            info["stages"].append(f"spread:{lent}")
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
@@ -386,6 +410,62 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         ranked = _diversify(sem, ranked, limit, qs.mmr_lambda, qs.mmr_threshold)
         info["stages"].append("mmr")
     return ranked[:limit], info
+
+
+def _spread(vault: Vault, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
+    """Lend each candidate's score to the notes next to it along sequence edges (see
+    ``QuerySettings.spread``); adds the notes that were not candidates. Returns how many gained."""
+    from .rank import spread
+
+    cat = vault.catalog
+    types = tuple(qs.spread_types)
+    marks = ",".join("?" * len(types))
+    small = qs.spread_max_bytes
+
+    def neighbours(paths: set[str]) -> dict[str, list[tuple[str, str]]]:
+        adj: dict[str, list[tuple[str, str]]] = {}
+        plist = sorted(paths)
+        for i in range(0, len(plist), 400):
+            part = plist[i:i + 400]
+            pm = ",".join("?" * len(part))
+            # out-edges, each target resolved by the best kind of name (id > path > stem > title > alias)
+            for src, typ, other in cat.db.execute(
+                    f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
+                    f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
+                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 ELSE 4 END LIMIT 1) AS other FROM links l "
+                    f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
+                    f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
+                    (*part, *types, small, small)):
+                if other and other != src:
+                    adj.setdefault(src, []).append((other, typ))
+            for src, typ, target in cat.db.execute(
+                    f"SELECT l.src, l.type, n.path FROM links l JOIN names n ON n.norm = l.target_norm "
+                    f"JOIN notes t ON t.path = n.path JOIN notes s ON s.path = l.src "
+                    f"WHERE n.path IN ({pm}) AND l.type IN ({marks}) AND t.size <= ? AND s.size <= ?",
+                    (*part, *types, small, small)):
+                if src != target:
+                    adj.setdefault(target, []).append((src, f"{typ}⁻¹"))
+        return adj
+
+    top = max(c.score for c in by_path.values()) or 1.0
+    weights = [qs.spread * qs.spread_decay ** h for h in range(qs.spread_hops)]
+    lent = spread({p: c.score / top for p, c in by_path.items()}, neighbours, weights)
+    new = [p for p in lent if p not in by_path]
+    rows = cat.rows(new) if new else {}
+    seed_ids = {p: r["id"] for p, r in cat.rows({ln.seed for ln in lent.values()}).items()}
+    gained = 0
+    for path, ln in lent.items():
+        c = by_path.get(path)
+        if c is None:
+            row = rows.get(path)
+            if row is None or not filters.matches(row):
+                continue
+            c = by_path[path] = Candidate(path=path)
+        c.score += ln.gain * top
+        c.explain["spread"] = round(ln.gain, 4)
+        c.explain["via"] = f"{ln.edge} {seed_ids.get(ln.seed, ln.seed)}" + (f" ({ln.hops} hops)" if ln.hops > 1 else "")
+        gained += 1
+    return gained
 
 
 def _expanded(vault: Vault, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:

@@ -1,4 +1,5 @@
-"""Pure ranking: filters on catalogue rows, weighted reciprocal rank fusion, MMR, PRF terms."""
+"""Pure ranking: filters on catalogue rows, weighted reciprocal rank fusion, graph spreading, MMR,
+PRF terms."""
 
 from __future__ import annotations
 
@@ -97,6 +98,54 @@ def rrf(rankings: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[st
             entry["rrf"] += w / (k + rank)
             entry[f"{name}_rank"] = rank
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Lent:
+    """Relevance one item received from scored items nearby in the graph."""
+
+    gain: float  # the sum of every seed's share
+    seed: str  # the seed that gave the most
+    edge: str  # and the edge it came along, e.g. "follows" or "follows⁻¹" (reversed)
+    hops: int
+
+
+def spread(scores: Mapping[str, float], neighbours: Callable[[set[str]], Mapping[str, Sequence[tuple[str, str]]]],
+           weights: Sequence[float]) -> dict[str, Lent]:
+    """Lend relevance along graph edges: each scored item gives ``weights[h-1] × its score`` to
+    every item ``h`` hops away (breadth first, each item once per seed; gains from several
+    seeds add up).
+
+    ``neighbours(items)`` returns each item's (neighbour, edge label) pairs; it is called once
+    per hop with all the items on that hop's frontier, so the caller can answer it with one query.
+    """
+    gains: dict[str, float] = {}
+    best: dict[str, tuple[float, str, str, int]] = {}
+    frontier = {seed: {seed} for seed, s in scores.items() if s > 0}
+    seen = {seed: {seed} for seed in frontier}
+    for hop, w in enumerate(weights, 1):
+        nodes = set().union(*frontier.values()) if frontier else set()
+        if not nodes or w <= 0:
+            break
+        adj = neighbours(nodes)
+        nxt_frontier: dict[str, set[str]] = {}
+        for seed, front in frontier.items():
+            nxt: set[str] = set()
+            for node in sorted(front):
+                for other, label in adj.get(node, ()):
+                    if other in seen[seed] or other in nxt:
+                        continue
+                    nxt.add(other)
+                    g = w * scores[seed]
+                    gains[other] = gains.get(other, 0.0) + g
+                    if g > best.get(other, (0.0,))[0]:
+                        best[other] = (g, seed, label, hop)
+            seen[seed] |= nxt
+            if nxt:
+                nxt_frontier[seed] = nxt
+        frontier = nxt_frontier
+    return {item: Lent(gain=g, seed=best[item][1], edge=best[item][2], hops=best[item][3])
+            for item, g in gains.items()}
 
 
 def mmr(candidates: Sequence[str], relevance: Mapping[str, float],

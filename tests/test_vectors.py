@@ -163,6 +163,57 @@ def test_mmr_demotes_near_duplicates(vault_dir: Path, hashed: None) -> None:
     assert any(h.explain.get("mmr_redundancy", 0) > 0.9 for h in hits if h.path.startswith("copy"))
 
 
+def test_spread_lends_score_along_edges_once_per_seed_and_adds_up() -> None:
+    from mdmem.rank import spread
+
+    chain = {"a": [("b", "follows⁻¹")], "b": [("a", "follows"), ("c", "follows⁻¹")],
+             "c": [("b", "follows"), ("d", "follows⁻¹")], "d": [("c", "follows")]}
+    calls: list[set[str]] = []
+
+    def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
+        calls.append(set(items))
+        return {i: chain.get(i, []) for i in items}
+
+    lent = spread({"a": 1.0}, neighbours, [0.2, 0.1])
+    assert set(lent) == {"b", "c"}  # two hops, never back to the seed, d is three away
+    assert lent["b"].gain == pytest.approx(0.2) and lent["b"].hops == 1 and lent["b"].edge == "follows⁻¹"
+    assert lent["c"].gain == pytest.approx(0.1) and lent["c"].hops == 2
+    assert len(calls) == 2  # one neighbour lookup per hop, for the whole frontier
+    both = spread({"a": 1.0, "c": 0.5}, neighbours, [0.2])
+    assert both["b"].gain == pytest.approx(0.2 + 0.1) and both["b"].seed == "a"
+    assert "a" not in spread({"a": 1.0, "b": 0.0}, neighbours, [0.2])  # a zero score lends nothing
+
+
+def test_query_spreads_to_the_next_turn_of_a_conversation(tmp_path: Path, hashed: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer to a question is the turn after the one that shares its words; long notes
+    do not spread (they stand alone)."""
+    root = tmp_path / "chat"
+    (root / "notes").mkdir(parents=True)
+    turns = ["Did you face any difficulties during the development of the game?",
+             "Balancing the mechanics and keeping it fair took many tries.",
+             "Nice weather today.",
+             "Unrelated chatter about lunch."]
+    for i, text in enumerate(turns, 1):
+        links = f"links: [{{type: follows, target: t{i - 1}}}]\n" if i > 1 else ""
+        (root / "notes" / f"t{i}.md").write_text(f"---\nid: t{i}\n{links}---\n{text}\n")
+    (root / "notes" / "long.md").write_text("---\nid: long\nlinks: [{type: follows, target: t4}]\n---\n"
+                                            + "Filler sentence about nothing. " * 100 + "\n")
+    (root / "notes" / "after-long.md").write_text("---\nid: after-long\nlinks: [{type: follows, target: long}]\n"
+                                                  "---\nDevelopment difficulties of the game were many.\n")
+    v = Vault.open(root)
+    hits = v.query("difficulties during the development of the game", explain=True, vectors=False, limit=10)
+    ids = [h.id for h in hits]
+    assert ids.index("t2") < ids.index("t3") if "t3" in ids else "t2" in ids
+    t2 = next(h for h in hits if h.id == "t2")
+    assert t2.explain["via"].startswith("follows")
+    assert "t1" in t2.explain["via"]
+    assert "long" not in ids  # a long note neither lends nor receives
+    monkeypatch.setenv("MDMEM_QUERY", "spread=0")  # --no-vectors still reads the [query] settings
+    assert "t2" not in [h.id for h in Vault.open(root).query("difficulties during the development of the game",
+                                                             vectors=False)]
+
+
 # -- real models ----------------------------------------------------------------------------------
 
 
