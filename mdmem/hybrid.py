@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .rank import Filters, mmr, rrf, tied_ranks
+from .rank import Filters, hold_back_duplicates, rrf, tied_ranks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,8 +38,8 @@ class QuerySettings:
     vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
     min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
     strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
-    mmr_lambda: float = 0.65  # strong, since only near-duplicates are penalised
-    mmr_threshold: float = 0.9  # only notes at least this similar count as redundant
+    duplicate_similarity: float = 0.9  # notes at least this similar (best chunks) count as copies
+    duplicate_places: int = 2  # a copy waits until this many other notes are placed after its twin
     expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
     expand_weight: float = 0.5  # its weight in the fusion
     top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it (turn MRR .517 → .482)
@@ -73,7 +73,7 @@ class QuerySettings:
         kwargs: dict[str, Any] = {}
         if raw:
             for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "mmr_lambda", "mmr_threshold", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
+                      "strong_ratio", "duplicate_similarity", "duplicate_places", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
                       "spread_types", "spread_max_bytes"):
                 if f in raw:
                     kind = type(getattr(cls(), f))
@@ -267,7 +267,7 @@ class Semantic:
         want = max(k * 8, 64)
         while True:
             matches = index.search(qvec, want)
-            chunks = cat.chunks_by_key(key for key, _ in matches)
+            chunks = cat.chunks_by_key((key for key, sim in matches if sim >= min_similarity), text=False)
             best: dict[str, Candidate] = {}
             for key, sim in matches:
                 ch = chunks.get(key)
@@ -275,17 +275,22 @@ class Semantic:
                     continue
                 if ch["path"] not in best:
                     best[ch["path"]] = Candidate(
-                        path=ch["path"], chunk_key=key, chunk_text=_chunk_body(ch["embed_text"]),
+                        path=ch["path"], chunk_key=key,
                         explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"})
             rows = cat.rows(best) if not filters.empty else {}
             out = [c for c in best.values() if filters.empty or (c.path in rows and filters.matches(rows[c.path]))]
             enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
             if enough:
-                return out[:k]
+                out = out[:k]
+                texts = cat.chunks_by_key(c.chunk_key for c in out if c.chunk_key is not None)
+                for c in out:
+                    if c.chunk_key in texts:
+                        c.chunk_text = _chunk_body(texts[c.chunk_key]["embed_text"])
+                return out
             want *= 4
 
     def similarity(self, keys: list[int]) -> Callable[[int, int], float]:
-        """Cosine between chunks by key, for MMR."""
+        """Cosine between chunks by key, for the near-duplicate check."""
         import numpy as np
 
         index = self.reader()
@@ -336,17 +341,21 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
 def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
                   prior_weight: float | None = None, recent_intent: bool = False,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
-    """BM25 + vectors by weighted RRF, optional rerank, then MMR diversity."""
+    """BM25 + vectors by weighted RRF, spreading along sequence links, optional rerank, priors, then
+    near-duplicates held back."""
     qs = sem.query_settings if sem else QuerySettings.from_config(vault.config.extra)
-    info: dict[str, Any] = {"stages": []}
+    info: dict[str, Any] = {"stages": [], "ms": {}}
+    lap = _laps(info["ms"])
     lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters,
                                                          coverage=qs.min_coverage > 0))
     info["stages"].append(f"bm25:{len(lex)}")
+    lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio)
     vec: list[Candidate] = []
     if sem is not None:
         sem.auto_fill()
         info["coverage"] = _coverage(*sem.coverage())
+        lap("coverage")
     foreign = sem is not None and not sem.settings.multilingual and _non_latin(text)
     if foreign:
         # all-MiniLM-L6-v2 knows English: for a Chinese or Russian query its neighbours are noise
@@ -355,8 +364,10 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
     if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
             qvec = sem.embedder.embed([text], query=True)[0]
+            lap("embed_query")
             vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
             info["stages"].append(f"vectors:{len(vec)}")
+            lap("vectors")
     elif strong:
         info["stages"].append("vectors:skipped (clear BM25 winner)")
     else:
@@ -395,21 +406,37 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         lent = _spread(vault, by_path, filters, qs)
         if lent:
             info["stages"].append(f"spread:{lent}")
+        lap("spread")
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
         ranked = _rerank(vault, reranker, text, ranked, qs.rerank_top)
         info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
+        lap("rerank")
     from .memory import PRIOR_WEIGHT
 
     weight = PRIOR_WEIGHT["recent" if recent_intent else "direct"] if prior_weight is None else prior_weight
     ranked = apply_memory(vault, ranked, now=filters.visible_at or time.time(), weight=weight,
                           recent_intent=recent_intent)
     info["stages"].append(f"priors:{weight}")
+    lap("priors")
     if sem is not None and vec and len(ranked) > 1:
-        ranked = _diversify(sem, ranked, limit, qs.mmr_lambda, qs.mmr_threshold)
-        info["stages"].append("mmr")
+        ranked = _diversify(sem, ranked, limit, qs.duplicate_places, qs.duplicate_similarity)
+        info["stages"].append("duplicates")
+        lap("duplicates")
     return ranked[:limit], info
+
+
+def _laps(into: dict[str, float]) -> Callable[[str], None]:
+    """A stopwatch: each call records the milliseconds since the previous one under its name."""
+    last = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        into[name] = round((now - last[0]) * 1000, 1)
+        last[0] = now
+
+    return lap
 
 
 def _spread(vault: Vault, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
@@ -565,29 +592,26 @@ def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top
     return head + tail
 
 
-def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, lam: float,
+def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int,
                threshold: float) -> list[Candidate]:
-    """MMR that only counts near-duplicates (cosine ≥ ``threshold``) as redundant: plain MMR also
-    pushed down related-but-different relevant notes (LoCoMo turn R@10 .691 → .663)."""
+    """Hold back near-duplicates (cosine ≥ ``threshold``) by ``places``: only copies count as
+    redundant, since plain MMR also pushed down related-but-different relevant notes (LoCoMo
+    turn R@10 .691 → .663)."""
     pool = ranked[: max(limit * 3, 20)]
-    top = pool[0].score or 1.0
     keyed = [c for c in pool if c.chunk_key is not None]
     sim_keys = sem.similarity([c.chunk_key for c in keyed])  # type: ignore[misc]
     key_of = {c.path: c.chunk_key for c in keyed}
 
     def similarity(a: str, b: str) -> float:
         ka, kb = key_of.get(a), key_of.get(b)
-        sim = sim_keys(ka, kb) if ka is not None and kb is not None else 0.0
-        return sim if sim >= threshold else 0.0
+        return sim_keys(ka, kb) if ka is not None and kb is not None else 0.0
 
-    picked = mmr([c.path for c in pool], {c.path: c.score / top for c in pool}, similarity, lam=lam,
-                 limit=len(pool))
     by_path = {c.path: c for c in pool}
     out = []
-    for path, penalty in picked:
+    for path, sim in hold_back_duplicates([c.path for c in pool], similarity, threshold, places):
         c = by_path[path]
-        if penalty > 0:
-            c.explain["mmr_redundancy"] = round(penalty, 4)
+        if sim > 0:
+            c.explain["duplicate_of_above"] = round(sim, 4)
         out.append(c)
     return out + ranked[len(pool):]
 

@@ -1,5 +1,5 @@
-"""Pure ranking: filters on catalogue rows, weighted reciprocal rank fusion, graph spreading, MMR,
-PRF terms."""
+"""Pure ranking: filters on catalogue rows, weighted reciprocal rank fusion, graph spreading,
+near-duplicate hold-back, PRF terms."""
 
 from __future__ import annotations
 
@@ -148,25 +148,29 @@ def spread(scores: Mapping[str, float], neighbours: Callable[[set[str]], Mapping
             for item, g in gains.items()}
 
 
-def mmr(candidates: Sequence[str], relevance: Mapping[str, float],
-        similarity: Callable[[str, str], float], *, lam: float = 0.75, limit: int = 10,
-        ) -> list[tuple[str, float]]:
-    """Maximal marginal relevance: pick items by ``lam·rel − (1−lam)·max sim to the picked``.
+def hold_back_duplicates(items: Sequence[str], similarity: Callable[[str, str], float], threshold: float,
+                         places: int) -> list[tuple[str, float]]:
+    """Diversity for near-duplicates only: an item at least ``threshold`` similar to one already
+    placed waits until ``places`` other items have been placed after it, then takes its turn.
 
-    ``relevance`` should be in [0, 1]. Returns (item, redundancy penalty) in pick order.
+    So copies never sit next to each other at the top, yet a relevant near-duplicate moves down a
+    bounded number of places instead of out of sight (full MMR, which re-sorts by relevance minus
+    redundancy, pushed graded-relevant near-duplicates out of the gold top 5: R@5 .686 → .677).
+    Returns (item, similarity to the item it duplicates, 0 if none) in the new order.
     """
-    remaining = list(candidates)
-    picked: list[tuple[str, float]] = []
-    while remaining and len(picked) < limit:
-        best, best_score, best_pen = remaining[0], -math.inf, 0.0
-        for item in remaining:
-            pen = max((similarity(item, p) for p, _ in picked), default=0.0)
-            score = lam * relevance[item] - (1 - lam) * pen
-            if score > best_score:
-                best, best_score, best_pen = item, score, pen
-        picked.append((best, best_pen))
-        remaining.remove(best)
-    return picked
+    out: list[tuple[str, float]] = []
+    waiting: list[tuple[int, str, float]] = []  # (placed count at which it may go, item, similarity)
+    for item in items:
+        while waiting and waiting[0][0] <= len(out):
+            out.append(waiting.pop(0)[1:])
+        sim = max((similarity(item, p) for p, _ in out), default=0.0)
+        sim = max(sim, max((similarity(item, w) for _, w, _ in waiting), default=0.0))
+        if sim >= threshold:
+            waiting.append((max(len(out), waiting[-1][0] + 1 if waiting else 0) + places, item, sim))
+        else:
+            out.append((item, 0.0))
+    out.extend(w[1:] for w in waiting)
+    return out
 
 
 def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int], n_docs: int,

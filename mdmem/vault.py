@@ -653,7 +653,7 @@ class Vault:
 
     def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
               priors: bool = True, **filters: Any) -> list[Hit]:
-        """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, MMR diversity.
+        """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
         Args:
             text: the question or words.

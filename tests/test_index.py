@@ -284,3 +284,54 @@ def test_non_utf8_and_binary_files_are_indexed_with_a_problem(vault_dir: Path) -
     assert paths(v.search("gazelle")) == ["latin1.md"]
     fields = {(p.path, p.field) for p in v.doctor()}
     assert {("latin1.md", "encoding"), ("binary.md", "file")} <= fields
+
+
+def test_catalog_row_cache_sees_another_connections_writes(tmp_path: Path) -> None:
+    """Rows are cached in a warm process, but a commit by another process is never served stale."""
+    from mdmem.index.catalog import Catalog, FileState
+    from mdmem.note import parse_note
+
+    db = tmp_path / "catalog.sqlite"
+    reader, writer = Catalog(db), Catalog(db)
+    state = FileState(hash="h1", mtime_ns=1, size=10)
+    writer.apply([(parse_note("---\ntitle: First\n---\nbody\n", "a.md"), state)], [])
+    first = reader.rows(["a.md"])
+    assert first["a.md"]["title"] == "First"
+    first["a.md"]["title"] = "mutated by a caller"
+    assert reader.rows(iter(["a.md"]))["a.md"]["title"] == "First"  # callers get copies; generators work
+    writer.apply([(parse_note("---\ntitle: Second\n---\nbody\n", "a.md"), state)], [])
+    assert reader.rows(["a.md"])["a.md"]["title"] == "Second"
+    reader.apply([], ["a.md"])  # its own write too
+    assert reader.rows(["a.md"]) == {}
+
+
+def test_warm_array_scorer_ranks_exactly_like_whoosh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm path (numpy over cached postings) returns whoosh's hits, scores and order, with
+    filters and hidden notes, including terms in titles, tags and entities."""
+    import random
+
+    monkeypatch.setenv("MDMEM_NOW", "2026-11-29")
+    rng = random.Random(7)
+    words = ("deploy kafka consumer lag billing invoice retry webhook postgres redis cache budget "
+             "hiring alice bob tokyo incident rollback canary metrics latency").split()
+    root = tmp_path / "v"
+    (root / "notes").mkdir(parents=True)
+    for i in range(120):
+        title = " ".join(rng.sample(words, 2))
+        body = " ".join(rng.choice(words) for _ in range(rng.randint(3, 60)))
+        extra = rng.choice(["", "status: forgotten\n", "snoozed_until: 2027-01-01\n", "type: decision\n",
+                            "tags: [ops]\n", "entities: [Alice]\n"])
+        (root / "notes" / f"n{i:03d}.md").write_text(f"---\ntitle: {title}\n{extra}---\n{body}\n")
+    v = Vault.open(root)
+    v.reindex()
+    lx = v.lexical
+    queries = [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(25)] + ["alice", "ops deploy"]
+    for q in queries:
+        for filters in (v._filters(), v._filters(type="decision"), v._filters(tag="ops"), None):
+            lx._searches = 0  # the next call is a cold one: whoosh's own matchers
+            cold = lx.search(q, 15, filters)
+            warm = lx.search(q, 15, filters)  # second call on the same searcher: the array path
+            assert lx._scorer is not None
+            assert [h.path for h in warm] == [h.path for h in cold], q
+            assert [h.score for h in warm] == pytest.approx([h.score for h in cold], rel=1e-9), q
+            assert [(h.id, h.title, h.type, h.tags) for h in warm] == [(h.id, h.title, h.type, h.tags) for h in cold]

@@ -150,7 +150,7 @@ def test_hnsw_path_agrees_with_exact(vault_dir: Path, hashed: None, monkeypatch:
     assert [h.path for h in v.vsearch("kafka consumer lag")][:1] == exact[:1]
 
 
-def test_mmr_demotes_near_duplicates(vault_dir: Path, hashed: None) -> None:
+def test_near_duplicates_are_held_back_not_dropped(vault_dir: Path, hashed: None) -> None:
     for i in range(3):
         (vault_dir / f"copy{i}.md").write_text("Kafka consumer lag alert runbook: restart the consumer group.\n")
     (vault_dir / "other.md").write_text("Kafka consumer lag dashboards live in Grafana.\n")
@@ -160,7 +160,22 @@ def test_mmr_demotes_near_duplicates(vault_dir: Path, hashed: None) -> None:
     assert hits[0].path.startswith("copy")
     assert not hits[1].path.startswith("copy")  # the second copy adds nothing: demoted, not removed
     assert sum(h.path.startswith("copy") for h in hits) == 3
-    assert any(h.explain.get("mmr_redundancy", 0) > 0.9 for h in hits if h.path.startswith("copy"))
+    assert any(h.explain.get("duplicate_of_above", 0) > 0.9 for h in hits if h.path.startswith("copy"))
+    order = [h.path.startswith("copy") for h in hits]
+    assert order[:3].count(True) == 1  # two other notes come before the second copy
+
+
+def test_hold_back_duplicates_moves_copies_a_bounded_number_of_places() -> None:
+    from mdmem.rank import hold_back_duplicates
+
+    def sim(a: str, b: str) -> float:
+        return 0.95 if a[0] == b[0] else 0.1  # same first letter = copies
+
+    order = hold_back_duplicates(["a1", "a2", "a3", "b", "c", "d", "e"], sim, 0.9, 2)
+    assert [i for i, _ in order] == ["a1", "b", "c", "a2", "d", "e", "a3"]
+    assert dict(order)["a2"] == pytest.approx(0.95) and dict(order)["b"] == 0.0
+    tail = hold_back_duplicates(["a1", "a2", "b"], sim, 0.9, 2)  # not enough others: copies go last
+    assert [i for i, _ in tail] == ["a1", "b", "a2"]
 
 
 def test_spread_lends_score_along_edges_once_per_seed_and_adds_up() -> None:

@@ -64,6 +64,13 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        # Decoded note rows, kept while the database is unchanged: a warm process (serve, eval)
+        # reads the same rows for every query. Another process's commit changes PRAGMA
+        # data_version; our own writes bump _writes.
+        self._rows: dict[str, dict[str, Any]] = {}
+        self._rows_key: tuple[int, int] = (-1, -1)
+        self._writes = 0
+        self._coverage: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     def close(self) -> None:
         self.db.close()
@@ -75,6 +82,7 @@ class Catalog:
         """Upsert notes, delete paths and refresh file stats in one transaction."""
         cur = self.db.cursor()
         cur.execute("BEGIN IMMEDIATE")
+        self._writes += 1
         try:
             for path in deletes:
                 self._delete(cur, path)
@@ -135,6 +143,7 @@ class Catalog:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]
 
     def finish_vector_sync(self, added: list[int], removed: list[int]) -> None:
+        self._writes += 1
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany("UPDATE chunks SET vec=1 WHERE key=?", [(k,) for k in added])
@@ -142,6 +151,7 @@ class Catalog:
 
     def reset_vectors(self, model: str) -> None:
         """Forget which chunks are in the vector index (a new model, or a rebuilt index)."""
+        self._writes += 1
         with self.db:
             self.db.execute("BEGIN")
             self.db.execute("UPDATE chunks SET vec=0")
@@ -149,23 +159,29 @@ class Catalog:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('vector_model', ?)", (model,))
 
     def coverage(self) -> tuple[int, int]:
-        """(chunks with a vector, all chunks)."""
-        done, total = self.db.execute("SELECT coalesce(sum(vec), 0), count(*) FROM chunks").fetchone()
-        return int(done), int(total)
+        """(chunks with a vector, all chunks); counted again only when the database changed."""
+        key = (self.db.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        if self._coverage is None or self._coverage[0] != key:
+            done, total = self.db.execute("SELECT coalesce(sum(vec), 0), count(*) FROM chunks").fetchone()
+            self._coverage = (key, (int(done), int(total)))
+        return self._coverage[1]
 
     def chunks_first(self, path: str) -> list[tuple[str, str]]:
         """[(hash, embed_text)] of a note's first chunk (empty if the note is not indexed)."""
         return list(self.db.execute(
             "SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
 
-    def chunks_by_key(self, keys: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def chunks_by_key(self, keys: Iterable[int], *, text: bool = True) -> dict[int, dict[str, Any]]:
+        """Chunks by vector key; ``text=False`` leaves out embed_text (a vector query looks at
+        hundreds of chunks but shows the text of a few)."""
         out: dict[int, dict[str, Any]] = {}
         keys = list(keys)
+        cols = "key, path, ord, hash, heading" + (", embed_text" if text else ", NULL")
         for i in range(0, len(keys), 500):
             part = keys[i : i + 500]
-            q = f"SELECT key, path, ord, hash, heading, embed_text FROM chunks WHERE key IN ({','.join('?' * len(part))})"
-            for k, path, ord_, h, heading, text in self.db.execute(q, part):
-                out[k] = {"path": path, "ord": ord_, "hash": h, "heading": heading, "embed_text": text}
+            q = f"SELECT {cols} FROM chunks WHERE key IN ({','.join('?' * len(part))})"
+            for k, path, ord_, h, heading, body in self.db.execute(q, part):
+                out[k] = {"path": path, "ord": ord_, "hash": h, "heading": heading, "embed_text": body}
         return out
 
     def set_meta(self, key: str, value: str | None) -> None:
@@ -212,36 +228,44 @@ class Catalog:
         return _decode(dict(zip([c[0] for c in cur.description], row)))
 
     def rows(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Catalogue rows of many notes (one query per 500 paths)."""
-        wanted = list(dict.fromkeys(paths))
-        out: dict[str, dict[str, Any]] = {}
+        """Catalogue rows of many notes (one query per 500 paths not yet cached); each a fresh dict."""
+        key = (self.db.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        if key != self._rows_key:
+            self._rows.clear()
+            self._rows_key = key
+        cache = self._rows
+        order = list(dict.fromkeys(paths))
+        wanted = [p for p in order if p not in cache]
         for i in range(0, len(wanted), 500):
             part = wanted[i : i + 500]
             cur = self.db.execute(f"SELECT * FROM notes WHERE path IN ({','.join('?' * len(part))})", part)
             cols = [c[0] for c in cur.description]
             for row in cur:
                 d = _decode(dict(zip(cols, row)))
-                out[d["path"]] = d
+                cache[d["path"]] = d
+        out = {p: {**cache[p]} for p in order if p in cache}
+        if len(cache) > 50_000:
+            self._rows = {}  # bounded: the next call starts a new cache
+        return out
+
+    def superseded_by(self, paths: Iterable[str]) -> dict[str, str]:
+        """For each path that another note's ``supersedes`` names: the path of that successor
+        (the first by path when several do)."""
+        wanted = list(dict.fromkeys(paths))
+        out: dict[str, str] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            for path, src in self.db.execute(
+                    f"SELECT n.path, min(l.src) FROM names n JOIN links l ON l.target_norm = n.norm "
+                    f"JOIN notes s ON s.path = l.src WHERE l.type = 'supersedes' AND l.src != n.path "
+                    f"AND n.path IN ({','.join('?' * len(part))}) GROUP BY n.path", part):
+                out[path] = src
         return out
 
     def problems(self) -> Iterator[Problem]:
         for (raw,) in self.db.execute("SELECT problems FROM notes WHERE problems != '[]' ORDER BY path"):
             for p in json.loads(raw):
                 yield Problem(**p)
-
-    def superseded_by(self, paths: Iterable[str]) -> dict[str, str]:
-        """For each path that another note's ``supersedes`` names: the path of that successor."""
-        out: dict[str, str] = {}
-        for path in paths:
-            norms = [r[0] for r in self.db.execute("SELECT norm FROM names WHERE path=?", (path,))]
-            if not norms:
-                continue
-            q = (f"SELECT l.src FROM links l JOIN notes n ON n.path = l.src WHERE l.type='supersedes' "
-                 f"AND l.src != ? AND l.target_norm IN ({','.join('?' * len(norms))}) ORDER BY l.src LIMIT 1")
-            row = self.db.execute(q, (path, *norms)).fetchone()
-            if row:
-                out[path] = row[0]
-        return out
 
     def links_from(self, path: str) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))
