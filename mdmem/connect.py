@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 WHY_SEEDS = 8  # best matches whose causal chains a why-answer follows
 SUGGEST_MIN_SIMILARITY = 0.08  # term overlap (Jaccard) below which a note is not suggested as a link
-TIMELINE_RELATED_HITS = 10  # search hits for the anchor's title that join its related notes
+TIMELINE_RELATED_HITS = 5  # search hits for the anchor's title that join its related notes
+TIMELINE_HUB_LIMIT = 12  # an entity with more notes than this is a hub, not a shared story
 
 
 def load_graph(vault: Vault) -> Graph:
@@ -203,9 +204,18 @@ def timeline(vault: Vault, ref: str, window: int = 5, *, all_notes: bool = False
     if all_notes:
         keys = [k for k, n in g.nodes.items() if n.kind == "note"]
     else:
-        keys = [s.node for s in g.neighbors(anchor, 2) if not s.node.startswith(ENTITY)]
+        # Its story: links, mentions and versions within two hops, what it is about and, for
+        # entities that are not hubs, the other notes about them, then notes on the same subject.
+        keys = [s.node for s in g.neighbors(anchor, 2, skip=frozenset({ABOUT}))]
+        for _, ent, _ in g.edges(anchor, "out", frozenset({ABOUT})):
+            keys.append(ent)
+            about = [e.src for e in g.inc.get(ent, ()) if e.type == ABOUT]
+            if len(about) <= TIMELINE_HUB_LIMIT:
+                keys += about
         title = g.nodes[anchor].title if anchor in g.nodes else ref
-        keys += [h.path for h in vault.search(title, TIMELINE_RELATED_HITS, **filters)]
+        hits = vault.search(title, TIMELINE_RELATED_HITS, **filters)
+        keys += [h.path for h in hits if h.score >= 0.5 * hits[0].score]  # same subject, not a shared word
+        keys = [k for k in keys if not k.startswith(ENTITY)]
     visible.prefetch(keys)
     pool = [g.nodes[k] for k in dict.fromkeys(keys) if k in g.nodes and k != anchor and visible(k)]
     if anchor in g.nodes:

@@ -166,21 +166,22 @@ class Graph:
 
     # -- adjacency -----------------------------------------------------------------------------
 
-    def edges(self, key: str, direction: str = "both",
-              types: frozenset[str] | None = None) -> Iterator[tuple[Edge, str, str]]:
-        """(edge, other node, "out"|"in") for each resolved edge at ``key`` (no self-loops)."""
+    def edges(self, key: str, direction: str = "both", types: frozenset[str] | None = None,
+              skip: frozenset[str] = frozenset()) -> Iterator[tuple[Edge, str, str]]:
+        """(edge, other node, "out"|"in") for each resolved edge at ``key`` (no self-loops);
+        only edges of ``types`` if given, never edges of ``skip``."""
         if direction in ("both", "out"):
             for e in self.out.get(key, ()):
-                if e.dst is not None and e.dst != key and (types is None or e.type in types):
+                if e.dst is not None and e.dst != key and (types is None or e.type in types) and e.type not in skip:
                     yield e, e.dst, "out"
         if direction in ("both", "in"):
             for e in self.inc.get(key, ()):
-                if e.src != key and (types is None or e.type in types):
+                if e.src != key and (types is None or e.type in types) and e.type not in skip:
                     yield e, e.src, "in"
 
     def neighbors(self, start: str, depth: int = 1, *, types: frozenset[str] | None = None,
-                  direction: str = "both", allow: Callable[[str], bool] | None = None,
-                  limit: int | None = None) -> list[Step]:
+                  skip: frozenset[str] = frozenset(), direction: str = "both",
+                  allow: Callable[[str], bool] | None = None, limit: int | None = None) -> list[Step]:
         """Breadth-first walk from ``start`` up to ``depth`` hops (``start`` itself excluded)."""
         seen = {start}
         frontier = [start]
@@ -188,7 +189,7 @@ class Graph:
         for d in range(1, depth + 1):
             nxt: list[str] = []
             for key in frontier:
-                for e, other, way in self.edges(key, direction, types):
+                for e, other, way in self.edges(key, direction, types, skip):
                     if other in seen or (allow is not None and not allow(other)):
                         continue
                     seen.add(other)

@@ -101,12 +101,12 @@ _PAGE = """<!DOCTYPE html>
 
   // Layout: deterministic start on a sunflower spiral, then a force simulation (springs along
   // edges, repulsion between nodes in neighbouring grid cells), cooled over a fixed number of steps.
-  var k = 40, x = new Float64Array(n), y = new Float64Array(n), dx = new Float64Array(n), dy = new Float64Array(n);
+  var k = 50, x = new Float64Array(n), y = new Float64Array(n), dx = new Float64Array(n), dy = new Float64Array(n);
   for (var i = 0; i < n; i++) {
     var r = k * Math.sqrt(i + 0.5), a = i * 2.399963229728653;
     x[i] = r * Math.cos(a); y[i] = r * Math.sin(a);
   }
-  var steps = n <= 300 ? 300 : n <= 2000 ? 150 : 50, temp = k * Math.sqrt(n) / 4, cell = 2 * k;
+  var steps = n <= 300 ? 300 : n <= 2000 ? 150 : 50, temp = k * Math.sqrt(n) / 4, cell = 4 * k;
   for (var step = 0; step < steps; step++) {
     dx.fill(0); dy.fill(0);
     var grid = new Map();
@@ -128,11 +128,11 @@ _PAGE = """<!DOCTYPE html>
           dx[i] += ddx * f; dy[i] += ddy * f;
         }
       }
-      dx[i] -= x[i] * 0.01; dy[i] -= y[i] * 0.01;  // gravity keeps separate components in view
+      dx[i] -= x[i] * 0.02; dy[i] -= y[i] * 0.02;  // gravity keeps separate components in view
     }
     for (q = 0; q < links.length; q++) {
       var L = links[q], ex = x[L.s] - x[L.t], ey = y[L.s] - y[L.t], dist = Math.sqrt(ex * ex + ey * ey) || 0.01;
-      var pull = dist / k;
+      var pull = dist / k * 0.5;
       dx[L.s] -= ex * pull; dy[L.s] -= ey * pull; dx[L.t] += ex * pull; dy[L.t] += ey * pull;
     }
     for (i = 0; i < n; i++) {
