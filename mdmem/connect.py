@@ -250,15 +250,18 @@ def entity(vault: Vault, name: str, *, filters: dict[str, Any] | None = None, me
     filters = filters or {}
     g = load_graph(vault)
     visible = _Visible(vault, vault._filters(**filters))
-    homes: list[str] = []
-    try:
-        homes.append(vault.resolve(name))
-    except NoteNotFound:
-        pass
+    # Its own note is one titled or aliased so (not a file stem: "hotwire" is no note about Hotwire);
+    # an id or path names one too.
+    homes = g.named(name)
     key = g.entity(name)
     if key is not None and key not in homes:
         homes.append(key)
-    names = {" ".join(name.split()): None}
+    if not homes:
+        try:
+            homes.append(vault.resolve(name))
+        except NoteNotFound:
+            pass
+    names: dict[str, None] = {}
     for h in homes:
         node = g.nodes.get(h)
         if node is not None:
@@ -271,6 +274,7 @@ def entity(vault: Vault, name: str, *, filters: dict[str, Any] | None = None, me
         for e in g.inc.get(h, ()):
             if e.type == ABOUT:
                 names.setdefault(e.target, None)
+    names.setdefault(" ".join(name.split()), None)
     dedup: dict[str, str] = {}
     for n in names:
         dedup.setdefault(entity_norm(n), n)

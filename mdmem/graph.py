@@ -42,6 +42,10 @@ CAUSAL_TYPES = CAUSE_TO_EFFECT | EFFECT_TO_CAUSE
 # Scores in a causal answer, relative to the best match (1.0). For a why-question the cause is the
 # answer, so a direct cause ties with the match it explains and is listed first; effects rank lower.
 CAUSE_WEIGHT = 1.0
+# Preconditions and predecessors explain less than a direct cause ("caused_by" beats "depends_on").
+WEAK_CAUSAL = frozenset({"depends_on", "requires", "needs", "blocked_by", "enables", "enabled", "blocks",
+                         "required_by", "supersedes", "based_on", "derived_from", "informed_by"})
+WEAK_WEIGHT = 0.9
 EFFECT_WEIGHT = 0.5
 HOP_DECAY = 0.8
 _ROLE_ORDER = {"cause": 0, "match": 1, "effect": 2}
@@ -160,6 +164,10 @@ class Graph:
         """The node an entity name stands for (a note titled/aliased so, or an entity node)."""
         return self._entities.get(entity_norm(name))
 
+    def named(self, name: str) -> list[str]:
+        """Notes whose title or an alias is ``name`` (case-insensitive)."""
+        return sorted({p for p, k in self._names.get(normalize_ref(name), ()) if k in ("title", "alias")})
+
     def title(self, key: str) -> str:
         node = self.nodes.get(key)
         return node.title if node else key
@@ -273,8 +281,8 @@ class Graph:
                                 continue
                             chains[other] = [*chains[key], Step(other, d, key, e, way)]
                             nxt.append(other)
-                            offer(CausalHit(other, s * weight * HOP_DECAY ** (d - 1), role, d, seed,
-                                            chains[other]))
+                            w = weight * (WEAK_WEIGHT if e.type in WEAK_CAUSAL else 1.0)
+                            offer(CausalHit(other, s * w * HOP_DECAY ** (d - 1), role, d, seed, chains[other]))
                     frontier = nxt
         return sorted(best.values(), key=lambda h: (-h.score, _ROLE_ORDER[h.role], h.depth, h.node))
 
