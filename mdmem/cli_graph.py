@@ -170,8 +170,10 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, no_vectors
     filters = filters_from(kw)
     vault = state.vault
     vectors = not no_vectors and vault.catalog.coverage()[0] > 0  # no model load for an unembedded vault
-    seeds, _ = _served_or_local(state, "query", text, WHY_SEEDS, False, {**filters, "vectors": vectors})
-    doc = vault.why(text, limit, depth=depth, seeds=seeds, **filters)
+    seeds = None  # BM25 alone: Vault.why searches itself
+    if vectors:  # a running "mdmem serve" has the model loaded already
+        seeds, _ = _served_or_local(state, "query", text, WHY_SEEDS, False, filters)
+    doc = vault.why(text, limit, depth=depth, vectors=vectors, seeds=seeds, **filters)
     if as_json:
         emit_json(doc)
         return

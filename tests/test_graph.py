@@ -308,7 +308,7 @@ def _graph(links: list[tuple[str, str, str]]) -> object:
     notes = {p for s, t, _ in links for p in (s, t)}
     rows = [(f"{p}.md", p, p.upper(), "note", "active", None, None, 0.0, None, None) for p in sorted(notes)]
     names = [(p, f"{p}.md", "id") for p in notes]
-    return build_graph(rows, names, [(f"{s}.md", t, typ, None, None, f"{s}->{t}") for s, t, typ in links])
+    return build_graph(rows, names, [(f"{s}.md", t, typ, None, None, f"{s}->{t}", t) for s, t, typ in links])
 
 
 def test_causal_walk_orients_edges_and_ranks_causes_with_their_match() -> None:
@@ -338,9 +338,9 @@ def test_ambiguous_target_prefers_the_active_note() -> None:
             ("a.md", "a", "A", "note", "active", None, None, 0.0, None, None),
             ("b.md", "b", "Plan", "note", "active", None, None, 0.0, None, None)]
     names = [("plan", "old.md", "title"), ("plan", "new.md", "title"), ("a", "a.md", "id"), ("plan", "b.md", "title")]
-    g = build_graph(rows[:3], names[:3], [("a.md", "[[Plan]]", "mentions", None, None, None)])
+    g = build_graph(rows[:3], names[:3], [("a.md", "[[Plan]]", "mentions", None, None, None, "plan")])
     assert g.out["a.md"][0] == Edge("a.md", "new.md", "mentions", "[[Plan]]")
-    g = build_graph(rows, names, [("a.md", "[[Plan]]", "mentions", None, None, None)])
+    g = build_graph(rows, names, [("a.md", "[[Plan]]", "mentions", None, None, None, "plan")])
     assert g.out["a.md"][0].candidates == ("b.md", "new.md", "old.md")  # reported by doctor
 
 
@@ -473,3 +473,38 @@ def test_gold_why_questions_have_their_cause_in_the_top_5(tmp_path: Path, monkey
             missed.append((q["id"], sorted(causes), top))
     v.close()
     assert missed == []
+
+
+def test_shortest_path_matches_plain_bfs_on_a_random_graph() -> None:
+    import random
+
+    rng = random.Random(5)
+    links = [(f"n{rng.randrange(300)}", f"n{rng.randrange(300)}", rng.choice(("x", "caused_by", "mentions")))
+             for _ in range(450)]
+    g = _graph(links)
+
+    def bfs_len(a: str, b: str) -> int | None:
+        dist = {a: 0}
+        queue = [a]
+        for key in queue:
+            for _, other, _ in g.edges(key):  # type: ignore[attr-defined]
+                if other not in dist:
+                    dist[other] = dist[key] + 1
+                    queue.append(other)
+        return dist.get(b)
+
+    nodes = sorted(g.nodes)  # type: ignore[attr-defined]
+    for _ in range(200):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        steps = g.shortest_path(a, b)  # type: ignore[attr-defined]
+        want = bfs_len(a, b)
+        assert (None if steps is None else len(steps) - 1) == want
+        if steps:
+            assert steps[0].node == a and steps[-1].node == b
+            for prev, step in zip(steps, steps[1:]):
+                assert step.parent == prev.node
+                ends = (step.parent, step.node) if step.direction == "out" else (step.node, step.parent)
+                assert (step.edge.src, step.edge.dst) == ends
+            if want is not None and want > 1:
+                assert g.shortest_path(a, b, max_depth=want - 1) is None  # type: ignore[attr-defined]
+                assert g.shortest_path(a, b, max_depth=want) is not None  # type: ignore[attr-defined]

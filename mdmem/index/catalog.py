@@ -254,9 +254,9 @@ class Catalog:
         with self.db:
             self.db.execute("BEGIN")
             notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
-                                    "authored FROM notes").fetchall()
+                                    "authored, snoozed_until, valid_from, valid_until FROM notes").fetchall()
             names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
-            links = self.db.execute("SELECT src, target, type, label, heading, reason FROM links "
+            links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
                                     "ORDER BY rowid").fetchall()
         return notes, names, links
 
