@@ -115,7 +115,9 @@ class _Visible:
     def __call__(self, key: str) -> bool:
         if key.startswith(ENTITY):
             return True
-        if self.graph is not None and key in self.graph.nodes:
+        if self.graph is not None:
+            if key not in self.graph.nodes:
+                return False  # not indexed (yet): nothing to judge it by
             if self.vis is None:
                 return True
             from .memory import hidden_reason
