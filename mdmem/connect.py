@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from .vault import Vault
 
 WHY_SEEDS = 8  # best matches whose causal chains a why-answer follows
-SUGGEST_MIN_SIMILARITY = 0.08  # term overlap (Jaccard) below which a note is not suggested as a link
+# A note is suggested as a link when it holds at least this share of the new note's words (and two
+# of them): on the gold vault 0.2 kept the related notes and dropped one-shared-word matches.
+SUGGEST_MIN_SHARE = 0.2
 TIMELINE_RELATED_HITS = 5  # search hits for the anchor's title that join its related notes
 TIMELINE_HUB_LIMIT = 12  # an entity with more notes than this is a hub, not a shared story
 
@@ -613,11 +615,11 @@ def suggest_links(vault: Vault, ref: str, limit: int = 3) -> list[dict[str, Any]
             other = vault.read_note(h.path)[0]
         except OSError:
             continue
-        oset = set(terms(f"{other.title}\n{other.body}"))
-        jac = len(qset & oset) / len(qset | oset) if oset else 0.0
-        if jac < SUGGEST_MIN_SIMILARITY:
+        shared = len(qset & set(terms(f"{other.title}\n{other.body}")))
+        share = shared / len(qset)
+        if shared < 2 or share < SUGGEST_MIN_SHARE:
             continue
-        out.append({"id": h.id, "path": h.path, "title": h.title, "similarity": round(jac, 3),
+        out.append({"id": h.id, "path": h.path, "title": h.title, "similarity": round(share, 3),
                     "command": f"mdmem link {shlex.quote(note.id)} {shlex.quote(h.id)} --type related"})
         if len(out) >= limit:
             break
