@@ -151,11 +151,13 @@ def path(state: State, a: str, b: str, types: tuple[str, ...], max_depth: int | 
 @filter_options
 @click.option("-d", "--depth", default=3, show_default=True, type=click.IntRange(1, 10),
               help="Causal hops to follow from each match, each way.")
-@click.option("--no-vectors", is_flag=True, help="Find the matches with BM25 only (no model).")
+@click.option("--vectors/--no-vectors", default=None,
+              help="Find the matches with hybrid search (loads the model) / BM25 only. "
+                   "[default: BM25, hybrid only when BM25 finds nothing and the vault has vectors]")
 @json_option
 @pass_state
 @handle_errors
-def why(state: State, query: tuple[str, ...], limit: int, depth: int, no_vectors: bool, as_json: bool,
+def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: bool | None, as_json: bool,
         **kw: Any) -> None:
     """Why something is so: the notes that best match QUERY, then their causes and effects along
     causal edges (caused_by, depends_on, because, led_to, supersedes, …) in both directions.
@@ -169,8 +171,7 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, no_vectors
     text = " ".join(query)
     filters = filters_from(kw)
     vault = state.vault
-    vectors = not no_vectors and vault.catalog.coverage()[0] > 0  # no model load for an unembedded vault
-    seeds = None  # BM25 alone: Vault.why searches itself
+    seeds = None  # Vault.why finds them
     if vectors:  # a running "mdmem serve" has the model loaded already
         seeds, _ = _served_or_local(state, "query", text, WHY_SEEDS, False, filters)
     doc = vault.why(text, limit, depth=depth, vectors=vectors, seeds=seeds, **filters)

@@ -1021,7 +1021,8 @@ class Vault:
 
         Args:
             depth: causal hops to follow from each match, each way.
-            vectors: use the vector leg to find matches (default: if the vault has vectors).
+            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
+                nothing and the vault has vectors.
             seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
             **filters: those of ``search``; hidden notes stay out of the chains too.
         """

@@ -508,3 +508,15 @@ def test_shortest_path_matches_plain_bfs_on_a_random_graph() -> None:
             if want is not None and want > 1:
                 assert g.shortest_path(a, b, max_depth=want - 1) is None  # type: ignore[attr-defined]
                 assert g.shortest_path(a, b, max_depth=want) is not None  # type: ignore[attr-defined]
+
+
+def test_why_matches_with_bm25_and_falls_back_to_vectors(gv: Path) -> None:
+    v = Vault.open(gv)
+    assert v.why("why hotwire")["matches"] == "bm25"
+    assert v.why("zebra quokka")["matches"] == "bm25"  # no vectors yet: the model is never loaded for this
+    v.embed()
+    assert v.why("why hotwire")["matches"] == "bm25"
+    assert v.why("zebra quokka")["matches"] == "hybrid (no BM25 match)"
+    assert v.why("zebra quokka", vectors=False)["matches"] == "bm25"
+    v.close()
+    assert jrun(gv, "why", "hotwire", "--vectors")["matches"] == "hybrid"

@@ -50,7 +50,7 @@ def main() -> int:
         for q in queries:
             causes = [nid for nid, grade in q["relevant"].items() if grade == 3]
             t = time.perf_counter()
-            r = vault.why(q["query"], limit=10, vectors=args.vectors)
+            r = vault.why(q["query"], limit=10, vectors=True if args.vectors else False)
             ms.append((time.perf_counter() - t) * 1000)
             ids = [x["id"] for x in r["results"]]
             rank = next((i for i, nid in enumerate(ids, 1) if nid in causes), None)
