@@ -24,6 +24,7 @@ from .errors import AmbiguousNote, LockHeld, MdmemError, NoteNotFound, VaultNotF
 from .note import Note, Problem, iso_to_timestamp, parse_note, render_note, to_iso
 
 if TYPE_CHECKING:
+    from .graph import Graph
     from .hybrid import Candidate, EmbedReport, Semantic
     from .index.catalog import Catalog, FileState
     from .index.lexical import LexicalIndex
@@ -105,6 +106,7 @@ class Vault:
         self._semantic: Semantic | None = None
         self._lock_depth = 0
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
+        self._graph_cache: Any = None  # (catalog, change token, Graph): see connect.load_graph
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -958,6 +960,9 @@ class Vault:
         """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
         self.ensure_index()
         out = list(self.catalog.problems())
+        from .connect import dangling_problems
+
+        out += dangling_problems(self)
         from .git import HOOK_NAMES, find_git_dir, hooks_installed
 
         if find_git_dir(self.root) is not None:
@@ -970,6 +975,104 @@ class Vault:
             out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
                                ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
         return out
+
+    # -- graph (see connect.py and graph.py; issue 5) -------------------------------------------
+
+    def graph(self) -> Graph:
+        """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
+        from .connect import load_graph
+
+        return load_graph(self)
+
+    def links(self, ref: str) -> dict[str, Any]:
+        """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
+        from .connect import links
+
+        return links(self, ref)
+
+    def backlinks(self, ref: str) -> dict[str, Any]:
+        """Edges into a note (or an entity) from other notes."""
+        from .connect import backlinks
+
+        return backlinks(self, ref)
+
+    def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
+                  direction: str = "both", limit: int | None = None) -> dict[str, Any]:
+        """Notes and entities within ``depth`` hops of a note.
+
+        Args:
+            types: follow only edges of these types (e.g. caused_by, mentions, about).
+            direction: "out", "in" or "both".
+        """
+        from .connect import neighbors
+
+        return neighbors(self, ref, depth, types=types, direction=direction, limit=limit)
+
+    def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
+                      max_depth: int | None = None) -> dict[str, Any]:
+        """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
+        from .connect import shortest_path
+
+        return shortest_path(self, a, b, types=types, max_depth=max_depth)
+
+    def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
+            seeds: list[Hit] | None = None, **filters: Any) -> dict[str, Any]:
+        """Causal answer: the best matches for ``text`` with their causes and effects.
+
+        Args:
+            depth: causal hops to follow from each match, each way.
+            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
+                nothing and the vault has vectors.
+            seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
+            **filters: those of ``search``; hidden notes stay out of the chains too.
+        """
+        from .connect import why
+
+        return why(self, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
+
+    def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
+                 **filters: Any) -> dict[str, Any]:
+        """The notes before and after a note (or the best match for a query) in time.
+
+        Args:
+            window: how many notes on each side.
+            all_notes: place it among all notes instead of its related ones.
+        """
+        from .connect import timeline
+
+        return timeline(self, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
+
+    def entity(self, name: str, **filters: Any) -> dict[str, Any]:
+        """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
+        from .connect import entity
+
+        return entity(self, name, filters=filters)
+
+    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
+             commit: bool | None = None) -> Any:
+        """Add a typed link from note A to note B in A's frontmatter; returns a lifecycle ``Change``."""
+        from .connect import link
+
+        return link(self, a, b, type, reason, commit=commit)
+
+    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Any:
+        """Remove A's frontmatter links to B (only of ``type`` if given); returns a ``Change``."""
+        from .connect import unlink
+
+        return unlink(self, a, b, type, commit=commit)
+
+    def suggest_links(self, ref: str, limit: int = 3) -> list[dict[str, Any]]:
+        """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
+        from .connect import suggest_links
+
+        return suggest_links(self, ref, limit)
+
+    def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
+                     **filters: Any) -> str:
+        """The graph as json, dot or a self-contained html page."""
+        from .connect import export_graph
+
+        return export_graph(self, fmt, types=types, entities=entities, filters=filters)
 
 
 # ---------------------------------------------------------------------------------------------

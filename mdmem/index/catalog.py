@@ -280,6 +280,23 @@ class Catalog:
         cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))
         return [dict(zip(("target", "type", "label", "heading", "reason"), r)) for r in cur]
 
+    # -- graph (issue 5) -------------------------------------------------------------------------
+
+    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any]]:
+        """(notes, names, links) rows ``graph.build_graph`` takes, read in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
+                                    "authored, snoozed_until, valid_from, valid_until FROM notes").fetchall()
+            names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
+            links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
+                                    "ORDER BY rowid").fetchall()
+        return notes, names, links
+
+    def change_token(self) -> tuple[int, int]:
+        """Differs after any commit to the catalogue, by this connection or another (for caches)."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.db.total_changes
+
 
 def _problem_dict(p: Problem) -> dict[str, str]:
     return {"path": p.path, "field": p.field, "message": p.message, "fix": p.fix}
