@@ -404,6 +404,9 @@ def render_hits(query: str, hits: list[Hit], as_json: bool, *, explain: bool = F
                 snip = "".join(click.style(p, fg="yellow", bold=True) if j % 2 else p for j, p in enumerate(parts))
             click.echo(f"    {snip}")
         click.echo(f"    id: {h.id}")
+        if h.links:
+            click.echo("    links: " + "; ".join(
+                f"{ln['type']} {'→' if ln['direction'] == 'out' else '←'} {ln['title']} ({ln['id']})" for ln in h.links))
         if explain and h.explain:
             click.echo("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
     if explain and info and info.get("stages"):

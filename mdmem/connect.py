@@ -87,6 +87,39 @@ def _step_dict(graph: Graph, step: Step) -> dict[str, Any]:
     return {**edge_dict(graph, step.edge), "direction": step.direction}
 
 
+def connection_hints(vault: Vault, paths: list[str], per_note: int = 3) -> dict[str, list[dict[str, Any]]]:
+    """A few typed neighbours of each note, for an agent to follow: causal links first, then other
+    typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out.
+    Each: {"type", "direction": "out"|"in", "id", "title", "kind"} (+ "reason" when the link has one)."""
+    from .graph import CAUSAL_TYPES
+
+    g = load_graph(vault)
+    visible = _Visible(vault, vault._filters(), g)
+
+    def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
+        e, other, _ = item
+        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 1
+        return group, e.type, other
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        seen: set[str] = set()
+        hints: list[dict[str, Any]] = []
+        for e, other, way in sorted(g.edges(path), key=rank):
+            if other in seen or not visible(other):
+                continue
+            seen.add(other)
+            node = node_dict(g, other)
+            hint = {"type": e.type, "direction": way, "id": node["id"], "title": node["title"], "kind": node["kind"]}
+            if e.reason:
+                hint["reason"] = e.reason
+            hints.append(hint)
+            if len(hints) >= per_note:
+                break
+        out[path] = hints
+    return out
+
+
 def _types(types: list[str] | tuple[str, ...] | None) -> frozenset[str] | None:
     return frozenset(edge_type(t) for t in types) if types else None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import difflib
 import fnmatch
@@ -51,11 +53,13 @@ class Hit:
     scope: str = "global"
     date: str | None = None
     explain: dict[str, Any] | None = None
+    links: list[dict[str, Any]] | None = None  # connection hints: a few typed neighbours to follow
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if d["explain"] is None:
-            del d["explain"]
+        for key in ("explain", "links"):
+            if d[key] is None:
+                del d[key]
         return d
 
 
@@ -670,7 +674,7 @@ class Vault:
         cands, info = hybrid_search(self, self.semantic if vectors else None, text, limit,
                                     self._filters(**filters), prior_weight=None if priors else 0.0)
         self.last_info = info
-        return self._hits(cands, text, explain)
+        return self._with_links(self._hits(cands, text, explain))
 
     def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
                **filters: Any) -> list[Hit]:
@@ -684,13 +688,23 @@ class Vault:
 
         cands, info = recall(self, text, limit, self._filters(**filters), vectors=vectors)
         self.last_info = info
-        return self._hits(cands, text, explain)
+        return self._with_links(self._hits(cands, text, explain))
 
     def context(self, prompt: str, budget: int = 600, **kwargs: Any) -> dict[str, Any]:
         """Memory for a prompt within ``budget`` tokens (see ``recall.build_context``)."""
         from .recall import build_context
 
         return build_context(self, prompt, budget=budget, **kwargs)
+
+    def _with_links(self, hits: list[Hit], top: int = 3, per_hit: int = 3) -> list[Hit]:
+        """Connection hints on the top hits: up to ``per_hit`` typed neighbours each (causal links
+        first, then other typed links, then mentions and entities), so an agent can follow them."""
+        from .connect import connection_hints
+
+        if not hits:
+            return hits
+        hints = connection_hints(self, [h.path for h in hits[:top]], per_hit)
+        return [dataclasses.replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
 
     def _hits(self, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
         from .text import snippet, terms
