@@ -476,30 +476,11 @@ def _title(vault: Vault, path: str) -> str:
 
 
 def _edit_links(vault: Vault, a: str, edit: Any, action: str, commit: bool | None, message: Any) -> Change:
-    """Rewrite A's ``links`` under the writer lock: atomic write, reindex A, then commit."""
-    from .lifecycle import Change
+    """Rewrite A's ``links`` (``lifecycle.edit_note``: writer lock, atomic write, reindex, commit)."""
+    from .lifecycle import edit_note
 
-    with vault.writer_lock():
-        src = vault.resolve(a)
-        raw = vault.safe_path(src).read_bytes()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise MdmemError(f"{src} is not valid UTF-8; fix its encoding before mdmem edits it.") from None
-        note = vault.read_note(src)[0]
-        if any(p.field == "frontmatter" for p in note.problems):
-            raise MdmemError(f"{src} has broken frontmatter; run \"mdmem doctor\" and fix it first, "
-                             "so mdmem does not write over what it cannot read.")
-        g = load_graph(vault)
-        new_text, fields = edit(text, src, g)
-        if new_text == text:
-            return Change(action, note.id, src, note.title, fields, None, changed=False)
-        vault.write_file(src, new_text)
-        vault._update(False, None, [src])
-    sha = None
-    if vault.config.git_commit if commit is None else commit:
-        sha = vault.commit([src], message(src, fields))
-    return Change(action, note.id, src, note.title, fields, sha)
+    return edit_note(vault, a, lambda text, src, note: edit(text, src, load_graph(vault)), action, commit=commit,
+                     message=lambda src, title, fields: message(src, fields))
 
 
 # Frontmatter text edits: only the ``links`` block changes; other keys, comments and the body stay
@@ -508,6 +489,17 @@ def _edit_links(vault: Vault, a: str, edit: Any, action: str, commit: bool | Non
 
 _FM = re.compile(r"\A(\ufeff?---[ \t]*\r?\n)(.*?)(^(?:---|\.\.\.)[ \t]*\r?$)", re.S | re.M)
 _KEY = re.compile(r"^(['\"]?)links\1\s*:(.*)$")
+
+
+def _fm_lines(m: re.Match[str]) -> tuple[str, list[str], bool]:
+    """The frontmatter's newline, its lines, and whether it ended with a newline (line dropped)."""
+    fm = m.group(2)
+    nl = "\r\n" if "\r\n" in fm else "\n"
+    lines = fm.split(nl)
+    trailing = bool(lines) and lines[-1] == ""
+    if trailing:
+        lines.pop()
+    return nl, lines, trailing
 
 
 def _links_block(lines: list[str]) -> tuple[int, int] | None:
@@ -534,12 +526,7 @@ def add_link_entry(text: str, entry: str) -> str:
     m = _FM.match(text)
     if m is None:
         return f"---\nlinks:\n  - {entry}\n---\n" + text
-    fm = m.group(2)
-    nl = "\r\n" if "\r\n" in fm else "\n"
-    lines = fm.split(nl)
-    trailing = lines and lines[-1] == ""
-    if trailing:
-        lines.pop()
+    nl, lines, trailing = _fm_lines(m)
     found = _links_block(lines)
     if found is None:
         lines += ["links:", f"  - {entry}"]
@@ -571,12 +558,7 @@ def remove_link_entries(text: str, match: Any) -> tuple[str, int, list[Any]]:
     m = _FM.match(text)
     if m is None:
         return text, 0, []
-    fm = m.group(2)
-    nl = "\r\n" if "\r\n" in fm else "\n"
-    lines = fm.split(nl)
-    trailing = lines and lines[-1] == ""
-    if trailing:
-        lines.pop()
+    nl, lines, trailing = _fm_lines(m)
     found = _links_block(lines)
     if found is None:
         return text, 0, []
