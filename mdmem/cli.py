@@ -762,3 +762,6 @@ cli.add_command(_LazyEval())
 
 def main() -> None:
     cli(prog_name="mdmem")
+
+
+from . import cli_agents  # noqa: E402,F401  (registers hook, mcp, setup, import)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 SERVE_FILE = "serve.json"
-METHODS = ("search", "vsearch", "query", "recall")
+METHODS = ("search", "vsearch", "query", "recall", "context")
 
 
 def _info_path(root: Path) -> Path:
@@ -81,6 +81,10 @@ class Server:
         text = str(params.pop("text"))
         limit = int(params.pop("limit", 10))
         explain = bool(params.pop("explain", False))
+        if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
+            with self.lock:
+                self.last_used = time.monotonic()
+                return {"context": self.vault.context(text, **params)}
         with self.lock:
             self.last_used = time.monotonic()
             if method == "search":

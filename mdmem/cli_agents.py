@@ -1,0 +1,79 @@
+"""Agent commands of the CLI (issue 6): hook, mcp, setup claude-code, import. Registered on ``cli.cli``
+when cli.py is imported; the MCP SDK and the index load inside the commands so ``mdmem --help`` stays fast."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli import State, cli, pass_state
+
+# -- hook ------------------------------------------------------------------------------------------
+
+
+@cli.group()
+def hook() -> None:
+    """Claude Code hooks: read the event's JSON on stdin, answer with JSON on stdout.
+
+    \b
+    A hook never fails the agent: on any problem it prints nothing on stdout, one line on
+    stderr and exits 0. "mdmem setup claude-code" installs them.
+    """
+
+
+@hook.command("prompt")
+@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 20_000),
+              help="Most tokens of memory to add to the prompt.")
+@click.option("--time-budget", "time_budget", default=2000, show_default=True, type=click.IntRange(1, 60_000),
+              metavar="MS", help="Answer within this many milliseconds or add nothing.")
+@pass_state
+def hook_prompt(state: State, budget: int, time_budget: int) -> None:
+    """UserPromptSubmit: the memories that matter for the prompt (pinned first, then relevant).
+
+    \b
+    Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
+    prompts (acknowledgements, slash commands).
+    """
+    from .agent_hooks import run_hook
+
+    run_hook("prompt", state.vault_path, sys.stdin.read(), budget=budget, time_budget_ms=time_budget)
+
+
+@hook.command("session-start")
+@click.option("--budget", default=900, show_default=True, type=click.IntRange(50, 20_000),
+              help="Most tokens of memory to add at session start.")
+@pass_state
+def hook_session_start(state: State, budget: int) -> None:
+    """SessionStart: pinned notes and the latest handoff of this project."""
+    from .agent_hooks import run_hook
+
+    run_hook("session-start", state.vault_path, sys.stdin.read(), budget=budget)
+
+
+@hook.command("stop")
+@click.option("--commit/--no-commit", default=None,
+              help="Commit the handoff note [default: mdmem.toml [git] commit, else yes].")
+@click.option("--dry-run", is_flag=True, help="Print the handoff note instead of writing it.")
+@pass_state
+def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
+    """Stop: write this session's handoff note from its transcript (asked, decided, open, files).
+
+    \b
+    One note per session, rewritten as the session goes on; secrets are redacted before
+    anything is written. No LLM is involved.
+    """
+    from .agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+
+    if not dry_run:
+        run_hook("stop", state.vault_path, sys.stdin.read(), commit=commit)
+        return
+    payload = read_payload(sys.stdin.read())
+    root = find_vault(state.vault_path, payload) or Path.cwd()
+    info = capture_handoff(root, payload, dry_run=True)
+    if info is None:
+        click.echo("Nothing to hand off: the transcript has no prompt.", err=True)
+    else:
+        click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
+
