@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .cli import State, cli, pass_state
+from .cli import State, cli, handle_errors, pass_state
 
 # -- hook ------------------------------------------------------------------------------------------
 
@@ -76,4 +76,39 @@ def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
         click.echo("Nothing to hand off: the transcript has no prompt.", err=True)
     else:
         click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
+
+
+# -- mcp -------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind with --http; anything but loopback needs --token.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="Port for --http.")
+@click.option("--token", envvar="MDMEM_MCP_TOKEN", metavar="TOKEN",
+              help="Bearer token HTTP clients must send [env MDMEM_MCP_TOKEN]; required off loopback.")
+@click.option("--no-warm", is_flag=True, help="Do not reindex and load the model at start.")
+@pass_state
+@handle_errors
+def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, no_warm: bool) -> None:
+    """Serve the vault to agents over MCP: recall, search, get, add, correct, pin, … as tools.
+
+    \b
+    stdio (default) is what Claude Code and most clients start themselves:
+      claude mcp add mdmem -- mdmem --vault ~/notes mcp
+    Nothing but protocol is written to stdout; diagnostics go to stderr.
+    """
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
+        from .mcp_server import check_bind, run_http, run_stdio
+
+        if use_http:
+            check_bind(host, token)
+        vault = state.vault
+    if use_http:
+        run_http(vault, host=host, port=port, token=token, warm=not no_warm)
+    else:
+        run_stdio(vault, warm=not no_warm)
 
