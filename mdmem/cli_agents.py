@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .cli import State, cli, handle_errors, pass_state
+from .cli import State, cli, emit_json, handle_errors, json_option, pass_state
 
 # -- hook ------------------------------------------------------------------------------------------
 
@@ -111,4 +111,46 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
         run_http(vault, host=host, port=port, token=token, warm=not no_warm)
     else:
         run_stdio(vault, warm=not no_warm)
+
+
+# -- setup -----------------------------------------------------------------------------------------
+
+
+@cli.group()
+def setup() -> None:
+    """Connect an agent to this vault (hooks and MCP server in its settings)."""
+
+
+@setup.command("claude-code")
+@click.option("--project", is_flag=True,
+              help="Write the project's .claude/settings.json and .mcp.json instead of your user settings.")
+@click.option("--dir", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The project folder for --project.")
+@click.option("--remove", is_flag=True, help="Take mdmem's hooks and MCP server out again.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@json_option
+@pass_state
+@handle_errors
+def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool,
+                      as_json: bool) -> None:
+    """Merge mdmem's hooks (session-start, prompt, stop) and MCP server into Claude Code's settings.
+
+    \b
+    User scope (default): ~/.claude/settings.json (hooks) and ~/.claude.json (MCP server).
+    --project:            PROJECT/.claude/settings.json and PROJECT/.mcp.json.
+    Existing settings, hooks and servers are kept; mdmem's own entries are updated in place.
+    The commands name this Python and the vault's absolute path.
+    """
+    from .claude_setup import as_dicts, describe, setup_claude_code as run_setup
+
+    vault = state.vault
+    changes = run_setup(vault.root, project=project_dir.resolve() if project else None, remove=remove,
+                        dry_run=dry_run)
+    if as_json:
+        emit_json({"vault": str(vault.root), "dry_run": dry_run, "files": as_dicts(changes)})
+        return
+    for line in describe(changes):
+        click.echo(line)
+    if not remove and not dry_run:
+        click.echo("Restart Claude Code (or run /hooks and /mcp in it) to pick up the changes.")
 
