@@ -154,3 +154,52 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
     if not remove and not dry_run:
         click.echo("Restart Claude Code (or run /hooks and /mcp in it) to pick up the changes.")
 
+
+# -- import ----------------------------------------------------------------------------------------
+
+
+@cli.command("import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--type", "default_type", default="note", show_default=True,
+              help="Type of MEMORY.md entries whose heading does not say (Decisions → decision, …).")
+@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
+@click.option("--commit/--no-commit", default=None, help="Commit the new notes [default: mdmem.toml, else yes].")
+@click.option("--git/--no-git", "use_git", default=None,
+              help="Obsidian vault: git init it and install the hooks [default: only if it is a repository].")
+@json_option
+@pass_state
+@handle_errors
+def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None,
+            use_git: bool | None, as_json: bool) -> None:
+    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, or an Obsidian vault (adopted in place).
+
+    \b
+    MEMORY.md: one note per list item or paragraph; "## Decisions" → type decision; dates kept.
+    memory/*.md: one note per (dated) file.      JSONL: {"content", "type", "salience", "tags", "created"}.
+    Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).
+    Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
+    """
+    from .importer import detect, import_path
+    from .note import TYPES
+
+    if default_type not in TYPES:
+        raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")
+    vault = None if detect(path.expanduser().resolve()) == "obsidian" else state.vault
+    report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type)
+    if as_json:
+        emit_json(report.to_dict())
+    elif report.adopted is not None:
+        for line in report.adopted["messages"]:
+            click.echo(line)
+    elif report.kind == "obsidian":
+        click.echo(f"Would adopt the Obsidian vault {report.source} in place (no file rewritten).")
+    else:
+        verb = "would import" if dry_run else "imported"
+        click.echo(f"{verb} {len(report.written)} new note(s), updated {len(report.updated)}, skipped "
+                   f"{report.skipped} already in the vault, from {report.source}"
+                   + (f"; redacted {report.redacted} secret(s)" if report.redacted else "")
+                   + (f"; commit {report.commit[:8]}" if report.commit else "") + ".")
+    for err in report.errors:
+        click.echo(f"error: {err}", err=True)
+    if report.errors:
+        sys.exit(1)
