@@ -192,11 +192,18 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
         confidence=confidence, pinned=pinned, entities=list(entities), aliases=list(aliases),
         path=note_path, commit=commit,
     )
+    # Likely links to existing notes, as commands to run; never written by add itself (issue 5).
+    suggested = state.vault.suggest_links(result.path)
     if as_json:
         emit_json({"decision": check["decision"], "written": True, "id": result.id, "path": result.path,
-                   "title": result.title, "commit": result.commit, "matches": check["matches"]})
+                   "title": result.title, "commit": result.commit, "matches": check["matches"],
+                   "suggested_links": suggested})
     else:
         click.echo(f"added {result.path}  (id {result.id})" + (f"  commit {result.commit[:8]}" if result.commit else ""))
+        if suggested:
+            click.echo("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
+            for sg in suggested:
+                click.echo(f"  {sg['command']}    # {sg['title']}")
 
 
 # -- get -----------------------------------------------------------------------------------------
@@ -397,6 +404,9 @@ def render_hits(query: str, hits: list[Hit], as_json: bool, *, explain: bool = F
                 snip = "".join(click.style(p, fg="yellow", bold=True) if j % 2 else p for j, p in enumerate(parts))
             click.echo(f"    {snip}")
         click.echo(f"    id: {h.id}")
+        if h.links:
+            click.echo("    links: " + "; ".join(
+                f"{ln['type']} {'→' if ln['direction'] == 'out' else '←'} {ln['title']} ({ln['id']})" for ln in h.links))
         if explain and h.explain:
             click.echo("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
     if explain and info and info.get("stages"):
@@ -758,6 +768,9 @@ class _LazyEval(click.Command):
 
 
 cli.add_command(_LazyEval())
+
+
+from . import cli_graph  # noqa: E402,F401  (registers links, why, link, graph export, …)
 
 
 def main() -> None:

@@ -21,7 +21,9 @@ class NoteNotFound(MdmemError):
         if self.suggestions:
             msg += " Did you mean: " + ", ".join(self.suggestions) + "?"
         else:
-            msg += ' Try "mdmem search WORDS" to find it.'
+            import shlex
+
+            msg += f' Try "mdmem search {shlex.quote(ref)}" to find it.'
         super().__init__(msg)
 
 

@@ -264,7 +264,7 @@ class Semantic:
         if index is None or len(index) == 0:
             return []
         cat = self.vault.catalog
-        want = max(k * 8, 64)
+        want = max(k * 4, 64)  # ~2 chunks a note: usually enough notes at once, else 4× more
         while True:
             matches = index.search(qvec, want)
             chunks = cat.chunks_by_key((key for key, sim in matches if sim >= min_similarity), text=False)
@@ -277,8 +277,7 @@ class Semantic:
                     best[ch["path"]] = Candidate(
                         path=ch["path"], chunk_key=key,
                         explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"})
-            rows = cat.rows(best) if not filters.empty else {}
-            out = [c for c in best.values() if filters.empty or (c.path in rows and filters.matches(rows[c.path]))]
+            out = _first_matching(list(best.values()), k, filters, cat)
             enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
             if enough:
                 out = out[:k]
@@ -313,6 +312,20 @@ class Semantic:
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.threads)
         return self._reranker
+
+
+def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Any) -> list[Candidate]:
+    """The first ``k`` candidates whose catalogue row passes the filters (rows read k at a time)."""
+    if filters.empty:
+        return cands[:k]
+    out: list[Candidate] = []
+    for i in range(0, len(cands), k):
+        part = cands[i : i + k]
+        rows = cat.rows(c.path for c in part)
+        out += [c for c in part if c.path in rows and filters.matches(rows[c.path])]
+        if len(out) >= k:
+            break
+    return out[:k]
 
 
 def _all_chunks(cat: Any) -> list[tuple[int, str, str]]:

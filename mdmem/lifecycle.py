@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from .errors import MdmemError
 from .note import set_fields
 
 if TYPE_CHECKING:
+    from .note import Note
     from .vault import Vault
 
 
@@ -38,10 +40,26 @@ class Change:
 def update_note(vault: Vault, ref: str, updates: dict[str, Any], action: str, *,
                 commit: bool | None = None, message: str | None = None) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit."""
+    wanted = {k: v for k, v in updates.items() if k != "updated"}
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        current = {k: note.meta.get(k) for k in updates}
+        if all(_same(current.get(k), v) for k, v in wanted.items()):
+            return text, {}
+        return set_fields(text, {**updates, "updated": now_iso()}), wanted
+
+    return edit_note(vault, ref, edit, action, commit=commit,
+                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
+
+
+def edit_note(vault: Vault, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
+              commit: bool | None, message: Callable[[str, str, dict[str, Any]], str]) -> Change:
+    """The one way mdmem rewrites a note: under the writer lock, refuse what it cannot read
+    (non-UTF-8, broken frontmatter), ``edit(text, path, note)`` → (new text, changed fields),
+    atomic write, reindex the note; then commit (``commit`` None: as mdmem.toml says)."""
     with vault.writer_lock():
         rel = vault.resolve(ref)
-        path = vault.safe_path(rel)
-        raw = path.read_bytes()
+        raw = vault.safe_path(rel).read_bytes()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -50,17 +68,15 @@ def update_note(vault: Vault, ref: str, updates: dict[str, Any], action: str, *,
         if any(p.field == "frontmatter" for p in note.problems):
             raise MdmemError(f"{rel} has broken frontmatter; run \"mdmem doctor\" and fix it first, "
                              "so mdmem does not write over what it cannot read.")
-        current = {k: note.meta.get(k) for k in updates}
-        wanted = {k: v for k, v in updates.items() if k != "updated"}
-        if all(_same(current.get(k), v) for k, v in wanted.items()):
-            return Change(action, note.id, rel, note.title, {}, None, changed=False)
-        new_text = set_fields(text, {**updates, "updated": now_iso()})
+        new_text, fields = edit(text, rel, note)
+        if new_text == text:
+            return Change(action, note.id, rel, note.title, fields, None, changed=False)
         vault.write_file(rel, new_text)
         vault._update(False, None, [rel])
     sha = None
     if vault.config.git_commit if commit is None else commit:
-        sha = vault.commit([rel], message or f"mdmem: {action} \"{note.title}\"")
-    return Change(action, note.id, rel, note.title, wanted, sha)
+        sha = vault.commit([rel], message(rel, note.title, fields))
+    return Change(action, note.id, rel, note.title, fields, sha)
 
 
 def replace_body(vault: Vault, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,

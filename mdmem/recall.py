@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 CAUSAL = frozenset({"caused_by", "because", "depends_on", "led_to", "causes", "motivated_by", "reason",
                     "supersedes", "due_to", "blocked_by", "enables", "requires", "result_of"})
-NEIGHBOUR_DECAY = 0.7  # a linked note scores this fraction of the hit that led to it
+WHY_SEEDS = 5  # the hits whose causes a why-question follows
+WHY_SPREAD = (0.7, 0.35)  # share of a hit's score its cause gets one link away, two links away
+ENTITY_SPREAD = (0.4,)  # share of the top score a note gets for being about an entity the query names
 _MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
                                         "october november december").split(), 1)}
 
@@ -44,65 +46,74 @@ def recall(vault: Vault, text: str, limit: int, filters: Filters, *, vectors: bo
     return ranked[:limit], info
 
 
-def _follow_causal(vault: Vault, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
-    """Add the causes and consequences (one hop, both directions) of the top hits."""
+def _graph_spread(vault: Vault, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],
+                  types: frozenset[str], weights: tuple[float, ...], label: dict[str, str] | None = None,
+                  ) -> list[Candidate]:
+    """Propagate relevance from ``seeds`` (node → share of the top score) along the graph's
+    ``types`` edges, both ways (``rank.spread``): a linked note gains ``weights[h-1]`` × its seed's
+    share at ``h`` hops, added to its own score, and joins the list if it was not on it. Each
+    gainer's ``via`` names the edge and the seed that gave the most."""
+    from .graph import ENTITY
     from .hybrid import Candidate
+    from .rank import spread
 
-    cat = vault.catalog
+    if not seeds:
+        return ranked
+    g = vault.graph()
+
+    def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
+        return {k: [(other, e.type if way == "out" else f"{e.type}⁻¹") for e, other, way in g.edges(k, "both", types)]
+                for k in items}
+
+    lent = spread(seeds, neighbours, weights)
+    top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
-    seeds = ranked[:5]
-    seed_ids = {p: r["id"] for p, r in cat.rows(c.path for c in seeds).items()}
-    for c in seeds:
-        edges: list[tuple[str, str, str]] = []  # (other path, edge type, direction)
-        for ln in cat.links_from(c.path):
-            if ln["type"] in CAUSAL:
-                for path, _ in cat.lookup(ln["target"])[:1]:
-                    edges.append((path, ln["type"], "out"))
-        for src, typ in cat.db.execute(
-                "SELECT l.src, l.type FROM links l JOIN names n ON n.norm = l.target_norm "
-                "WHERE n.path = ? AND l.src != ?", (c.path, c.path)):
-            if typ in CAUSAL:
-                edges.append((src, typ, "in"))
-        rows = cat.rows(p for p, _, _ in edges)
-        for path, typ, direction in edges:
+    rows = vault.catalog.rows(p for p in lent if p not in by_path and not p.startswith(ENTITY))
+    for path, ln in lent.items():
+        if path.startswith(ENTITY):
+            continue  # an entity node is a hub, not a result
+        c = by_path.get(path)
+        if c is None:
             row = rows.get(path)
             if row is None or not filters.matches(row):
                 continue
-            score = c.score * NEIGHBOUR_DECAY
-            via = f"{typ} {'of' if direction == 'in' else 'from'} {seed_ids.get(c.path, c.path)}"
-            other = by_path.get(path)
-            if other is None:
-                other = by_path[path] = Candidate(path=path, score=score, explain={"via": via})
-            elif score > other.score:
-                other.score = score
-                other.explain["via"] = via
+            c = by_path[path] = Candidate(path=path, score=0.0)
+        c.score += ln.gain * top
+        seed = (label or {}).get(ln.seed) or (g.nodes[ln.seed].id if ln.seed in g.nodes else ln.seed)
+        c.explain["graph"] = round(ln.gain, 4)
+        c.explain["via"] = f"{ln.edge} {seed}" + (f" ({ln.hops} hops)" if ln.hops > 1 else "")
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+
+
+def _follow_causal(vault: Vault, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Causes and consequences of the top hits, two links each way (caused_by, led_to, …)."""
+    from .graph import CAUSAL_TYPES
+
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    seeds = {c.path: c.score / top for c in ranked[:WHY_SEEDS]}
+    return _graph_spread(vault, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
 def _entity_boost(vault: Vault, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
-    """Notes whose entities or aliases are named in the query rise (and join if missing)."""
-    from .hybrid import Candidate
+    """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
+    note that links to it) rise, and join the list if they were missing."""
+    from .graph import ABOUT, MENTIONS
 
-    words = {w.casefold() for w in re.findall(r"[^\W\d_][\w.\-]*", text) if len(w) > 2}
-    if not words:
-        return ranked
-    cat = vault.catalog
-    top = max((c.score for c in ranked), default=1.0) or 1.0
-    by_path = {c.path: c for c in ranked}
-    for path, entities, aliases, title in cat.db.execute("SELECT path, entities, aliases, title FROM notes"):
-        names = {n.casefold() for n in _json_list(entities) + _json_list(aliases)}
-        hit = [n for n in names if n in words or any(part in words for part in n.split())]
-        if not hit:
-            continue
-        c = by_path.get(path)
-        if c is None:
-            row = cat.row(path)
-            if row is None or not filters.matches(row):
+    words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
+    g = vault.graph()
+    named: dict[str, str] = {}
+    for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
+        for i in range(len(words) - n + 1):
+            name = " ".join(words[i : i + n])
+            if n == 1 and len(name) < 3:
                 continue
-            c = by_path[path] = Candidate(path=path, score=0.4 * top, explain={"via": "entity"})
-        c.score += 0.25 * top
-        c.explain["entity"] = sorted(hit)[0]
-    return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+            node = g.entity(name)
+            if node is not None and node not in named and not any(name in other for other in named.values()):
+                named[node] = name
+    if not named:
+        return ranked
+    return _graph_spread(vault, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS}),
+                         ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
 
 
 def _time_boost(vault: Vault, text: str, ranked: list[Candidate]) -> list[Candidate]:
@@ -129,7 +140,7 @@ def time_window(text: str) -> tuple[float, float] | None:
         start = dt.datetime(year, month, 1, tzinfo=dt.timezone.utc)
         end = dt.datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=dt.timezone.utc)
         return start.timestamp(), end.timestamp()
-    m = re.search(r"\b(19|20)(\d{2})\b", text)
+    m = re.search(r"(?<![\w-])(19|20)(\d{2})(?![\w-])", text)  # not the year in INV-2026-000123
     if m:
         year = int(m.group(0))
         return (dt.datetime(year, 1, 1, tzinfo=dt.timezone.utc).timestamp(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import difflib
 import fnmatch
@@ -24,6 +26,7 @@ from .errors import AmbiguousNote, LockHeld, MdmemError, NoteNotFound, VaultNotF
 from .note import Note, Problem, iso_to_timestamp, parse_note, render_note, to_iso
 
 if TYPE_CHECKING:
+    from .graph import Graph
     from .hybrid import Candidate, EmbedReport, Semantic
     from .index.catalog import Catalog, FileState
     from .index.lexical import LexicalIndex
@@ -50,11 +53,13 @@ class Hit:
     scope: str = "global"
     date: str | None = None
     explain: dict[str, Any] | None = None
+    links: list[dict[str, Any]] | None = None  # connection hints: a few typed neighbours to follow
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if d["explain"] is None:
-            del d["explain"]
+        for key in ("explain", "links"):
+            if d[key] is None:
+                del d[key]
         return d
 
 
@@ -105,6 +110,7 @@ class Vault:
         self._semantic: Semantic | None = None
         self._lock_depth = 0
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
+        self._graph_cache: Any = None  # (catalog, change token, Graph): see connect.load_graph
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -668,7 +674,7 @@ class Vault:
         cands, info = hybrid_search(self, self.semantic if vectors else None, text, limit,
                                     self._filters(**filters), prior_weight=None if priors else 0.0)
         self.last_info = info
-        return self._hits(cands, text, explain)
+        return self._with_links(self._hits(cands, text, explain))
 
     def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
                **filters: Any) -> list[Hit]:
@@ -682,13 +688,23 @@ class Vault:
 
         cands, info = recall(self, text, limit, self._filters(**filters), vectors=vectors)
         self.last_info = info
-        return self._hits(cands, text, explain)
+        return self._with_links(self._hits(cands, text, explain))
 
     def context(self, prompt: str, budget: int = 600, **kwargs: Any) -> dict[str, Any]:
         """Memory for a prompt within ``budget`` tokens (see ``recall.build_context``)."""
         from .recall import build_context
 
         return build_context(self, prompt, budget=budget, **kwargs)
+
+    def _with_links(self, hits: list[Hit], top: int = 3, per_hit: int = 3) -> list[Hit]:
+        """Connection hints on the top hits: up to ``per_hit`` typed neighbours each (causal links
+        first, then other typed links, then mentions and entities), so an agent can follow them."""
+        from .connect import connection_hints
+
+        if not hits:
+            return hits
+        hints = connection_hints(self, [h.path for h in hits[:top]], per_hit)
+        return [dataclasses.replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
 
     def _hits(self, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
         from .text import snippet, terms
@@ -958,6 +974,9 @@ class Vault:
         """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
         self.ensure_index()
         out = list(self.catalog.problems())
+        from .connect import dangling_problems
+
+        out += dangling_problems(self)
         from .git import HOOK_NAMES, find_git_dir, hooks_installed
 
         if find_git_dir(self.root) is not None:
@@ -970,6 +989,104 @@ class Vault:
             out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
                                ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
         return out
+
+    # -- graph (see connect.py and graph.py; issue 5) -------------------------------------------
+
+    def graph(self) -> Graph:
+        """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
+        from .connect import load_graph
+
+        return load_graph(self)
+
+    def links(self, ref: str) -> dict[str, Any]:
+        """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
+        from .connect import links
+
+        return links(self, ref)
+
+    def backlinks(self, ref: str) -> dict[str, Any]:
+        """Edges into a note (or an entity) from other notes."""
+        from .connect import backlinks
+
+        return backlinks(self, ref)
+
+    def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
+                  direction: str = "both", limit: int | None = None) -> dict[str, Any]:
+        """Notes and entities within ``depth`` hops of a note.
+
+        Args:
+            types: follow only edges of these types (e.g. caused_by, mentions, about).
+            direction: "out", "in" or "both".
+        """
+        from .connect import neighbors
+
+        return neighbors(self, ref, depth, types=types, direction=direction, limit=limit)
+
+    def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
+                      max_depth: int | None = None) -> dict[str, Any]:
+        """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
+        from .connect import shortest_path
+
+        return shortest_path(self, a, b, types=types, max_depth=max_depth)
+
+    def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
+            seeds: list[Hit] | None = None, **filters: Any) -> dict[str, Any]:
+        """Causal answer: the best matches for ``text`` with their causes and effects.
+
+        Args:
+            depth: causal hops to follow from each match, each way.
+            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
+                nothing and the vault has vectors.
+            seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
+            **filters: those of ``search``; hidden notes stay out of the chains too.
+        """
+        from .connect import why
+
+        return why(self, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
+
+    def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
+                 **filters: Any) -> dict[str, Any]:
+        """The notes before and after a note (or the best match for a query) in time.
+
+        Args:
+            window: how many notes on each side.
+            all_notes: place it among all notes instead of its related ones.
+        """
+        from .connect import timeline
+
+        return timeline(self, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
+
+    def entity(self, name: str, **filters: Any) -> dict[str, Any]:
+        """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
+        from .connect import entity
+
+        return entity(self, name, filters=filters)
+
+    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
+             commit: bool | None = None) -> Any:
+        """Add a typed link from note A to note B in A's frontmatter; returns a lifecycle ``Change``."""
+        from .connect import link
+
+        return link(self, a, b, type, reason, commit=commit)
+
+    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Any:
+        """Remove A's frontmatter links to B (only of ``type`` if given); returns a ``Change``."""
+        from .connect import unlink
+
+        return unlink(self, a, b, type, commit=commit)
+
+    def suggest_links(self, ref: str, limit: int = 3) -> list[dict[str, Any]]:
+        """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
+        from .connect import suggest_links
+
+        return suggest_links(self, ref, limit)
+
+    def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
+                     **filters: Any) -> str:
+        """The graph as json, dot or a self-contained html page."""
+        from .connect import export_graph
+
+        return export_graph(self, fmt, types=types, entities=entities, filters=filters)
 
 
 # ---------------------------------------------------------------------------------------------

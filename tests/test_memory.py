@@ -75,6 +75,7 @@ def test_recency_decays_by_type_and_priors_are_bounded() -> None:
     ("why did we move off MySQL", "why"), ("what is the latest db host", "recent"),
     ("when did we ship v2", "when"), ("who owns billing", "who"), ("postgres pool size", "general"),
     ("what happened in March 2026", "when"), ("为什么迁移数据库", "why"),
+    ("decisions made in 2025", "when"), ("INV-2026-000123", "general"),  # a year inside an identifier is not a date
 ])
 def test_classify(q: str, intent: str) -> None:
     assert classify(q) == intent
@@ -210,7 +211,13 @@ def test_recall_why_follows_causal_links(tmp_path: Path, monkeypatch: pytest.Mon
     hits = v.recall("why did we move off MySQL", explain=True, vectors=False)
     assert v.last_info["intent"] == "why"
     assert paths(hits)[:2] == ["decision.md", "fact.md"]
-    assert hits[1].explain["via"] == "caused_by from d1"
+    assert hits[1].explain["via"] == "caused_by d1"  # the edge, and the hit it came from
+    # connection hints: the top hits name their typed neighbours, with the link's reason
+    assert hits[0].links == [{"type": "caused_by", "direction": "out", "id": "f1", "title": "Replication incidents",
+                              "kind": "note", "reason": "replication lag"}]
+    assert hits[1].links is not None and hits[1].links[0]["direction"] == "in"
+    assert v.query("Postgres", vectors=False)[0].to_dict()["links"][0]["id"] == "f1"
+    assert "links" not in v.search("Postgres")[0].to_dict()  # plain search stays lean
 
 
 def test_context_fits_the_budget_pinned_first_and_is_stable(mem: Path) -> None:

@@ -64,13 +64,12 @@ class Catalog:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
-        # Decoded note rows, kept while the database is unchanged: a warm process (serve, eval)
-        # reads the same rows for every query. Another process's commit changes PRAGMA
-        # data_version; our own writes bump _writes.
-        self._rows: dict[str, dict[str, Any]] = {}
-        self._rows_key: tuple[int, int] = (-1, -1)
+        # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
+        # process (serve, eval) reads the same ones for every query. Another process's commit
+        # changes PRAGMA data_version; our own writes bump _writes.
+        self._caches: dict[str, dict[Any, Any]] = {}
+        self._caches_key: tuple[int, int] = (-1, -1)
         self._writes = 0
-        self._coverage: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     def close(self) -> None:
         self.db.close()
@@ -160,11 +159,11 @@ class Catalog:
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, all chunks); counted again only when the database changed."""
-        key = (self.db.execute("PRAGMA data_version").fetchone()[0], self._writes)
-        if self._coverage is None or self._coverage[0] != key:
+        cache = self._fresh_cache("coverage")
+        if "counts" not in cache:
             done, total = self.db.execute("SELECT coalesce(sum(vec), 0), count(*) FROM chunks").fetchone()
-            self._coverage = (key, (int(done), int(total)))
-        return self._coverage[1]
+            cache["counts"] = (int(done), int(total))
+        return cache["counts"]
 
     def chunks_first(self, path: str) -> list[tuple[str, str]]:
         """[(hash, embed_text)] of a note's first chunk (empty if the note is not indexed)."""
@@ -176,12 +175,18 @@ class Catalog:
         hundreds of chunks but shows the text of a few)."""
         out: dict[int, dict[str, Any]] = {}
         keys = list(keys)
+        cache = self._fresh_cache("chunks") if not text else {}
+        if not text:
+            out = {k: cache[k] for k in keys if k in cache}
+            keys = [k for k in keys if k not in cache]
         cols = "key, path, ord, hash, heading" + (", embed_text" if text else ", NULL")
         for i in range(0, len(keys), 500):
             part = keys[i : i + 500]
             q = f"SELECT {cols} FROM chunks WHERE key IN ({','.join('?' * len(part))})"
             for k, path, ord_, h, heading, body in self.db.execute(q, part):
                 out[k] = {"path": path, "ord": ord_, "hash": h, "heading": heading, "embed_text": body}
+                if not text and len(cache) < 200_000:
+                    cache[k] = out[k]
         return out
 
     def set_meta(self, key: str, value: str | None) -> None:
@@ -227,13 +232,17 @@ class Catalog:
             return None
         return _decode(dict(zip([c[0] for c in cur.description], row)))
 
+    def _fresh_cache(self, name: str) -> dict[Any, Any]:
+        """A named in-memory cache, emptied whenever the database changed since it was filled."""
+        key = (self.db.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        if key != self._caches_key:
+            self._caches.clear()
+            self._caches_key = key
+        return self._caches.setdefault(name, {})
+
     def rows(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Catalogue rows of many notes (one query per 500 paths not yet cached); each a fresh dict."""
-        key = (self.db.execute("PRAGMA data_version").fetchone()[0], self._writes)
-        if key != self._rows_key:
-            self._rows.clear()
-            self._rows_key = key
-        cache = self._rows
+        cache = self._fresh_cache("rows")
         order = list(dict.fromkeys(paths))
         wanted = [p for p in order if p not in cache]
         for i in range(0, len(wanted), 500):
@@ -245,7 +254,7 @@ class Catalog:
                 cache[d["path"]] = d
         out = {p: {**cache[p]} for p in order if p in cache}
         if len(cache) > 50_000:
-            self._rows = {}  # bounded: the next call starts a new cache
+            cache.clear()  # bounded: the next call starts over
         return out
 
     def superseded_by(self, paths: Iterable[str]) -> dict[str, str]:
@@ -270,6 +279,23 @@ class Catalog:
     def links_from(self, path: str) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))
         return [dict(zip(("target", "type", "label", "heading", "reason"), r)) for r in cur]
+
+    # -- graph (issue 5) -------------------------------------------------------------------------
+
+    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any]]:
+        """(notes, names, links) rows ``graph.build_graph`` takes, read in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
+                                    "authored, snoozed_until, valid_from, valid_until FROM notes").fetchall()
+            names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
+            links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
+                                    "ORDER BY rowid").fetchall()
+        return notes, names, links
+
+    def change_token(self) -> tuple[int, int]:
+        """Differs after any commit to the catalogue, by this connection or another (for caches)."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.db.total_changes
 
 
 def _problem_dict(p: Problem) -> dict[str, str]:

@@ -385,6 +385,7 @@ class _ArrayBM25:
         self._postings: dict[tuple[str, str], tuple[Any, Any]] = {}
         self._size = 0
         self._masks: dict[int, Any] = {}
+        self._lengths: dict[str, Any] = {}  # field → every document's length, once a common term needed it
 
     def _term(self, field: str, term: str) -> tuple[Any, Any]:
         """(docnums, BM25 scores before boosts) of a term in a field."""
@@ -406,7 +407,15 @@ class _ArrayBM25:
         if ids:
             idf = s.idf(field, term)
             avgfl = s.avg_field_length(field) or 1
-            fl = np.array([s.doc_field_length(d, field, 1) for d in ids], dtype=np.float64)
+            lengths = self._lengths.get(field)
+            if lengths is None and len(ids) * 8 > self.n:
+                # a common term: read the whole field's lengths once (cheaper from now on)
+                lengths = self._lengths[field] = np.array(
+                    [s.doc_field_length(d, field, 1) for d in range(self.n)], dtype=np.float64)
+            if lengths is not None:
+                fl = lengths[docs]
+            else:
+                fl = np.array([s.doc_field_length(d, field, 1) for d in ids], dtype=np.float64)
             tf = np.array(weights, dtype=np.float64)
             scores = idf * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * ((1 - BM25_B) + BM25_B * fl / avgfl)))
         else:
