@@ -81,27 +81,21 @@ def edit_note(vault: Vault, ref: str, edit: Callable[[str, str, Note], tuple[str
 
 def replace_body(vault: Vault, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
                  commit: bool | None = None, message: str | None = None) -> Change:
-    """Replace a note's body (its frontmatter is kept line for line, plus ``updates`` and ``updated``),
-    atomically, then index and commit. Used for notes mdmem owns: session handoffs, imported daily files."""
+    """Replace a note's body, keeping its frontmatter line for line (plus ``updates`` and ``updated``).
+    For notes mdmem owns and rewrites as their source grows: session handoffs, imported day files."""
     from .note import split_frontmatter
 
-    with vault.writer_lock():
-        rel = vault.resolve(ref)
-        text = vault.safe_path(rel).read_text(encoding="utf-8")
-        note = vault.read_note(rel)[0]
-        if any(p.field == "frontmatter" for p in note.problems):
-            raise MdmemError(f"{rel} has broken frontmatter; run \"mdmem doctor\" and fix it first.")
-        if split_frontmatter(text)[1].strip() == body.strip() and all(
-                _same(note.meta.get(k), v) for k, v in (updates or {}).items()):
-            return Change(action, note.id, rel, note.title, {}, None, changed=False)
-        head = set_fields(text, {**(updates or {}), "updated": now_iso()})
-        offset = split_frontmatter(head)[2]
-        vault.write_file(rel, head[:offset] + body.strip("\n") + "\n")
-        vault._update(False, None, [rel])
-    sha = None
-    if vault.config.git_commit if commit is None else commit:
-        sha = vault.commit([rel], message or f"mdmem: {action} \"{note.title}\"")
-    return Change(action, note.id, rel, note.title, {"body": "replaced", **(updates or {})}, sha)
+    updates = updates or {}
+    new_body = body.strip("\n") + "\n"
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        if split_frontmatter(text)[1] == new_body and all(_same(note.meta.get(k), v) for k, v in updates.items()):
+            return text, {}
+        head = set_fields(text, {**updates, "updated": now_iso()})
+        return head[: split_frontmatter(head)[2]] + new_body, {"body": "replaced", **updates}
+
+    return edit_note(vault, ref, edit, action, commit=commit,
+                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
 
 
 def _same(a: Any, b: Any) -> bool:
