@@ -68,8 +68,10 @@ def _strip_marks(s: str | None) -> str:
 def compact_hit(h: Hit) -> dict[str, Any]:
     """The fields an agent needs to decide whether to open a note."""
     key = re.sub(r"^#+\s*" + re.escape(h.title) + r"\s*", "", _strip_marks(h.snippet))  # not the title again
-    return {"id": h.id, "type": h.type, "title": h.title, "key": key, "score": h.score, "path": h.path,
-            "date": h.date}
+    d = {"id": h.id, "type": h.type, "title": h.title, "key": key, "score": h.score, "path": h.path, "date": h.date}
+    if h.links:  # connection hints (query, recall): typed neighbours to follow with get
+        d["links"] = h.links
+    return d
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -92,6 +94,9 @@ def render_hits(tool: str, query: str, hits: list[Hit], info: dict[str, Any] | N
         lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
         if it["key"]:
             lines.append(f"   {it['key']}")
+        if it.get("links"):
+            lines.append("   links: " + "; ".join(f"{ln['type']} {'→' if ln['direction'] == 'out' else '←'} "
+                                                  f"{ln['title']} ({ln['id']})" for ln in it["links"]))
     return _result("\n".join(lines), data)
 
 
@@ -300,6 +305,77 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
     def restore(note: NoteRef) -> CallToolResult:
         """Make a forgotten, archived or snoozed memory visible again."""
         return change(lambda: vault.restore(note))
+
+    # -- graph (connect.py) ----------------------------------------------------------------------
+
+    @server.tool(annotations=read_only)
+    def why(query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
+            "Causal hops to follow from each match, each way."))] = 3,
+            type: Types = None, tag: Tags = None, scope: Scope = None) -> CallToolResult:
+        """Why something is so: the notes that best match the question, then their causes and effects
+        along causal links (caused_by, depends_on, because, led_to, supersedes, …). Each result says
+        whether it is a match, a cause or an effect, with the chain of links (and their reasons) to it.
+        Use for "why did we …", "what led to …", "what depends on …"."""
+        from .cli_graph import _edge_text, _name, _reason
+
+        doc = call(lambda: vault.why(query, limit, depth=depth, **_filters(type, tag, scope, None, None, None)))
+        lines = [f"why: {doc['count']} note(s) for {query!r}. Whole note: get(id)."]
+        for i, r in enumerate(doc["results"], 1):
+            lines.append(f"{i}. {_name(r)} — {r['role']}")
+            lines += [f"   {_edge_text(c)}{_reason(c)}" for c in r["chain"]]
+        return _result("\n".join(lines), doc)
+
+    @server.tool(annotations=read_only)
+    def timeline(note: Annotated[str, Field(description="A note (id, path, title, alias) or a question whose best "
+                                            "match is used.")],
+                 window: Annotated[int, Field(ge=1, le=50, description="Notes before and after.")] = 5,
+                 all_notes: Annotated[bool, Field(description="Among all notes, not only related ones.")] = False,
+                 ) -> CallToolResult:
+        """What came before and after a note in time, among its related notes (links, mentions, versions,
+        shared entities, same subject). Use for "what happened around …", "what came after …"."""
+        from .cli_graph import _name
+
+        doc = call(lambda: vault.timeline(note, window, all_notes=all_notes))
+
+        def line(mark: str, n: dict[str, Any]) -> str:
+            return f"{mark} {(n.get('date') or '?')[:10]}  {_name(n)}"
+
+        lines = [f"best match for {note!r}:"] if doc["from_query"] else []
+        lines += [line(" ", n) for n in doc["before"]] + [line("▶", doc["anchor"])]
+        lines += [line(" ", n) for n in doc["after"]]
+        return _result("\n".join(lines), doc)
+
+    @server.tool(annotations=read_only)
+    def neighbors(note: NoteRef,
+                  depth: Annotated[int, Field(ge=1, le=4, description="Hops to go out.")] = 1,
+                  types: Annotated[list[str] | None, Field(description="Follow only these link types, e.g. "
+                                                           "caused_by, depends_on, mentions, about.")] = None,
+                  limit: Limit = 20) -> CallToolResult:
+        """The notes and entities linked to a note within a few hops, nearest first, each with the link
+        that reached it. Use to explore what a memory is connected to."""
+        from .cli_graph import _edge_text, _name, _reason
+
+        doc = call(lambda: vault.neighbors(note, depth, types=types, limit=limit))
+        lines = [f"{_name(doc['note'])}: {doc['count']} neighbour(s) within {depth} hop(s)"]
+        for n in doc["neighbors"]:
+            lines.append(f"{n['distance']}  {_name(n)}\n   via {_edge_text(n['via'])}{_reason(n['via'])}")
+        return _result("\n".join(lines), doc)
+
+    @server.tool(annotations=idempotent)
+    def link(source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
+             target: Annotated[str, Field(description="The note it points to.")],
+             type: Annotated[str, Field(description="The relation, e.g. caused_by, depends_on, supports, "
+                                        "contradicts, part_of, related.")] = "related",
+             reason: Annotated[str | None, Field(description="Why they are linked, in a few words.")] = None,
+             ) -> CallToolResult:
+        """Record how two memories relate: adds {to, type, reason} to the source note's links (committed).
+        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them."""
+        c = call(lambda: vault.link(source, target, type, reason))
+        to = c.fields.get("to") or {}
+        if not c.changed:
+            return _result(f"{c.path} already links to {to.get('title', '?')}; nothing changed.", c.to_dict())
+        return _result(f"linked {c.path} -{type}-> {to.get('title')}" + (f", commit {c.commit[:8]}" if c.commit else ""),
+                       c.to_dict())
 
     # -- health ----------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from mcp.types.version import LATEST_HANDSHAKE_VERSION
 from .conftest import git, mdmem
 
 TOOLS = {"recall", "query", "search", "vsearch", "get", "multi_get", "add", "correct", "pin", "snooze", "forget",
-         "restore", "status"}
+         "restore", "status", "why", "timeline", "neighbors", "link"}
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
@@ -253,3 +253,41 @@ def test_http_off_loopback_requires_the_bearer_token(git_vault: Path, http_serve
                     assert r.structured_content["count"] >= 1
 
     run(main)
+
+
+def test_graph_tools_why_timeline_neighbors_link(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    mdmem("init", str(vault))  # the template's notes link a decision to its causes
+
+    async def main() -> None:
+        async with stdio_session(vault, tmp_path / "err.log") as s:
+            await s.initialize()
+            assert {"why", "timeline", "neighbors", "link"} <= {t.name for t in (await s.list_tools()).tools}
+            r = await s.call_tool("why", {"query": "why did we choose hotwire for frontends"})
+            assert not r.is_error, text(r)
+            roles = {x["title"]: x["role"] for x in r.structured_content["results"]}
+            assert roles["Use Hotwire for new frontends"] == "match" and roles["Team skills survey"] == "cause"
+            assert "caused_by" in text(r)
+
+            r = await s.call_tool("neighbors", {"note": "m-example-hotwire"})
+            titles = {n["title"] for n in r.structured_content["neighbors"]}
+            assert {"Team skills survey", "Q3 budget approved"} <= titles
+
+            r = await s.call_tool("timeline", {"note": "Use Hotwire for new frontends"})
+            assert not r.is_error and "▶" in text(r)
+
+            r = await s.call_tool("link", {"source": "Prefer small pull requests", "target": "Team skills survey",
+                                           "type": "caused_by", "reason": "the survey asked for it"})
+            assert not r.is_error and r.structured_content["changed"], text(r)
+            assert "the survey asked for it" in (vault / r.structured_content["path"]).read_text()
+            assert "nothing changed" in text(await s.call_tool("link", {"source": "Prefer small pull requests",
+                                                                        "target": "Team skills survey",
+                                                                        "type": "caused_by"}))
+            r = await s.call_tool("recall", {"query": "prefer small pull requests"})
+            top = r.structured_content["results"][0]
+            assert top["title"] == "Prefer small pull requests"
+            assert {"type": "caused_by", "direction": "out", "title": "Team skills survey"}.items() <= top["links"][0].items()
+            assert "links: caused_by → Team skills survey" in text(r)
+
+    run(main)
+    assert git(vault, "log", "-1", "--format=%s").startswith("mdmem: link")
