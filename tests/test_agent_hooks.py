@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from mdmem.agent_hooks import build_handoff, is_trivial, parse_transcript
+from mdmem.agent_hooks import is_trivial
+from mdmem.handoff import build_handoff, parse_transcript
 
 from .conftest import git, mdmem
 
