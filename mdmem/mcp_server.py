@@ -237,13 +237,18 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
             r = vault.add(clean_title.text, clean_body.text, type=type, tags=tags, scope=scope, salience=salience,
                           pinned=pinned, entities=entities, aliases=aliases)
             return {"decision": check["decision"], "written": True, "id": r.id, "path": r.path, "title": r.title,
-                    "commit": r.commit, "matches": check["matches"]}
+                    "commit": r.commit, "matches": check["matches"],
+                    "suggested_links": [{k: sg[k] for k in ("id", "title", "similarity")}
+                                        for sg in vault.suggest_links(r.path)]}
 
         d = call(run)
         d["redacted"] = clean_title.count + clean_body.count
         if d["written"]:
             text = f"{d['decision']}: wrote {d['path']} (id {d['id']})" + (
                 f", commit {d['commit'][:8]}" if d.get("commit") else "") + "."
+            if d["suggested_links"]:
+                text += " Similar notes it may relate to (link it if one explains or depends on it): " + "; ".join(
+                    f"{sg['title']} (id {sg['id']})" for sg in d["suggested_links"]) + "."
         else:
             m = d["matches"][0]
             text = (f"{d['decision']}: not written — {d['reason']}. Existing: {m['title']} (id {m['id']}). "

@@ -283,6 +283,11 @@ def test_graph_tools_why_timeline_neighbors_link(tmp_path: Path) -> None:
             assert "nothing changed" in text(await s.call_tool("link", {"source": "Prefer small pull requests",
                                                                         "target": "Team skills survey",
                                                                         "type": "caused_by"}))
+            r = await s.call_tool("add", {"title": "Hotwire frontends need Turbo training",
+                                          "body": "New frontends use Hotwire, so the team needs Turbo frames "
+                                                  "training before the migration.", "type": "idea"})
+            assert "Use Hotwire for new frontends" in [x["title"] for x in r.structured_content["suggested_links"]]
+            assert "Similar notes" in text(r)
             r = await s.call_tool("recall", {"query": "prefer small pull requests"})
             top = r.structured_content["results"][0]
             assert top["title"] == "Prefer small pull requests"
@@ -290,4 +295,4 @@ def test_graph_tools_why_timeline_neighbors_link(tmp_path: Path) -> None:
             assert "links: caused_by → Team skills survey" in text(r)
 
     run(main)
-    assert git(vault, "log", "-1", "--format=%s").startswith("mdmem: link")
+    assert git(vault, "log", "-2", "--format=%s").splitlines()[1].startswith("mdmem: link")
