@@ -175,13 +175,10 @@ def _with_footer(text: str) -> str:
 
 
 def _spawn_reindex(vault: Any) -> None:
-    """No usable index: build it in the background (minutes on a big vault) instead of in the hook."""
-    import subprocess
+    """No usable index: build it in the background (minutes on a big vault), never in the hook."""
+    from .githook import rebuild_in_background
 
-    vault.state.mkdir(exist_ok=True)
-    with open(vault.state / "reindex.log", "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    rebuild_in_background(vault)
     _diag("the vault has no usable index yet; building it in the background")
 
 
