@@ -292,3 +292,25 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
     assert "Last handoff: Handoff 2026-11-28" in ctx and "raise the pool to 12" in ctx
     small = context_of(hook(git_vault, "session-start", payload, "--budget", "120"), "SessionStart")
     assert len(small) < len(ctx) and len(small) <= 120 * 4 + 200
+
+
+# -- the commands ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", [["hook"], ["hook", "prompt"], ["hook", "session-start"], ["hook", "stop"], ["mcp"],
+                                 ["setup"], ["setup", "claude-code"], ["import"]], ids=" ".join)
+def test_agent_commands_have_help(cmd: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from mdmem.cli import cli
+
+    r = CliRunner().invoke(cli, [*cmd, "--help"], catch_exceptions=False)
+    assert r.exit_code == 0 and "Usage:" in r.output
+    assert len(r.output.split("\n\n")[1].strip()) > 20
+
+
+def test_help_does_not_import_the_mcp_sdk() -> None:
+    code = ("import sys; from mdmem.cli import cli\ntry: cli(['mcp', '--help'])\nexcept SystemExit: pass\n"
+            "print('LOADED', [m for m in ('mcp', 'uvicorn', 'pydantic') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("LOADED []")
