@@ -88,16 +88,21 @@ def in_process_ms(vault: Path, prompts: list[str], vectors: bool) -> list[float]
     return times
 
 
-def bench(notes: int, runs: int, seed: int, model: str | None, work: Path) -> dict[str, Any]:
+def bench(notes: int, runs: int, seed: int, model: str | None, vault: Path, reuse: bool) -> dict[str, Any]:
     env = env_for(model)
     if model:
         os.environ["MDMEM_EMBED_MODEL"] = model  # the in-process reference rows too
-    vault = work / "vault"
     log(f"== {notes:,} notes in {vault}")
-    make_corpus(vault, notes, seed)
-    git(vault, "init", "-q")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "corpus")
+    if not reuse:
+        make_corpus(vault, notes, seed)
+        git(vault, "init", "-q")
+        git(vault, "add", "-A")
+        git(vault, "commit", "-qm", "corpus")
+    # An installed package has its bytecode compiled; a checkout run with PYTHONDONTWRITEBYTECODE
+    # would otherwise compile the hook's modules on every call.
+    import mdmem as package
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(package.__file__).parent)], check=True)
     t = time.perf_counter()
     mdmem(vault, "reindex", env=env)
     log(f"  indexed in {time.perf_counter() - t:.1f} s")
@@ -144,7 +149,7 @@ def render(info: dict[str, Any], r: dict[str, Any], load_end: tuple[float, ...])
         f"load average: {', '.join(f'{x:.2f}' for x in info['loadavg'])} at start, "
         f"{', '.join(f'{x:.2f}' for x in load_end)} at the end (the machine is shared)",
         f"{r['notes']:,} notes (benchmarks/corpus.py), embedding model {r['model']} (all chunks embedded in "
-        f"{r['embed_s']} s before measuring); {r['runs']} different prompts per row",
+        f"{r['embed_s']} s before measuring); {r['runs']} different prompts per row; bytecode compiled",
         "",
         "| prompt hook | runs | median ms | p95 ms | max ms | answered | valid JSON | target (p95) |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
@@ -161,19 +166,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--notes", type=int, default=2000, help="corpus size [2000]")
     ap.add_argument("--runs", type=int, default=15, help="prompts per row [15]")
     ap.add_argument("--model", default=None, help="embedding model (e.g. hash for a quick run) [the default model]")
+    ap.add_argument("--vault", type=Path, default=None,
+                    help="reuse a vault an earlier --keep run built (same --notes/--seed); embedding is then cached")
     add_common_args(ap, "hooks")
     args = ap.parse_args(argv)
     if shutil.which("git") is None:
         sys.exit("git is required")
     info = machine()
-    work = Path(tempfile.mkdtemp(prefix="mdmem-bench-hooks-", dir=args.tmp))
-    try:
-        result = bench(args.notes, max(1, args.runs), args.seed, args.model, work)
-    finally:
-        if args.keep:
-            log(f"  kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    if args.vault:
+        result = bench(args.notes, max(1, args.runs), args.seed, args.model, args.vault.resolve(), True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="mdmem-bench-hooks-", dir=args.tmp))
+        try:
+            result = bench(args.notes, max(1, args.runs), args.seed, args.model, work / "vault", False)
+        finally:
+            if args.keep:
+                log(f"  kept {work / 'vault'} (run again with --vault to reuse it)")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
     md = render(info, result, os.getloadavg())
     print(md)
     OUT.mkdir(exist_ok=True)
