@@ -771,6 +771,7 @@ cli.add_command(_LazyEval())
 
 
 from . import cli_graph  # noqa: E402,F401  (registers links, why, link, graph export, …)
+from . import cli_agents  # noqa: E402,F401  (registers hook, mcp, setup, import)
 
 
 def main() -> None:

@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .vault import Vault
 
 
 def run_git_hook(vault_path: str | None, hook: str) -> int:
@@ -25,10 +29,7 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
         reason = vault._rebuild_reason()
         if reason is not None:
             # A full rebuild (new vault, new mdmem version) can take minutes: never make git wait.
-            vault.state.mkdir(exist_ok=True)
-            with open(vault.state / "reindex.log", "ab") as log:
-                subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
-                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            rebuild_in_background(vault)
             print(f"mdmem ({hook}): rebuilding the index in the background ({reason}).", file=sys.stderr)
             return 0
         timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
@@ -49,3 +50,11 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
         print(f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
               "mdmem command, or run \"mdmem reindex\".", file=sys.stderr)
     return 0
+
+
+def rebuild_in_background(vault: Vault) -> None:
+    """Start ``mdmem reindex`` in its own session (output to ``.mdmem/reindex.log``) and return at once."""
+    vault.state.mkdir(exist_ok=True)
+    with open(vault.state / "reindex.log", "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)

@@ -79,6 +79,25 @@ def edit_note(vault: Vault, ref: str, edit: Callable[[str, str, Note], tuple[str
     return Change(action, note.id, rel, note.title, fields, sha)
 
 
+def replace_body(vault: Vault, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
+                 commit: bool | None = None, message: str | None = None) -> Change:
+    """Replace a note's body, keeping its frontmatter line for line (plus ``updates`` and ``updated``).
+    For notes mdmem owns and rewrites as their source grows: session handoffs, imported day files."""
+    from .note import split_frontmatter
+
+    updates = updates or {}
+    new_body = body.strip("\n") + "\n"
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        if split_frontmatter(text)[1] == new_body and all(_same(note.meta.get(k), v) for k, v in updates.items()):
+            return text, {}
+        head = set_fields(text, {**updates, "updated": now_iso()})
+        return head[: split_frontmatter(head)[2]] + new_body, {"body": "replaced", **updates}
+
+    return edit_note(vault, ref, edit, action, commit=commit,
+                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
+
+
 def _same(a: Any, b: Any) -> bool:
     from .note import to_iso
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 SERVE_FILE = "serve.json"
-METHODS = ("search", "vsearch", "query", "recall")
+METHODS = ("search", "vsearch", "query", "recall", "context")
 
 
 def _info_path(root: Path) -> Path:
@@ -40,19 +39,25 @@ def call_server(root: Path, method: str, params: dict[str, Any], timeout: float 
     info = read_info(root)
     if info is None:
         return None
-    import http.client
+    # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (~50 ms), which the
+    # prompt hook would pay on every prompt. The server answers and closes, so EOF ends the reply.
+    import socket
 
+    body = json.dumps({"method": method, "params": params}).encode()
+    head = (f"POST /call HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {info['token']}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", int(info["port"]), timeout=timeout)
-        body = json.dumps({"method": method, "params": params})
-        conn.request("POST", "/call", body=body, headers={
-            "Content-Type": "application/json", "Authorization": f"Bearer {info['token']}"})
-        resp = conn.getresponse()
-        data = json.loads(resp.read())
-        conn.close()
-    except (OSError, ValueError, http.client.HTTPException):
+        with socket.create_connection(("127.0.0.1", int(info["port"])), timeout=timeout) as sock:
+            sock.sendall(head + body)
+            chunks = []
+            while chunk := sock.recv(1 << 16):
+                chunks.append(chunk)
+        header, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
+        status = int(header.split(None, 2)[1])
+        data = json.loads(payload)
+    except (OSError, ValueError, IndexError):
         return None
-    if resp.status != 200 or not isinstance(data, dict):
+    if status != 200 or not isinstance(data, dict):
         return None
     return data
 
@@ -68,6 +73,8 @@ class Server:
         self.idle_timeout = idle_timeout
         self.port = port
         self.fill_vectors = fill_vectors
+        import secrets
+
         self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
@@ -81,6 +88,10 @@ class Server:
         text = str(params.pop("text"))
         limit = int(params.pop("limit", 10))
         explain = bool(params.pop("explain", False))
+        if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
+            with self.lock:
+                self.last_used = time.monotonic()
+                return {"context": self.vault.context(text, **params)}
         with self.lock:
             self.last_used = time.monotonic()
             if method == "search":

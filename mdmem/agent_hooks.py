@@ -1,0 +1,320 @@
+"""Claude Code hooks (issue 6): ``mdmem hook prompt | session-start | stop``.
+
+Claude Code runs a hook command with one JSON object on stdin (``session_id``, ``transcript_path``,
+``cwd``, ``hook_event_name`` and, per event, ``prompt`` or ``source``) and reads JSON from stdout:
+``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`` adds text to what the
+model sees. A hook here never fails the agent: whatever goes wrong (no vault, bad input, a slow
+machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
+
+- prompt (UserPromptSubmit): the memories that matter for the prompt within a token budget, under a
+  time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
+  answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
+- session-start (SessionStart): pinned notes and the latest handoff of this project.
+- stop (Stop): one ``handoff`` note per session — what was asked, decided and left open, files
+  touched — extracted from the transcript without an LLM, secrets redacted, rewritten in place
+  as the session goes on (never a second note for the same session).
+
+The prompt hook is on the path of every prompt, so this module imports nothing heavy at the top:
+with a server running it needs only json and http.client (``python -m mdmem`` reaches it without
+click, see ``fast_main``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop"}
+PROMPT_BUDGET = 600  # tokens of memory added to a prompt
+SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
+TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
+LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
+
+
+# -- the hook protocol -----------------------------------------------------------------------------
+
+
+def _diag(msg: str) -> None:
+    try:
+        print(f"mdmem hook: {msg}", file=sys.stderr, flush=True)
+    except Exception:
+        pass
+
+
+def _output(event: str, context: str | None) -> str | None:
+    """The JSON Claude Code reads back, or None for nothing to add."""
+    if not context:
+        return None
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
+                      ensure_ascii=False)
+
+
+def read_payload(text: str) -> dict[str, Any]:
+    """The hook's stdin as a dict; anything else is an error the caller turns into no output."""
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("hook input is not a JSON object")
+    return data
+
+
+def find_vault(vault_path: str | None, payload: dict[str, Any]) -> Path | None:
+    """--vault, else $MDMEM_VAULT, else the vault at or above the session's cwd (no heavy imports)."""
+    given = vault_path or os.environ.get("MDMEM_VAULT")
+    if given:
+        p = Path(given).expanduser()
+        return p.resolve() if p.is_dir() else None
+    start = Path(str(payload.get("cwd") or os.getcwd())).expanduser()
+    for p in (start, *start.parents):
+        if (p / "mdmem.toml").is_file() or (p / ".mdmem").is_dir():
+            return p
+    return None
+
+
+def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int | None = None,
+             time_budget_ms: int = TIME_BUDGET_MS, commit: bool | None = None,
+             out: Callable[[str], None] | None = None) -> int:
+    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0."""
+    write = out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush()))
+    name = EVENTS.get(event, event)
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            payload = read_payload(stdin_text)
+            root = find_vault(vault_path, payload)
+            if root is None:
+                _diag("no mdmem vault (pass --vault or set MDMEM_VAULT); nothing added")
+                return
+            if event == "prompt":
+                result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline)
+            elif event == "session-start":
+                result["text"] = session_context(root, payload, budget or SESSION_BUDGET)
+            elif event == "stop":
+                info = capture_handoff(root, payload, commit=commit)
+                if info:
+                    _diag(f"handoff {info['action']}: {info['path']}")
+            else:
+                _diag(f"unknown hook {event!r}")
+        except Exception as exc:  # fail open: the agent goes on without memory
+            _diag(f"{type(exc).__name__}: {exc}")
+
+    started = time.monotonic()
+    deadline = started + time_budget_ms / 1000.0
+    if event == "stop":
+        work()  # writing a note is not cut short; it has no reader waiting on stdout
+    else:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            _diag(f"no answer within {time_budget_ms} ms; nothing added")
+            sys.stderr.flush()
+            os._exit(0)  # the worker may be deep in an index read; nothing was written to stdout
+    payload_out = _output(name, result.get("text"))
+    if payload_out:
+        write(payload_out)
+    return 0
+
+
+# -- prompt ------------------------------------------------------------------------------------------
+
+_ACK = re.compile(
+    r"^(ok(ay)?|k|y(es|ep|eah)?|no(pe)?|n|sure|thanks?( you)?|thx|ty|great|cool|nice|good|done|go( on| ahead)?|"
+    r"continue|proceed|next|lgtm|sounds good|perfect|right|agreed|hmm+|hi|hello|hey)\W*$", re.I)
+def is_trivial(prompt: str) -> bool:
+    """Prompts that need no memory: empty, slash commands, acknowledgements, a few characters."""
+    p = prompt.strip()
+    if not p or p.startswith("/") or _ACK.match(p):
+        return True
+    # A CJK character says as much as a short word (a character class of those ranges costs ~9 ms
+    # to compile, paid on every prompt).
+    weight = sum(2 if "\u3040" <= ch <= "\ud7af" else 1 for ch in p if ch.isalnum())
+    return weight < 6
+
+
+def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float) -> str | None:
+    """Memory for the prompt: from a running server (hybrid, warm model) or BM25 here."""
+    prompt = str(payload.get("prompt") or "")
+    if is_trivial(prompt):
+        return None
+    prompt = prompt[:2000]  # a pasted log is not a query
+    from .serve import call_server, read_info
+
+    if read_info(root) is not None:
+        wait = deadline - time.monotonic() - LOCAL_RESERVE_S
+        if wait > 0.05:
+            answer = call_server(root, "context", {"text": prompt, "budget": budget}, timeout=wait)
+            if answer is not None and isinstance(answer.get("context"), dict):
+                return _with_footer(answer["context"].get("text") or "")
+            _diag("mdmem serve did not answer in time; BM25 only")
+    from .vault import Vault
+
+    vault = Vault.open(root)
+    try:
+        if vault._rebuild_reason() is not None:
+            _spawn_reindex(vault)
+            return None
+        ctx = vault.context(prompt, budget=budget, vectors=False)
+    finally:
+        vault.close()
+    return _with_footer(ctx.get("text") or "")
+
+
+def _with_footer(text: str) -> str:
+    if not text:
+        return ""
+    return text + "(Whole note: mdmem get ID, or the mdmem MCP tool get.)\n"
+
+
+def _spawn_reindex(vault: Any) -> None:
+    """No usable index: build it in the background (minutes on a big vault), never in the hook."""
+    from .githook import rebuild_in_background
+
+    rebuild_in_background(vault)
+    _diag("the vault has no usable index yet; building it in the background")
+
+
+# -- session start -----------------------------------------------------------------------------------
+
+
+def project_scope(cwd: str | None) -> str | None:
+    """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
+    if not cwd:
+        return None
+    from .vault import slugify
+
+    name = slugify(Path(cwd).name)
+    return f"project:{name}" if name and name != "note" else None
+
+
+def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | None:
+    """Pinned notes, then the latest handoff of this project (or of any project) in full."""
+    from .note import split_frontmatter
+    from .text import estimate_tokens
+    from .vault import Vault
+
+    vault = Vault.open(root)
+    try:
+        if vault._rebuild_reason() is not None:
+            _spawn_reindex(vault)
+            return None
+        pinned = vault.context("", budget=budget // 2, vectors=False)
+        parts = [pinned["text"]] if pinned.get("text") else []
+        used = pinned.get("tokens") or 0
+        scope = project_scope(payload.get("cwd"))
+        filters = vault._filters()
+        rows = vault.catalog.rows(p for (p,) in vault.catalog.db.execute(
+            "SELECT path FROM notes WHERE type='handoff' ORDER BY date DESC, path LIMIT 50"))
+        handoffs = sorted((r for r in rows.values() if filters.matches(r)),
+                          key=lambda r: (-(r.get("date") or 0.0), r["path"]))
+        mine = [r for r in handoffs if scope and r.get("scope") == scope] or handoffs
+        for i, row in enumerate(mine[:3]):
+            if i == 0:
+                try:
+                    body = split_frontmatter(vault.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
+                except OSError:
+                    continue
+                head = f"Last handoff: {row['title']} (id: {row['id']})\n"
+                room = max(0, (budget - used - estimate_tokens(head)) * 4)
+                text = body.strip()
+                if len(text) > room:
+                    text = text[: max(0, room - 1)].rstrip() + "…"
+                block = head + text + "\n"
+            else:
+                block = f"Earlier handoff: {row['title']} (id: {row['id']})\n"
+            cost = estimate_tokens(block)
+            if used + cost > budget:
+                break
+            parts.append(block)
+            used += cost
+    finally:
+        vault.close()
+    if not parts:
+        return None
+    return "mdmem memory for this session.\n" + "\n".join(parts)
+
+
+# -- stop: the handoff ------------------------------------------------------------------------------
+
+
+def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None = None,
+                    dry_run: bool = False) -> dict[str, Any] | None:
+    """Write (or rewrite) this session's handoff note from its transcript."""
+    path = payload.get("transcript_path")
+    if not path:
+        _diag("no transcript_path in the hook input; no handoff written")
+        return None
+    from .handoff import build_handoff, parse_transcript
+
+    with open(Path(str(path)).expanduser(), encoding="utf-8", errors="replace") as fh:
+        t = parse_transcript(fh)
+    t.session_id = str(payload.get("session_id") or t.session_id or "")
+    t.cwd = str(payload.get("cwd") or t.cwd or "")
+    handoff = build_handoff(t)
+    if handoff is None:
+        return None
+    if dry_run:
+        return {"action": "dry-run", "path": None, "title": handoff.title, "body": handoff.body,
+                "redacted": handoff.redacted}
+    from .lifecycle import replace_body
+    from .vault import Vault, slugify
+
+    vault = Vault.open(root)
+    try:
+        session = slugify(t.session_id)[:12] or "session"
+        day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
+        base = f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
+        rel = f"{base}/{day}-{session}.md"
+        if vault.safe_path(rel).exists():
+            change = replace_body(vault, rel, handoff.body, "handoff", updates={"title": handoff.title},
+                                  commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated)")
+            action = "updated" if change.changed else "unchanged"
+            return {"action": action, "path": rel, "id": change.id, "commit": change.commit,
+                    "redacted": handoff.redacted}
+        scope = project_scope(t.cwd)
+        extra: dict[str, Any] = {"session": t.session_id or None, "cwd": t.cwd or None, "source": "claude-code"}
+        if t.started:
+            extra["created"] = t.started
+        added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel, commit=commit,
+                          extra=extra)
+        return {"action": "written", "path": added.path, "id": added.id, "commit": added.commit,
+                "redacted": handoff.redacted}
+    finally:
+        vault.close()
+
+
+# -- entry points -----------------------------------------------------------------------------------
+
+
+def fast_main(argv: list[str]) -> int | None:
+    """``[--vault V] hook EVENT [--budget N] [--time-budget MS] [--no-commit]`` without click, or None
+    (anything else, e.g. ``--help``, goes to the click CLI)."""
+    args = list(argv)
+    vault_path = None
+    if args[:1] == ["--vault"] and len(args) >= 2:
+        vault_path = args[1]
+        args = args[2:]
+    if len(args) < 2 or args[0] != "hook" or args[1] not in EVENTS:
+        return None
+    event, rest = args[1], args[2:]
+    opts: dict[str, Any] = {}
+    while rest:
+        key = rest.pop(0)
+        if key == "--no-commit":
+            opts["commit"] = False
+        elif key in ("--budget", "--time-budget") and rest and rest[0].isdigit():
+            opts["budget" if key == "--budget" else "time_budget_ms"] = int(rest.pop(0))
+        else:
+            return None
+    try:
+        stdin_text = sys.stdin.read()
+    except Exception:
+        stdin_text = ""
+    return run_hook(event, vault_path, stdin_text, **opts)

@@ -1,0 +1,205 @@
+"""Agent commands of the CLI (issue 6): hook, mcp, setup claude-code, import. Registered on ``cli.cli``
+when cli.py is imported; the MCP SDK and the index load inside the commands so ``mdmem --help`` stays fast."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli import State, cli, emit_json, handle_errors, json_option, pass_state
+
+# -- hook ------------------------------------------------------------------------------------------
+
+
+@cli.group()
+def hook() -> None:
+    """Claude Code hooks: read the event's JSON on stdin, answer with JSON on stdout.
+
+    \b
+    A hook never fails the agent: on any problem it prints nothing on stdout, one line on
+    stderr and exits 0. "mdmem setup claude-code" installs them.
+    """
+
+
+@hook.command("prompt")
+@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 20_000),
+              help="Most tokens of memory to add to the prompt.")
+@click.option("--time-budget", "time_budget", default=2000, show_default=True, type=click.IntRange(1, 60_000),
+              metavar="MS", help="Answer within this many milliseconds or add nothing.")
+@pass_state
+def hook_prompt(state: State, budget: int, time_budget: int) -> None:
+    """UserPromptSubmit: the memories that matter for the prompt (pinned first, then relevant).
+
+    \b
+    Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
+    prompts (acknowledgements, slash commands).
+    """
+    from .agent_hooks import run_hook
+
+    run_hook("prompt", state.vault_path, sys.stdin.read(), budget=budget, time_budget_ms=time_budget)
+
+
+@hook.command("session-start")
+@click.option("--budget", default=900, show_default=True, type=click.IntRange(50, 20_000),
+              help="Most tokens of memory to add at session start.")
+@pass_state
+def hook_session_start(state: State, budget: int) -> None:
+    """SessionStart: pinned notes and the latest handoff of this project."""
+    from .agent_hooks import run_hook
+
+    run_hook("session-start", state.vault_path, sys.stdin.read(), budget=budget)
+
+
+@hook.command("stop")
+@click.option("--commit/--no-commit", default=None,
+              help="Commit the handoff note [default: mdmem.toml [git] commit, else yes].")
+@click.option("--dry-run", is_flag=True, help="Print the handoff note instead of writing it.")
+@pass_state
+def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
+    """Stop: write this session's handoff note from its transcript (asked, decided, open, files).
+
+    \b
+    One note per session, rewritten as the session goes on; secrets are redacted before
+    anything is written. No LLM is involved.
+    """
+    from .agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+
+    if not dry_run:
+        run_hook("stop", state.vault_path, sys.stdin.read(), commit=commit)
+        return
+    payload = read_payload(sys.stdin.read())
+    root = find_vault(state.vault_path, payload) or Path.cwd()
+    info = capture_handoff(root, payload, dry_run=True)
+    if info is None:
+        click.echo("Nothing to hand off: the transcript has no prompt.", err=True)
+    else:
+        click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
+
+
+# -- mcp -------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind with --http; anything but loopback needs --token.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="Port for --http.")
+@click.option("--token", envvar="MDMEM_MCP_TOKEN", metavar="TOKEN",
+              help="Bearer token HTTP clients must send [env MDMEM_MCP_TOKEN]; required off loopback.")
+@click.option("--no-warm", is_flag=True, help="Do not reindex and load the model at start.")
+@pass_state
+@handle_errors
+def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, no_warm: bool) -> None:
+    """Serve the vault to agents over MCP: recall, search, get, add, correct, pin, … as tools.
+
+    \b
+    stdio (default) is what Claude Code and most clients start themselves:
+      claude mcp add mdmem -- mdmem --vault ~/notes mcp
+    Nothing but protocol is written to stdout; diagnostics go to stderr.
+    """
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
+        from .mcp_server import check_bind, run_http, run_stdio
+
+        if use_http:
+            check_bind(host, token)
+        vault = state.vault
+    if use_http:
+        run_http(vault, host=host, port=port, token=token, warm=not no_warm)
+    else:
+        run_stdio(vault, warm=not no_warm)
+
+
+# -- setup -----------------------------------------------------------------------------------------
+
+
+@cli.group()
+def setup() -> None:
+    """Connect an agent to this vault (hooks and MCP server in its settings)."""
+
+
+@setup.command("claude-code")
+@click.option("--project", is_flag=True,
+              help="Write the project's .claude/settings.json and .mcp.json instead of your user settings.")
+@click.option("--dir", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The project folder for --project.")
+@click.option("--remove", is_flag=True, help="Take mdmem's hooks and MCP server out again.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@json_option
+@pass_state
+@handle_errors
+def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool,
+                      as_json: bool) -> None:
+    """Merge mdmem's hooks (session-start, prompt, stop) and MCP server into Claude Code's settings.
+
+    \b
+    User scope (default): ~/.claude/settings.json (hooks) and ~/.claude.json (MCP server).
+    --project:            PROJECT/.claude/settings.json and PROJECT/.mcp.json.
+    Existing settings, hooks and servers are kept; mdmem's own entries are updated in place.
+    The commands name this Python and the vault's absolute path.
+    """
+    from .claude_setup import as_dicts, describe, setup_claude_code as run_setup
+
+    vault = state.vault
+    changes = run_setup(vault.root, project=project_dir.resolve() if project else None, remove=remove,
+                        dry_run=dry_run)
+    if as_json:
+        emit_json({"vault": str(vault.root), "dry_run": dry_run, "files": as_dicts(changes)})
+        return
+    for line in describe(changes):
+        click.echo(line)
+    if not remove and not dry_run:
+        click.echo("Restart Claude Code (or run /hooks and /mcp in it) to pick up the changes.")
+
+
+# -- import ----------------------------------------------------------------------------------------
+
+
+@cli.command("import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--type", "default_type", default="note", show_default=True,
+              help="Type of MEMORY.md entries whose heading does not say (Decisions → decision, …).")
+@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
+@click.option("--commit/--no-commit", default=None, help="Commit the new notes [default: mdmem.toml, else yes].")
+@click.option("--git/--no-git", "use_git", default=None,
+              help="Obsidian vault: git init it and install the hooks [default: only if it is a repository].")
+@json_option
+@pass_state
+@handle_errors
+def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None,
+            use_git: bool | None, as_json: bool) -> None:
+    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, or an Obsidian vault (adopted in place).
+
+    \b
+    MEMORY.md: one note per list item or paragraph; "## Decisions" → type decision; dates kept.
+    memory/*.md: one note per (dated) file.      JSONL: {"content", "type", "salience", "tags", "created"}.
+    Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).
+    Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
+    """
+    from .importer import detect, import_path
+    from .note import TYPES
+
+    if default_type not in TYPES:
+        raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")
+    vault = None if detect(path.expanduser().resolve()) == "obsidian" else state.vault
+    report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type)
+    if as_json:
+        emit_json(report.to_dict())
+    elif report.adopted is not None:
+        for line in report.adopted["messages"]:
+            click.echo(line)
+    elif report.kind == "obsidian":
+        click.echo(f"Would adopt the Obsidian vault {report.source} in place (no file rewritten).")
+    else:
+        verb = "would import" if dry_run else "imported"
+        click.echo(f"{verb} {len(report.written)} new note(s), updated {len(report.updated)}, skipped "
+                   f"{report.skipped} already in the vault, from {report.source}"
+                   + (f"; redacted {report.redacted} secret(s)" if report.redacted else "")
+                   + (f"; commit {report.commit[:8]}" if report.commit else "") + ".")
+    for err in report.errors:
+        click.echo(f"error: {err}", err=True)
+    if report.errors:
+        sys.exit(1)
