@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigError
 
@@ -149,6 +149,30 @@ class TransformersEmbedder:
         if not out:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.concatenate(out)
+
+
+_libc: Any = None
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the OS (glibc's malloc_trim; a no-op elsewhere).
+
+    Chunks are embedded shortest first, so every batch is a little larger than the last and the
+    model's freed scratch memory never fits the next one: glibc kept it all, and embedding 10k
+    notes peaked at 1.9 GB. Trimming after each batch held a 960-chunk run at 492 MB instead of
+    899 MB, for no measurable loss of speed.
+    """
+    global _libc
+    if _libc is None:
+        try:
+            import ctypes
+
+            lib = ctypes.CDLL("libc.so.6")
+            _libc = lib if hasattr(lib, "malloc_trim") else False
+        except OSError:
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
 
 
 class HashEmbedder:

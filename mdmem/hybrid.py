@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .embed import release_memory
 from .rank import Filters, hold_back_duplicates, rrf, tied_ranks
 
 if TYPE_CHECKING:
@@ -174,6 +175,7 @@ class Semantic:
                 vectors = self.embedder.embed([text_of[h] for h in part])
                 self.cache.put_many(fp, list(zip(part, vectors)))
                 report.embedded += len(part)
+                release_memory()
                 if progress:
                     progress(report.embedded, len(missing))
         except KeyboardInterrupt:
