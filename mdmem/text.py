@@ -173,7 +173,8 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     outp, pos = [], 0
     for s, e in spans:
         outp.append(piece[pos:s])
-        outp.append(f"{mark}{piece[s:e]}{mark}")
+        already = piece[max(0, s - len(mark)):s] == mark and piece[e:e + len(mark)] == mark
+        outp.append(piece[s:e] if already else f"{mark}{piece[s:e]}{mark}")  # **bold** in the note stays as is
         pos = e
     outp.append(piece[pos:])
     result = " ".join("".join(outp).split())

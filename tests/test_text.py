@@ -64,3 +64,8 @@ def test_estimate_tokens() -> None:
 @given(st.text())
 def test_index_fast_path_agrees_with_tokenize(text: str) -> None:
     assert index_terms(text) == [t.text for t in tokenize(text)]
+
+
+def test_snippet_does_not_double_bold_a_word_already_bold_in_the_note() -> None:
+    out = snippet("We chose **Hotwire** over React; Hotwire ships.", set(terms("hotwire")))
+    assert out == "We chose **Hotwire** over React; **Hotwire** ships."
