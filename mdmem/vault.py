@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import datetime as dt
 import difflib
 import fnmatch
@@ -16,7 +14,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -704,7 +702,7 @@ class Vault:
         if not hits:
             return hits
         hints = connection_hints(self, [h.path for h in hits[:top]], per_hit)
-        return [dataclasses.replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
+        return [replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
 
     def _hits(self, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
         from .text import snippet, terms

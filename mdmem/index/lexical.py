@@ -458,7 +458,7 @@ class _ArrayBM25:
             matched[np.fromiter(mask, dtype=np.int64, count=len(mask))] = False
         cand = np.flatnonzero(matched)
         if len(cand) > limit:
-            cand = cand[np.argpartition(-scores[cand], limit - 1)[:limit + 0]]
+            cand = cand[np.argpartition(-scores[cand], limit - 1)[:limit]]
             # the boundary may cut through a tie: take every doc with the limit-th score
             floor = scores[cand].min()
             cand = np.flatnonzero(matched & (scores >= floor))
