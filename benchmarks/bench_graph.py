@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from bench_spine import OUT, add_common_args, child_env, log, machine, mdmem_cmd, p95, parse_sizes  # noqa: E402
+from bench_spine import add_common_args, child_env, log, machine, mdmem_cmd, p95, parse_sizes, write_results  # noqa: E402
 from corpus import make_corpus, make_queries  # noqa: E402
 
 EXTRA_TYPES = ("caused_by", "depends_on", "led_to", "relates_to", "refines", "caused_by", "relates_to")
@@ -203,9 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     info["loadavg_after"] = os.getloadavg()
     md = render(info, results, args.runs, args.vectors)
     print(md)
-    OUT.mkdir(exist_ok=True)
-    (OUT / f"{args.out}.md").write_text(md)
-    (OUT / f"{args.out}.json").write_text(json.dumps({"machine": info, "results": results}, indent=2) + "\n")
+    write_results(args.out, md, {"machine": info, "results": results})
 
 
 if __name__ == "__main__":

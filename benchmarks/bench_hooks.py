@@ -26,7 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_spine import OUT, add_common_args, child_env, git, log, machine, median, p95  # noqa: E402
+from bench_spine import add_common_args, child_env, git, log, machine, median, p95, write_results  # noqa: E402
 from corpus import make_corpus, make_queries  # noqa: E402
 
 TARGETS = {"cold": 1000.0, "served": 300.0}  # ms, issue 6
@@ -186,9 +186,7 @@ def main(argv: list[str] | None = None) -> None:
                 shutil.rmtree(work, ignore_errors=True)
     md = render(info, result, os.getloadavg())
     print(md)
-    OUT.mkdir(exist_ok=True)
-    (OUT / f"{args.out}.md").write_text(md)
-    (OUT / f"{args.out}.json").write_text(json.dumps({"machine": info, "result": result}, indent=2) + "\n")
+    write_results(args.out, md, {"machine": info, "result": result})
 
 
 if __name__ == "__main__":

@@ -343,6 +343,13 @@ def add_common_args(ap: argparse.ArgumentParser, out: str) -> None:
     ap.add_argument("--out", default=out, help=f"name of the result files in benchmarks/out/ [{out}]")
 
 
+def write_results(name: str, md: str, data: dict[str, Any]) -> None:
+    """benchmarks/out/NAME.md (the table) and NAME.json (everything measured)."""
+    OUT.mkdir(exist_ok=True)
+    (OUT / f"{name}.md").write_text(md)
+    (OUT / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
 def parse_sizes(text: str) -> list[int]:
     """'1000,10k' → [1000, 10000]; exits when git (needed to build the vaults) is missing."""
     if shutil.which("git") is None:
@@ -379,11 +386,8 @@ def main(argv: list[str] | None = None) -> None:
     info["source_changed"] = source_fingerprint() != fingerprint
     md = render(info, results, args.runs)
     print(md)
-    OUT.mkdir(exist_ok=True)
-    (OUT / f"{args.out}.md").write_text(md)
-    (OUT / f"{args.out}.json").write_text(json.dumps(
-        {"machine": info, "runs": args.runs, "seed": args.seed, "results": [asdict(r) for r in results]},
-        indent=2) + "\n")
+    write_results(args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed,
+                                 "results": [asdict(r) for r in results]})
 
 
 if __name__ == "__main__":

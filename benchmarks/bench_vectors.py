@@ -30,7 +30,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_spine import (  # noqa: E402
-    OUT,
     add_common_args,
     child_env,
     du_mb,
@@ -42,6 +41,7 @@ from bench_spine import (  # noqa: E402
     p95,
     parse_sizes,
     source_fingerprint,
+    write_results,
 )
 from corpus import make_corpus, make_queries  # noqa: E402
 
@@ -521,11 +521,8 @@ def write(info: dict[str, Any], results: list[SizeResult], args: argparse.Namesp
     info["source_changed"] = source_fingerprint() != fingerprint
     info["loadavg_end"] = os.getloadavg()
     md = render(info, results, max(1, args.runs))
-    OUT.mkdir(exist_ok=True)
-    (OUT / f"{args.out}.md").write_text(md)
-    (OUT / f"{args.out}.json").write_text(json.dumps(
-        {"machine": info, "runs": args.runs, "seed": args.seed, "results": [asdict(r) for r in results]},
-        indent=2) + "\n")
+    write_results(args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed,
+                                 "results": [asdict(r) for r in results]})
     return md
 
 
