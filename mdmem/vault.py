@@ -763,6 +763,9 @@ class Vault:
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
+        exact = set(self.catalog.exact(ref))
+        if len(exact) == 1:  # 'notes/A' beside 'notes/a', 'C# tips' beside 'C': the exact name wins
+            return exact.pop()
         matches = self.catalog.lookup(ref)
         if not matches:
             # Maybe a file that exists but is not indexed yet.
@@ -861,6 +864,8 @@ class Vault:
     def _place(self, path: str | None, title: str) -> str:
         if path:
             rel = path if path.lower().endswith(".md") else f"{path}.md"
+            if len(rel.rsplit("/", 1)[-1].encode()) > 240:  # 255 bytes less the temp file's suffix
+                raise MdmemError(f"The file name in {rel!r} is too long (over 240 bytes); choose a shorter --path.")
             if self.safe_path(rel).exists():
                 raise MdmemError(f"{rel} already exists; choose another --path.")
             return self.rel(self.safe_path(rel))
@@ -1136,7 +1141,10 @@ def slugify(title: str) -> str:
     """A file-name slug that keeps letters of every script: 'Use Hotwire!' → 'use-hotwire'."""
     s = re.sub(r"[^\w\s-]", "", title.casefold(), flags=re.UNICODE)
     s = re.sub(r"[\s_-]+", "-", s).strip("-")
-    return s[:80].rstrip("-") or "note"
+    s = s[:80]
+    while len(s.encode()) > 200:  # file names are at most 255 bytes; 80 CJK extension chars are 320
+        s = s[:-1]
+    return s.rstrip("-") or "note"
 
 
 def _now() -> str:
