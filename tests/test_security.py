@@ -251,3 +251,47 @@ def test_hostile_vault_settings_are_refused_with_a_message(tmp_path: Path, toml:
         assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, (cmd, r.stderr)
     assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
     assert not Path("/tmp/escape.md").exists()
+
+
+# -- redaction on every write path --------------------------------------------------------------------------
+
+
+def test_cli_add_and_correct_redact_unless_told_not_to(tmp_path: Path) -> None:
+    root = plain_vault(tmp_path)
+    env = {"MDMEM_EMBED_MODEL": "hash", "MDMEM_GIT_COMMIT": "0"}
+    r = cli(root, "add", "--title", f"Deploy token {SECRET}", "--body", f"use password=hunter2hunter and {SECRET}",
+            "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "redacted 3 secret(s)" in r.stderr and "--no-redact" in r.stderr
+    written = (root / json.loads(r.stdout)["path"]).read_text()
+    assert SECRET not in written and "hunter2hunter" not in written and "[REDACTED:github-token]" in written
+    r = cli(root, "correct", "kafka", "--body", f"Authorization: Bearer {SECRET}", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert SECRET not in (root / json.loads(r.stdout)["new"]["path"]).read_text() and "redacted 1" in r.stderr
+    r = cli(root, "add", "--title", "Kept on purpose", "--body", f"fixture token {SECRET}", "--no-redact",
+            "--json", env=env)
+    assert r.returncode == 0 and "redacted" not in r.stderr
+    assert SECRET in (root / json.loads(r.stdout)["path"]).read_text()
+    r = cli(root, "add", "--title", "Plain", "--body", "nothing secret here", env=env)
+    assert r.returncode == 0 and "redacted" not in r.stderr
+
+
+def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+
+    from .test_mcp import stdio_session, text
+
+    root = plain_vault(tmp_path)
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+
+    async def main() -> None:
+        async with stdio_session(root, tmp_path / "err.log") as s:
+            await s.initialize()
+            r = await s.call_tool("correct", {"note": "kafka", "title": f"Lag {SECRET}",
+                                              "body": f"the key is sk-ant-{'a1B2' * 8} and {SECRET}"})
+            assert not r.is_error, text(r)
+            assert r.structured_content["redacted"] == 2
+            new = (root / r.structured_content["new"]["path"]).read_text()
+            assert SECRET not in new and "sk-ant-" not in new and "[REDACTED:api-key]" in new
+
+    anyio.run(main)
