@@ -282,7 +282,7 @@ class Vault:
             return "manifest unreadable"
         # Whoosh's files are pickles: opening an index this user did not build could run code.
         # A .mdmem/ that came with a clone or a copy has no valid seal and is rebuilt unopened.
-        if not hmac.compare_digest(str(m.get("seal", "")), _seal(gen)):
+        if not _sealed_here(gen, str(m.get("seal", ""))):
             return "index not built here (a copied or cloned .mdmem/ is never opened)"
         if not (self.state / gen / "catalog.sqlite").is_file():
             return "index files missing"
@@ -1194,11 +1194,10 @@ def _machine_key() -> bytes:
     Kept outside every vault ($MDMEM_HOME, else ~/.local/state/mdmem), so a vault's own files
     cannot forge it. Without a writable home, a per-process key: the index is rebuilt each run.
     """
-    global _KEY
-    if _KEY is not None:
-        return _KEY
     home = Path(os.environ.get("MDMEM_HOME") or Path.home() / ".local" / "state" / "mdmem")
     path = home / "index.key"
+    if path in _KEYS:
+        return _KEYS[path]
     try:
         if not path.is_file():
             home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -1212,17 +1211,27 @@ def _machine_key() -> bytes:
                 pass
             finally:
                 tmp.unlink()
-        _KEY = bytes.fromhex(path.read_text().strip())
+        key = bytes.fromhex(path.read_text().strip())
     except (OSError, ValueError):
-        _KEY = secrets.token_bytes(32)
-    return _KEY
+        key = secrets.token_bytes(32)
+    _KEYS[path] = key
+    return key
 
 
-_KEY: bytes | None = None
+_KEYS: dict[Path, bytes] = {}
 
 
-def _seal(generation: str) -> str:
-    return hmac.new(_machine_key(), f"mdmem index {generation}".encode(), "sha256").hexdigest()
+def _seal(generation: str, key: bytes | None = None) -> str:
+    return hmac.new(key or _machine_key(), f"mdmem index {generation}".encode(), "sha256").hexdigest()
+
+
+def _sealed_here(generation: str, seal: str) -> bool:
+    """Whether ``seal`` was made with this user's key (or another key this process already read:
+    $MDMEM_HOME/HOME may change within one process, e.g. under tests)."""
+    keys = [*_KEYS.values()] or [_machine_key()]
+    if any(hmac.compare_digest(seal, _seal(generation, k)) for k in keys):
+        return True
+    return hmac.compare_digest(seal, _seal(generation))
 
 
 def _now() -> str:
