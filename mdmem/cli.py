@@ -143,6 +143,21 @@ def _shell_path(p: str) -> str:
 
 # -- add -----------------------------------------------------------------------------------------
 
+redact_option = click.option("--no-redact", is_flag=True,
+                             help="Write secrets (keys, tokens, passwords) as given instead of [REDACTED:kind].")
+
+
+def redact_args(*texts: str | None) -> list[Any]:
+    """The texts with secrets redacted, as MCP add does (issue 7); the count goes to stderr."""
+    from .redact import redact
+
+    done = [redact(t) if t else None for t in texts]
+    count = sum(r.count for r in done if r is not None)
+    if count:
+        click.echo(f"mdmem: redacted {count} secret(s); pass --no-redact to keep them.", err=True)
+    return [r.text if r is not None else None for r in done]
+
+
 
 @cli.command()
 @click.option("-t", "--title", required=True, help="The note's title (also names the file).")
@@ -159,21 +174,25 @@ def _shell_path(p: str) -> str:
 @click.option("--commit/--no-commit", default=None, help="Commit the new note [default: mdmem.toml, else yes].")
 @click.option("--force", is_flag=True, help="Write even if a near duplicate exists (never when identical).")
 @click.option("--no-dedupe", is_flag=True, help="Skip the duplicate check.")
+@redact_option
 @json_option
 @pass_state
 @handle_errors
 def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
         entities: tuple[str, ...], aliases: tuple[str, ...], scope: str | None, salience: float | None,
         confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
-        force: bool, no_dedupe: bool, as_json: bool) -> None:
+        force: bool, no_dedupe: bool, no_redact: bool, as_json: bool) -> None:
     """Write a new note (atomically, with an id), index it and commit it.
 
     \b
     First checks for duplicates: ADD (written), UPDATE (a near duplicate exists: not written
     unless --force; "mdmem correct ID" is suggested), NOOP (identical text exists: not written).
+    Secrets (keys, tokens, passwords) in the title and body are redacted unless --no-redact.
     """
     if body == "-" or (body is None and not sys.stdin.isatty()):
         body = sys.stdin.read()
+    if not no_redact:
+        title, body = redact_args(title, body)
     check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
     if not no_dedupe:
         from .lifecycle import duplicates
@@ -586,16 +605,22 @@ _note_change_command("restore", "Make NOTE active and visible again (undoes forg
 @click.option("-b", "--body", help="The corrected text; '-' or omitted with piped input reads stdin.")
 @click.option("-t", "--title", help="A new title (default: the old one).")
 @commit_option
+@redact_option
 @json_option
 @pass_state
 @handle_errors
 def correct(state: State, note: str, body: str | None, title: str | None, commit: bool | None,
-            as_json: bool) -> None:
-    """Replace NOTE with a corrected successor; the old one keeps its text and is archived."""
+            no_redact: bool, as_json: bool) -> None:
+    """Replace NOTE with a corrected successor; the old one keeps its text and is archived.
+
+    Secrets in the new title and body are redacted unless --no-redact.
+    """
     if body == "-" or (body is None and not sys.stdin.isatty()):
         body = sys.stdin.read()
     if not body or not body.strip():
         raise MdmemError("Give the corrected text with --body TEXT or on stdin.")
+    if not no_redact:
+        body, title = redact_args(body, title)
     added, old = state.vault.correct(note, body, title=title, commit=commit)
     if as_json:
         emit_json({"new": {"id": added.id, "path": added.path, "title": added.title},

@@ -41,11 +41,15 @@ def load_config(root: Path) -> Config:
     if ".." in Path(notes_dir).parts or Path(notes_dir).is_absolute():
         raise ConfigError(f"{path}: [vault] notes_dir must be a folder inside the vault.")
     commit = git.get("commit", True)  # type: ignore[union-attr]
+    if not isinstance(commit, bool):  # bool("no") is True
+        raise ConfigError(f"{path}: [git] commit must be true or false, got {commit!r}.")
     if os.environ.get("MDMEM_GIT_COMMIT"):
         commit = os.environ["MDMEM_GIT_COMMIT"].lower() not in ("0", "false", "no", "off")
     try:
         timeout = float(os.environ.get("MDMEM_LOCK_TIMEOUT", vault.get("lock_timeout", 30.0)))  # type: ignore[union-attr, arg-type]
     except ValueError as exc:
         raise ConfigError(f"MDMEM_LOCK_TIMEOUT must be a number of seconds: {exc}") from exc
+    if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever
+        raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
     return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
                   lock_timeout=timeout, extra=data)

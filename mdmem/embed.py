@@ -79,7 +79,32 @@ def make_embedder(settings: EmbedSettings) -> Embedder:
             f"[embed] model = {settings.model!r} is not a local Hugging Face model folder (no config.json). "
             f"Use {DEFAULT_MODEL!r} (bundled) or the path of a downloaded model."
         )
+    check_model_folder(path, "[embed] model")
     return TransformersEmbedder(path, settings, name=path.name)
+
+
+def check_model_folder(path: Path, setting: str) -> None:
+    """Refuse a model folder whose loading could run code (issue 7): mdmem.toml comes with the vault,
+    and a cloned vault is not trusted. Weights must be safetensors (a pickled ``.bin``/``.pt`` runs
+    code when unpickled, whatever torch's defaults), and no config may ask for custom code."""
+    import json
+
+    for name in ("config.json", "tokenizer_config.json"):
+        f = path / name
+        if not f.is_file():
+            continue
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{setting}: {f} is not valid JSON ({exc}).") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{setting}: {f} is not a JSON object.")
+        if "auto_map" in data or data.get("trust_remote_code"):
+            raise ConfigError(f"{setting}: {path} asks to run its own code ({name} has auto_map); mdmem never "
+                              "loads custom model code. Use a model that runs with stock transformers.")
+    if not any(path.glob("*.safetensors")):
+        raise ConfigError(f"{setting}: {path} has no .safetensors weights; mdmem does not load pickled weights "
+                          "(pytorch_model.bin can run code when loaded). Use a model folder with model.safetensors.")
 
 
 def _model_digest(path: Path) -> str:
@@ -104,7 +129,10 @@ class TransformersEmbedder:
         self.settings = settings
         self.name = name
         config = json.loads((path / "config.json").read_text())
-        self.dim = int(config.get("hidden_size") or config.get("dim") or config.get("d_model"))
+        try:
+            self.dim = int(config.get("hidden_size") or config.get("dim") or config.get("d_model"))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"[embed] model {path}: config.json names no hidden_size ({exc}).") from exc
         prefixes = f"{settings.query_prefix}|{settings.passage_prefix}|{settings.max_length}"
         self.fingerprint = f"{name}-{self.dim}-{_model_digest(path)}-{hashlib.blake2b(prefixes.encode(), digest_size=3).hexdigest()}"
         self._model = None
@@ -121,8 +149,10 @@ class TransformersEmbedder:
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
         torch.set_num_threads(max(1, self.settings.threads))
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
-        model = AutoModel.from_pretrained(str(self.path), local_files_only=True, trust_remote_code=False)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True,
+                                                        trust_remote_code=False)
+        model = AutoModel.from_pretrained(str(self.path), local_files_only=True, trust_remote_code=False,
+                                          use_safetensors=True)
         model.eval()
         self._model = model
 
@@ -209,6 +239,7 @@ class CrossEncoderReranker:
     def __init__(self, path: Path, *, threads: int = 1, max_length: int = 384) -> None:
         if not (path / "config.json").is_file():
             raise ConfigError(f"[rerank] model = {str(path)!r} is not a local model folder (no config.json).")
+        check_model_folder(path, "[rerank] model")
         self.path = path
         self.threads = threads
         self.max_length = max_length
@@ -225,9 +256,10 @@ class CrossEncoderReranker:
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
         torch.set_num_threads(max(1, self.threads))
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True,
+                                                        trust_remote_code=False)
         model = AutoModelForSequenceClassification.from_pretrained(
-            str(self.path), local_files_only=True, trust_remote_code=False)
+            str(self.path), local_files_only=True, trust_remote_code=False, use_safetensors=True)
         model.eval()
         self._model = model
 

@@ -6,6 +6,7 @@ Built on markdown-it-py so that code spans and fenced code never yield links or 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -159,4 +160,5 @@ def normalize_ref(ref: str) -> str:
         r = r[2:]
     if r.lower().endswith(".md"):
         r = r[:-3]
-    return r.casefold()
+    # NFC: a file named in decomposed form (macOS, some zips) matches the composed text people type.
+    return unicodedata.normalize("NFC", r.casefold())

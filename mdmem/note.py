@@ -21,6 +21,9 @@ TYPES = frozenset(
 STATUSES = ("active", "archived", "forgotten")
 DATE_KEYS = ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until")
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
+# Without aliases, loaded YAML holds at most about one value or character per byte of its text;
+# anchors and aliases ("billion laughs") can make 500 bytes expand to 9^9 values (issue 7).
+MAX_EXPANDED = 2 * MAX_FRONTMATTER
 
 _FENCE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
@@ -129,6 +132,11 @@ def parse_note(text: str, path: str) -> Note:
                 problems.append(Problem(path, "frontmatter", f"invalid YAML: {_yaml_error(exc)}",
                                         "fix the YAML syntax (quote values containing ':' or '#')"))
                 loaded = None
+            if loaded is not None and _too_big(loaded, MAX_EXPANDED):
+                problems.append(Problem(path, "frontmatter", "frontmatter expands to too much data through "
+                                        "YAML aliases (*name) or a self-reference; it is not read",
+                                        "write the values out instead of repeating '&anchor'/'*alias'"))
+                loaded = None
             if isinstance(loaded, dict):
                 meta = {str(k): v for k, v in loaded.items()}
             elif loaded is not None:
@@ -150,6 +158,25 @@ def parse_note(text: str, path: str) -> Note:
         note.title = h1 or path.rsplit("/", 1)[-1].removesuffix(".md")
     note.problems = problems
     return note
+
+
+def _too_big(value: Any, budget: int) -> bool:
+    """Whether ``value`` expanded (each alias counted again, strings by length) exceeds ``budget``.
+
+    Iterative and stops at the budget, so a self-referencing or alias-bombed value costs O(budget).
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        budget -= 1 + (len(v) if isinstance(v, (str, bytes)) else 0)
+        if budget < 0:
+            return True
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple, set)):
+            stack.extend(v)
+    return False
 
 
 def _yaml_error(exc: Exception) -> str:

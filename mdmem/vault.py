@@ -6,6 +6,7 @@ import datetime as dt
 import difflib
 import fnmatch
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -187,6 +188,8 @@ class Vault:
                         target = Path(entry.path).resolve()
                         if self.root not in target.parents:
                             continue  # never follow a link out of the vault
+                        if _hidden(target.relative_to(self.root).as_posix()):
+                            continue  # nor into .git/, .mdmem/ (tokens, remote URLs) or other hidden folders
                         if entry.is_dir():
                             continue  # linked folders could loop; their notes are found directly
                     if entry.is_dir(follow_symlinks=False):
@@ -201,7 +204,11 @@ class Vault:
 
     def read_note(self, rel: str) -> tuple[Note, str, bytes]:
         """Parse one file. Returns the note, its content hash and raw bytes. Never raises on content."""
-        raw = self.safe_path(rel).read_bytes()
+        path = self.safe_path(rel)
+        if _hidden(self.rel(path)) and not _hidden(rel):
+            raise MdmemError(f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not read "
+                             "notes there. Link to a note outside hidden folders.")
+        raw = path.read_bytes()
         digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
         extra: list[Problem] = []
         if b"\x00" in raw[:8192]:
@@ -271,7 +278,13 @@ class Vault:
             if m.get(key) != value:
                 return f"index {key} is {m.get(key)!r}, this mdmem needs {value!r}"
         gen = m.get("generation")
-        if not isinstance(gen, str) or not (self.state / gen / "catalog.sqlite").is_file():
+        if not isinstance(gen, str) or not re.fullmatch(r"gen-[\w-]+", gen):
+            return "manifest unreadable"
+        # Whoosh's files are pickles: opening an index this user did not build could run code.
+        # A .mdmem/ that came with a clone or a copy has no valid seal and is rebuilt unopened.
+        if not _sealed_here(gen, str(m.get("seal", ""))):
+            return "index not built here (a copied or cloned .mdmem/ is never opened)"
+        if not (self.state / gen / "catalog.sqlite").is_file():
             return "index files missing"
         return None
 
@@ -337,10 +350,14 @@ class Vault:
             finally:
                 self._lock_depth -= 1
             return
+        self._check_state_dir()
         self.state.mkdir(exist_ok=True)
         self._ensure_gitignore()
         limit = self.config.lock_timeout if timeout is None else timeout
-        fd = os.open(self.state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        lock = self.state / "lock"
+        if lock.is_symlink():
+            lock.unlink()  # truncating a link's target would write outside the vault
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             deadline = time.monotonic() + limit
             while True:
@@ -357,6 +374,7 @@ class Vault:
                     time.sleep(0.05)
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
+            self._drop_links()
             self._lock_depth = 1
             try:
                 yield
@@ -365,16 +383,35 @@ class Vault:
         finally:
             os.close(fd)  # closing releases the flock, also when the process dies
 
+    def _check_state_dir(self) -> None:
+        """Refuse a ``.mdmem`` that is a symbolic link: index writes would land outside the vault."""
+        if self.state.is_symlink():
+            raise MdmemError(f"{self.state} is a symbolic link; mdmem writes its index only inside the vault. "
+                             "Remove the link (the index is rebuilt by the next command).")
+
+    def _drop_links(self) -> None:
+        """Remove symbolic links in ``.mdmem/`` (mdmem makes none; a cloned or copied vault could
+        carry some, and writing the catalogue, cache or stale mark through one leaves the vault)."""
+        for entry in os.scandir(self.state):
+            if entry.is_symlink():
+                os.unlink(entry.path)
+
     def _ensure_gitignore(self) -> None:
         """Keep ``.mdmem/`` out of git even in a vault that was never ``init``-ed."""
         inner = self.state / ".gitignore"
+        if inner.is_symlink():
+            inner.unlink()
         if not inner.exists():
             inner.write_text("# derived index; rebuild with: mdmem reindex --full\n*\n")
 
     def mark_stale(self) -> None:
         """Note that the files changed while the index could not be updated."""
+        self._check_state_dir()
         self.state.mkdir(exist_ok=True)
-        (self.state / "stale").touch()
+        stale = self.state / "stale"
+        if stale.is_symlink():
+            stale.unlink()
+        stale.touch()
 
     # -- reindex ---------------------------------------------------------------------------------
 
@@ -484,7 +521,7 @@ class Vault:
         catalog.set_meta("indexed_at", _now())
         catalog.close()
         manifest = {**self._expected_manifest(), "generation": gen, "mdmem": __version__,
-                    "created": _now()}
+                    "created": _now(), "seal": _seal(gen)}
         _atomic_write(self.manifest_path, json.dumps(manifest, indent=2) + "\n")
         for old in self.state.glob("gen-*"):
             if old.name != gen:
@@ -763,6 +800,9 @@ class Vault:
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
+        exact = set(self.catalog.exact(ref))
+        if len(exact) == 1:  # 'notes/A' beside 'notes/a', 'C# tips' beside 'C': the exact name wins
+            return exact.pop()
         matches = self.catalog.lookup(ref)
         if not matches:
             # Maybe a file that exists but is not indexed yet.
@@ -861,6 +901,8 @@ class Vault:
     def _place(self, path: str | None, title: str) -> str:
         if path:
             rel = path if path.lower().endswith(".md") else f"{path}.md"
+            if len(rel.rsplit("/", 1)[-1].encode()) > 240:  # 255 bytes less the temp file's suffix
+                raise MdmemError(f"The file name in {rel!r} is too long (over 240 bytes); choose a shorter --path.")
             if self.safe_path(rel).exists():
                 raise MdmemError(f"{rel} already exists; choose another --path.")
             return self.rel(self.safe_path(rel))
@@ -1136,7 +1178,60 @@ def slugify(title: str) -> str:
     """A file-name slug that keeps letters of every script: 'Use Hotwire!' → 'use-hotwire'."""
     s = re.sub(r"[^\w\s-]", "", title.casefold(), flags=re.UNICODE)
     s = re.sub(r"[\s_-]+", "-", s).strip("-")
-    return s[:80].rstrip("-") or "note"
+    s = s[:80]
+    while len(s.encode()) > 200:  # file names are at most 255 bytes; 80 CJK extension chars are 320
+        s = s[:-1]
+    return s.rstrip("-") or "note"
+
+
+def _hidden(rel: str) -> bool:
+    return any(part.startswith(".") and part not in (".", "..") for part in rel.split("/"))
+
+
+def _machine_key() -> bytes:
+    """This user's secret for sealing index manifests, made on first use (mode 0600).
+
+    Kept outside every vault ($MDMEM_HOME, else ~/.local/state/mdmem), so a vault's own files
+    cannot forge it. Without a writable home, a per-process key: the index is rebuilt each run.
+    """
+    home = Path(os.environ.get("MDMEM_HOME") or Path.home() / ".local" / "state" / "mdmem")
+    path = home / "index.key"
+    if path in _KEYS:
+        return _KEYS[path]
+    try:
+        if not path.is_file():
+            home.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = home / f".index.key.{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32) + "\n")
+            try:
+                os.link(tmp, path)  # another process may have made one meanwhile: theirs wins
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink()
+        key = bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        key = secrets.token_bytes(32)
+    _KEYS[path] = key
+    return key
+
+
+_KEYS: dict[Path, bytes] = {}
+
+
+def _seal(generation: str, key: bytes | None = None) -> str:
+    return hmac.new(key or _machine_key(), f"mdmem index {generation}".encode(), "sha256").hexdigest()
+
+
+def _sealed_here(generation: str, seal: str) -> bool:
+    """Whether ``seal`` was made with this user's key (or another key this process already read:
+    $MDMEM_HOME/HOME may change within one process, e.g. under tests)."""
+    keys = [*_KEYS.values()] or [_machine_key()]
+    if any(hmac.compare_digest(seal, _seal(generation, k)) for k in keys):
+        return True
+    return hmac.compare_digest(seal, _seal(generation))
 
 
 def _now() -> str:

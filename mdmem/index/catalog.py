@@ -222,6 +222,11 @@ class Catalog:
         """(path, kind) pairs whose id/path/stem/title/alias equals ``ref`` (case-insensitive)."""
         return list(self.db.execute("SELECT path, kind FROM names WHERE norm=?", (normalize_ref(ref),)))
 
+    def exact(self, ref: str) -> list[str]:
+        """Paths whose id or path is exactly ``ref`` (case and all): what ``lookup`` cannot tell apart."""
+        md = ref if ref.lower().endswith(".md") else f"{ref}.md"
+        return [r[0] for r in self.db.execute("SELECT path FROM notes WHERE id=? OR path=? OR path=?", (ref, ref, md))]
+
     def all_names(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT norm FROM names WHERE kind IN ('id','title','stem')")]
 
