@@ -47,6 +47,13 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
+        finally:
+            # Work that was done but not finished (a commit git refused): one line each, exit 0.
+            for state in args:
+                if isinstance(state, State) and state._vault is not None:
+                    for line in state._vault.warnings:
+                        click.echo(f"mdmem: warning: {line}", err=True)
+                    state._vault.warnings.clear()
 
     return wrapper
 

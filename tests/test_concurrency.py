@@ -1,0 +1,236 @@
+"""Concurrency (issue 7): real processes, real git, real indexes, all at once.
+
+Each test starts several ``mdmem`` processes (CLI, MCP over stdio, ``serve``, git hooks) against
+one vault and then checks that nothing was lost: every note is on disk, searchable, committed,
+and the incremental index equals a ``reindex --full``. Process counts stay small (the suite
+runs on 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from .conftest import git, mdmem
+
+WRITERS, PER_WRITER, MCP_NOTES = 4, 5, 5
+
+
+@pytest.fixture(autouse=True)
+def _hash_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("MDMEM_NO_SERVE", "1")  # only the serve test talks to a server
+
+
+def word(*parts: int) -> str:
+    """A word only one note contains: 'zq' + the parts, e.g. zq3x7."""
+    return "zq" + "x".join(str(p) for p in parts)
+
+
+def body_for(tag: str) -> str:
+    return f"The {tag} fact stands alone: {tag}a {tag}b {tag}c {tag}d {tag}e."
+
+
+def no_traceback(*streams: str) -> None:
+    for s in streams:
+        assert "Traceback" not in s, s
+
+
+def index_state(vault: Path, queries: list[str]) -> tuple[dict[str, Any], list[list[str]]]:
+    """Every catalogue row and the hit paths of each query, read in a fresh process-local Vault."""
+    from mdmem import Vault
+
+    v = Vault.open(vault)
+    cat = v.catalog
+    rows = cat.rows(sorted(cat.stamps()))
+    hits = [[h.path for h in v.search(q, 20, include=["forgotten", "archived", "snoozed", "expired"])]
+            for q in queries]
+    v.close()
+    return rows, hits
+
+
+def assert_incremental_equals_full(vault: Path, queries: list[str]) -> dict[str, Any]:
+    """The index as the concurrent writers left it == the index rebuilt from the files."""
+    from mdmem import Vault
+
+    before = index_state(vault, queries)
+    with Vault.open(vault) as v:
+        v.reindex(full=True)
+    after = index_state(vault, queries)
+    assert before[0].keys() == after[0].keys()
+    for path in before[0]:
+        assert before[0][path] == after[0][path], path
+    assert before[1] == after[1]
+    return before[0]
+
+
+def cli_loop(vault: Path, calls: list[list[str]], out: list[subprocess.CompletedProcess[str]]) -> None:
+    """Run mdmem commands one after the other (one writer process at a time per loop)."""
+    for args in calls:
+        out.append(subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+                                  capture_output=True, text=True, env=dict(os.environ)))
+
+
+# -- 1. many writers at once ---------------------------------------------------------------------
+
+
+def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> None:
+    """4 CLI processes adding 5 notes each (plus one shared title each), an MCP server adding 5,
+    and a pin/correct loop, all at the same time."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    results: list[list[subprocess.CompletedProcess[str]]] = [[] for _ in range(WRITERS + 1)]
+    threads = []
+    for w in range(WRITERS):
+        calls = [["add", "--title", f"Writer note {word(w, j)}", "--body", body_for(word(w, j)), "--json"]
+                 for j in range(PER_WRITER)]
+        # The same title from every writer: each gets its own file, none is overwritten.
+        calls.insert(2, ["add", "--title", "Shared title", "--body", body_for(word(w, 99)), "--no-dedupe",
+                         "--json"])
+        threads.append(threading.Thread(target=cli_loop, args=(git_vault, calls, results[w])))
+    lifecycle = [["pin", "Release train schedule"], ["unpin", "Release train schedule"]] * 2
+    lifecycle.append(["correct", "notes/empty-frontmatter.md", "--body", "Corrected zqcorrected text."])
+    threads.append(threading.Thread(target=cli_loop, args=(git_vault, lifecycle, results[WRITERS])))
+
+    mcp_added: list[dict[str, Any]] = []
+    errlog = tmp_path / "mcp-err.log"
+
+    async def mcp_writer() -> None:
+        params = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "mdmem", "--vault", str(git_vault), "mcp"], env=dict(os.environ))
+        with open(errlog, "w") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                for t in threads:
+                    t.start()  # the server is up: everyone writes at once from here
+                for k in range(MCP_NOTES):
+                    tag = word(7, k)
+                    r = await s.call_tool("add", {"title": f"MCP note {tag}", "body": body_for(tag)})
+                    assert not r.is_error, r.content
+                    mcp_added.append({**r.structured_content, "tag": tag})
+
+    anyio.run(mcp_writer)
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads)
+
+    for procs in results:
+        for p in procs:
+            no_traceback(p.stderr)
+            assert p.returncode == 0, (p.args, p.stderr)
+    no_traceback(errlog.read_text())
+
+    expected: dict[str, str] = {}  # path → the unique word its body holds
+    for w in range(WRITERS):
+        outs = [json.loads(p.stdout) for p in results[w]]
+        assert all(o["written"] and o["commit"] for o in outs), outs
+        for o, args in zip(outs, [p.args for p in results[w]]):
+            expected[o["path"]] = args[args.index("--body") + 1].split()[1]
+    for d in mcp_added:
+        assert d["written"] and d["commit"], d
+        expected[d["path"]] = d["tag"]
+    assert len(expected) == WRITERS * (PER_WRITER + 1) + MCP_NOTES  # distinct paths: none overwritten
+    shared = sorted(p for p in expected if "shared-title" in p)
+    assert len(shared) == WRITERS
+
+    for path, tag in expected.items():
+        assert body_for(tag) in (git_vault / path).read_text(), path
+    tracked = set(git(git_vault, "ls-files").split())
+    assert set(expected) <= tracked
+    assert git(git_vault, "status", "--porcelain", "--", "notes") == ""  # every write committed
+    subjects = git(git_vault, "log", "--format=%s").splitlines()
+    assert sum(s.startswith("mdmem: add") for s in subjects) == len(expected)
+    assert sum(s.startswith("mdmem: correct") for s in subjects) == 1
+
+    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    assert status["fresh"], status["git"]  # our own commits kept last_commit = HEAD
+    queries = [tag for tag in expected.values()] + ["zqcorrected", "release train", "shared title"]
+    rows = assert_incremental_equals_full(git_vault, queries)
+    for path, tag in expected.items():
+        assert path in rows
+    _, hits = index_state(git_vault, list(expected.values()))
+    assert [h[:1] for h in hits] == [[p] for p in expected]
+
+
+# -- 2. git commit contention after add ------------------------------------------------------------
+
+
+def test_add_while_git_index_is_locked_saves_indexes_and_says_so(git_vault: Path) -> None:
+    lock = git_vault / ".git" / "index.lock"
+    lock.write_text("")  # another git process (or a crashed one) holds the index
+    p = mdmem("--vault", str(git_vault), "add", "--title", "Locked out", "--body", "a zqlocked note",
+              check=False, env={"MDMEM_GIT_LOCK_WAIT": "0.3"})
+    no_traceback(p.stderr)
+    assert p.returncode == 0, p.stderr
+    assert "added notes/locked-out.md" in p.stdout
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert "notes/locked-out.md" in lines[0] and "not committed" in lines[0] and "index.lock" in lines[0]
+    assert "git commit" in lines[0]  # what to do
+    assert "zqlocked" in (git_vault / "notes" / "locked-out.md").read_text()
+    assert search_paths(git_vault, "zqlocked") == ["notes/locked-out.md"]
+    lock.unlink()
+    assert "locked-out" in git(git_vault, "status", "--porcelain")  # on disk, waiting to be committed
+
+
+def test_add_waits_briefly_for_a_git_index_lock(git_vault: Path) -> None:
+    lock = git_vault / ".git" / "index.lock"
+    lock.write_text("")
+    threading.Timer(0.5, lock.unlink).start()  # a concurrent git command finishes
+    p = mdmem("--vault", str(git_vault), "add", "--title", "Waited", "--body", "a zqwaited note", "--json")
+    assert json.loads(p.stdout)["commit"] and p.stderr == ""
+    assert git(git_vault, "log", "-1", "--format=%s").startswith("mdmem: add")
+
+
+def test_pin_and_correct_while_git_index_is_locked(git_vault: Path) -> None:
+    (git_vault / ".git" / "index.lock").write_text("")
+    env = {"MDMEM_GIT_LOCK_WAIT": "0.2"}
+    for args in (["pin", "Release train schedule"],
+                 ["correct", "Release train schedule", "--body", "The zqtrain leaves on Fridays."]):
+        p = mdmem("--vault", str(git_vault), *args, check=False, env=env)
+        no_traceback(p.stderr)
+        assert p.returncode == 0 and len(p.stderr.strip().splitlines()) == 1 and "not committed" in p.stderr
+    assert search_paths(git_vault, "zqtrain")
+
+
+def search_paths(vault: Path, q: str) -> list[str]:
+    out = json.loads(mdmem("--vault", str(vault), "search", q, "--json").stdout)
+    return [h["path"] for h in out["results"]]
+
+
+def test_mcp_add_while_git_index_is_locked_reports_a_warning(git_vault: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    monkeypatch.setenv("MDMEM_GIT_LOCK_WAIT", "0.2")
+    (git_vault / ".git" / "index.lock").write_text("")
+    errlog = tmp_path / "err.log"
+
+    async def main() -> None:
+        params = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "mdmem", "--vault", str(git_vault), "mcp"], env=dict(os.environ))
+        with open(errlog, "w") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                r = await s.call_tool("add", {"title": "Agent note", "body": "the zqagent fact"})
+                assert not r.is_error
+                d = r.structured_content
+                assert d["written"] and d["commit"] is None and "not committed" in d["warnings"][0]
+                assert "Warning:" in r.content[0].text and "index.lock" in r.content[0].text
+                r = await s.call_tool("search", {"query": "zqagent"})
+                assert r.structured_content["results"][0]["id"] == d["id"]
+
+    anyio.run(main)
+    no_traceback(errlog.read_text())
