@@ -234,3 +234,110 @@ def test_mcp_add_while_git_index_is_locked_reports_a_warning(git_vault: Path, tm
 
     anyio.run(main)
     no_traceback(errlog.read_text())
+
+
+# -- 3. rapid commits fire overlapping hooks -------------------------------------------------------
+
+
+def commit_by_hand(vault: Path, rel: str, text: str, message: str) -> int:
+    """Write a note and commit it as a user would; retries while another git process holds
+    .git/index.lock (git itself fails at once then). Returns how many tries it took."""
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    for attempt in range(1, 101):
+        add = subprocess.run(["git", "add", "--", rel], cwd=vault, capture_output=True, text=True)
+        proc = add if add.returncode else subprocess.run(["git", "commit", "-qm", message, "--", rel], cwd=vault,
+                                                         capture_output=True, text=True)
+        if proc.returncode == 0:
+            no_traceback(proc.stderr)
+            return attempt
+        assert "index.lock" in proc.stderr, proc.stderr  # the only reason a commit may fail here
+        time.sleep(0.05)
+    raise AssertionError(f"could not commit {rel}")
+
+
+def test_rapid_commits_with_hooks_and_adds_lose_nothing(git_vault: Path) -> None:
+    """30 hand commits from two committers at once (so their post-commit hooks overlap), in tight
+    loops, while mdmem adds notes."""
+    adds: list[subprocess.CompletedProcess[str]] = []
+    calls = [["add", "--title", f"Added during commits {word(5, j)}", "--body", body_for(word(5, j)), "--json"]
+             for j in range(5)]
+    adder = threading.Thread(target=cli_loop, args=(git_vault, calls, adds))
+    hand: dict[str, str] = {}
+    tries: list[int] = []
+
+    def committer(c: int) -> None:
+        for i in range(15):
+            # every third commit changes a note committed before
+            rel = f"notes/hand-{c}-{i}.md" if i % 3 else f"notes/hand-{c}-0.md"
+            tag = word(3, c, i)
+            hand[rel] = tag
+            tries.append(commit_by_hand(git_vault, rel, f"# Hand {c} {i}\n\n{body_for(tag)}\n", f"hand {c} {i}"))
+
+    committers = [threading.Thread(target=committer, args=(c,)) for c in range(2)]
+    for t in (adder, *committers):
+        t.start()
+    for t in committers:
+        t.join(timeout=300)
+    adder.join(timeout=300)
+    for p in adds:
+        no_traceback(p.stderr)
+        assert p.returncode == 0 and json.loads(p.stdout)["commit"], p.stderr
+    subjects = git(git_vault, "log", "--format=%s").splitlines()
+    assert sum(s.startswith("hand ") for s in subjects) == 30
+    assert sum(s.startswith("mdmem: add") for s in subjects) == 5
+    assert git(git_vault, "status", "--porcelain", "--", "notes") == ""
+
+    # Hooks may still be finishing (each waits up to 2 s for the lock, else leaves a stale mark).
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _hooks_running(git_vault):
+        time.sleep(0.2)
+    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)  # the one command
+    assert status["fresh"], (status["pending"], status["git"])
+    added = {json.loads(p.stdout)["path"]: p.args[p.args.index("--body") + 1].split()[1] for p in adds}
+    expected = {**hand, **added}
+    for rel, tag in expected.items():
+        assert search_paths(git_vault, tag) == [rel], rel
+    assert_incremental_equals_full(git_vault, list(expected.values()))
+
+
+def _hooks_running(vault: Path) -> bool:
+    """Whether a git hook's "mdmem reindex --git-hook" is still running in this vault."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if b"--git-hook" in cmd and Path(f"/proc/{pid}/cwd").resolve() == vault.resolve():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commits from three terminals while a writer holds the lock: their hooks queue up and run in
+    any order. The last indexed commit must end at HEAD, not at whichever hook ran last."""
+    from mdmem import Vault
+
+    monkeypatch.setenv("MDMEM_HOOK_LOCK_TIMEOUT", "30")
+    v = Vault.open(git_vault)
+    v.reindex()
+    threads = []
+    with v.writer_lock():
+        for i in range(3):
+            t = threading.Thread(target=commit_by_hand,
+                                 args=(git_vault, f"notes/queued-{i}.md", body_for(word(8, i)), f"queued {i}"))
+            t.start()
+            threads.append(t)
+            time.sleep(1.5)  # this commit's hook has started and is waiting for the lock
+    for t in threads:
+        t.join(timeout=60)
+    v.close()
+    head = git(git_vault, "rev-parse", "HEAD").strip()
+    with Vault.open(git_vault) as v:
+        assert v.catalog.get_meta("last_commit") == head  # no mdmem command ran since the hooks
+    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    assert status["fresh"] and status["git"]["last_indexed_commit"] == head
+    for i in range(3):
+        assert search_paths(git_vault, word(8, i)) == [f"notes/queued-{i}.md"]
