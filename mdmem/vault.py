@@ -589,6 +589,11 @@ class Vault:
 
         filters = self._filters(type, tag, scope, status, since, until, path, include, as_of)
         raw = self._repairing(lambda: self._demote_superseded(self.lexical.search(text, limit, filters)))
+        # A writer commits lexical first, the catalogue second (see _incremental); a reader in
+        # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
+        # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
+        known = self.catalog.rows(h.path for h in raw)
+        raw = [h for h in raw if h.path in known]
         qterms = set(terms(text))
         hits = []
         for h in raw:

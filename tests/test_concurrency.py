@@ -341,3 +341,74 @@ def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatc
     assert status["fresh"] and status["git"]["last_indexed_commit"] == head
     for i in range(3):
         assert search_paths(git_vault, word(8, i)) == [f"notes/queued-{i}.md"]
+
+
+# -- 4. readers during writes ----------------------------------------------------------------------
+
+READER = textwrap.dedent("""
+    import json, sys, time
+    from mdmem import Vault
+    v = Vault.open(sys.argv[1])
+    stop = time.monotonic() + float(sys.argv[2])
+    done, missing, errors = 0, [], []
+    while time.monotonic() < stop:
+        for method, text in (("search", "zqround"), ("search", "zqfresh"), ("query", "zqfresh")):
+            try:
+                if method == "search":
+                    hits = v.search(text, 50)
+                else:
+                    hits = v.query(text, 50, vectors=False)
+                rows = v.catalog.rows([h.path for h in hits])
+                missing += [h.path for h in hits if h.path not in rows]
+                done += 1
+            except Exception as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+    print(json.dumps({"done": done, "missing": missing[:20], "n_missing": len(missing), "errors": errors[:5]}))
+""")
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from mdmem import Vault
+    from mdmem.index.catalog import Catalog
+    root, rounds, pause = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    apply = Catalog.apply
+    def slow_apply(self, *args, **kwargs):  # widen the gap between the lexical and catalogue commits
+        time.sleep(pause)
+        return apply(self, *args, **kwargs)
+    Catalog.apply = slow_apply
+    v = Vault.open(root)
+    for r in range(rounds):
+        for i in range(60):  # a batch of new notes, and the previous batch deleted
+            (root / "gen" / f"r{r}-{i}.md").write_text(f"# Round {r} note {i}\\\\n\\\\nzqfresh zqround {r} " + "filler " * 20)
+            (root / "gen" / f"r{r - 1}-{i}.md").unlink(missing_ok=True)
+        for i in range(100):  # and many changed notes
+            (root / "base" / f"b{i}.md").write_text(f"# Base {i}\\\\n\\\\nround {r} zqround " + "words " * 50)
+        v.reindex()
+    v.add(f"Added by the writer", "zqround at the end")
+    print("ok")
+""")
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.4], ids=["real", "slow-catalogue"])
+def test_readers_during_writes_see_a_consistent_index(vault_dir: Path, pause: float) -> None:
+    """One process searches in a loop while another adds, changes and deletes many notes (in the
+    second case each catalogue commit comes 0.4 s after the lexical one)."""
+    from mdmem import Vault
+
+    (vault_dir / "gen").mkdir()
+    (vault_dir / "base").mkdir()
+    for i in range(100):
+        (vault_dir / "base" / f"b{i}.md").write_text(f"# Base {i}\n\nzqround " + "words " * 50)
+    Vault.open(vault_dir).reindex()
+    run = [sys.executable, "-c"]
+    reader = subprocess.Popen([*run, READER, str(vault_dir), "12"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    writer = subprocess.run([*run, WRITER, str(vault_dir), "8", str(pause)], capture_output=True, text=True)
+    out, err = reader.communicate(timeout=120)
+    no_traceback(writer.stderr, err)
+    assert writer.returncode == 0 and reader.returncode == 0, (writer.stderr, err)
+    result = json.loads(out)
+    assert result["done"] > 20 and result["errors"] == [], result
+    assert result["n_missing"] == 0, result  # no hit points at a note the catalogue does not have
+    assert_incremental_equals_full(vault_dir, ["zqround", "filler", "round"])
