@@ -412,3 +412,111 @@ def test_readers_during_writes_see_a_consistent_index(vault_dir: Path, pause: fl
     assert result["done"] > 20 and result["errors"] == [], result
     assert result["n_missing"] == 0, result  # no hit points at a note the catalogue does not have
     assert_incremental_equals_full(vault_dir, ["zqround", "filler", "round"])
+
+
+# -- 5. serve with concurrent writers --------------------------------------------------------------
+
+
+def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem.serve import call_server, read_info
+
+    monkeypatch.delenv("MDMEM_NO_SERVE")
+    log = open(tmp_path / "serve.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "serve",
+                               "--idle-timeout", "120"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            if read_info(git_vault):
+                break
+            time.sleep(0.05)
+        assert read_info(git_vault), (tmp_path / "serve.log").read_text()
+        results: list[list[subprocess.CompletedProcess[str]]] = [[], []]
+        writers = [threading.Thread(target=cli_loop, args=(git_vault, [
+            ["add", "--title", f"Served note {word(6, w, j)}", "--body", body_for(word(6, w, j)), "--json"]
+            for j in range(5)], results[w])) for w in range(2)]
+        answers: list[tuple[str, float, dict[str, Any] | None]] = []
+        stop = threading.Event()
+
+        def ask() -> None:
+            i = 0
+            while not stop.is_set():
+                method = ("search", "query", "recall")[i % 3]
+                t = time.perf_counter()
+                a = call_server(git_vault, method, {"text": "release train zq6x1x3", "limit": 10})
+                answers.append((method, time.perf_counter() - t, a))
+                i += 1
+
+        asker = threading.Thread(target=ask)
+        asker.start()
+        for t in writers:
+            t.start()
+        for t in writers:
+            t.join(timeout=300)
+        stop.set()
+        asker.join(timeout=120)
+
+        for p in results[0] + results[1]:
+            no_traceback(p.stderr)
+            assert p.returncode == 0, p.stderr
+        assert len(answers) > 10
+        assert all(a is not None and "hits" in a for _, _, a in answers)  # never failed, never fell back
+        slowest = max(s for _, s, _ in answers)
+        print(f"serve: {len(answers)} answers, slowest {slowest:.2f} s")
+        assert slowest < 10.0, slowest
+        for _, _, a in answers:
+            for h in a["hits"]:  # type: ignore[index]
+                assert (git_vault / h["path"]).is_file()
+        # Every new note is findable through the server right away, by each method.
+        added = [json.loads(p.stdout) for p in results[0] + results[1]]
+        for d in added:
+            tag = d["title"].split()[-1]
+            for method in ("search", "query", "recall"):
+                a = call_server(git_vault, method, {"text": tag, "limit": 3})
+                assert a and a["hits"] and a["hits"][0]["path"] == d["path"], (method, tag, a)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    no_traceback((tmp_path / "serve.log").read_text())
+
+
+def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(vault_dir: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long write elsewhere (a --full rebuild of a big vault) must not stall the warm server:
+    its background embedding needs the lock, its answers do not."""
+    from mdmem import Vault
+    from mdmem.serve import call_server, read_info
+
+    monkeypatch.delenv("MDMEM_NO_SERVE")
+    v = Vault.open(vault_dir)
+    v.reindex()  # chunks, none embedded: serve starts filling vectors at once
+    log = open(tmp_path / "serve.log", "w")
+    server = None
+    try:
+        with v.writer_lock():
+            server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault_dir), "serve",
+                                       "--idle-timeout", "60"], stdout=log, stderr=subprocess.STDOUT)
+            for _ in range(200):
+                if read_info(vault_dir):
+                    break
+                time.sleep(0.05)
+            time.sleep(1.0)  # the fill thread has embedded a batch and now wants the lock
+            slowest = 0.0
+            for _ in range(5):
+                t = time.perf_counter()
+                a = call_server(vault_dir, "search", {"text": "coffee", "limit": 3}, timeout=20)
+                slowest = max(slowest, time.perf_counter() - t)
+                assert a and a["hits"], "no answer within 20 s"
+            assert slowest < 1.0, f"a search waited {slowest:.1f} s for another process's write"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not v.semantic.coverage()[0]:
+            time.sleep(0.2)  # once the lock is free, the vectors get filled
+        assert v.semantic.coverage()[0] > 0
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        log.close()
+        v.close()
+    no_traceback((tmp_path / "serve.log").read_text())
