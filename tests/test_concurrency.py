@@ -520,3 +520,54 @@ def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(vault
         log.close()
         v.close()
     no_traceback((tmp_path / "serve.log").read_text())
+
+
+# -- the soak benchmark ----------------------------------------------------------------------------
+
+
+def _bench_soak() -> Any:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import bench_soak
+    finally:
+        sys.path.pop(0)
+    return bench_soak
+
+
+def test_soak_runs_briefly_and_passes(tmp_path: Path) -> None:
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_soak.py"
+    env = {k: v for k, v in os.environ.items() if k != "MDMEM_NO_SERVE"}
+    p = subprocess.run([sys.executable, str(bench), "--seconds", "5", "--notes", "60", "--clients", "2",
+                        "--tmp", str(tmp_path), "--out", "-"], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "incremental index == reindex --full: yes" in p.stdout and "result: PASS" in p.stdout
+    assert "| **all** |" in p.stdout
+
+
+def test_soak_checks_can_fail(git_vault: Path) -> None:
+    """The soak's end checks see a catalogue row, a search result or a note that went wrong."""
+    import sqlite3
+
+    from mdmem import Vault
+
+    bench = _bench_soak()
+    assert bench.compare_with_full(git_vault, ["coffee", "release"]) == []
+    with Vault.open(git_vault) as v:
+        gen = v.current_generation()
+    db = sqlite3.connect(git_vault / ".mdmem" / gen / "catalog.sqlite")
+    path = db.execute("SELECT path FROM notes ORDER BY path LIMIT 1").fetchone()[0]
+    db.execute("UPDATE notes SET title='tampered' WHERE path=?", (path,))
+    db.commit()
+    db.close()
+    diffs = bench.compare_with_full(git_vault, ["coffee"])
+    assert diffs == [f"{path}: catalogue row differs in title"]
+
+    with Vault.open(git_vault) as v:
+        hit = v.search("coffee")[0].path
+        v.lexical.write([], [hit])  # the lexical index loses a note the files still have
+    diffs = bench.compare_with_full(git_vault, ["coffee"])
+    assert len(diffs) == 1 and diffs[0].startswith("search 'coffee'") and hit in diffs[0]
+
+    written = bench.Written(added={"notes/never-written.md": "zqghost"})
+    lost = bench.check_written(git_vault, written)
+    assert lost and lost[0].startswith("lost: notes/never-written.md")
