@@ -181,24 +181,20 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
     """
     if body == "-" or (body is None and not sys.stdin.isatty()):
         body = sys.stdin.read()
-    check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
-    if not no_dedupe:
-        from .lifecycle import duplicates
+    from .lifecycle import add_checked
 
-        done, _ = state.vault.catalog.coverage()
-        check = duplicates(state.vault, title, body or "", use_vectors=done > 0)
-        if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
-            if as_json:
-                emit_json({**check, "written": False})
-            else:
-                m = check["matches"][0]
-                click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
-            return
-    result = state.vault.add(
-        title, body or "", type=note_type, tags=list(tags), scope=scope, salience=salience,
-        confidence=confidence, pinned=pinned, entities=list(entities), aliases=list(aliases),
-        path=note_path, commit=commit,
+    check, result = add_checked(
+        state.vault, title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
+        scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
+        aliases=list(aliases), path=note_path, commit=commit,
     )
+    if result is None:
+        if as_json:
+            emit_json({**check, "written": False})
+        else:
+            m = check["matches"][0]
+            click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
+        return
     # Likely links to existing notes, as commands to run; never written by add itself (issue 5).
     suggested = state.vault.suggest_links(result.path)
     if as_json:

@@ -238,18 +238,16 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
         nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
         there). Secrets (keys, tokens, passwords) are redacted before writing."""
-        from .lifecycle import duplicates
+        from .lifecycle import add_checked
         from .redact import redact
 
         clean_title, clean_body = redact(title), redact(body)
 
         def run() -> dict[str, Any]:
-            done, _ = vault.catalog.coverage()
-            check = duplicates(vault, clean_title.text, clean_body.text, use_vectors=done > 0)
-            if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
+            check, r = add_checked(vault, clean_title.text, clean_body.text, force=force, type=type, tags=tags,
+                                   scope=scope, salience=salience, pinned=pinned, entities=entities, aliases=aliases)
+            if r is None:
                 return {**check, "written": False}
-            r = vault.add(clean_title.text, clean_body.text, type=type, tags=tags, scope=scope, salience=salience,
-                          pinned=pinned, entities=entities, aliases=aliases)
             return {"decision": check["decision"], "written": True, "id": r.id, "path": r.path, "title": r.title,
                     "commit": r.commit, "matches": check["matches"],
                     "suggested_links": [{k: sg[k] for k in ("id", "title", "similarity")}
