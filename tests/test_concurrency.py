@@ -163,6 +163,35 @@ def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> N
     assert [h[:1] for h in hits] == [[p] for p in expected]
 
 
+def test_a_writer_that_cannot_get_the_lock_says_so_in_one_line_and_writes_nothing(git_vault: Path) -> None:
+    """Another process holds the writer lock past the timeout: add fails cleanly, before writing."""
+    from mdmem import Vault
+
+    before = sorted(p.name for p in (git_vault / "notes").iterdir())
+    with Vault.open(git_vault) as v, v.writer_lock():
+        p = mdmem("--vault", str(git_vault), "add", "--title", "Too late", "--body", "zqlate", check=False,
+                  env={"MDMEM_LOCK_TIMEOUT": "0.3"})
+    no_traceback(p.stderr)
+    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert f"(pid {os.getpid()})" in p.stderr and "retry" in p.stderr
+    assert sorted(p.name for p in (git_vault / "notes").iterdir()) == before  # nothing half-done
+    assert "zqlate" not in git(git_vault, "log", "--all", "-p")
+
+
+def test_the_same_memory_added_at_once_is_written_once(git_vault: Path) -> None:
+    """Three agents save the same text at the same moment: one ADD, the others NOOP."""
+    procs = [subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "add", "--title",
+                               "Deploys freeze on Fridays", "--body", "No deploys after 3 pm on Fridays.", "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for (out, err), p in zip(outs, procs):
+        no_traceback(err)
+        assert p.returncode == 0, err
+    decisions = sorted(json.loads(out)["decision"] for out, _ in outs)
+    assert decisions == ["ADD", "NOOP", "NOOP"], decisions
+    assert len(list((git_vault / "notes").glob("deploys-freeze-on-fridays*.md"))) == 1
+
+
 # -- 2. git commit contention after add ------------------------------------------------------------
 
 
@@ -551,7 +580,7 @@ def test_soak_checks_can_fail(git_vault: Path) -> None:
     from mdmem import Vault
 
     bench = _bench_soak()
-    assert bench.compare_with_full(git_vault, ["coffee", "release"]) == []
+    assert bench.compare_with_full(git_vault, ["coffee", "release"]) == ([], [])
     with Vault.open(git_vault) as v:
         gen = v.current_generation()
     db = sqlite3.connect(git_vault / ".mdmem" / gen / "catalog.sqlite")
@@ -559,13 +588,13 @@ def test_soak_checks_can_fail(git_vault: Path) -> None:
     db.execute("UPDATE notes SET title='tampered' WHERE path=?", (path,))
     db.commit()
     db.close()
-    diffs = bench.compare_with_full(git_vault, ["coffee"])
+    diffs, _ = bench.compare_with_full(git_vault, ["coffee"])
     assert diffs == [f"{path}: catalogue row differs in title"]
 
     with Vault.open(git_vault) as v:
         hit = v.search("coffee")[0].path
         v.lexical.write([], [hit])  # the lexical index loses a note the files still have
-    diffs = bench.compare_with_full(git_vault, ["coffee"])
+    diffs, _ = bench.compare_with_full(git_vault, ["coffee"])
     assert len(diffs) == 1 and diffs[0].startswith("search 'coffee'") and hit in diffs[0]
 
     written = bench.Written(added={"notes/never-written.md": "zqghost"})
