@@ -262,8 +262,7 @@ def compare_with_full(vault: Path, queries: list[str]) -> tuple[list[str], list[
     Differences: a note missing, extra or stale in the catalogue, or a search that matches other
     notes. Drift: searches whose top 10 are in another order. BM25 scores depend on the index's
     history: Whoosh counts replaced and deleted notes in its statistics until it merges their
-    segment (300 notes after 40 edits: 338 documents counted, 54 of 200 top-10 lists in another
-    order; merging all segments left 6). That is reported, not failed.
+    segment (see docs/reliability.md). That is reported, not failed.
     """
     from mdmem import Vault
 
