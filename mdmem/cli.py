@@ -47,6 +47,13 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
+        finally:
+            # Work that was done but not finished (a commit git refused): one line each, exit 0.
+            for state in args:
+                if isinstance(state, State) and state._vault is not None:
+                    for line in state._vault.warnings:
+                        click.echo(f"mdmem: warning: {line}", err=True)
+                    state._vault.warnings.clear()
 
     return wrapper
 
@@ -193,24 +200,20 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
         body = sys.stdin.read()
     if not no_redact:
         title, body = redact_args(title, body)
-    check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
-    if not no_dedupe:
-        from .lifecycle import duplicates
+    from .lifecycle import add_checked
 
-        done, _ = state.vault.catalog.coverage()
-        check = duplicates(state.vault, title, body or "", use_vectors=done > 0)
-        if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
-            if as_json:
-                emit_json({**check, "written": False})
-            else:
-                m = check["matches"][0]
-                click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
-            return
-    result = state.vault.add(
-        title, body or "", type=note_type, tags=list(tags), scope=scope, salience=salience,
-        confidence=confidence, pinned=pinned, entities=list(entities), aliases=list(aliases),
-        path=note_path, commit=commit,
+    check, result = add_checked(
+        state.vault, title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
+        scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
+        aliases=list(aliases), path=note_path, commit=commit,
     )
+    if result is None:
+        if as_json:
+            emit_json({**check, "written": False})
+        else:
+            m = check["matches"][0]
+            click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
+        return
     # Likely links to existing notes, as commands to run; never written by add itself (issue 5).
     suggested = state.vault.suggest_links(result.path)
     if as_json:

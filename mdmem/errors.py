@@ -43,6 +43,10 @@ class LockHeld(MdmemError):
     """Another process is writing the index."""
 
 
+class CommitFailed(MdmemError):
+    """Git refused a commit of files mdmem had written and indexed (they stay on disk)."""
+
+
 class ConfigError(MdmemError):
     """mdmem.toml or an MDMEM_* variable is invalid."""
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .errors import MdmemError
+from .errors import CommitFailed, MdmemError
 
 HOOK_NAMES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 HOOK_MARKER = "# mdmem-git-hook v1"  # the hooks body may change; this line marks them as ours
@@ -91,28 +91,68 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
+GIT_LOCK_WAIT = 3.0  # seconds a commit waits for another git process's .git/index.lock (MDMEM_GIT_LOCK_WAIT)
+
+
 def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str | None] | None:
     """Commit exactly ``paths`` (nothing else the user staged).
 
-    Returns (new commit, its parent or None), or None when there was nothing to commit.
+    Returns (new commit, its parent or None), or None when there was nothing to commit. Waits a
+    little while another git process holds a lock (``index.lock``, a ref lock); raises
+    ``CommitFailed`` with git's reason when git still refuses.
     """
+    import time
+
+    import git
+
     if find_git_dir(root) is None:
         return None
-    with open_repo(root) as repo:
-        rel = [os.path.relpath(p, repo.working_tree_dir) for p in paths]
-        repo.git.add("--", *rel)
-        if not repo.git.status("--porcelain", "--", *rel).strip():
-            return None
-        env = {"MDMEM_SKIP_HOOK": "1"}  # the caller has just indexed these files itself
-        args = ["-m", message, "--only", "--", *rel]
-        if not _has_identity(repo):
-            args = ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost", "commit", *args]
-            repo.git.execute(["git", *args], env={**os.environ, **env})
-        else:
-            with repo.git.custom_environment(**env):
-                repo.git.commit(*args)
-        head = repo.head.commit
-        return str(head.hexsha), (str(head.parents[0].hexsha) if head.parents else None)
+    try:
+        wait = float(os.environ.get("MDMEM_GIT_LOCK_WAIT", GIT_LOCK_WAIT))
+    except ValueError:
+        wait = GIT_LOCK_WAIT
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with open_repo(root) as repo:
+                return _commit_once(repo, paths, message)
+        except git.GitCommandError as exc:
+            err = str(exc.stderr or "")
+            locked = ".lock" in err and ("File exists" in err or "cannot lock" in err)
+            if locked and time.monotonic() < deadline:
+                time.sleep(0.1)  # git holds its locks for milliseconds; a stale one stays
+                continue
+            raise CommitFailed(_git_reason(err, locked)) from exc
+
+
+def _git_reason(stderr: str, locked: bool) -> str:
+    """One line saying why git refused, from its stderr."""
+    if locked and "index.lock" in stderr:
+        return ("another git process holds .git/index.lock (if no git command is running, a crashed "
+                "one left it behind: remove that file)")
+    if locked:
+        return "another git process holds a ref lock in .git"
+    lines = [ln.strip().removeprefix("stderr:").strip().strip("'") for ln in stderr.splitlines()]
+    lines = [ln for ln in lines if ln]
+    picked = next((ln for ln in lines if ln.startswith(("fatal:", "error:"))), lines[0] if lines else "")
+    return f"git said: {picked}" if picked else "git commit failed"
+
+
+def _commit_once(repo: Any, paths: list[Path], message: str) -> tuple[str, str | None] | None:
+    rel = [os.path.relpath(p, repo.working_tree_dir) for p in paths]
+    repo.git.add("--", *rel)
+    if not repo.git.status("--porcelain", "--", *rel).strip():
+        return None
+    env = {"MDMEM_SKIP_HOOK": "1"}  # the caller has just indexed these files itself
+    args = ["-m", message, "--only", "--", *rel]
+    if not _has_identity(repo):
+        args = ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost", "commit", *args]
+        repo.git.execute(["git", *args], env={**os.environ, **env})
+    else:
+        with repo.git.custom_environment(**env):
+            repo.git.commit(*args)
+    head = repo.head.commit
+    return str(head.hexsha), (str(head.parents[0].hexsha) if head.parents else None)
 
 
 def file_log(root: Path, path: Path, limit: int = 20) -> list[dict[str, str]]:

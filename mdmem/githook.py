@@ -36,11 +36,14 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
         # Only what the commits since the last index touched; a file checkout (post-checkout
         # flag 0) or a diff git cannot make means a full scan. Uncommitted edits are for
         # "mdmem reindex".
-        diff = vault.commit_changes() if hook != "post-checkout:0" else None
-        if diff is None:
-            vault.reindex(timeout=timeout)
-        else:
-            vault.reindex(timeout=timeout, only=diff[0], head=diff[1])
+        # The diff is taken under the writer lock: hooks of overlapping commits queue for it, and
+        # one that read HEAD before a later hook ran would move the last indexed commit back.
+        with vault.writer_lock(timeout):
+            diff = vault.commit_changes() if hook != "post-checkout:0" else None
+            if diff is None:
+                vault.reindex(timeout=timeout)
+            else:
+                vault.reindex(timeout=timeout, only=diff[0], head=diff[1])
     except Exception as exc:  # a hook must never break git; leave a mark for the next command
         try:
             if vault is not None:

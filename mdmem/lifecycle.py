@@ -284,3 +284,25 @@ def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True)
         return {"decision": "UPDATE", "reason": "a near duplicate exists; consider "
                 f"\"mdmem correct {best['id']}\" instead of a new note", "matches": near}
     return {"decision": "ADD", "reason": "no similar note", "matches": cands[:3]}
+
+
+def add_checked(vault: Vault, title: str, body: str, *, force: bool = False, dedupe: bool = True,
+                **kwargs: Any) -> tuple[dict[str, Any], Any]:
+    """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
+
+    The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
+    writer lock, right before the write: the same memory saved by several agents at once is
+    written once (issue 7; before, each process checked, then all of them wrote).
+    """
+    check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
+    if dedupe:
+        done, _ = vault.catalog.coverage()
+        check = duplicates(vault, title, body, use_vectors=done > 0)
+        if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
+            return check, None
+    with vault.writer_lock():
+        if dedupe:
+            again = duplicates(vault, title, body, use_vectors=False)
+            if again["decision"] == "NOOP":
+                return again, None
+        return check, vault.add(title, body, **kwargs)

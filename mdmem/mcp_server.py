@@ -116,12 +116,26 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
     idempotent = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                  open_world_hint=False)
 
+    local = threading.local()  # a tool runs call() and builds its result in one worker thread
+
     def call(fn: Callable[[], Any]) -> Any:
         with lock:
+            vault.warnings.clear()
             try:
                 return fn()
             except MdmemError as exc:
                 raise ToolError(str(exc)) from exc
+            finally:
+                local.warnings = list(vault.warnings)
+                vault.warnings.clear()
+
+    def written(text: str, data: dict[str, Any]) -> CallToolResult:
+        """A writing tool's result, with what went wrong after the write (a commit git refused)."""
+        warned: list[str] = getattr(local, "warnings", [])
+        if warned:
+            text += " Warning: " + " ".join(warned)
+            data = {**data, "warnings": warned}
+        return _result(text, data)
 
     # -- retrieval -------------------------------------------------------------------------------
 
@@ -224,18 +238,16 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
         nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
         there). Secrets (keys, tokens, passwords) are redacted before writing."""
-        from .lifecycle import duplicates
+        from .lifecycle import add_checked
         from .redact import redact
 
         clean_title, clean_body = redact(title), redact(body)
 
         def run() -> dict[str, Any]:
-            done, _ = vault.catalog.coverage()
-            check = duplicates(vault, clean_title.text, clean_body.text, use_vectors=done > 0)
-            if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
+            check, r = add_checked(vault, clean_title.text, clean_body.text, force=force, type=type, tags=tags,
+                                   scope=scope, salience=salience, pinned=pinned, entities=entities, aliases=aliases)
+            if r is None:
                 return {**check, "written": False}
-            r = vault.add(clean_title.text, clean_body.text, type=type, tags=tags, scope=scope, salience=salience,
-                          pinned=pinned, entities=entities, aliases=aliases)
             return {"decision": check["decision"], "written": True, "id": r.id, "path": r.path, "title": r.title,
                     "commit": r.commit, "matches": check["matches"],
                     "suggested_links": [{k: sg[k] for k in ("id", "title", "similarity")}
@@ -256,7 +268,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
                        else ""))
         if d["redacted"]:
             text += f" {d['redacted']} secret(s) redacted."
-        return _result(text, d)
+        return written(text, d)
 
     @server.tool(annotations=additive)
     def correct(note: NoteRef,
@@ -273,15 +285,15 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         added, old = call(lambda: vault.correct(note, clean.text, title=new_title))
         d = {"new": {"id": added.id, "path": added.path, "title": added.title}, "old": old.to_dict(),
              "commit": old.commit, "redacted": clean.count}
-        return _result(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived.", d)
+        return written(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived.", d)
 
     def change(text_fn: Callable[[], Any]) -> CallToolResult:
         c = call(text_fn)
         d = c.to_dict()
         if not c.changed:
-            return _result(f"{c.path}: already so, nothing changed.", d)
+            return written(f"{c.path}: already so, nothing changed.", d)
         fields = ", ".join(f"{k}={v}" for k, v in c.fields.items())
-        return _result(f"{c.action}: {c.path} ({fields})" + (f", commit {c.commit[:8]}" if c.commit else ""), d)
+        return written(f"{c.action}: {c.path} ({fields})" + (f", commit {c.commit[:8]}" if c.commit else ""), d)
 
     @server.tool(annotations=idempotent)
     def pin(note: NoteRef, pinned: Annotated[bool, Field(description="false unpins.")] = True) -> CallToolResult:
@@ -378,8 +390,8 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         c = call(lambda: vault.link(source, target, type, reason))
         to = c.fields.get("to") or {}
         if not c.changed:
-            return _result(f"{c.path} already links to {to.get('title', '?')}; nothing changed.", c.to_dict())
-        return _result(f"linked {c.path} -{type}-> {to.get('title')}" + (f", commit {c.commit[:8]}" if c.commit else ""),
+            return written(f"{c.path} already links to {to.get('title', '?')}; nothing changed.", c.to_dict())
+        return written(f"linked {c.path} -{type}-> {to.get('title')}" + (f", commit {c.commit[:8]}" if c.commit else ""),
                        c.to_dict())
 
     # -- health ----------------------------------------------------------------------------------

@@ -194,10 +194,15 @@ class Server:
                         warm = True
                     done, total = self.vault.semantic.coverage()
                     if done < total:
-                        self.vault.embed(max_new=32)
+                        # Never wait for the writer lock here: this thread holds the server's lock,
+                        # so every query would wait with it (up to lock_timeout, 30 s) while another
+                        # process writes. Embedded batches are cached; the next turn adds them.
+                        self.vault.semantic.embed(max_new=32, wait=False)
                 busy = done < total
             except LockHeld:
-                busy = False
+                busy = True  # another process is writing: try again shortly
+                if self.stopping.wait(0.5):
+                    return
             except Exception as exc:  # keep serving BM25 and whatever vectors exist
                 import sys
 

@@ -109,6 +109,9 @@ class Vault:
         self._semantic: Semantic | None = None
         self._lock_depth = 0
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
+        # Things that went wrong after the work was done (a commit git refused); the CLI prints
+        # them to stderr, MCP adds them to the tool result (issue 7).
+        self.warnings: list[str] = []
         self._graph_cache: Any = None  # (catalog, change token, Graph): see connect.load_graph
 
     # -- opening -------------------------------------------------------------------------------
@@ -623,6 +626,11 @@ class Vault:
 
         filters = self._filters(type, tag, scope, status, since, until, path, include, as_of)
         raw = self._repairing(lambda: self._demote_superseded(self.lexical.search(text, limit, filters)))
+        # A writer commits lexical first, the catalogue second (see _incremental); a reader in
+        # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
+        # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
+        known = self.catalog.rows(h.path for h in raw)
+        raw = [h for h in raw if h.path in known]
         qterms = set(terms(text))
         hits = []
         for h in raw:
@@ -883,20 +891,36 @@ class Vault:
         return AddResult(id=note_id, path=rel, title=title, commit=sha)
 
     def commit(self, paths: list[str], message: str) -> str | None:
-        """Commit vault files that mdmem has just written and indexed (no-op outside git)."""
+        """Commit vault files that mdmem has just written and indexed (no-op outside git).
+
+        Runs under the writer lock, so mdmem's own commits never race each other for
+        ``.git/index.lock`` and the catalogue's last indexed commit moves in step with HEAD. When
+        git still refuses (another git process keeps its lock, a pre-commit hook fails), the files
+        stay written and indexed: the reason goes to ``warnings`` and None is returned.
+        """
+        from .errors import CommitFailed
         from .git import commit_paths, find_git_dir
 
         if find_git_dir(self.root) is None:
             return None
-        result = commit_paths(self.root, [self.safe_path(p) for p in paths], message)
-        if result is None:
+        try:
+            with self.writer_lock():
+                result = commit_paths(self.root, [self.safe_path(p) for p in paths], message)
+                if result is None:
+                    return None
+                sha, parent = result
+                # Our commit only holds files we indexed, so if the index matched the parent it
+                # matches the new commit too (the git hook is skipped for our own commits).
+                if self.catalog.get_meta("last_commit") == parent:
+                    self.catalog.set_meta("last_commit", sha)
+                return sha
+        except (CommitFailed, LockHeld) as exc:
+            import shlex
+
+            files = " ".join(shlex.quote(p) for p in paths)
+            self.warnings.append(f"{', '.join(paths)} saved and indexed, but not committed: "
+                                 f"{str(exc).rstrip('.')}. Commit it with: git add {files} && git commit")
             return None
-        sha, parent = result
-        # Our commit only holds files we indexed, so if the index matched the parent it
-        # matches the new commit too (the git hook is skipped for our own commits).
-        if self.catalog.get_meta("last_commit") == parent:
-            self.catalog.set_meta("last_commit", sha)
-        return sha
 
     def _place(self, path: str | None, title: str) -> str:
         if path:
