@@ -44,9 +44,13 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
+        vault = getattr(args[0], "_vault", None) if args else None
+        if vault is not None and vault.index_warning:  # answered, but from an index that is not fresh
+            click.echo(f"mdmem: {vault.index_warning}", err=True)
+        return result
 
     return wrapper
 

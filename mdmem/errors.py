@@ -68,6 +68,18 @@ _DISK_ERRORS = {
 }
 
 
+def _no_space(where: object) -> bool:
+    import os
+
+    path = str(where)
+    while path and not os.path.exists(path):
+        path = os.path.dirname(path)
+    try:
+        return os.statvfs(path or "/").f_bavail == 0
+    except OSError:
+        return False
+
+
 def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
     """The one-line error for a write the disk refused, or None if ``exc`` is something else.
 
@@ -87,6 +99,8 @@ def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
         key = "ENOSPC"  # usearch reports a failed save as a RuntimeError with strerror's text
     if key not in _DISK_ERRORS:
         return None
+    if key in ("EIO", "SQLITE_IOERR") and _no_space(target):
+        key = "ENOSPC"  # SQLite says "disk I/O error" when it cannot grow its -shm file on a full disk
     what, fix = _DISK_ERRORS[key]
     return IndexNotWritten(f"Could not write {target}: {what}. Notes on disk are untouched; "
                            f"{fix} and run the command again.")

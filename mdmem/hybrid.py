@@ -180,6 +180,13 @@ class Semantic:
                     progress(report.embedded, len(missing))
         except KeyboardInterrupt:
             report.interrupted = True  # finished batches are cached; the next run resumes
+        except Exception as exc:  # the cache is written outside the writer lock, so translate here
+            from .errors import write_failure
+
+            err = write_failure(exc, self.cache.path)
+            if err is None:
+                raise
+            raise err from exc
         with self.vault.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
         report.reused = max(0, added - report.embedded)

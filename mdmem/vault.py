@@ -110,6 +110,7 @@ class Vault:
         self._semantic: Semantic | None = None
         self._lock_depth = 0
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query did (coverage, stages)
+        self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
         self._graph_cache: Any = None  # (catalog, change token, Graph): see connect.load_graph
 
     # -- opening -------------------------------------------------------------------------------
@@ -297,7 +298,14 @@ class Vault:
         if self._catalog is None:
             from .index.catalog import Catalog
 
-            self._catalog = Catalog(self.state / str(self._generation) / "catalog.sqlite")
+            path = self.state / str(self._generation) / "catalog.sqlite"
+            try:
+                self._catalog = Catalog(path)
+            except Exception as exc:  # WAL mode writes a -shm file even to read
+                err = write_failure(exc, path)
+                if err is None:
+                    raise
+                raise err from exc
         return self._catalog
 
     def _get_lexical(self) -> LexicalIndex:
@@ -309,9 +317,15 @@ class Vault:
 
     @property
     def catalog(self) -> Catalog:
-        """The note catalogue (built first if there is no index)."""
+        """The note catalogue (built first if there is no index, rebuilt if its file is damaged)."""
         self.ensure_index()
-        return self._get_catalog()
+        try:
+            return self._get_catalog()
+        except Exception as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise
+            self._rebuild_damaged(exc)
+            return self._get_catalog()
 
     @property
     def lexical(self) -> LexicalIndex:
@@ -333,10 +347,8 @@ class Vault:
             except IndexNotWritten as exc:
                 if self._rebuild_reason() is not None:
                     raise
-                import sys
-
                 # The previous index still answers; the mark stays, so a later command catches up.
-                print(f"mdmem: index not updated: {exc}", file=sys.stderr)
+                self.index_warning = f"index not updated: {exc}"
         self._open_generation()
 
     def _marked(self) -> bool:
@@ -865,12 +877,15 @@ class Vault:
         except MdmemError:
             raise
         except Exception as exc:
-            import sys
-
-            print(f"mdmem: index unreadable ({type(exc).__name__}); rebuilding it.", file=sys.stderr)
-            self.close()
-            self.reindex(full=True)
+            self._rebuild_damaged(exc)
             return read()
+
+    def _rebuild_damaged(self, exc: Exception) -> None:
+        import sys
+
+        print(f"mdmem: index unreadable ({type(exc).__name__}); rebuilding it.", file=sys.stderr)
+        self.close()
+        self.reindex(full=True)
 
     def _body_for_snippet(self, rel: str) -> str:
         from .note import split_frontmatter

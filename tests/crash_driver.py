@@ -1,5 +1,7 @@
 """Run one ``mdmem`` command and SIGKILL it at a chosen point (for tests/test_crashes.py).
 
+Points named ``enospc-*`` do not kill: they make one write fail as on a full disk.
+
     python -m tests.crash_driver POINT [mdmem arguments...]
 
 POINT names a function this script wraps so that the process sends itself SIGKILL there: a real
@@ -104,6 +106,22 @@ def install(point: str) -> None:
         vault.os.link = _after(os.link)  # type: ignore[attr-defined]
     elif point == "add-before-commit":  # written and indexed, not committed
         vault.Vault.commit = _instead  # type: ignore[method-assign]
+    elif point == "enospc-note":  # the disk fills while a note is written: no kill, an error
+        import errno
+
+        def fsync(fd: int) -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        vault.os.fsync = fsync  # type: ignore[attr-defined]
+    elif point == "enospc-cache":  # the disk fills while the embedding cache is written
+        import sqlite3
+
+        def put_many(self: Any, *a: Any, **k: Any) -> None:
+            exc = sqlite3.OperationalError("database or disk is full")
+            exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
+            raise exc
+
+        vectors.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
     else:
         raise SystemExit(f"unknown kill point {point!r}")
 

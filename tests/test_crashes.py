@@ -249,3 +249,141 @@ def test_kill_during_add(gvault: Path, point: str) -> None:
     if new:
         # Not committed by the killed run; git shows it as a new file for the user to commit.
         assert "notes/platypus-policy.md" in git(gvault, "status", "--porcelain")
+
+
+# -- 5. truncated or garbage index files -------------------------------------------------------------
+
+DAMAGED_FILES = ["catalog", "catalog-wal", "manifest", "lexical-toc", "lexical-segment", "usearch", "cache"]
+
+
+def damage(vault: Path, what: str, how: str) -> Path:
+    state = vault / ".mdmem"
+    gen = state / json.loads((state / "manifest.json").read_text())["generation"]
+    path = {
+        "catalog": gen / "catalog.sqlite", "catalog-wal": gen / "catalog.sqlite-wal",
+        "manifest": state / "manifest.json", "usearch": next(gen.glob("vectors-*.usearch"), gen / "missing"),
+        "cache": state / "embeddings.sqlite",
+        "lexical-toc": next((gen / "lexical").glob("*.toc"), gen / "missing"),
+        "lexical-segment": next((gen / "lexical").glob("*.seg"), gen / "missing"),
+    }[what]
+    size = path.stat().st_size
+    assert size > 0, path
+    if how == "truncated":
+        os.truncate(path, size // 2)
+    else:
+        path.write_bytes(os.urandom(size))
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("how", ["truncated", "garbage"])
+@pytest.mark.parametrize("what", DAMAGED_FILES)
+def test_damaged_index_files(vault: Path, tmp_path: Path, what: str, how: str) -> None:
+    embed_json(vault)
+    expected_vectors = hits(vault, "vsearch", "descaling coffee machine")
+    assert expected_vectors
+    if what == "catalog-wal":
+        # A WAL file outlives only a killed process: kill one right after a catalogue commit.
+        (vault / "notes" / "bare-date.md").write_text("---\ntitle: Release train\n---\nthe platypus ships\n")
+        killed("after-catalog", vault, "reindex")
+    before = notes(vault)
+    damage(vault, what, how)
+    for command in ("search", "vsearch", "query", "status"):
+        copy = tmp_path / f"copy-{command}"
+        shutil.copytree(vault, copy)
+        args = [command] if command == "status" else [command, "descaling"]
+        proc = run(copy, *args, check=False)
+        assert proc.returncode == 0, f"{command}: {proc.stderr}"  # repaired on the way, not refused
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert notes(copy) == before
+        # The next ordinary command answers from a sound index; it equals a rebuild from scratch.
+        assert hits(copy, "search", "descaling") == ["notes/empty-frontmatter.md"], command
+        if what in ("usearch", "cache"):
+            assert hits(copy, "vsearch", "descaling coffee machine") == expected_vectors, command
+        assert leftovers(copy) == []
+        assert_equals_full(copy)
+        assert notes(copy) == before
+
+
+# -- 4. disk full --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    """A real 16 MB tmpfs (needs root or CAP_SYS_ADMIN; skipped elsewhere)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def fill(disk: Path) -> Path:
+    """Fill the disk to the last byte with one file; delete it to give the space back."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (1 << 20, 1 << 12, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_disk_full_gives_one_line_and_the_next_command_repairs(small_disk: Path) -> None:
+    vault = small_disk / "vault"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "vault", vault)
+    (vault / "mdmem.toml").write_text(CONFIG)
+    run(vault, "reindex")
+    embed_json(vault)
+    change_notes(vault)
+    (vault / "notes" / "bare-date.md").write_text("---\ntitle: Release train\n---\nthe platypus ships\n"
+                                                  + "release notes and more words\n" * 2000)
+    before = notes(vault)
+    filler = fill(small_disk)
+
+    for args in (["reindex"], ["reindex", "--full"], ["add", "-t", "Full disk", "-b", "no room"], ["embed"]):
+        proc = run(vault, *args, check=False)
+        one_clear_line(proc, "disk full", "free some space")
+        assert notes(vault) == before, args
+        assert leftovers(vault) == [], args  # no half-built generation, no temp file
+    # A read answers from the previous index, saying why it is not fresh, or fails in one line
+    # (SQLite cannot open the catalogue without room for its -shm file).
+    proc = run(vault, "search", "descaling", check=False)
+    if proc.returncode == 0:
+        assert "notes/empty-frontmatter.md" in proc.stdout
+        assert "disk full" in proc.stderr and "Traceback" not in proc.stderr
+    else:
+        one_clear_line(proc, "disk full", "free some space")
+
+    filler.unlink()  # the space comes back: the next ordinary command catches up by itself
+    assert hits(vault, "search", "platypus") == ["notes/bare-date.md"]
+    assert hits(vault, "search", "wombats") == ["notes/new-one.md"]
+    assert notes(vault) == before
+    assert leftovers(vault) == []
+    assert_equals_full(vault)
+    assert embed_json(vault)["done"] == embed_json(vault)["total"]
+
+
+@pytest.mark.parametrize("point", ["enospc-note", "enospc-cache"])
+def test_disk_full_in_add_and_embed_writes(vault: Path, point: str) -> None:
+    """The writes a real full disk never reached above (it fails earlier, at the catalogue)."""
+    before = notes(vault)
+    args = ["add", "-t", "Full disk", "-b", "no room"] if point == "enospc-note" else ["embed"]
+    proc = subprocess.run([sys.executable, "-m", "tests.crash_driver", point, "--vault", str(vault), *args],
+                          cwd=REPO, capture_output=True, text=True)
+    one_clear_line(proc, "disk full", "free some space")
+    assert notes(vault) == before  # no note, and no half of one
+    assert leftovers(vault) == []
+    assert list(vault.rglob(".*.tmp")) == []
+    run(vault, *args)  # space is back: the same command works
+    assert hits(vault, "search", "descaling") == ["notes/empty-frontmatter.md"]
+    assert_equals_full(vault)
