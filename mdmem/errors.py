@@ -53,3 +53,58 @@ class ConfigError(MdmemError):
 
 class IndexError_(MdmemError):
     """The index could not be read or written."""
+
+
+class IndexNotWritten(IndexError_):
+    """The disk refused a write (full, read-only, I/O error); notes already on disk are untouched."""
+
+
+# errno / SQLite error name → (what went wrong, what to do about it)
+_DISK_ERRORS = {
+    "ENOSPC": ("disk full", "free some space"),
+    "EDQUOT": ("disk quota exceeded", "free some space"),
+    "EFBIG": ("file too large for this disk", "free some space or raise the file size limit"),
+    "EIO": ("I/O error", "check the disk"),
+    "EROFS": ("read-only file system", "make it writable"),
+    "SQLITE_FULL": ("disk full", "free some space"),
+    "SQLITE_IOERR": ("I/O error", "check the disk"),
+    "SQLITE_READONLY": ("read-only file system", "make it writable"),
+}
+
+
+def _no_space(where: object) -> bool:
+    import os
+
+    path = str(where)
+    while path and not os.path.exists(path):
+        path = os.path.dirname(path)
+    try:
+        return os.statvfs(path or "/").f_bavail == 0
+    except OSError:
+        return False
+
+
+def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
+    """The one-line error for a write the disk refused, or None if ``exc`` is something else.
+
+    ``where`` names the place written when the exception does not (SQLite and usearch do not).
+    """
+    import errno
+
+    key = ""
+    target = where
+    if isinstance(exc, OSError) and exc.errno is not None:
+        key = errno.errorcode.get(exc.errno, "")
+        target = exc.filename or where
+    elif type(exc).__module__ == "sqlite3":
+        name = str(getattr(exc, "sqlite_errorname", ""))  # SQLITE_FULL, SQLITE_IOERR_WRITE, …
+        key = "_".join(name.split("_")[:2])
+    elif isinstance(exc, RuntimeError) and "No space left on device" in str(exc):
+        key = "ENOSPC"  # usearch reports a failed save as a RuntimeError with strerror's text
+    if key not in _DISK_ERRORS:
+        return None
+    if key in ("EIO", "SQLITE_IOERR") and _no_space(target):
+        key = "ENOSPC"  # SQLite says "disk I/O error" when it cannot grow its -shm file on a full disk
+    what, fix = _DISK_ERRORS[key]
+    return IndexNotWritten(f"Could not write {target}: {what}. Notes on disk are untouched; "
+                           f"{fix} and run the command again.")

@@ -180,6 +180,13 @@ class Semantic:
                     progress(report.embedded, len(missing))
         except KeyboardInterrupt:
             report.interrupted = True  # finished batches are cached; the next run resumes
+        except Exception as exc:  # the cache is written outside the writer lock, so translate here
+            from .errors import write_failure
+
+            err = write_failure(exc, self.cache.path)
+            if err is None:
+                raise
+            raise err from exc
         with self.vault.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
         report.reused = max(0, added - report.embedded)
@@ -194,8 +201,9 @@ class Semantic:
         """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
         import numpy as np
 
-        from .index.vectors import VectorIndex
+        from .index.vectors import DamagedVectorFile, VectorIndex
 
+        self.vault._tidy([])  # a killed save's temp file goes here
         cat = self.vault._get_catalog()
         fp, dim = self.embedder.fingerprint, self.embedder.dim
         path = self.vector_path()
@@ -209,7 +217,11 @@ class Semantic:
         ready = [(k, vecs[h]) for k, h, _ in pending if h in vecs]
         if not ready and not dead:
             return 0, 0
-        index = VectorIndex.open(path, dim, writable=True)
+        try:
+            index = VectorIndex.open(path, dim, writable=True)
+        except DamagedVectorFile as exc:
+            self._drop_vector_file(str(exc))
+            return self._sync()
         index.remove(dead)
         if ready:
             index.add([k for k, _ in ready], np.stack([v for _, v in ready]))
@@ -217,6 +229,15 @@ class Semantic:
         cat.finish_vector_sync([k for k, _ in ready], dead)
         self._reader = None
         return len(ready), len(dead)
+
+    def _drop_vector_file(self, why: str) -> None:
+        """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
+        import sys
+
+        print(f"mdmem: vector index unreadable ({why}); rebuilding it from the embedding cache.", file=sys.stderr)
+        self._reader = None
+        self.vector_path().unlink(missing_ok=True)
+        self.vault._get_catalog().reset_vectors(self.embedder.fingerprint)
 
     def auto_fill(self) -> None:
         """Before a vector query: add cached vectors, and embed a few pending chunks if that is cheap."""
@@ -239,9 +260,10 @@ class Semantic:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def reader(self) -> VectorIndex | None:
-        """The vector index for reading, re-opened when a writer replaced the file."""
-        from .index.vectors import VectorIndex
+    def reader(self, repair: bool = True) -> VectorIndex | None:
+        """The vector index for reading, re-opened when a writer replaced the file (and rebuilt
+        from the embedding cache when the file is damaged)."""
+        from .index.vectors import DamagedVectorFile, VectorIndex
 
         path = self.vector_path()
         try:
@@ -250,7 +272,16 @@ class Semantic:
             return None
         stamp = (str(path), st.st_ino, st.st_mtime_ns)
         if self._reader is None or self._reader[0] != stamp:
-            self._reader = (stamp, VectorIndex.open(path, self.embedder.dim))
+            try:
+                self._reader = (stamp, VectorIndex.open(path, self.embedder.dim))
+            except DamagedVectorFile as exc:
+                if not repair:
+                    raise
+                with self.vault.writer_lock():
+                    if path.exists() and path.stat().st_ino == st.st_ino:  # not replaced meanwhile
+                        self._drop_vector_file(str(exc))
+                    self._sync()
+                return self.reader(repair=False)
         return self._reader[1]
 
     def coverage(self) -> tuple[int, int]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .config import CONFIG_FILE, Config, load_config
-from .errors import AmbiguousNote, LockHeld, MdmemError, NoteNotFound, VaultNotFound
+from .errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, VaultNotFound, write_failure
 from .note import Note, Problem, iso_to_timestamp, parse_note, render_note, to_iso
 
 if TYPE_CHECKING:
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 STATE_DIR = ".mdmem"
 SCHEMA_VERSION = 4  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields
 MAX_INDEXED_BYTES = 4 * 1024 * 1024  # text beyond this is not indexed (the file is untouched)
+# write_file's temp names: ".NAME.<8 hex>.tmp" beside the note (hidden, so the scan skips them)
+TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{8}\.tmp$")
 
 Progress = Callable[[int, int], None]
 
@@ -112,6 +114,7 @@ class Vault:
         # Things that went wrong after the work was done (a commit git refused); the CLI prints
         # them to stderr, MCP adds them to the tool result (issue 7).
         self.warnings: list[str] = []
+        self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
         self._graph_cache: Any = None  # (catalog, change token, Graph): see connect.load_graph
 
     # -- opening -------------------------------------------------------------------------------
@@ -233,8 +236,13 @@ class Vault:
         return note, digest, raw
 
     def write_file(self, rel: str, text: str, *, exclusive: bool = False) -> Path:
-        """Write a note atomically (temp file + fsync + rename); ``exclusive`` refuses to overwrite."""
+        """Write a note atomically (temp file + fsync + rename); ``exclusive`` refuses to overwrite.
+
+        Call it under the writer lock and follow it with ``_update``: the path is marked dirty
+        first, so if the process dies before the index has the note, the next command indexes it.
+        """
         path = self.safe_path(rel)
+        self._mark_dirty([rel])
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:
@@ -306,7 +314,14 @@ class Vault:
         if self._catalog is None:
             from .index.catalog import Catalog
 
-            self._catalog = Catalog(self.state / str(self._generation) / "catalog.sqlite")
+            path = self.state / str(self._generation) / "catalog.sqlite"
+            try:
+                self._catalog = Catalog(path)
+            except Exception as exc:  # WAL mode writes a -shm file even to read
+                err = write_failure(exc, path)
+                if err is None:
+                    raise
+                raise err from exc
         return self._catalog
 
     def _get_lexical(self) -> LexicalIndex:
@@ -318,9 +333,15 @@ class Vault:
 
     @property
     def catalog(self) -> Catalog:
-        """The note catalogue (built first if there is no index)."""
+        """The note catalogue (built first if there is no index, rebuilt if its file is damaged)."""
         self.ensure_index()
-        return self._get_catalog()
+        try:
+            return self._get_catalog()
+        except Exception as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise
+            self._rebuild_damaged(exc)
+            return self._get_catalog()
 
     @property
     def lexical(self) -> LexicalIndex:
@@ -331,19 +352,56 @@ class Vault:
     def ensure_index(self) -> None:
         """Build the index if there is none (or it cannot be used); refresh if marked stale."""
         if self._generation is not None and self._generation == (self.manifest() or {}).get("generation"):
-            if not (self.state / "stale").exists():
+            if not self._marked():
                 return
-        if self._rebuild_reason() is not None or (self.state / "stale").exists():
+        if self._rebuild_reason() is not None or self._marked():
             try:
                 self.reindex(wait=False)
             except LockHeld:
                 if self._rebuild_reason() is not None:
                     raise
+            except IndexNotWritten as exc:
+                if self._rebuild_reason() is not None:
+                    raise
+                # The previous index still answers; the mark stays, so a later command catches up.
+                self.index_warning = f"index not updated: {exc}"
         self._open_generation()
+
+    def _marked(self) -> bool:
+        """A hook could not update the index, or a writer died (or failed) half-way."""
+        return (self.state / "stale").exists() or (self.state / "dirty").exists()
+
+    def _dirty_paths(self) -> list[str] | None:
+        """What a writer that did not finish was updating ("*": everything); None when no mark."""
+        try:
+            return (self.state / "dirty").read_text(encoding="utf-8", errors="replace").splitlines()
+        except FileNotFoundError:
+            return None
+
+    def _mark_dirty(self, paths: list[str], *, replace: bool = False) -> None:
+        """Record, before touching files or index, what is about to change (issue 7: kill -9)."""
+        self.state.mkdir(exist_ok=True)
+        with open(self.state / "dirty", "w" if replace else "a", encoding="utf-8") as fh:
+            fh.write("".join(f"{p}\n" for p in paths))
 
     @contextmanager
     def writer_lock(self, timeout: float | None = None) -> Iterator[None]:
-        """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it."""
+        """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it.
+
+        A write the disk refuses under the lock (full, read-only, I/O error) becomes one
+        ``IndexNotWritten`` line instead of a traceback from whichever store hit it.
+        """
+        try:
+            with self._lock(timeout):
+                yield
+        except Exception as exc:
+            err = write_failure(exc, self.state)
+            if err is None:
+                raise
+            raise err from exc
+
+    @contextmanager
+    def _lock(self, timeout: float | None) -> Iterator[None]:
         import fcntl
 
         if self._lock_depth:  # re-entrant: this Vault already holds it
@@ -440,8 +498,25 @@ class Vault:
         return report
 
     def _update(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
-        """reindex() under the writer lock."""
-        (self.state / "stale").unlink(missing_ok=True)
+        """reindex() under the writer lock.
+
+        The "dirty" mark is written first and removed last: if this process is killed (or the
+        disk fills) in between, the next command sees the mark and finishes the job (issue 7).
+        """
+        pending = self._dirty_paths()
+        self._tidy(pending or [])
+        stale = self.state / "stale"
+        if only is not None and (stale.exists() or (pending is not None and "*" in pending)):
+            only = None  # changes nobody recorded (a hook that could not update, a killed run): compare all
+        elif only is not None and pending:
+            only = sorted({*only, *pending})  # notes a killed writer placed but did not index
+        self._mark_dirty(["*"] if only is None else only, replace=True)
+        stale.unlink(missing_ok=True)
+        report = self._update_marked(full, progress, only)
+        (self.state / "dirty").unlink(missing_ok=True)
+        return report
+
+    def _update_marked(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
         reason = self._rebuild_reason()
         if reason is None and not full:
             try:
@@ -449,12 +524,54 @@ class Vault:
             except MdmemError:
                 raise
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
+                if write_failure(exc, self.state) is not None:
+                    raise  # a full disk: a rebuild would need more space still
                 report = self._full(progress)
                 report.reason = f"index unreadable ({type(exc).__name__}: {exc}); rebuilt"
                 return report
         report = self._full(progress)
         report.reason = "requested" if full and reason is None else (reason or "")
         return report
+
+    def _tidy(self, pending: list[str]) -> None:
+        """Under the writer lock: remove what a killed or failed writer left behind.
+
+        Temp files in ``.mdmem/`` and in the current generation, generations the manifest does
+        not name (a half-built rebuild, or an old one a killed rebuild did not remove), and a
+        note's temp file when it is a second name of the note already in place (killed between
+        link and unlink). A temp file that never reached its place is kept: ``doctor`` names it.
+        """
+        gen = (self.manifest() or {}).get("generation")
+        if isinstance(gen, str) and (self.state / gen).is_dir():
+            for d in self.state.glob("gen-*"):
+                if d.name != gen:
+                    shutil.rmtree(d, ignore_errors=True)
+            for tmp in (*self.state.glob(".*.tmp"), *(self.state / gen).glob(".*.tmp")):
+                tmp.unlink(missing_ok=True)
+        import glob
+
+        for rel in pending:
+            if rel == "*":
+                continue
+            try:
+                path = self.safe_path(rel)
+                for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+                    if TEMP_NAME.match(tmp.name) and path.exists() and os.path.samefile(tmp, path):
+                        tmp.unlink()
+            except (OSError, MdmemError):
+                continue
+
+    def unfinished_writes(self) -> list[tuple[str, str]]:
+        """(temp file, the note it was to become) for every note write a killed process left."""
+        out = []
+        for directory, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                m = TEMP_NAME.match(name)
+                if m and m["name"].lower().endswith(".md"):
+                    tmp = Path(directory) / name
+                    out.append((self.rel(tmp), self.rel(tmp.with_name(m["name"]))))
+        return sorted(out)
 
     def _parse_many(self, paths: list[str], stats: dict[str, os.stat_result],
                     progress: Progress | None) -> list[tuple[Note, FileState, Any]]:
@@ -499,13 +616,23 @@ class Vault:
 
     def _full(self, progress: Progress | None) -> ReindexReport:
         """Build a new generation beside the current one, then switch the manifest to it."""
-        from .index.catalog import Catalog
-        from .index.lexical import LexicalIndex
-
         self.close()
         gen = f"gen-{time.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(3)}"
         directory = self.state / gen
         directory.mkdir(parents=True)
+        try:
+            return self._build(gen, progress)
+        except BaseException:
+            self.close()
+            if (self.manifest() or {}).get("generation") != gen:
+                shutil.rmtree(directory, ignore_errors=True)  # a failed rebuild leaves no gen-* behind
+            raise
+
+    def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
+        from .index.catalog import Catalog
+        from .index.lexical import LexicalIndex
+
+        directory = self.state / gen
         stats = self.scan()
         parsed: list[tuple[Note, FileState, Any]] = []
 
@@ -518,11 +645,13 @@ class Vault:
         lexical.write(docs(), (), bulk=True)
         lexical.close()
         catalog = Catalog(directory / "catalog.sqlite")
-        catalog.apply(((n, s) for n, s, _ in parsed), ())
-        commit = self._head()
-        catalog.set_meta("last_commit", commit)
-        catalog.set_meta("indexed_at", _now())
-        catalog.close()
+        try:
+            catalog.apply(((n, s) for n, s, _ in parsed), ())
+            commit = self._head()
+            catalog.set_meta("last_commit", commit)
+            catalog.set_meta("indexed_at", _now())
+        finally:
+            catalog.close()
         manifest = {**self._expected_manifest(), "generation": gen, "mdmem": __version__,
                     "created": _now(), "seal": _seal(gen)}
         _atomic_write(self.manifest_path, json.dumps(manifest, indent=2) + "\n")
@@ -793,12 +922,15 @@ class Vault:
         except MdmemError:
             raise
         except Exception as exc:
-            import sys
-
-            print(f"mdmem: index unreadable ({type(exc).__name__}); rebuilding it.", file=sys.stderr)
-            self.close()
-            self.reindex(full=True)
+            self._rebuild_damaged(exc)
             return read()
+
+    def _rebuild_damaged(self, exc: Exception) -> None:
+        import sys
+
+        print(f"mdmem: index unreadable ({type(exc).__name__}); rebuilding it.", file=sys.stderr)
+        self.close()
+        self.reindex(full=True)
 
     def _body_for_snippet(self, rel: str) -> str:
         from .note import split_frontmatter
@@ -1041,6 +1173,10 @@ class Vault:
         from .connect import dangling_problems
 
         out += dangling_problems(self)
+        for tmp, target in self.unfinished_writes():
+            out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
+                               "reached its place; this hidden file holds the text it was writing",
+                               f"to keep it, rename it to {target} (or another .md name); else delete it"))
         from .git import HOOK_NAMES, find_git_dir, hooks_installed
 
         if find_git_dir(self.root) is not None:
@@ -1264,11 +1400,14 @@ def _now() -> str:
 
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _tuple(v: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:

@@ -10,22 +10,34 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
 
+T = TypeVar("T")
 EXACT_BELOW = 20_000  # below this many vectors brute force is as fast as HNSW and exact
 EXPANSION_SEARCH = 256  # the default 64 gives poor recall on embedding-like data
 
 
 class EmbeddingCache:
-    """(model fingerprint, chunk hash) → float16 vector, in SQLite."""
+    """(model fingerprint, chunk hash) → float16 vector, in SQLite.
+
+    A damaged file (truncated, garbage) is dropped and started afresh: it only saves model time,
+    and the vectors already in the usearch index stay.
+    """
+
+    db: sqlite3.Connection
 
     def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        self.path = path
+        self._retry(self._connect)
+
+    def _connect(self) -> None:
+        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute(
@@ -33,43 +45,73 @@ class EmbeddingCache:
             " PRIMARY KEY (model, hash)) WITHOUT ROWID"
         )
 
+    def _retry(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
+        try:
+            return fn()
+        except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise
+            print(f"mdmem: embedding cache unreadable ({exc}); starting a new one "
+                  "(chunks without a vector are embedded again).", file=sys.stderr)
+            if hasattr(self, "db"):
+                self.db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            self._connect()
+            return fn()
+
     def missing(self, model: str, hashes: Iterable[str]) -> list[str]:
         """The hashes that have no vector for ``model`` yet."""
         wanted = list(dict.fromkeys(hashes))
-        have: set[str] = set()
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            q = f"SELECT hash FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-            have.update(r[0] for r in self.db.execute(q, (model, *part)))
-        return [h for h in wanted if h not in have]
+
+        def read() -> list[str]:
+            have: set[str] = set()
+            for i in range(0, len(wanted), 500):
+                part = wanted[i : i + 500]
+                q = f"SELECT hash FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
+                have.update(r[0] for r in self.db.execute(q, (model, *part)))
+            return [h for h in wanted if h not in have]
+
+        return self._retry(read)
 
     def get_many(self, model: str, hashes: Sequence[str], dim: int) -> dict[str, np.ndarray]:
         import numpy as np
 
-        out: dict[str, np.ndarray] = {}
         uniq = list(dict.fromkeys(hashes))
-        for i in range(0, len(uniq), 500):
-            part = uniq[i : i + 500]
-            q = f"SELECT hash, v FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-            for h, blob in self.db.execute(q, (model, *part)):
-                v = np.frombuffer(blob, dtype=np.float16)
-                if v.shape[0] == dim:
-                    out[h] = v.astype(np.float32)
-        return out
+
+        def read() -> dict[str, np.ndarray]:
+            out: dict[str, np.ndarray] = {}
+            for i in range(0, len(uniq), 500):
+                part = uniq[i : i + 500]
+                q = f"SELECT hash, v FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
+                for h, blob in self.db.execute(q, (model, *part)):
+                    v = np.frombuffer(blob, dtype=np.float16)
+                    if v.shape[0] == dim:
+                        out[h] = v.astype(np.float32)
+            return out
+
+        return self._retry(read)
 
     def put_many(self, model: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
         """Store vectors in one transaction (a batch survives an interrupt of the next one)."""
         import numpy as np
 
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.executemany(
-                "INSERT OR REPLACE INTO vec VALUES (?,?,?)",
-                [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items],
-            )
+        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
+
+        def write() -> None:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
+
+        self._retry(write)
 
     def close(self) -> None:
         self.db.close()
+
+
+class DamagedVectorFile(Exception):
+    """usearch refused the file (truncated, garbage); it is derived data, rebuilt from the cache."""
 
 
 class VectorIndex:
@@ -87,10 +129,13 @@ class VectorIndex:
         index = Index(ndim=dim, metric="cos", dtype="f16", expansion_search=EXPANSION_SEARCH)
         if path.exists():
             # Writers must load, never view: adding to a viewed index crashes the interpreter.
-            if writable:
-                index.load(str(path))
-            else:
-                index.view(str(path))
+            try:
+                if writable:
+                    index.load(str(path))
+                else:
+                    index.view(str(path))
+            except (RuntimeError, ValueError) as exc:  # usearch: "File is corrupted: …"
+                raise DamagedVectorFile(f"{path.name}: {exc}") from exc
             index.expansion_search = EXPANSION_SEARCH
         return cls(index, path)
 
@@ -98,10 +143,16 @@ class VectorIndex:
         return len(self._index)  # type: ignore[arg-type]
 
     def add(self, keys: Sequence[int], vectors: np.ndarray) -> None:
+        """Add (or replace) vectors: a key already present is replaced, not refused as a duplicate
+        (a writer killed after saving the file but before the catalogue recorded it)."""
         import numpy as np
 
         if len(keys):
-            self._index.add(np.asarray(keys, dtype=np.uint64), vectors)  # type: ignore[attr-defined]
+            arr = np.asarray(keys, dtype=np.uint64)
+            present = arr[np.asarray(self._index.contains(arr), dtype=bool)]  # type: ignore[attr-defined]
+            if len(present):
+                self._index.remove(present)  # type: ignore[attr-defined]
+            self._index.add(arr, vectors)  # type: ignore[attr-defined]
 
     def remove(self, keys: Sequence[int]) -> None:
         import numpy as np
@@ -126,5 +177,8 @@ class VectorIndex:
     def save(self) -> None:
         """Write atomically: a reader never maps a half-written file."""
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        self._index.save(str(tmp))  # type: ignore[attr-defined]
-        os.replace(tmp, self.path)
+        try:
+            self._index.save(str(tmp))  # type: ignore[attr-defined]
+            os.replace(tmp, self.path)
+        finally:
+            tmp.unlink(missing_ok=True)
