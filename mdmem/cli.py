@@ -48,16 +48,15 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
         finally:
-            # Work that was done but not finished (a commit git refused), or an answer from an index
-            # that could not be refreshed: one line each on stderr; the exit code is the command's.
+            # Work that was done but not finished (a commit git refused): one line each, exit 0.
             for state in args:
                 if isinstance(state, State) and state._vault is not None:
                     for line in state._vault.warnings:
                         click.echo(f"mdmem: warning: {line}", err=True)
                     state._vault.warnings.clear()
-                    if state._vault.index_warning:
-                        click.echo(f"mdmem: {state._vault.index_warning}", err=True)
-                        state._vault.index_warning = None
+        vault = getattr(args[0], "_vault", None) if args else None
+        if vault is not None and vault.index_warning:  # answered, but from an index that is not fresh
+            click.echo(f"mdmem: {vault.index_warning}", err=True)
         return result
 
     return wrapper
