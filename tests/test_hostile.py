@@ -244,13 +244,22 @@ def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, P
                      ["history", ref], ["links", ref], ["backlinks", ref], ["neighbors", ref],
                      ["link", "inside", ref], ["link", ref, "inside"], ["unlink", "inside", ref],
                      ["path", "inside", ref], ["timeline", ref, "--no-vectors"]]
+    from click.testing import CliRunner
+
+    from mdmem.cli import cli as mdmem_cli
+
+    # In process (the same click entry point the console script runs): an unexpected exception
+    # would be result.exception, not a SystemExit from the one-line error.
     for cmd in commands:
-        r = cli(root, *cmd)
+        r = CliRunner().invoke(mdmem_cli, ["--vault", str(root), *cmd])
         out = r.stdout + r.stderr
         assert OUTSIDE_TEXT not in out, cmd
-        assert "Traceback" not in out, (cmd, out)
-        assert r.returncode == 1, (cmd, r.returncode, out)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (cmd, r.exception)
+        assert r.exit_code == 1, (cmd, r.exit_code, out)
         assert ("outside the vault" in out or "No note matches" in out), (cmd, out)
+    for ref in escaping_refs(tmp):  # and the real process, for the command that reads a file
+        p = cli(root, "get", ref)
+        assert p.returncode == 1 and "Traceback" not in p.stderr and OUTSIDE_TEXT not in p.stdout + p.stderr
     assert snapshot(root) == before_in
     assert files_outside(tmp, root) == before_out
 
