@@ -43,6 +43,13 @@ class EmbedSettings:
     threads: int = 1  # torch threads; 2 were slower than 1 on a loaded 2-core machine
     multilingual: bool = False  # False: queries in non-Latin scripts skip the vector leg
 
+    def __post_init__(self) -> None:
+        # mdmem.toml comes with the vault: a cloned one must not make a command take all memory or CPU.
+        for name, low, high in (("max_length", 8, 8192), ("batch_size", 1, 512), ("threads", 1, 256)):
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ConfigError(f"[embed] {name} must be from {low} to {high}, got {value}.")
+
     @classmethod
     def from_config(cls, data: dict[str, object]) -> EmbedSettings:
         raw = data.get("embed", {})

@@ -60,6 +60,23 @@ class QuerySettings:
     # whole sessions spread to the next).
     spread_max_bytes: int = 2000
 
+    def __post_init__(self) -> None:
+        # Bounds a cloned vault's mdmem.toml cannot step out of (a huge candidate list or hop count
+        # would make every query slow); the float settings must be real numbers.
+        import math
+
+        from .errors import ConfigError
+
+        for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
+                                ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
+                                ("spread_max_bytes", 0, 10_000_000)):
+            if not low <= getattr(self, name) <= high:
+                raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
+        for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
+                     "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay"):
+            if not math.isfinite(getattr(self, name)):
+                raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
+
     @classmethod
     def from_config(cls, data: dict[str, Any]) -> QuerySettings:
         """From [query]/[rerank] in mdmem.toml, then $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
@@ -83,7 +100,13 @@ class QuerySettings:
                         items = value.split("|") if isinstance(value, str) else list(value)
                         kwargs[f] = tuple(str(v).strip() for v in items if str(v).strip())
                     else:
-                        kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
+                        try:
+                            kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
+                        except (TypeError, ValueError) as exc:
+                            from .errors import ConfigError
+
+                            word = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                            raise ConfigError(f"[query] {f} = {raw[f]!r} must be {word}.") from exc
         if isinstance(rerank, dict) and rerank.get("model"):
             kwargs["rerank_model"] = str(rerank["model"])
         return cls(**kwargs)

@@ -280,11 +280,11 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         something changed or was wrong — never add a second, contradicting note."""
         from .redact import redact
 
-        clean = redact(body)
-        new_title = redact(title).text if title else None
+        clean, clean_title = redact(body), redact(title) if title else None
+        new_title = clean_title.text if clean_title else None
         added, old = call(lambda: vault.correct(note, clean.text, title=new_title))
         d = {"new": {"id": added.id, "path": added.path, "title": added.title}, "old": old.to_dict(),
-             "commit": old.commit, "redacted": clean.count}
+             "commit": old.commit, "redacted": clean.count + (clean_title.count if clean_title else 0)}
         return written(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived.", d)
 
     def change(text_fn: Callable[[], Any]) -> CallToolResult:

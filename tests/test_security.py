@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from mdmem.note import parse_note
-from mdmem.vault import Vault
 
 from .conftest import snapshot
 
@@ -290,8 +289,25 @@ def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch:
             r = await s.call_tool("correct", {"note": "kafka", "title": f"Lag {SECRET}",
                                               "body": f"the key is sk-ant-{'a1B2' * 8} and {SECRET}"})
             assert not r.is_error, text(r)
-            assert r.structured_content["redacted"] == 2
+            assert r.structured_content["redacted"] == 3  # two in the body, one in the title
             new = (root / r.structured_content["new"]["path"]).read_text()
             assert SECRET not in new and "sk-ant-" not in new and "[REDACTED:api-key]" in new
 
     anyio.run(main)
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("[embed]\nmodel = \"hash\"\nbatch_size = 100000000\n", "[embed] batch_size must be from 1 to 512"),
+    ("[embed]\nmodel = \"hash\"\nmax_length = 0\n", "[embed] max_length must be from 8 to 8192"),
+    ("[embed]\nmodel = \"hash\"\nthreads = 100000\n", "[embed] threads must be from 1 to 256"),
+    ("[query]\ncandidates = 100000000\n", "[query] candidates must be from 1 to 10000"),
+    ("[query]\nspread_hops = 50\n", "[query] spread_hops must be from 0 to 4"),
+    ("[query]\nvector_weight = nan\n", "[query] vector_weight must be a finite number"),
+    ("[query]\ncandidates = \"many\"\n", "[query] candidates = 'many' must be a whole number"),
+])
+def test_resource_settings_of_a_cloned_vault_are_bounded(tmp_path: Path, toml: str, message: str) -> None:
+    """Huge batch, candidate or hop counts would make every command take all memory or time."""
+    root = plain_vault(tmp_path, toml)
+    r = cli(root, "query", "coffee")
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert cli(root, "search", "coffee").returncode == 0  # BM25 reads none of these settings
