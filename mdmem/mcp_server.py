@@ -128,6 +128,9 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
             finally:
                 local.warnings = list(vault.warnings)
                 vault.warnings.clear()
+                if vault.index_warning:  # answered from the previous index (e.g. the disk is full)
+                    local.warnings.append(vault.index_warning)
+                    vault.index_warning = None
 
     def written(text: str, data: dict[str, Any]) -> CallToolResult:
         """A writing tool's result, with what went wrong after the write (a commit git refused)."""
@@ -136,6 +139,15 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
             text += " Warning: " + " ".join(warned)
             data = {**data, "warnings": warned}
         return _result(text, data)
+
+    def found(tool: str, query: str, hits: list[Hit], info: dict[str, Any] | None = None) -> CallToolResult:
+        """A retrieval tool's hits, with a warning when they came from an index that could not be refreshed."""
+        result = render_hits(tool, query, hits, info)
+        warned: list[str] = getattr(local, "warnings", [])
+        if warned:
+            result.content[0].text += "\nWarning: " + " ".join(warned)  # type: ignore[union-attr]
+            result.structured_content = {**(result.structured_content or {}), "warnings": warned}
+        return result
 
     # -- retrieval -------------------------------------------------------------------------------
 
@@ -149,7 +161,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         title, key line, score); call get(id) for a whole note."""
         hits, info = call(lambda: (vault.recall(query, limit, **_filters(type, tag, scope, since, until, include)),
                                    dict(vault.last_info)))
-        return render_hits("recall", query, hits, info)
+        return found("recall", query, hits, info)
 
     @server.tool(annotations=read_only)
     def query(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
@@ -157,7 +169,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         """Hybrid search (BM25 words + vector meaning, fused), without recall's intent routing. Use for a
         plain topical lookup, usually with filters (type, tag, scope, dates)."""
         hits = call(lambda: vault.query(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return render_hits("query", query, hits)
+        return found("query", query, hits)
 
     @server.tool(annotations=read_only)
     def search(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
@@ -165,7 +177,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         """Exact-word full-text search (BM25, no model; fast). Best for identifiers, error codes, file and
         function names, people and product names, e.g. ERR_PAY_504 or max_pool_size."""
         hits = call(lambda: vault.search(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return render_hits("search", query, hits)
+        return found("search", query, hits)
 
     @server.tool(annotations=read_only)
     def vsearch(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
@@ -173,7 +185,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         """Meaning-only search (vectors): finds notes that say the same thing in other words. Use when
         search finds nothing because you do not know the vault's wording."""
         hits = call(lambda: vault.vsearch(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return render_hits("vsearch", query, hits)
+        return found("vsearch", query, hits)
 
     # -- reading ---------------------------------------------------------------------------------
 

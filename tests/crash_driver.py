@@ -122,6 +122,15 @@ def install(point: str) -> None:
             raise exc
 
         vectors.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
+    elif point == "enospc-catalog":  # every catalogue write finds the disk full (reads still work)
+        import sqlite3
+
+        def apply(self: Any, *a: Any, **k: Any) -> None:
+            exc = sqlite3.OperationalError("database or disk is full")
+            exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
+            raise exc
+
+        catalog.Catalog.apply = apply  # type: ignore[method-assign]
     else:
         raise SystemExit(f"unknown kill point {point!r}")
 
