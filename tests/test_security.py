@@ -206,7 +206,7 @@ commit = true
 [embed]
 model = "{models[kind]}"
 threads = 64
-batch_size = 100000
+batch_size = 512  # the largest allowed (test_resource_settings_of_a_cloned_vault_are_bounded)
 [rerank]
 model = "{models[kind]}"
 [query]
