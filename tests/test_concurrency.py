@@ -87,8 +87,7 @@ def cli_loop(vault: Path, calls: list[list[str]], out: list[subprocess.Completed
 def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> None:
     """4 CLI processes adding 5 notes each (plus one shared title each), an MCP server adding 5,
     and a pin/correct loop, all at the same time."""
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from .test_mcp import stdio_session
 
     results: list[list[subprocess.CompletedProcess[str]]] = [[] for _ in range(WRITERS + 1)]
     threads = []
@@ -107,18 +106,15 @@ def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> N
     errlog = tmp_path / "mcp-err.log"
 
     async def mcp_writer() -> None:
-        params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "mdmem", "--vault", str(git_vault), "mcp"], env=dict(os.environ))
-        with open(errlog, "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
-                await s.initialize()
-                for t in threads:
-                    t.start()  # the server is up: everyone writes at once from here
-                for k in range(MCP_NOTES):
-                    tag = word(7, k)
-                    r = await s.call_tool("add", {"title": f"MCP note {tag}", "body": body_for(tag)})
-                    assert not r.is_error, r.content
-                    mcp_added.append({**r.structured_content, "tag": tag})
+        async with stdio_session(git_vault, errlog) as s:
+            await s.initialize()
+            for t in threads:
+                t.start()  # the server is up: everyone writes at once from here
+            for k in range(MCP_NOTES):
+                tag = word(7, k)
+                r = await s.call_tool("add", {"title": f"MCP note {tag}", "body": body_for(tag)})
+                assert not r.is_error, r.content
+                mcp_added.append({**r.structured_content, "tag": tag})
 
     anyio.run(mcp_writer)
     for t in threads:
@@ -240,26 +236,22 @@ def search_paths(vault: Path, q: str) -> list[str]:
 
 def test_mcp_add_while_git_index_is_locked_reports_a_warning(git_vault: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from .test_mcp import stdio_session
 
     monkeypatch.setenv("MDMEM_GIT_LOCK_WAIT", "0.2")
     (git_vault / ".git" / "index.lock").write_text("")
     errlog = tmp_path / "err.log"
 
     async def main() -> None:
-        params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "mdmem", "--vault", str(git_vault), "mcp"], env=dict(os.environ))
-        with open(errlog, "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
-                await s.initialize()
-                r = await s.call_tool("add", {"title": "Agent note", "body": "the zqagent fact"})
-                assert not r.is_error
-                d = r.structured_content
-                assert d["written"] and d["commit"] is None and "not committed" in d["warnings"][0]
-                assert "Warning:" in r.content[0].text and "index.lock" in r.content[0].text
-                r = await s.call_tool("search", {"query": "zqagent"})
-                assert r.structured_content["results"][0]["id"] == d["id"]
+        async with stdio_session(git_vault, errlog) as s:
+            await s.initialize()
+            r = await s.call_tool("add", {"title": "Agent note", "body": "the zqagent fact"})
+            assert not r.is_error
+            d = r.structured_content
+            assert d["written"] and d["commit"] is None and "not committed" in d["warnings"][0]
+            assert "Warning:" in r.content[0].text and "index.lock" in r.content[0].text
+            r = await s.call_tool("search", {"query": "zqagent"})
+            assert r.structured_content["results"][0]["id"] == d["id"]
 
     anyio.run(main)
     no_traceback(errlog.read_text())

@@ -392,24 +392,22 @@ def test_disk_full_in_add_and_embed_writes(vault: Path, point: str) -> None:
 def test_mcp_answers_from_the_previous_index_and_says_so_when_the_disk_is_full(vault: Path, tmp_path: Path) -> None:
     """An agent is told, as the CLI user is, that its answer came from an index that could not be refreshed."""
     import anyio
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+
+    from .test_mcp import stdio_session
 
     change_notes(vault)
     (vault / ".mdmem" / "stale").touch()  # as a git hook leaves it when it could not update the index
     before = notes(vault)
-    params = StdioServerParameters(command=sys.executable, cwd=str(REPO), env=dict(os.environ), args=[
-        "-m", "tests.crash_driver", "enospc-catalog", "--vault", str(vault), "mcp"])
+    full_disk = ("-m", "tests.crash_driver", "enospc-catalog")
 
     async def main() -> None:
-        with open(tmp_path / "err.log", "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
-                await s.initialize()
-                r = await s.call_tool("search", {"query": "release train"})
-                assert not r.is_error
-                assert "disk full" in r.content[0].text and "free some space" in r.content[0].text
-                assert any("index not updated" in w for w in r.structured_content["warnings"])
-                assert r.structured_content["count"] >= 1  # still answered, from the old index
+        async with stdio_session(vault, tmp_path / "err.log", prefix=full_disk, cwd=REPO) as s:
+            await s.initialize()
+            r = await s.call_tool("search", {"query": "release train"})
+            assert not r.is_error
+            assert "disk full" in r.content[0].text and "free some space" in r.content[0].text
+            assert any("index not updated" in w for w in r.structured_content["warnings"])
+            assert r.structured_content["count"] >= 1  # still answered, from the old index
 
     anyio.run(main)
     assert notes(vault) == before

@@ -39,9 +39,11 @@ def text(result: Any) -> str:
 
 
 @asynccontextmanager
-async def stdio_session(vault: Path, errlog: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mdmem", "--vault", str(vault), "mcp"],
-                                   env=dict(os.environ))
+async def stdio_session(vault: Path, errlog: Path, *, prefix: tuple[str, ...] = ("-m", "mdmem"),
+                        cwd: Path | None = None) -> AsyncIterator[ClientSession]:
+    """The SDK's own client on ``mdmem --vault VAULT mcp`` over stdio (``prefix``: how Python runs mdmem)."""
+    params = StdioServerParameters(command=sys.executable, args=[*prefix, "--vault", str(vault), "mcp"],
+                                   env=dict(os.environ), cwd=str(cwd) if cwd else None)
     with open(errlog, "w") as err:
         async with stdio_client(params, errlog=err) as (read, write):
             async with ClientSession(read, write) as session:
