@@ -681,8 +681,12 @@ class Vault:
         candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size)]
         known = catalog.hashes(candidates)
         parsed = self._parse_many(sorted(candidates), stats, progress)
-        changed = [(n, s, st) for n, s, st in parsed if known.get(n.path) != s.hash]
-        touched = [(n.path, s) for n, s, _ in parsed if known.get(n.path) == s.hash]
+        # A note without a date of its own is dated by its file's mtime, so a new mtime is a change
+        # even when the text is not (or the index would differ from --full; a reader can also stat a
+        # file mid-write and see the final text with an earlier mtime).
+        same = {n.path for n, s, _ in parsed if known.get(n.path) == s.hash and iso_to_timestamp(n.date) is not None}
+        changed = [(n, s, st) for n, s, st in parsed if n.path not in same]
+        touched = [(n.path, s) for n, s, _ in parsed if n.path in same]
         report = ReindexReport(
             added=[n.path for n, _, _ in changed if n.path not in known],
             updated=[n.path for n, _, _ in changed if n.path in known],

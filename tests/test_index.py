@@ -335,3 +335,25 @@ def test_warm_array_scorer_ranks_exactly_like_whoosh(tmp_path: Path, monkeypatch
             assert [h.path for h in warm] == [h.path for h in cold], q
             assert [h.score for h in warm] == pytest.approx([h.score for h in cold], rel=1e-9), q
             assert [(h.id, h.title, h.type, h.tags) for h in warm] == [(h.id, h.title, h.type, h.tags) for h in cold]
+
+
+def test_a_new_mtime_redates_an_undated_note_as_a_full_rebuild_would(tmp_path: Path) -> None:
+    """An undated note is dated by its file's mtime: touching it (same text) must move its date in
+    the incremental index too, or the index differs from --full (seen when a reader indexed a note
+    mid-write, tests/test_concurrency.py)."""
+    from mdmem import Vault
+
+    (tmp_path / "undated.md").write_text("# Undated\n\nno date of its own\n")
+    (tmp_path / "dated.md").write_text("---\ncreated: 2024-05-01\n---\n# Dated\n\nits own date\n")
+    v = Vault.open(tmp_path)
+    v.reindex()
+    for name in ("undated.md", "dated.md"):
+        os.utime(tmp_path / name, (1_700_000_000, 1_700_000_000))
+    report = v.reindex()
+    assert report.updated == ["undated.md"]  # the dated note's mtime is only recorded
+    rows = v.catalog.rows(["undated.md", "dated.md"])
+    assert rows["undated.md"]["date"] == 1_700_000_000
+    assert [h.path for h in v.search("date", 5, since="2023-11-14", until="2023-11-15")] == ["undated.md"]
+    incremental = v.catalog.rows(["undated.md", "dated.md"])
+    v.reindex(full=True)
+    assert v.catalog.rows(["undated.md", "dated.md"]) == incremental
