@@ -49,12 +49,9 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise click.ClickException(str(exc)) from exc
         finally:
             # Work that was done but not finished (a commit git refused): one line each, exit 0.
-            for state in args:
-                if isinstance(state, State) and state._vault is not None:
-                    for line in state._vault.warnings:
-                        click.echo(f"mdmem: warning: {line}", err=True)
-                    state._vault.warnings.clear()
-        vault = getattr(args[0], "_vault", None) if args else None
+            vault = next((a._vault for a in args if isinstance(a, State)), None)
+            for line in vault.warnings if vault is not None else ():
+                click.echo(f"mdmem: warning: {line}", err=True)
         if vault is not None and vault.index_warning:  # answered, but from an index that is not fresh
             click.echo(f"mdmem: {vault.index_warning}", err=True)
         return result

@@ -132,22 +132,21 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
                     local.warnings.append(vault.index_warning)
                     vault.index_warning = None
 
+    def warned(result: CallToolResult, sep: str = " ") -> CallToolResult:
+        """``result`` with the last call's warnings (a commit git refused, an index not refreshed)."""
+        warnings: list[str] = getattr(local, "warnings", [])
+        if warnings:
+            result.content[0].text += f"{sep}Warning: " + " ".join(warnings)  # type: ignore[union-attr]
+            result.structured_content = {**(result.structured_content or {}), "warnings": warnings}
+        return result
+
     def written(text: str, data: dict[str, Any]) -> CallToolResult:
-        """A writing tool's result, with what went wrong after the write (a commit git refused)."""
-        warned: list[str] = getattr(local, "warnings", [])
-        if warned:
-            text += " Warning: " + " ".join(warned)
-            data = {**data, "warnings": warned}
-        return _result(text, data)
+        """A writing tool's result, with what went wrong after the write."""
+        return warned(_result(text, data))
 
     def found(tool: str, query: str, hits: list[Hit], info: dict[str, Any] | None = None) -> CallToolResult:
-        """A retrieval tool's hits, with a warning when they came from an index that could not be refreshed."""
-        result = render_hits(tool, query, hits, info)
-        warned: list[str] = getattr(local, "warnings", [])
-        if warned:
-            result.content[0].text += "\nWarning: " + " ".join(warned)  # type: ignore[union-attr]
-            result.structured_content = {**(result.structured_content or {}), "warnings": warned}
-        return result
+        """A retrieval tool's hits, saying so when they came from an index that could not be refreshed."""
+        return warned(render_hits(tool, query, hits, info), "\n")
 
     # -- retrieval -------------------------------------------------------------------------------
 
