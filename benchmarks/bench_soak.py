@@ -250,7 +250,7 @@ def index_state(vault: Path, queries: list[str]) -> tuple[dict[str, Any], list[l
     from mdmem import Vault
 
     with Vault.open(vault) as v:
-        cat = v.catalog
+        cat = v.store.catalog
         rows = cat.rows(sorted(cat.stamps()))
         found = [[h.path for h in v.search(q, 1000, include=INCLUDE)] for q in queries]
     return rows, [sorted(f) for f in found], [f[:10] for f in found]

@@ -158,7 +158,7 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
 
     vault = Vault.open(root)
     try:
-        if vault._rebuild_reason() is not None:
+        if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
         ctx = vault.context(prompt, budget=budget, vectors=False)
@@ -188,7 +188,7 @@ def project_scope(cwd: str | None) -> str | None:
     """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
     if not cwd:
         return None
-    from .vault import slugify
+    from .text import slugify
 
     name = slugify(Path(cwd).name)
     return f"project:{name}" if name and name != "note" else None
@@ -202,20 +202,13 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
 
     vault = Vault.open(root)
     try:
-        if vault._rebuild_reason() is not None:
+        if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
         pinned = vault.context("", budget=budget // 2, vectors=False)
         parts = [pinned["text"]] if pinned.get("text") else []
         used = pinned.get("tokens") or 0
-        scope = project_scope(payload.get("cwd"))
-        filters = vault._filters()
-        rows = vault.catalog.rows(p for (p,) in vault.catalog.db.execute(
-            "SELECT path FROM notes WHERE type='handoff' ORDER BY date DESC, path LIMIT 50"))
-        handoffs = sorted((r for r in rows.values() if filters.matches(r)),
-                          key=lambda r: (-(r.get("date") or 0.0), r["path"]))
-        mine = [r for r in handoffs if scope and r.get("scope") == scope] or handoffs
-        for i, row in enumerate(mine[:3]):
+        for i, row in enumerate(vault.handoffs(project_scope(payload.get("cwd")), 3)):
             if i == 0:
                 try:
                     body = split_frontmatter(vault.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
@@ -263,8 +256,8 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
     if dry_run:
         return {"action": "dry-run", "path": None, "title": handoff.title, "body": handoff.body,
                 "redacted": handoff.redacted}
-    from .lifecycle import replace_body
-    from .vault import Vault, slugify
+    from .text import slugify
+    from .vault import Vault
 
     vault = Vault.open(root)
     try:
@@ -273,8 +266,8 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
         base = f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
         rel = f"{base}/{day}-{session}.md"
         if vault.safe_path(rel).exists():
-            change = replace_body(vault, rel, handoff.body, "handoff", updates={"title": handoff.title},
-                                  commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated)")
+            change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
+                                        commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated)")
             action = "updated" if change.changed else "unchanged"
             return {"action": action, "path": rel, "id": change.id, "commit": change.commit,
                     "redacted": handoff.redacted}

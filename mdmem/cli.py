@@ -16,7 +16,8 @@ from . import __version__
 from .errors import MdmemError
 
 if TYPE_CHECKING:
-    from .vault import Hit, Vault
+    from .results import Hit
+    from .vault import Vault
 
 
 class State:
@@ -201,10 +202,8 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
         body = sys.stdin.read()
     if not no_redact:
         title, body = redact_args(title, body)
-    from .lifecycle import add_checked
-
-    check, result = add_checked(
-        state.vault, title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
+    check, result = state.vault.add_checked(
+        title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
         scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
         aliases=list(aliases), path=note_path, commit=commit,
     )
@@ -351,10 +350,8 @@ def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, e
 def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[str, ...], no_vectors: bool,
             as_json: bool) -> None:
     """The memories worth injecting for PROMPT within a token budget: pinned first, then relevant."""
-    from .recall import build_context
-
-    ctx = build_context(state.vault, " ".join(prompt), budget=budget, scope=list(scopes) or None,
-                        vectors=not no_vectors)
+    ctx = state.vault.context(" ".join(prompt), budget=budget, scope=list(scopes) or None,
+                              vectors=not no_vectors)
     if as_json:
         emit_json(ctx)
     else:
@@ -371,7 +368,7 @@ def _served_or_local(state: State, method: str, text: str, limit: int, explain: 
     if answer is not None and "hits" not in answer:
         answer = None
     if answer is not None:
-        from .vault import Hit
+        from .results import Hit
 
         return [Hit(**h) for h in answer["hits"]], {**answer["info"], "served": True}
     hits = getattr(vault, method)(text, limit, explain=explain, **filters)
@@ -507,6 +504,7 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     import subprocess
     import time
 
+    from .index.state import STATE_DIR
     from .serve import Server, read_info
 
     vault = state.vault
@@ -522,8 +520,8 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
         click.echo(f"Already serving on 127.0.0.1:{running['port']} (pid {running['pid']}).")
         return
     if detach:
-        log = vault.state / "serve.log"
-        vault.state.mkdir(exist_ok=True)
+        log = vault.root / STATE_DIR / "serve.log"
+        log.parent.mkdir(exist_ok=True)
         with open(log, "ab") as out:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
@@ -593,7 +591,7 @@ _note_change_command("unpin", "Unpin NOTE: it no longer comes first in context."
 def snooze(state: State, note: str, until: str | None, duration: str | None, commit: bool | None,
            as_json: bool) -> None:
     """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
-    from .lifecycle import parse_until
+    from .memory import parse_until
 
     render_change(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
 
@@ -667,10 +665,7 @@ def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit
     \b
     Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
     """
-    from .lifecycle import SweepRule, sweep as run_sweep
-
-    r = run_sweep(state.vault, SweepRule(min_age_days=min_age, max_salience=max_salience), apply=apply,
-                  commit=commit, now=state.vault.now())
+    r = state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit)
     if as_json:
         emit_json(r)
         return

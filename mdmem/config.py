@@ -6,8 +6,10 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError
+from .graph import SEQUENCE_EDGES
 
 CONFIG_FILE = "mdmem.toml"
 
@@ -53,3 +55,80 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
     return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
                   lock_timeout=timeout, extra=data)
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySettings:
+    """[query] in mdmem.toml: fusion weights and thresholds (measured with ``mdmem eval``)."""
+
+    candidates: int = 50  # per leg
+    rrf_k: int = 60
+    bm25_weight: float = 1.0
+    vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
+    min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
+    strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
+    duplicate_similarity: float = 0.9  # notes at least this similar (best chunks) count as copies
+    duplicate_places: int = 2  # a copy waits until this many other notes are placed after its twin
+    expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
+    expand_weight: float = 0.5  # its weight in the fusion
+    top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it (turn MRR .517 → .482)
+    rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
+    rerank_top: int = 30
+    min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
+    strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
+    # Spreading along sequence edges: a hit lends this share of its score to the notes one link
+    # away (and spread × spread_decay two links away). A chat turn's answer is usually the next
+    # turn, which shares no words with the question (LoCoMo turn R@10 .659 → .676, MRR .499 → .508).
+    spread: float = 0.2
+    spread_decay: float = 0.5
+    spread_hops: int = 2
+    spread_types: tuple[str, ...] = SEQUENCE_EDGES
+    # Only fragments lend and receive: a note of a few sentences (a chat turn) means little without
+    # its neighbours, a long note stands alone (one note per LoCoMo session: R@5 .864 → .816 when
+    # whole sessions spread to the next).
+    spread_max_bytes: int = 2000
+
+    def __post_init__(self) -> None:
+        # Bounds a cloned vault's mdmem.toml cannot step out of (a huge candidate list or hop count
+        # would make every query slow); the float settings must be real numbers.
+        import math
+
+        for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
+                                ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
+                                ("spread_max_bytes", 0, 10_000_000)):
+            if not low <= getattr(self, name) <= high:
+                raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
+        for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
+                     "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay"):
+            if not math.isfinite(getattr(self, name)):
+                raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
+
+    @classmethod
+    def from_config(cls, data: dict[str, Any]) -> QuerySettings:
+        """From [query]/[rerank] in mdmem.toml, then $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
+        raw = dict(data.get("query", {})) if isinstance(data.get("query"), dict) else {}
+        for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
+            key, _, value = item.partition("=")
+            raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (
+                "true", "false", "yes", "no") else value.strip()
+        rerank = data.get("rerank", {})
+        kwargs: dict[str, Any] = {}
+        if raw:
+            for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
+                      "strong_ratio", "duplicate_similarity", "duplicate_places", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
+                      "spread_types", "spread_max_bytes"):
+                if f in raw:
+                    kind = type(getattr(cls(), f))
+                    if kind is tuple:
+                        value = raw[f]
+                        items = value.split("|") if isinstance(value, str) else list(value)
+                        kwargs[f] = tuple(str(v).strip() for v in items if str(v).strip())
+                    else:
+                        try:
+                            kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
+                        except (TypeError, ValueError) as exc:
+                            word = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                            raise ConfigError(f"[query] {f} = {raw[f]!r} must be {word}.") from exc
+        if isinstance(rerank, dict) and rerank.get("model"):
+            kwargs["rerank_model"] = str(rerank["model"])
+        return cls(**kwargs)

@@ -55,6 +55,10 @@ class IndexError_(MdmemError):
     """The index could not be read or written."""
 
 
+class IndexMissing(IndexError_):
+    """The index was read before it was built (a read must call ``repair`` first)."""
+
+
 class IndexNotWritten(IndexError_):
     """The disk refused a write (full, read-only, I/O error); notes already on disk are untouched."""
 

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from .index.state import STATE_DIR
+
 if TYPE_CHECKING:
     from .vault import Vault
 
@@ -26,7 +28,7 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
     vault = None
     try:
         vault = Vault.open(vault_path) if vault_path else Vault.discover()
-        reason = vault._rebuild_reason()
+        reason = vault.rebuild_reason()
         if reason is not None:
             # A full rebuild (new vault, new mdmem version) can take minutes: never make git wait.
             rebuild_in_background(vault)
@@ -34,16 +36,8 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
             return 0
         timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
         # Only what the commits since the last index touched; a file checkout (post-checkout
-        # flag 0) or a diff git cannot make means a full scan. Uncommitted edits are for
-        # "mdmem reindex".
-        # The diff is taken under the writer lock: hooks of overlapping commits queue for it, and
-        # one that read HEAD before a later hook ran would move the last indexed commit back.
-        with vault.writer_lock(timeout):
-            diff = vault.commit_changes() if hook != "post-checkout:0" else None
-            if diff is None:
-                vault.reindex(timeout=timeout)
-            else:
-                vault.reindex(timeout=timeout, only=diff[0], head=diff[1])
+        # flag 0) means a full scan. Uncommitted edits are for "mdmem reindex".
+        vault.catch_up(timeout=timeout, whole_tree=hook == "post-checkout:0")
     except Exception as exc:  # a hook must never break git; leave a mark for the next command
         try:
             if vault is not None:
@@ -57,7 +51,8 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
 
 def rebuild_in_background(vault: Vault) -> None:
     """Start ``mdmem reindex`` in its own session (output to ``.mdmem/reindex.log``) and return at once."""
-    vault.state.mkdir(exist_ok=True)
-    with open(vault.state / "reindex.log", "ab") as log:
+    state = vault.root / STATE_DIR
+    state.mkdir(exist_ok=True)
+    with open(state / "reindex.log", "ab") as log:
         subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault.root), "reindex", "-q"],
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)

@@ -18,12 +18,16 @@ from typing import Any, NamedTuple
 
 from .links import normalize_ref
 from .note import iso_to_timestamp
-from .recall import CAUSAL
 
 ENTITY = "entity:"  # node-key prefix of entity nodes (note keys are paths ending in .md)
 ABOUT = "about"  # note → entity it is about (from ``entities``)
 MENTIONS = "mentions"  # body [[wikilinks]] and markdown links
 NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}  # as Vault.resolve
+
+# Edge types that mean "comes right before/after" (a conversation, a log, a series of notes):
+# ``query`` lends relevance along them (``config.QuerySettings.spread``).
+SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
+                  "continued_by")
 
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
 # effect to its cause). "X led_to Y": X is the cause. ``supersedes`` points at the older version,
@@ -32,10 +36,11 @@ CAUSE_TO_EFFECT = frozenset({
     "led_to", "leads_to", "causes", "caused", "enables", "enabled", "triggers", "triggered", "motivates",
     "motivated", "prompted", "results_in", "resulted_in", "blocks", "required_by", "explains",
 })
-EFFECT_TO_CAUSE = frozenset(set(CAUSAL) | {
-    "because_of", "triggered_by", "prompted_by", "informed_by", "justified_by", "driven_by",
-    "follows_from", "derived_from", "based_on", "needs", "explained_by",
-}) - CAUSE_TO_EFFECT
+EFFECT_TO_CAUSE = frozenset({
+    "caused_by", "because", "because_of", "due_to", "reason", "result_of", "motivated_by", "triggered_by",
+    "prompted_by", "informed_by", "justified_by", "driven_by", "explained_by", "follows_from", "derived_from",
+    "based_on", "depends_on", "requires", "needs", "blocked_by", "supersedes",
+})
 CAUSAL_TYPES = CAUSE_TO_EFFECT | EFFECT_TO_CAUSE
 
 # Scores in a causal answer, relative to the best match (1.0). For a why-question the cause is the

@@ -12,6 +12,8 @@ import html
 import json
 from typing import Any
 
+from .graph import CAUSAL_TYPES
+
 
 def to_html(data: dict[str, Any], title: str = "mdmem graph") -> str:
     """A page that draws ``graph.export_data`` output offline."""
@@ -20,6 +22,7 @@ def to_html(data: dict[str, Any], title: str = "mdmem graph") -> str:
                .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
     return (_PAGE.replace("%%TITLE%%", html.escape(title))
             .replace("%%SUMMARY%%", f"{len(data['nodes'])} nodes, {len(data['edges'])} edges")
+            .replace("%%CAUSAL%%", json.dumps(sorted(CAUSAL_TYPES)))
             .replace("%%DATA%%", payload))
 
 
@@ -83,10 +86,10 @@ _PAGE = """<!DOCTYPE html>
     links.push({s: s, t: t, e: e});
     nodes[s].deg++; nodes[t].deg++;
   });
-  var CAUSAL = /^(caused_by|because|because_of|depends_on|led_to|leads_to|causes|caused|motivated_by|reason|supersedes|due_to|blocked_by|blocks|enables|requires|result_of|results_in|triggered_by|triggers)$/;
+  var CAUSAL = new Set(%%CAUSAL%%);  // graph.CAUSAL_TYPES
   function edgeColor(t) {
     if (t === "supersedes") return "#8250df";
-    if (CAUSAL.test(t)) return "#cf222e";
+    if (CAUSAL.has(t)) return "#cf222e";
     if (t === "mentions") return "#8c959f";
     if (t === "about") return "#54aeff";
     return "#57606a";
@@ -168,7 +171,7 @@ _PAGE = """<!DOCTYPE html>
     var ex = x[L.t] - x[L.s], ey = y[L.t] - y[L.s], dist = Math.sqrt(ex * ex + ey * ey) || 1;
     var rt = radius(t) + 2;
     var line = el("line", {"class": "edge", x1: x[L.s], y1: y[L.s], x2: x[L.t] - ex / dist * rt, y2: y[L.t] - ey / dist * rt,
-                           stroke: c, "stroke-width": CAUSAL.test(L.e.type) ? 1.8 : 1,
+                           stroke: c, "stroke-width": CAUSAL.has(L.e.type) ? 1.8 : 1,
                            "marker-end": "url(#" + marker(c) + ")"}, edgeLayer);
     line.setAttribute("data-type", L.e.type);
     var tip = el("title", {}, line);

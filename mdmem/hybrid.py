@@ -1,401 +1,121 @@
-"""Vectors and the hybrid pipeline: embedding, vector search, fusion, rerank, diversity.
+"""The retrieval pipelines: BM25 search, vector search and the hybrid query (fusion, spreading,
+rerank, priors, near-duplicates), and the hits they return.
 
-I/O through the Vault's stores; the ranking arithmetic is in ``rank.py``. The model is never
-needed to keep BM25 fresh: ``reindex`` only records chunks, and vectors are filled by ``embed``
-(or by a query, a few at a time, or by ``mdmem serve``).
+Features over the store (``index.store``) and its vector side (``index.semantic``); the ranking
+arithmetic is pure (``rank``, ``memory``). Every pipeline starts with the store's (or the vector
+side's) ``repair``, the one step by which a read may write the index.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .embed import release_memory
-from .rank import Filters, hold_back_duplicates, rrf, tied_ranks
+from .config import QuerySettings
+from .graph_view import connection_hints
+from .memory import PRIOR_WEIGHT, below_successors
+from .note import iso_from_timestamp
+from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
+from .results import Hit
+from .text import snippet, terms
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from .embed import Embedder
-    from .index.vectors import EmbeddingCache, VectorIndex
-    from .vault import Vault
-
-# Edge types that mean "comes right before/after" (a conversation, a log, a series of notes).
-SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
-                  "continued_by")
-AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
+    from .index.semantic import Semantic
+    from .index.store import IndexStore
 
 
-@dataclass(frozen=True, slots=True)
-class QuerySettings:
-    """[query] in mdmem.toml: fusion weights and thresholds (measured with ``mdmem eval``)."""
-
-    candidates: int = 50  # per leg
-    rrf_k: int = 60
-    bm25_weight: float = 1.0
-    vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
-    min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
-    strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
-    duplicate_similarity: float = 0.9  # notes at least this similar (best chunks) count as copies
-    duplicate_places: int = 2  # a copy waits until this many other notes are placed after its twin
-    expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
-    expand_weight: float = 0.5  # its weight in the fusion
-    top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it (turn MRR .517 → .482)
-    rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
-    rerank_top: int = 30
-    min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
-    strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
-    # Spreading along sequence edges: a hit lends this share of its score to the notes one link
-    # away (and spread × spread_decay two links away). A chat turn's answer is usually the next
-    # turn, which shares no words with the question (LoCoMo turn R@10 .659 → .676, MRR .499 → .508).
-    spread: float = 0.2
-    spread_decay: float = 0.5
-    spread_hops: int = 2
-    spread_types: tuple[str, ...] = SEQUENCE_EDGES
-    # Only fragments lend and receive: a note of a few sentences (a chat turn) means little without
-    # its neighbours, a long note stands alone (one note per LoCoMo session: R@5 .864 → .816 when
-    # whole sessions spread to the next).
-    spread_max_bytes: int = 2000
-
-    def __post_init__(self) -> None:
-        # Bounds a cloned vault's mdmem.toml cannot step out of (a huge candidate list or hop count
-        # would make every query slow); the float settings must be real numbers.
-        import math
-
-        from .errors import ConfigError
-
-        for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
-                                ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
-                                ("spread_max_bytes", 0, 10_000_000)):
-            if not low <= getattr(self, name) <= high:
-                raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
-        for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
-                     "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay"):
-            if not math.isfinite(getattr(self, name)):
-                raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
-
-    @classmethod
-    def from_config(cls, data: dict[str, Any]) -> QuerySettings:
-        """From [query]/[rerank] in mdmem.toml, then $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
-        import os
-
-        raw = dict(data.get("query", {})) if isinstance(data.get("query"), dict) else {}
-        for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
-            key, _, value = item.partition("=")
-            raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (
-                "true", "false", "yes", "no") else value.strip()
-        rerank = data.get("rerank", {})
-        kwargs: dict[str, Any] = {}
-        if raw:
-            for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "duplicate_similarity", "duplicate_places", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
-                      "spread_types", "spread_max_bytes"):
-                if f in raw:
-                    kind = type(getattr(cls(), f))
-                    if kind is tuple:
-                        value = raw[f]
-                        items = value.split("|") if isinstance(value, str) else list(value)
-                        kwargs[f] = tuple(str(v).strip() for v in items if str(v).strip())
-                    else:
-                        try:
-                            kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
-                        except (TypeError, ValueError) as exc:
-                            from .errors import ConfigError
-
-                            word = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
-                            raise ConfigError(f"[query] {f} = {raw[f]!r} must be {word}.") from exc
-        if isinstance(rerank, dict) and rerank.get("model"):
-            kwargs["rerank_model"] = str(rerank["model"])
-        return cls(**kwargs)
+# -- the hits a pipeline returns -----------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class EmbedReport:
-    """What ``embed`` did."""
-
-    model: str
-    embedded: int = 0  # chunks run through the model
-    reused: int = 0  # chunks whose vector came from the cache
-    removed: int = 0
-    done: int = 0  # chunks with a vector now
-    total: int = 0
-    interrupted: bool = False
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A note under consideration, with everything ``--explain`` reports."""
-
-    path: str
-    explain: dict[str, Any] = field(default_factory=dict)
-    chunk_key: int | None = None
-    chunk_text: str = ""
-    score: float = 0.0
+def search(store: IndexStore, text: str, limit: int, filters: Filters) -> list[Hit]:
+    """BM25 over the notes (no model is loaded); a superseded note goes below its successor."""
+    store.repair()
+    raw = store.read(lambda: _superseded_last(store, store.lexical.search(text, limit, filters)))
+    # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
+    # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
+    # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
+    known = store.catalog.rows(h.path for h in raw)
+    raw = [h for h in raw if h.path in known]
+    qterms = set(terms(text))
+    hits = []
+    for h in raw:
+        hits.append(Hit(
+            id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
+            snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
+            date=iso_from_timestamp(h.date),
+        ))
+    return hits
 
 
-class Semantic:
-    """The vector side of a vault: embedder, embedding cache, usearch index."""
-
-    def __init__(self, vault: Vault) -> None:
-        from .embed import EmbedSettings, make_embedder
-
-        self.vault = vault
-        self.settings = EmbedSettings.from_config(vault.config.extra)
-        self.query_settings = QuerySettings.from_config(vault.config.extra)
-        self.embedder: Embedder = make_embedder(self.settings)
-        self._cache: EmbeddingCache | None = None
-        self._reader: tuple[Any, VectorIndex] | None = None
-        self._reranker: Any = None
-
-    @property
-    def cache(self) -> EmbeddingCache:
-        if self._cache is None:
-            from .index.vectors import EmbeddingCache
-
-            self.vault.state.mkdir(exist_ok=True)
-            self._cache = EmbeddingCache(self.vault.state / "embeddings.sqlite")
-        return self._cache
-
-    def close(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-        self._cache = None
-        self._reader = None
-
-    def vector_path(self) -> Path:
-        gen = self.vault.current_generation()
-        return self.vault.state / gen / f"vectors-{self.embedder.fingerprint}.usearch"
-
-    # -- filling ---------------------------------------------------------------------------------
-
-    def embed(self, progress: Callable[[int, int], None] | None = None, *, max_new: int | None = None,
-              wait: bool = True) -> EmbedReport:
-        """Embed chunks that have no vector (cache first), then add them to the vector index."""
-        started = time.perf_counter()
-        fp = self.embedder.fingerprint
-        report = EmbedReport(model=fp)
-        cat = self.vault.catalog
-        pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else \
-            [(k, h, t) for k, h, t in _all_chunks(cat)]
-        text_of = {h: t for _, h, t in pending}
-        missing = self.cache.missing(fp, text_of)
-        if max_new is not None:
-            missing = missing[:max_new]
-        # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
-        # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted).
-        missing.sort(key=lambda h: len(text_of[h]))
-        batch = max(1, self.settings.batch_size)
-        try:
-            for i in range(0, len(missing), batch):
-                part = missing[i : i + batch]
-                vectors = self.embedder.embed([text_of[h] for h in part])
-                self.cache.put_many(fp, list(zip(part, vectors)))
-                report.embedded += len(part)
-                release_memory()
-                if progress:
-                    progress(report.embedded, len(missing))
-        except KeyboardInterrupt:
-            report.interrupted = True  # finished batches are cached; the next run resumes
-        except Exception as exc:  # the cache is written outside the writer lock, so translate here
-            from .errors import write_failure
-
-            err = write_failure(exc, self.cache.path)
-            if err is None:
-                raise
-            raise err from exc
-        with self.vault.writer_lock(None if wait else 0.0):
-            added, removed = self._sync()
-        report.reused = max(0, added - report.embedded)
-        report.removed = removed
-        report.done, report.total = self.vault.catalog.coverage()
-        report.seconds = time.perf_counter() - started
-        if report.interrupted:
-            raise KeyboardInterrupt
-        return report
-
-    def _sync(self) -> tuple[int, int]:
-        """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
-        import numpy as np
-
-        from .index.vectors import DamagedVectorFile, VectorIndex
-
-        self.vault._tidy([])  # a killed save's temp file goes here
-        cat = self.vault._get_catalog()
-        fp, dim = self.embedder.fingerprint, self.embedder.dim
-        path = self.vector_path()
-        if cat.get_meta("vector_model") != fp:
-            cat.reset_vectors(fp)
-            for old in path.parent.glob("vectors-*.usearch"):
-                old.unlink()  # another model's vectors: never mixed, never kept
-        pending = cat.pending_chunks()
-        dead = cat.dead_keys()
-        vecs = self.cache.get_many(fp, [h for _, h, _ in pending], dim)
-        ready = [(k, vecs[h]) for k, h, _ in pending if h in vecs]
-        if not ready and not dead:
-            return 0, 0
-        try:
-            index = VectorIndex.open(path, dim, writable=True)
-        except DamagedVectorFile as exc:
-            self._drop_vector_file(str(exc))
-            return self._sync()
-        index.remove(dead)
-        if ready:
-            index.add([k for k, _ in ready], np.stack([v for _, v in ready]))
-        index.save()
-        cat.finish_vector_sync([k for k, _ in ready], dead)
-        self._reader = None
-        return len(ready), len(dead)
-
-    def _drop_vector_file(self, why: str) -> None:
-        """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
-        import sys
-
-        print(f"mdmem: vector index unreadable ({why}); rebuilding it from the embedding cache.", file=sys.stderr)
-        self._reader = None
-        self.vector_path().unlink(missing_ok=True)
-        self.vault._get_catalog().reset_vectors(self.embedder.fingerprint)
-
-    def auto_fill(self) -> None:
-        """Before a vector query: add cached vectors, and embed a few pending chunks if that is cheap."""
-        cat = self.vault.catalog
-        fp = self.embedder.fingerprint
-        if cat.get_meta("vector_model") == fp and not cat.pending_chunks() and not cat.dead_keys():
-            return
-        pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else _all_chunks(cat)
-        missing = self.cache.missing(fp, [h for _, h, _ in pending])
-        from .errors import LockHeld
-
-        try:
-            if len(missing) <= AUTO_EMBED_MAX:
-                self.embed(wait=False)
-            else:
-                with self.vault.writer_lock(0.0):
-                    self._sync()
-        except LockHeld:
-            pass  # another writer is busy; answer with the vectors we have
-
-    # -- reading ---------------------------------------------------------------------------------
-
-    def reader(self, repair: bool = True) -> VectorIndex | None:
-        """The vector index for reading, re-opened when a writer replaced the file (and rebuilt
-        from the embedding cache when the file is damaged)."""
-        from .index.vectors import DamagedVectorFile, VectorIndex
-
-        path = self.vector_path()
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            return None
-        stamp = (str(path), st.st_ino, st.st_mtime_ns)
-        if self._reader is None or self._reader[0] != stamp:
-            try:
-                self._reader = (stamp, VectorIndex.open(path, self.embedder.dim))
-            except DamagedVectorFile as exc:
-                if not repair:
-                    raise
-                with self.vault.writer_lock():
-                    if path.exists() and path.stat().st_ino == st.st_ino:  # not replaced meanwhile
-                        self._drop_vector_file(str(exc))
-                    self._sync()
-                return self.reader(repair=False)
-        return self._reader[1]
-
-    def coverage(self) -> tuple[int, int]:
-        cat = self.vault.catalog
-        if cat.get_meta("vector_model") != self.embedder.fingerprint:
-            return 0, cat.coverage()[1]
-        return cat.coverage()
-
-    def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
-                        min_similarity: float) -> list[Candidate]:
-        """Notes by their best chunk's cosine similarity, filtered, above the floor."""
-        index = self.reader()
-        if index is None or len(index) == 0:
-            return []
-        cat = self.vault.catalog
-        want = max(k * 4, 64)  # ~2 chunks a note: usually enough notes at once, else 4× more
-        while True:
-            matches = index.search(qvec, want)
-            chunks = cat.chunks_by_key((key for key, sim in matches if sim >= min_similarity), text=False)
-            best: dict[str, Candidate] = {}
-            for key, sim in matches:
-                ch = chunks.get(key)
-                if ch is None or sim < min_similarity:
-                    continue
-                if ch["path"] not in best:
-                    best[ch["path"]] = Candidate(
-                        path=ch["path"], chunk_key=key,
-                        explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"})
-            out = _first_matching(list(best.values()), k, filters, cat)
-            enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
-            if enough:
-                out = out[:k]
-                texts = cat.chunks_by_key(c.chunk_key for c in out if c.chunk_key is not None)
-                for c in out:
-                    if c.chunk_key in texts:
-                        c.chunk_text = _chunk_body(texts[c.chunk_key]["embed_text"])
-                return out
-            want *= 4
-
-    def similarity(self, keys: list[int]) -> Callable[[int, int], float]:
-        """Cosine between chunks by key, for the near-duplicate check."""
-        import numpy as np
-
-        index = self.reader()
-        if index is None or not keys:
-            return lambda a, b: 0.0
-        vecs = index.vectors(keys)
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        vecs = vecs / np.where(norms == 0, 1, norms)
-        pos = {k: i for i, k in enumerate(keys)}
-
-        def sim(a: int, b: int) -> float:
-            return float(vecs[pos[a]] @ vecs[pos[b]])
-
-        return sim
-
-    def reranker(self) -> Any:
-        if self._reranker is None and self.query_settings.rerank_model:
-            from .embed import CrossEncoderReranker
-
-            self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
-                                                  threads=self.settings.threads)
-        return self._reranker
+def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
+    """BM25 order, except that a superseded note goes below its successor (or to the end)."""
+    if not hits:
+        return hits
+    successors = store.catalog.superseded_by(h.path for h in hits)
+    if not successors:
+        return hits
+    by_path = {h.path: h for h in hits}
+    return [by_path[p] for p in below_successors([h.path for h in hits], successors)]
 
 
-def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Any) -> list[Candidate]:
-    """The first ``k`` candidates whose catalogue row passes the filters (rows read k at a time)."""
-    if filters.empty:
-        return cands[:k]
-    out: list[Candidate] = []
-    for i in range(0, len(cands), k):
-        part = cands[i : i + k]
-        rows = cat.rows(c.path for c in part)
-        out += [c for c in part if c.path in rows and filters.matches(rows[c.path])]
-        if len(out) >= k:
-            break
-    return out[:k]
+def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
+    """The hits for a pipeline's ranked candidates: catalogue fields, the snippet of the best chunk
+    (else of the body), and ``explain`` when asked."""
+    rows = store.catalog.rows(c.path for c in cands)
+    qterms = set(terms(text))
+    hits = []
+    for c in cands:
+        row = rows.get(c.path)
+        if row is None:
+            continue
+        body = c.chunk_text or _body(store, c.path)
+        hits.append(Hit(
+            id=row["id"], path=c.path, title=row["title"], score=round(c.score, 6),
+            snippet=snippet(body, qterms), type=row["type"], tags=row["tags"], scope=row["scope"],
+            date=iso_from_timestamp(row["date"]),
+            explain={**c.explain, "final": round(c.score, 6)} if explain else None,
+        ))
+    return hits
 
 
-def _all_chunks(cat: Any) -> list[tuple[int, str, str]]:
-    return list(cat.db.execute("SELECT key, hash, embed_text FROM chunks ORDER BY key"))
+def with_links(store: IndexStore, hits: list[Hit], top: int = 3, per_hit: int = 3) -> list[Hit]:
+    """Connection hints on the top hits: up to ``per_hit`` typed neighbours each (causal links
+    first, then other typed links, then mentions and entities), so an agent can follow them."""
+    if not hits:
+        return hits
+    hints = connection_hints(store, [h.path for h in hits[:top]], per_hit)
+    return [replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
 
 
-def _chunk_body(embed_text: str) -> str:
-    """A chunk's own text (its first line is the title › heading context)."""
-    return embed_text.split("\n", 1)[1] if "\n" in embed_text else embed_text
+def _body(store: IndexStore, path: str) -> str:
+    try:
+        return store.files.body(path)
+    except OSError:
+        return ""
+
+
+def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *,
+            explain: bool = False) -> tuple[list[Hit], dict[str, Any]]:
+    """Vector search as hits, with what it did (coverage, model)."""
+    cands, info = vector_search(sem, text, limit, filters)
+    return make_hits(sem.store, cands, text, explain), info
+
+
+def query(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+          explain: bool = False, priors: bool = True) -> tuple[list[Hit], dict[str, Any]]:
+    """The hybrid query as hits with connection hints, and what it did (stages, coverage)."""
+    cands, info = hybrid_search(store, sem, text, limit, filters, prior_weight=None if priors else 0.0)
+    return with_links(store, make_hits(store, cands, text, explain)), info
+
+
+# -- the pipelines -------------------------------------------------------------------------------
 
 
 def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tuple[list[Candidate], dict[str, Any]]:
     """Vectors only: notes ranked by cosine similarity of their best chunk."""
-    sem.auto_fill()
+    sem.repair()
     done, total = sem.coverage()
     t0 = time.perf_counter()
     qvec = sem.embedder.embed([text], query=True)[0]
@@ -407,22 +127,22 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
     return cands, info
 
 
-def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
                   prior_weight: float | None = None, recent_intent: bool = False,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, spreading along sequence links, optional rerank, priors, then
     near-duplicates held back."""
-    qs = sem.query_settings if sem else QuerySettings.from_config(vault.config.extra)
+    qs = sem.query_settings if sem else QuerySettings.from_config(store.config.extra)
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
-    lex = vault._repairing(lambda: vault.lexical.search(text, qs.candidates, filters,
-                                                         coverage=qs.min_coverage > 0))
+    store.repair()
+    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=qs.min_coverage > 0))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio)
     vec: list[Candidate] = []
     if sem is not None:
-        sem.auto_fill()
+        sem.repair()
         info["coverage"] = _coverage(*sem.coverage())
         lap("coverage")
     foreign = sem is not None and not sem.settings.multilingual and _non_latin(text)
@@ -443,7 +163,7 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
         info["stages"].append("vectors:unavailable")
     lists = {"bm25": [(h.path, h.score) for h in lex], "vec": [(c.path, c.explain["cosine"]) for c in vec]}
     if qs.expand and not strong and len(lex) >= 2:
-        prf = _expanded(vault, text, lex, qs.candidates, filters)
+        prf = _expanded(store, text, lex, qs.candidates, filters)
         if prf:
             lists["prf"] = [(h.path, h.score) for h in prf]
             info["stages"].append(f"prf:{len(prf)}")
@@ -472,20 +192,18 @@ def hybrid_search(vault: Vault, sem: Semantic | None, text: str, limit: int, fil
             if cov.get(path, 0.0) < qs.min_coverage and c.explain.get("cosine", 0.0) < qs.strong_similarity:
                 del by_path[path]
     if qs.spread > 0 and qs.spread_hops > 0 and qs.spread_types and by_path:
-        lent = _spread(vault, by_path, filters, qs)
+        lent = _spread(store, by_path, filters, qs)
         if lent:
             info["stages"].append(f"spread:{lent}")
         lap("spread")
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
-        ranked = _rerank(vault, reranker, text, ranked, qs.rerank_top)
+        ranked = _rerank(store, reranker, text, ranked, qs.rerank_top)
         info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
         lap("rerank")
-    from .memory import PRIOR_WEIGHT
-
     weight = PRIOR_WEIGHT["recent" if recent_intent else "direct"] if prior_weight is None else prior_weight
-    ranked = apply_memory(vault, ranked, now=filters.visible_at or time.time(), weight=weight,
+    ranked = apply_memory(store, ranked, now=filters.visible_at or time.time(), weight=weight,
                           recent_intent=recent_intent)
     info["stages"].append(f"priors:{weight}")
     lap("priors")
@@ -508,40 +226,15 @@ def _laps(into: dict[str, float]) -> Callable[[str], None]:
     return lap
 
 
-def _spread(vault: Vault, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
+def _spread(store: IndexStore, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
     """Lend each candidate's score to the notes next to it along sequence edges (see
     ``QuerySettings.spread``); adds the notes that were not candidates. Returns how many gained."""
     from .rank import spread
 
-    cat = vault.catalog
-    types = tuple(qs.spread_types)
-    marks = ",".join("?" * len(types))
-    small = qs.spread_max_bytes
+    cat = store.catalog
 
     def neighbours(paths: set[str]) -> dict[str, list[tuple[str, str]]]:
-        adj: dict[str, list[tuple[str, str]]] = {}
-        plist = sorted(paths)
-        for i in range(0, len(plist), 400):
-            part = plist[i:i + 400]
-            pm = ",".join("?" * len(part))
-            # out-edges, each target resolved by the best kind of name (id > path > stem > title > alias)
-            for src, typ, other in cat.db.execute(
-                    f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
-                    f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
-                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 ELSE 4 END LIMIT 1) AS other FROM links l "
-                    f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
-                    f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
-                    (*part, *types, small, small)):
-                if other and other != src:
-                    adj.setdefault(src, []).append((other, typ))
-            for src, typ, target in cat.db.execute(
-                    f"SELECT l.src, l.type, n.path FROM links l JOIN names n ON n.norm = l.target_norm "
-                    f"JOIN notes t ON t.path = n.path JOIN notes s ON s.path = l.src "
-                    f"WHERE n.path IN ({pm}) AND l.type IN ({marks}) AND t.size <= ? AND s.size <= ?",
-                    (*part, *types, small, small)):
-                if src != target:
-                    adj.setdefault(target, []).append((src, f"{typ}⁻¹"))
-        return adj
+        return cat.sequence_neighbours(paths, qs.spread_types, qs.spread_max_bytes)
 
     top = max(c.score for c in by_path.values()) or 1.0
     weights = [qs.spread * qs.spread_decay ** h for h in range(qs.spread_hops)]
@@ -564,25 +257,25 @@ def _spread(vault: Vault, by_path: dict[str, Candidate], filters: Filters, qs: Q
     return gained
 
 
-def _expanded(vault: Vault, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:
+def _expanded(store: IndexStore, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:
     """BM25 again, with the query plus the terms that characterise its top 3 hits."""
     from .rank import feedback_terms
-    from .text import terms, tokenize
+    from .text import tokenize
 
     docs = []
     for h in lex[:3]:
         try:
-            docs.append([t.text for t in tokenize(vault._body_for_snippet(h.path)[:5000])])
+            docs.append([t.text for t in tokenize(store.files.body(h.path)[:5000])])
         except OSError:
             continue
     candidates = {t for d in docs for t in d}
-    dfs, n = vault.lexical.doc_frequencies(candidates)
+    dfs, n = store.lexical.doc_frequencies(candidates)
     extra = feedback_terms(docs, lambda t: dfs.get(t, 0), n, exclude=set(terms(text)))
     if not extra:
         return []
     top = extra[0][1]
     weighted = [(t, 0.3 * w / top) for t, w in extra]
-    return vault.lexical.search(text, limit, filters, extra_terms=weighted)
+    return store.lexical.search(text, limit, filters, extra_terms=weighted)
 
 
 def _non_latin(text: str) -> bool:
@@ -597,8 +290,6 @@ def _non_latin(text: str) -> bool:
 def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
     """A lexical hit that the vector leg cannot improve on: an identifier-like query with one
     dominant match (its score ``ratio`` times the next one's, or the only match)."""
-    from .text import terms
-
     if not lex:
         return False
     q = terms(text)
@@ -607,7 +298,7 @@ def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
     return identifier and lex[0].score >= ratio * second
 
 
-def apply_memory(vault: Vault, ranked: list[Candidate], *, now: float, weight: float,
+def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weight: float,
                  recent_intent: bool = False) -> list[Candidate]:
     """Bounded priors (salience, pin, recency, confidence) and version chains on top of relevance.
 
@@ -619,7 +310,7 @@ def apply_memory(vault: Vault, ranked: list[Candidate], *, now: float, weight: f
 
     if not ranked:
         return ranked
-    cat = vault.catalog
+    cat = store.catalog
     rows = cat.rows(c.path for c in ranked)
     top = max(c.score for c in ranked) or 1.0
     for c in ranked:
@@ -644,9 +335,9 @@ def apply_memory(vault: Vault, ranked: list[Candidate], *, now: float, weight: f
     return ranked
 
 
-def _rerank(vault: Vault, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:
+def _rerank(store: IndexStore, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:
     head, tail = ranked[:top], ranked[top:]
-    passages = [c.chunk_text or _lead(vault, c.path) for c in head]
+    passages = [c.chunk_text or _body(store, c.path)[:1000] for c in head]
     scores = reranker.score(text, passages)
     best_rrf = max(c.score for c in head) or 1.0
     for c, s in zip(head, scores):
@@ -683,13 +374,6 @@ def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int,
             c.explain["duplicate_of_above"] = round(sim, 4)
         out.append(c)
     return out + ranked[len(pool):]
-
-
-def _lead(vault: Vault, path: str) -> str:
-    try:
-        return vault._body_for_snippet(path)[:1000]
-    except OSError:
-        return ""
 
 
 def _coverage(done: int, total: int) -> dict[str, Any]:

@@ -132,7 +132,7 @@ def _heading_type(heading: str) -> str | None:
 
 
 def _tag(heading: str) -> str | None:
-    from .vault import slugify
+    from .text import slugify
 
     s = slugify(heading)
     return s if s and s != "note" and not re.fullmatch(r"[\d-]+", s) else None
@@ -342,51 +342,33 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
 
 def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: str,
            commit: bool | None) -> None:
-    from .lifecycle import now_iso, replace_body
-    from .note import render_note
+    from .note import NewNote
+    from .note import now_iso
     from .redact import redact
-    from .vault import slugify
+    from .text import slugify
 
     seen: set[str] = set()
-    new: list[str] = []
-    with vault.writer_lock():
-        for e in entries:
-            nid = entry_id(e.key)
-            if nid in seen:
-                report.skipped += 1  # the same memory twice in one source
-                continue
-            seen.add(nid)
-            body, title = redact(e.body), redact(e.title)
-            report.redacted += body.count + (0 if e.title.rstrip("…") in e.body else title.count)
-            existing = vault.catalog.lookup(nid)
-            if existing:
-                rel = existing[0][0]
-                if e.replaceable and not report.dry_run:
-                    change = replace_body(vault, rel, body.text, "import", commit=False)
-                    if change.changed:
-                        report.updated.append(rel)
-                        continue
-                report.skipped += 1
-                continue
-            if report.dry_run:
-                report.written.append(f"(new) {title.text}")
-                continue
-            base = f"{vault.config.notes_dir}/imported/{slugify(Path(source).stem)}".lstrip("/")
-            rel, n = f"{base}/{slugify(title.text)}.md", 2
-            while vault.safe_path(rel).exists():
-                rel, n = f"{base}/{slugify(title.text)}-{n}.md", n + 1
-            meta: dict[str, Any] = {
-                "id": nid, "title": title.text, "type": e.type, "salience": e.salience,
-                "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
-                "entities": e.entities or None, "created": e.created or now_iso(),
-                "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
-            }
-            vault.write_file(rel, render_note(meta, body.text), exclusive=True)
-            new.append(rel)
-        if new:
-            vault._update(False, None, new)
+    notes: list[NewNote] = []
+    folder = f"{vault.config.notes_dir}/imported/{slugify(Path(source).stem)}".lstrip("/")
+    for e in entries:
+        nid = entry_id(e.key)
+        if nid in seen:
+            report.skipped += 1  # the same memory twice in one source
+            continue
+        seen.add(nid)
+        body, title = redact(e.body), redact(e.title)
+        report.redacted += body.count + (0 if e.title.rstrip("…") in e.body else title.count)
+        meta: dict[str, Any] = {
+            "id": nid, "title": title.text, "type": e.type, "salience": e.salience,
+            "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
+            "entities": e.entities or None, "created": e.created or now_iso(),
+            "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
+        }
+        notes.append(NewNote(meta, body.text, folder, replace=e.replaceable))
+    new, updated, skipped, sha = vault.add_many(
+        notes, dry_run=report.dry_run, commit=commit,
+        message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
     report.written += new
-    changed = new + report.updated
-    if changed and not report.dry_run and (vault.config.git_commit if commit is None else commit):
-        report.commit = vault.commit(changed, f"mdmem: import {len(new)} new, {len(report.updated)} updated "
-                                     f"note(s) from {source}")
+    report.updated += updated
+    report.skipped += skipped
+    report.commit = sha

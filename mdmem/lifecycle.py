@@ -1,4 +1,4 @@
-"""Lifecycle commands: pin, snooze, forget/restore, correct, history, sweep, duplicate checks.
+"""Lifecycle: add, pin, snooze, forget/restore, correct, history, sweep, duplicate checks.
 
 Every change edits only the frontmatter keys it sets (comments, order and unknown keys stay),
 writes the file atomically, reindexes that file and, in a git vault, commits it. Nothing is
@@ -10,34 +10,99 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import hybrid
 from .errors import MdmemError
-from .note import set_fields
+from .note import TYPES, NewNote, now_iso, render_note, set_fields
+from .results import AddResult, Change
 
 if TYPE_CHECKING:
+    from .index.semantic import Semantic
+    from .index.store import IndexStore
     from .note import Note
-    from .vault import Vault
+
+SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
 
 
-@dataclass(slots=True)
-class Change:
-    """What a lifecycle command did to one note."""
+def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", tags: list[str] | None = None,
+        scope: str | None = None, salience: float | None = None, confidence: float | None = None,
+        pinned: bool = False, entities: list[str] | None = None, aliases: list[str] | None = None,
+        path: str | None = None, commit: bool | None = None, extra: dict[str, Any] | None = None,
+        ) -> AddResult:
+    """Write a new note atomically (with a new id), index it and, as configured, commit it."""
+    title = title.strip()
+    if not title:
+        raise MdmemError("A note needs a title; pass --title TEXT.")
+    if type not in TYPES:
+        raise MdmemError(f"Unknown type {type!r}; use one of: {', '.join(sorted(TYPES))}.")
+    for name, v in (("salience", salience), ("confidence", confidence)):
+        if v is not None and not 0.0 <= v <= 1.0:
+            raise MdmemError(f"{name} must be between 0 and 1, got {v}.")
+    if scope is not None and not SCOPE.match(scope):
+        raise MdmemError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}.")
+    now = now_iso()
+    note_id = store.new_id()
+    meta: dict[str, Any] = {
+        "id": note_id, "title": title, "type": type,
+        "salience": salience, "confidence": confidence, "pinned": True if pinned else None,
+        "scope": scope, "tags": tags or None, "aliases": aliases or None,
+        "entities": entities or None, "created": now, "updated": now,
+    }
+    meta.update(extra or {})
+    text = render_note(meta, body)
+    with store.writer_lock():
+        rel = store.place(path, title)
+        store.write_note(rel, text, exclusive=True)
+        store.update([rel])
+    msg = f"mdmem: add {type} \"{title}\""
+    sha = store.commit([rel], msg) if (store.config.git_commit if commit is None else commit) else None
+    return AddResult(id=note_id, path=rel, title=title, commit=sha)
 
-    action: str
-    id: str
-    path: str
-    title: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    commit: str | None = None
-    changed: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
+             message: Callable[[int, int], str]) -> tuple[list[str], list[str], int, str | None]:
+    """Write many notes under one lock, index them together and commit them in one commit
+    (``message(new, updated)``). Returns (new paths, updated paths, skipped, commit); a dry run
+    lists "(new) TITLE" for what it would write and writes nothing."""
+    from .text import slugify
+
+    new: list[str] = []
+    updated: list[str] = []
+    skipped = 0
+    with store.writer_lock():
+        store.repair()
+        for n in notes:
+            title = str(n.meta["title"])
+            existing = store.catalog.lookup(str(n.meta["id"]))
+            if existing:
+                rel = existing[0][0]
+                if n.replace and not dry_run:
+                    change = replace_body(store, rel, n.body, "import", commit=False)
+                    if change.changed:
+                        updated.append(rel)
+                        continue
+                skipped += 1
+                continue
+            if dry_run:
+                new.append(f"(new) {title}")
+                continue
+            rel, k = f"{n.folder}/{slugify(title)}.md", 2
+            while store.files.safe_path(rel).exists():
+                rel, k = f"{n.folder}/{slugify(title)}-{k}.md", k + 1
+            store.write_note(rel, render_note(n.meta, n.body), exclusive=True)
+            new.append(rel)
+        if new and not dry_run:
+            store.update(new)
+    sha = None
+    changed = [] if dry_run else new + updated
+    if changed and (store.config.git_commit if commit is None else commit):
+        sha = store.commit(changed, message(len(new), len(updated)))
+    return new, updated, skipped, sha
 
 
-def update_note(vault: Vault, ref: str, updates: dict[str, Any], action: str, *,
+def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: str, *,
                 commit: bool | None = None, message: str | None = None) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
@@ -48,38 +113,38 @@ def update_note(vault: Vault, ref: str, updates: dict[str, Any], action: str, *,
             return text, {}
         return set_fields(text, {**updates, "updated": now_iso()}), wanted
 
-    return edit_note(vault, ref, edit, action, commit=commit,
+    return edit_note(store, ref, edit, action, commit=commit,
                      message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
 
 
-def edit_note(vault: Vault, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
+def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
               commit: bool | None, message: Callable[[str, str, dict[str, Any]], str]) -> Change:
     """The one way mdmem rewrites a note: under the writer lock, refuse what it cannot read
     (non-UTF-8, broken frontmatter), ``edit(text, path, note)`` → (new text, changed fields),
     atomic write, reindex the note; then commit (``commit`` None: as mdmem.toml says)."""
-    with vault.writer_lock():
-        rel = vault.resolve(ref)
-        raw = vault.safe_path(rel).read_bytes()
+    with store.writer_lock():
+        rel = store.resolve(ref)
+        raw = store.files.safe_path(rel).read_bytes()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise MdmemError(f"{rel} is not valid UTF-8; fix its encoding before mdmem edits it.") from None
-        note = vault.read_note(rel)[0]
+        note = store.files.read_note(rel)[0]
         if any(p.field == "frontmatter" for p in note.problems):
             raise MdmemError(f"{rel} has broken frontmatter; run \"mdmem doctor\" and fix it first, "
                              "so mdmem does not write over what it cannot read.")
         new_text, fields = edit(text, rel, note)
         if new_text == text:
             return Change(action, note.id, rel, note.title, fields, None, changed=False)
-        vault.write_file(rel, new_text)
-        vault._update(False, None, [rel])
+        store.write_note(rel, new_text)
+        store.update([rel])
     sha = None
-    if vault.config.git_commit if commit is None else commit:
-        sha = vault.commit([rel], message(rel, note.title, fields))
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([rel], message(rel, note.title, fields))
     return Change(action, note.id, rel, note.title, fields, sha)
 
 
-def replace_body(vault: Vault, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
+def replace_body(store: IndexStore, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
                  commit: bool | None = None, message: str | None = None) -> Change:
     """Replace a note's body, keeping its frontmatter line for line (plus ``updates`` and ``updated``).
     For notes mdmem owns and rewrites as their source grows: session handoffs, imported day files."""
@@ -94,7 +159,7 @@ def replace_body(vault: Vault, ref: str, body: str, action: str, *, updates: dic
         head = set_fields(text, {**updates, "updated": now_iso()})
         return head[: split_frontmatter(head)[2]] + new_body, {"body": "replaced", **updates}
 
-    return edit_note(vault, ref, edit, action, commit=commit,
+    return edit_note(store, ref, edit, action, commit=commit,
                      message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
 
 
@@ -108,70 +173,47 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_until(until: str | None, duration: str | None, today: dt.date | None = None) -> str:
-    """A snooze end from ``--until DATE`` or ``--for 30d|2w|6m|1y``."""
-    from .note import to_iso
-
-    if bool(until) == bool(duration):
-        raise MdmemError("Give exactly one of --until DATE or --for DURATION (e.g. 30d, 2w, 6m).")
-    if until:
-        iso = to_iso(until.strip())
-        if iso is None:
-            raise MdmemError(f"--until must be a date like 2026-12-31, got {until!r}.")
-        return iso
-    m = re.fullmatch(r"\s*(\d+)\s*([dwmy])\s*", duration or "")
-    if not m:
-        raise MdmemError(f"--for takes a number and d, w, m or y (e.g. 30d), got {duration!r}.")
-    n, unit = int(m.group(1)), m.group(2)
-    days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
-    return ((today or dt.date.today()) + dt.timedelta(days=days)).isoformat()
-
-
 # -- correct / history ---------------------------------------------------------------------------
 
 
-def correct(vault: Vault, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
-            **extra: Any) -> tuple[Any, Change]:
+def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
+            **extra: Any) -> tuple[AddResult, Change]:
     """A successor note that ``supersedes`` the old one; the old one keeps its text, is archived
     and points to its successor."""
-    old = vault.get(ref)
+    old = store.get(ref)
     if any(p.field == "frontmatter" for p in old.problems):
         raise MdmemError(f"{old.path} has broken frontmatter; fix it first (\"mdmem doctor\").")
     keep = {k: getattr(old, k) for k in ("tags", "entities", "aliases") if getattr(old, k)}
     fields: dict[str, Any] = {"tags": keep.get("tags"), "entities": keep.get("entities"),
                               "scope": old.scope if old.scope != "global" else None,
                               "salience": old.salience if "salience" in old.meta else None, **extra}
-    added = vault.add(title or old.title, body, type=old.type, commit=False,
-                      extra={"supersedes": old.id},
-                      **{k: v for k, v in fields.items() if v is not None})
-    change = update_note(vault, old.path, {"status": "archived", "superseded_by": added.id}, "correct",
+    added = add(store, title or old.title, body, type=old.type, commit=False,
+                extra={"supersedes": old.id},
+                **{k: v for k, v in fields.items() if v is not None})
+    change = update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "correct",
                          commit=False)
     sha = None
-    if vault.config.git_commit if commit is None else commit:
-        sha = vault.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
     change.commit = sha
     return added, change
 
 
-def history(vault: Vault, ref: str) -> dict[str, Any]:
+def history(store: IndexStore, ref: str) -> dict[str, Any]:
     """The version chain through ``ref`` (oldest first) and each file's git log."""
     from .git import file_log, find_git_dir
 
-    start = vault.resolve(ref)
+    start = store.resolve(ref)
     chain = [start]
     seen = {start}
     # Walk back through "supersedes", then forward through successors.
     cur = start
     while True:
-        note = vault.read_note(cur)[0]
+        note = store.files.read_note(cur)[0]
         if not note.supersedes:
             break
         try:
-            prev = vault.resolve(note.supersedes)
+            prev = store.resolve(note.supersedes)
         except MdmemError:
             break
         if prev in seen:
@@ -181,20 +223,20 @@ def history(vault: Vault, ref: str) -> dict[str, Any]:
         cur = prev
     cur = start
     while True:
-        nxt = vault.catalog.superseded_by([cur]).get(cur)
+        nxt = store.catalog.superseded_by([cur]).get(cur)
         if nxt is None or nxt in seen:
             break
         chain.append(nxt)
         seen.add(nxt)
         cur = nxt
-    in_git = find_git_dir(vault.root) is not None
+    in_git = find_git_dir(store.root) is not None
     versions = []
     for rel in chain:
-        n = vault.read_note(rel)[0]
+        n = store.files.read_note(rel)[0]
         versions.append({
             "id": n.id, "path": rel, "title": n.title, "status": n.status, "created": n.created,
             "updated": n.updated, "supersedes": n.supersedes, "current": rel == chain[-1],
-            "git_log": file_log(vault.root, vault.safe_path(rel)) if in_git else [],
+            "git_log": file_log(store.root, store.files.safe_path(rel)) if in_git else [],
         })
     return {"note": start, "versions": versions}
 
@@ -212,17 +254,15 @@ class SweepRule:
     types: tuple[str, ...] = ("handoff", "progress", "conversation", "context", "note", "idea")
 
 
-def sweep(vault: Vault, rule: SweepRule, *, apply: bool = False, commit: bool | None = None,
+def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bool | None = None,
           now: float | None = None) -> dict[str, Any]:
     """Notes the rule would archive; with ``apply`` archive them (status only, nothing deleted)."""
     import time
 
     now = now if now is not None else time.time()
-    cat = vault.catalog
-    rows = cat.db.execute(
-        "SELECT path, id, title, type, salience, date FROM notes WHERE status='active' AND pinned=0")
+    store.repair()
     picked = []
-    for path, nid, title, typ, sal, date in rows:
+    for path, nid, title, typ, sal, date in store.catalog.unpinned_active():
         age = (now - date) / 86400 if date else 0.0
         if typ in rule.types and (sal if sal is not None else 0.5) < rule.max_salience and age >= rule.min_age_days:
             picked.append({"id": nid, "path": path, "title": title, "type": typ, "salience": sal,
@@ -231,16 +271,17 @@ def sweep(vault: Vault, rule: SweepRule, *, apply: bool = False, commit: bool | 
     done = []
     if apply and picked:
         for r in picked:
-            done.append(update_note(vault, r["path"], {"status": "archived"}, "sweep", commit=False).path)
-        if vault.config.git_commit if commit is None else commit:
-            vault.commit(done, f"mdmem: sweep archived {len(done)} stale note(s)")
+            done.append(update_note(store, r["path"], {"status": "archived"}, "sweep", commit=False).path)
+        if store.config.git_commit if commit is None else commit:
+            store.commit(done, f"mdmem: sweep archived {len(done)} stale note(s)")
     return {"rule": asdict(rule), "applied": apply, "notes": picked, "archived": done}
 
 
 # -- duplicates --------------------------------------------------------------------------------------
 
 
-def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True) -> dict[str, Any]:
+def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
+               use_vectors: bool = True) -> dict[str, Any]:
     """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
     correcting it) or NOOP (the same text is already there). Never merges anything itself."""
     import hashlib
@@ -251,10 +292,10 @@ def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True)
     norm = " ".join(text.split()).casefold()
     digest = hashlib.blake2b(norm.encode(), digest_size=16).hexdigest()
     cands: list[dict[str, Any]] = []
-    hits = vault.search(f"{title} {body[:500]}", limit=5)
+    hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
     qset = set(terms(text))
     for h in hits:
-        note = vault.read_note(h.path)[0]
+        note = store.files.read_note(h.path)[0]
         other = f"{note.title}\n{note.body}".strip()
         if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
             return {"decision": "NOOP", "reason": "the same text is already in the vault",
@@ -264,11 +305,10 @@ def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True)
         cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
     if use_vectors and cands:
         try:
-            sem = vault.semantic
             emb = sem.embedder
             qv = emb.embed([text])[0]
             # Each candidate's first chunk: its cached vector when there is one, else embed it.
-            firsts = {c["path"]: ch[0] for c in cands if (ch := vault.catalog.chunks_first(c["path"]))}
+            firsts = {c["path"]: ch[0] for c in cands if (ch := store.catalog.chunks_first(c["path"]))}
             cached = sem.cache.get_many(emb.fingerprint, [h for h, _ in firsts.values()], emb.dim)
             for c in cands:
                 if c["path"] not in firsts:
@@ -286,8 +326,8 @@ def duplicates(vault: Vault, title: str, body: str, *, use_vectors: bool = True)
     return {"decision": "ADD", "reason": "no similar note", "matches": cands[:3]}
 
 
-def add_checked(vault: Vault, title: str, body: str, *, force: bool = False, dedupe: bool = True,
-                **kwargs: Any) -> tuple[dict[str, Any], Any]:
+def add_checked(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False,
+                dedupe: bool = True, **kwargs: Any) -> tuple[dict[str, Any], AddResult | None]:
     """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
@@ -296,13 +336,14 @@ def add_checked(vault: Vault, title: str, body: str, *, force: bool = False, ded
     """
     check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
     if dedupe:
-        done, _ = vault.catalog.coverage()
-        check = duplicates(vault, title, body, use_vectors=done > 0)
+        store.repair()
+        done, _ = store.catalog.coverage()
+        check = duplicates(store, sem, title, body, use_vectors=done > 0)
         if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
             return check, None
-    with vault.writer_lock():
+    with store.writer_lock():
         if dedupe:
-            again = duplicates(vault, title, body, use_vectors=False)
+            again = duplicates(store, sem, title, body, use_vectors=False)
             if again["decision"] == "NOOP":
                 return again, None
-        return check, vault.add(title, body, **kwargs)
+        return check, add(store, title, body, **kwargs)

@@ -29,7 +29,8 @@ from . import __version__
 from .errors import MdmemError
 
 if TYPE_CHECKING:
-    from .vault import Hit, Vault
+    from .results import Hit
+    from .vault import Vault
 
 INSTRUCTIONS = """\
 mdmem is long-term memory kept as markdown notes in a git repository; people edit the same notes.
@@ -249,13 +250,12 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
         nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
         there). Secrets (keys, tokens, passwords) are redacted before writing."""
-        from .lifecycle import add_checked
         from .redact import redact
 
         clean_title, clean_body = redact(title), redact(body)
 
         def run() -> dict[str, Any]:
-            check, r = add_checked(vault, clean_title.text, clean_body.text, force=force, type=type, tags=tags,
+            check, r = vault.add_checked(clean_title.text, clean_body.text, force=force, type=type, tags=tags,
                                    scope=scope, salience=salience, pinned=pinned, entities=entities, aliases=aliases)
             if r is None:
                 return {**check, "written": False}
@@ -319,7 +319,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
                ) -> CallToolResult:
         """Hide a memory that keeps surfacing but does not matter now, until a date or for some days; it
         comes back by itself. Give until or days."""
-        from .lifecycle import parse_until
+        from .memory import parse_until
 
         return change(lambda: vault.snooze(note, parse_until(until, f"{days}d" if days else None)))
 

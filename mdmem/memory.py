@@ -8,6 +8,7 @@ recency-intent queries and in context injection.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections.abc import Mapping
@@ -26,6 +27,18 @@ HALF_LIFE_DAYS: dict[str, float | None] = {
 
 PRIOR_WEIGHT = {"direct": 0.01, "recent": 0.5, "context": 0.3}
 SUPERSEDED_FACTOR = 0.5  # a superseded note keeps half its score and never outranks its successor
+
+
+def below_successors(order: list[str], successors: Mapping[str, str]) -> list[str]:
+    """``order`` (best first), except that each note another note supersedes (``successors``: old →
+    new) goes right below its successor, or to the end when the successor is not listed. Used where
+    there are no comparable scores (BM25 search); scored pipelines use ``SUPERSEDED_FACTOR``."""
+    out = [p for p in order if p not in successors]
+    for p in order:
+        if p in successors:
+            after = next((i for i, o in enumerate(out) if o == successors[p]), len(out) - 1)
+            out.insert(after + 1, p)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +102,26 @@ def _freshness(row: Mapping[str, Any], now: float) -> float:
     if date is None:
         return 0.0
     return math.pow(0.5, max(0.0, (now - float(date)) / DAY) / 30.0)
+
+
+def parse_until(until: str | None, duration: str | None, today: dt.date | None = None) -> str:
+    """A snooze end from ``--until DATE`` or ``--for 30d|2w|6m|1y``."""
+    from .errors import MdmemError
+    from .note import to_iso
+
+    if bool(until) == bool(duration):
+        raise MdmemError("Give exactly one of --until DATE or --for DURATION (e.g. 30d, 2w, 6m).")
+    if until:
+        iso = to_iso(until.strip())
+        if iso is None:
+            raise MdmemError(f"--until must be a date like 2026-12-31, got {until!r}.")
+        return iso
+    m = re.fullmatch(r"\s*(\d+)\s*([dwmy])\s*", duration or "")
+    if not m:
+        raise MdmemError(f"--for takes a number and d, w, m or y (e.g. 30d), got {duration!r}.")
+    n, unit = int(m.group(1)), m.group(2)
+    days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
+    return ((today or dt.date.today()) + dt.timedelta(days=days)).isoformat()
 
 
 # -- intent --------------------------------------------------------------------------------------

@@ -78,6 +78,17 @@ class Note:
         return self.authored or self.updated or self.created
 
 
+@dataclass(frozen=True, slots=True)
+class NewNote:
+    """A note ``add_many`` writes: its frontmatter (with ``id`` and ``title``), body and folder; with
+    ``replace``, a note that already has its id takes the new body instead of being skipped."""
+
+    meta: dict[str, Any]
+    body: str
+    folder: str
+    replace: bool = False
+
+
 def default_id(path: str) -> str:
     """The identity of a note with no ``id`` key: its vault-relative path without ``.md``."""
     return path[:-3] if path.lower().endswith(".md") else path
@@ -277,7 +288,7 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
                 "write 'links:' as a list of {to: ..., type: ...} entries")
         else:
             for i, item in enumerate(v):
-                link = _to_link(item)
+                link = to_link(item)
                 if link is None:
                     bad(f"links[{i}]", f"link entry not understood: {item!r}",
                         "write '- {to: \"[[Other note]]\", type: depends_on}'")
@@ -321,12 +332,12 @@ def _to_str_list(v: Any) -> list[str] | None:
     return None
 
 
-def _to_link(item: Any) -> Link | None:
+def to_link(item: Any) -> Link | None:
     if isinstance(item, str) and item.strip():
         return Link(target=split_wikilink(item.strip().strip("[]")).target, type="related")
     if isinstance(item, list) and len(item) == 1 and isinstance(item[0], list):
         # YAML reads an unquoted [[Note]] as a nested list.
-        return _to_link(item[0][0] if item[0] else None)
+        return to_link(item[0][0] if item[0] else None)
     if isinstance(item, dict):
         to = item.get("to") or item.get("target")
         if isinstance(to, list) and to and isinstance(to[0], list) and to[0]:
@@ -360,6 +371,34 @@ def to_iso(v: Any) -> str | None:
     return None
 
 
+def iso_from_timestamp(ts: float | None) -> str | None:
+    """A timestamp as mdmem writes times: ISO 8601 in UTC to the second (``2026-11-30T14:02:31Z``)."""
+    if ts is None:
+        return None
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_iso() -> str:
+    """The current time as mdmem writes it into notes and the index (``iso_from_timestamp``)."""
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def new_id() -> str:
+    """A short sortable note id: ``m-`` + 9 chars of millisecond time + 3 random chars (base32)."""
+    import secrets
+    import time
+
+    n = (int(time.time() * 1000) << 15) | secrets.randbits(15)
+    chars = []
+    for _ in range(12):
+        chars.append(_CROCKFORD[n & 31])
+        n >>= 5
+    return "m-" + "".join(reversed(chars))
+
+
 def iso_to_timestamp(iso: str | None) -> float | None:
     """Seconds since the epoch (UTC) for an ISO date or datetime from ``to_iso``."""
     if not iso:
@@ -377,7 +416,7 @@ def iso_to_timestamp(iso: str | None) -> float | None:
 _ISO_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
-def _yaml_scalar(v: Any, key: str = "") -> str:
+def yaml_scalar(v: Any, key: str = "") -> str:
     """One value as YAML for a ``key: value`` line (flow style; ISO dates bare in date keys)."""
     import yaml
 
@@ -389,7 +428,7 @@ def _yaml_scalar(v: Any, key: str = "") -> str:
 
 def render_note(meta: dict[str, Any], body: str) -> str:
     """Text of a new note: frontmatter (keys in the given order, None values left out) and body."""
-    lines = [f"{k}: {_yaml_scalar(v, k)}" for k, v in meta.items() if v is not None and v != []]
+    lines = [f"{k}: {yaml_scalar(v, k)}" for k, v in meta.items() if v is not None and v != []]
     head = "---\n" + "".join(line + "\n" for line in lines) + "---\n" if lines else ""
     return head + body.strip("\n") + "\n"
 
@@ -405,7 +444,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
         new = {k: v for k, v in updates.items() if v is not None}
         if not new:
             return text
-        lines = [f"{k}: {_yaml_scalar(v, k)}" for k, v in new.items()]
+        lines = [f"{k}: {yaml_scalar(v, k)}" for k, v in new.items()]
         return "---\n" + "\n".join(lines) + "\n---\n" + text
     fm = text[span[0] : span[1]]
     nl = "\r\n" if "\r\n" in fm else "\n"
@@ -416,7 +455,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
         start = _find_key(lines, key)
         if start is None:
             if value is not None:
-                lines.append(f"{key}: {_yaml_scalar(value, key)}")
+                lines.append(f"{key}: {yaml_scalar(value, key)}")
             continue
         end = start + 1  # a value may continue on indented or '- ' lines
         while end < len(lines) and lines[end][:1] in (" ", "\t", "-"):
@@ -425,7 +464,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
             del lines[start:end]
         else:
             comment = _trailing_comment(lines[start]) if end == start + 1 else ""
-            lines[start:end] = [f"{key}: {_yaml_scalar(value, key)}{comment}"]
+            lines[start:end] = [f"{key}: {yaml_scalar(value, key)}{comment}"]
     new_fm = nl.join(lines) + (nl if lines else "")
     return text[: span[0]] + new_fm + text[span[1] :]
 

@@ -6,8 +6,24 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+# The retrieval filters every read takes (CLI options, MCP parameters and Vault keyword arguments
+# alike); ``IndexStore.filters`` turns them into ``Filters``.
+FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "include", "as_of")
+INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A note under consideration by a retrieval pipeline, with everything ``--explain`` reports."""
+
+    path: str
+    explain: dict[str, Any] = field(default_factory=dict)
+    chunk_key: int | None = None
+    chunk_text: str = ""
+    score: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +83,52 @@ class Filters:
         return Visibility(now=self.visible_at or 0.0, include_forgotten="forgotten" in inc,
                           include_archived="archived" in inc, include_snoozed="snoozed" in inc,
                           include_expired="expired" in inc)
+
+
+def _tuple(v: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        return (v,)
+    return tuple(v)
+
+
+def date_bound(v: Any, name: str, end: bool = False) -> float | None:
+    """A --since/--until/--as-of value as a timestamp (``end``: a bare date means its last second)."""
+    from .errors import MdmemError
+    from .note import iso_to_timestamp, to_iso
+
+    if v is None or v == "":
+        return None
+    iso = to_iso(v) if not isinstance(v, str) else to_iso(v.strip())
+    if iso is None:
+        raise MdmemError(f"--{name} must be a date like 2026-01-31, got {v!r}.")
+    ts = iso_to_timestamp(iso)
+    assert ts is not None
+    return ts + 86399.999 if end and len(iso) == 10 else ts
+
+
+def make_filters(*, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
+                 since: Any = None, until: Any = None, path: str | None = None, include: Any = None,
+                 visible_at: float | None = None) -> Filters:
+    """``Filters`` from the arguments named in ``FILTER_ARGS`` (a string or a list each)."""
+    from .errors import MdmemError
+
+    bad = [i for i in _tuple(include) if i not in INCLUDE_CHOICES]
+    if bad:
+        raise MdmemError(f"--include takes {', '.join(INCLUDE_CHOICES)}; got {', '.join(bad)}.")
+    return Filters(
+        types=_tuple(type), tags=_tuple(tag),
+        scopes=(*_tuple(scope), "global") if scope else (),
+        statuses=_tuple(status), since=date_bound(since, "since"),
+        until=date_bound(until, "until", end=True), path=path,
+        visible_at=visible_at, include=_tuple(include),
+    )
+
+
+def filter_args(**given: Any) -> dict[str, Any]:
+    """The filter arguments among ``given`` that are set (empty strings and lists are unset)."""
+    return {k: v for k, v in given.items() if k in FILTER_ARGS and v not in (None, "", [], ())}
 
 
 def tied_ranks(scored: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:

@@ -7,15 +7,17 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS
+from .graph_view import load_graph
+from .hybrid import hybrid_search
 from .memory import PRIOR_WEIGHT, classify
+from .rank import Candidate, spread
 
 if TYPE_CHECKING:
-    from .hybrid import Candidate
+    from .index.semantic import Semantic
+    from .index.store import IndexStore
     from .rank import Filters
-    from .vault import Vault
 
-CAUSAL = frozenset({"caused_by", "because", "depends_on", "led_to", "causes", "motivated_by", "reason",
-                    "supersedes", "due_to", "blocked_by", "enables", "requires", "result_of"})
 WHY_SEEDS = 5  # the hits whose causes a why-question follows
 WHY_SPREAD = (0.7, 0.35)  # share of a hit's score its cause gets one link away, two links away
 ENTITY_SPREAD = (0.4,)  # share of the top score a note gets for being about an entity the query names
@@ -23,43 +25,36 @@ _MONTHS = {m: i for i, m in enumerate(("january february march april may june ju
                                         "october november december").split(), 1)}
 
 
-def recall(vault: Vault, text: str, limit: int, filters: Filters, *, vectors: bool = True,
+def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
            prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
-    """Classify the query, then run the route that suits it."""
-    from .hybrid import hybrid_search
-
+    """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
-    sem = vault.semantic if vectors else None
     pool = max(limit * 3, 20)
     recent = intent == "recent"
-    ranked, info = hybrid_search(vault, sem, text, pool, filters, prior_weight=prior_weight,
+    ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
                                  recent_intent=recent)
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
              "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
     if intent == "why":
-        ranked = _follow_causal(vault, ranked, filters)
+        ranked = _follow_causal(store, ranked, filters)
     elif intent == "who":
-        ranked = _entity_boost(vault, text, ranked, filters)
+        ranked = _entity_boost(store, text, ranked, filters)
     elif intent == "when":
-        ranked = _time_boost(vault, text, ranked)
+        ranked = _time_boost(store, text, ranked)
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
 
 
-def _graph_spread(vault: Vault, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],
+def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],
                   types: frozenset[str], weights: tuple[float, ...], label: dict[str, str] | None = None,
                   ) -> list[Candidate]:
     """Propagate relevance from ``seeds`` (node → share of the top score) along the graph's
     ``types`` edges, both ways (``rank.spread``): a linked note gains ``weights[h-1]`` × its seed's
     share at ``h`` hops, added to its own score, and joins the list if it was not on it. Each
     gainer's ``via`` names the edge and the seed that gave the most."""
-    from .graph import ENTITY
-    from .hybrid import Candidate
-    from .rank import spread
-
     if not seeds:
         return ranked
-    g = vault.graph()
+    g = load_graph(store)
 
     def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
         return {k: [(other, e.type if way == "out" else f"{e.type}⁻¹") for e, other, way in g.edges(k, "both", types)]
@@ -68,7 +63,7 @@ def _graph_spread(vault: Vault, ranked: list[Candidate], filters: Filters, seeds
     lent = spread(seeds, neighbours, weights)
     top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
-    rows = vault.catalog.rows(p for p in lent if p not in by_path and not p.startswith(ENTITY))
+    rows = store.catalog.rows(p for p in lent if p not in by_path and not p.startswith(ENTITY))
     for path, ln in lent.items():
         if path.startswith(ENTITY):
             continue  # an entity node is a hub, not a result
@@ -85,22 +80,18 @@ def _graph_spread(vault: Vault, ranked: list[Candidate], filters: Filters, seeds
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
 
 
-def _follow_causal(vault: Vault, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
     """Causes and consequences of the top hits, two links each way (caused_by, led_to, …)."""
-    from .graph import CAUSAL_TYPES
-
     top = max((c.score for c in ranked), default=1.0) or 1.0
     seeds = {c.path: c.score / top for c in ranked[:WHY_SEEDS]}
-    return _graph_spread(vault, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
+    return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
-def _entity_boost(vault: Vault, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
     note that links to it) rise, and join the list if they were missing."""
-    from .graph import ABOUT, MENTIONS
-
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
-    g = vault.graph()
+    g = load_graph(store)
     named: dict[str, str] = {}
     for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
         for i in range(len(words) - n + 1):
@@ -112,18 +103,18 @@ def _entity_boost(vault: Vault, text: str, ranked: list[Candidate], filters: Fil
                 named[node] = name
     if not named:
         return ranked
-    return _graph_spread(vault, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS}),
+    return _graph_spread(store, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS}),
                          ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
 
 
-def _time_boost(vault: Vault, text: str, ranked: list[Candidate]) -> list[Candidate]:
+def _time_boost(store: IndexStore, text: str, ranked: list[Candidate]) -> list[Candidate]:
     """If the query names a month or a year, notes dated then rise."""
     window = time_window(text)
     if window is None or not ranked:
         return ranked
     start, end = window
     top = max(c.score for c in ranked) or 1.0
-    rows = vault.catalog.rows(c.path for c in ranked)
+    rows = store.catalog.rows(c.path for c in ranked)
     for c in ranked:
         date = (rows.get(c.path) or {}).get("date")
         if date is not None and start <= date < end:
@@ -148,16 +139,6 @@ def time_window(text: str) -> tuple[float, float] | None:
     return None
 
 
-def _json_list(raw: Any) -> list[str]:
-    import json
-
-    try:
-        v = json.loads(raw) if raw else []
-    except ValueError:
-        return []
-    return [str(x) for x in v] if isinstance(v, list) else []
-
-
 # -- context ---------------------------------------------------------------------------------------
 
 
@@ -173,14 +154,16 @@ def key_line(body: str, limit: int = 160) -> str:
     return ""
 
 
-def build_context(vault: Vault, prompt: str, *, budget: int = 600, scope: list[str] | None = None,
-                  vectors: bool = True, as_of: str | None = None) -> dict[str, Any]:
+def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
+                  scope: list[str] | None = None, as_of: str | None = None) -> dict[str, Any]:
     """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
-    relevant (priors weigh more here than in a direct query). Deterministic for the same vault."""
+    relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
+    Deterministic for the same vault."""
     from .text import estimate_tokens
 
     started = time.perf_counter()
-    filters = vault._filters(scope=scope, as_of=as_of)
+    store.repair()
+    filters = store.filters(scope=scope, as_of=as_of)
     header = "Relevant memory from the mdmem vault (type, title, key line, id):\n"
     used = estimate_tokens(header)
     items: list[dict[str, Any]] = []
@@ -189,11 +172,11 @@ def build_context(vault: Vault, prompt: str, *, budget: int = 600, scope: list[s
 
     def take(path: str, why: str, score: float | None) -> bool:
         nonlocal used
-        row = vault.catalog.row(path)
+        row = store.catalog.row(path)
         if row is None or path in seen:
             return True
         try:
-            body = vault._body_for_snippet(path)
+            body = store.files.body(path)
         except OSError:
             return True
         line = f"- [{row['type']}] {row['title']} — {key_line(body)} (id: {row['id']})\n"
@@ -207,17 +190,15 @@ def build_context(vault: Vault, prompt: str, *, budget: int = 600, scope: list[s
                       "score": round(score, 4) if score is not None else None})
         return True
 
-    pinned = [r for r in vault.catalog.db.execute(
-        "SELECT path FROM notes WHERE pinned=1 AND status='active' ORDER BY salience DESC, path")]
-    for (path,) in pinned:
-        row = vault.catalog.row(path)
+    for path in store.catalog.pinned_paths():
+        row = store.catalog.row(path)
         if row is None or not filters.matches(row):
             continue
         if used > budget // 2 or not take(path, "pinned", None):
             break
     intent = None
     if prompt.strip():
-        ranked, info = recall(vault, prompt, 15, filters, vectors=vectors, prior_weight=PRIOR_WEIGHT["context"])
+        ranked, info = recall(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
         intent = info.get("intent")
         for c in ranked:
             if not take(c.path, "relevant", c.score):

@@ -14,22 +14,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-SERVE_FILE = "serve.json"
+from .index.state import SERVE_FILE, STATE_DIR, server_info
+
 METHODS = ("search", "vsearch", "query", "recall", "context")
 
 
 def _info_path(root: Path) -> Path:
-    return root / ".mdmem" / SERVE_FILE
+    return root / STATE_DIR / SERVE_FILE
 
 
 def read_info(root: Path) -> dict[str, Any] | None:
     """The running server's address and token, or None if none is running."""
-    try:
-        info = json.loads(_info_path(root).read_text())
-        os.kill(int(info["pid"]), 0)
-        return info if isinstance(info, dict) else None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return server_info(root)
 
 
 def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any] | None:

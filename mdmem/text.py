@@ -201,3 +201,13 @@ def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((s, e))
     return merged
+
+
+def slugify(title: str) -> str:
+    """A file-name slug that keeps letters of every script: 'Use Hotwire!' → 'use-hotwire'."""
+    s = re.sub(r"[^\w\s-]", "", title.casefold(), flags=re.UNICODE)
+    s = re.sub(r"[\s_-]+", "-", s).strip("-")
+    s = s[:80]
+    while len(s.encode()) > 200:  # file names are at most 255 bytes; 80 CJK extension chars are 320
+        s = s[:-1]
+    return s.rstrip("-") or "note"

@@ -43,9 +43,10 @@ def _instead(*a: Any, **k: Any) -> Any:
 
 
 def install(point: str) -> None:
-    from mdmem import vault
+    import shutil
+
     from mdmem.embed import HashEmbedder
-    from mdmem.index import catalog, lexical, vectors
+    from mdmem.index import catalog, lexical, store, vectors
 
     if point == "lexical-inside":  # documents added, whoosh writer open, nothing committed
         orig_write = lexical.LexicalIndex.write
@@ -71,9 +72,9 @@ def install(point: str) -> None:
                 die()
             orig_replace(src, dst, *a, **k)
 
-        vault.os.replace = replace  # type: ignore[attr-defined]
+        os.replace = replace
     elif point == "old-generations":  # full rebuild: manifest switched, old generation not removed
-        vault.shutil.rmtree = _instead  # type: ignore[attr-defined]
+        shutil.rmtree = _instead
     elif point == "embed-batch2":  # the second embedding batch
         calls = {"n": 0}
         orig_embed = HashEmbedder.embed
@@ -101,18 +102,18 @@ def install(point: str) -> None:
     elif point == "after-vector-save":  # usearch file replaced, catalogue not told
         vectors.VectorIndex.save = _after(vectors.VectorIndex.save)  # type: ignore[method-assign]
     elif point == "add-before-link":  # the note's temp file written, not linked into place
-        vault.os.link = _instead  # type: ignore[attr-defined]
+        os.link = _instead
     elif point == "add-after-link":  # linked into place, temp file not removed, not indexed
-        vault.os.link = _after(os.link)  # type: ignore[attr-defined]
+        os.link = _after(os.link)
     elif point == "add-before-commit":  # written and indexed, not committed
-        vault.Vault.commit = _instead  # type: ignore[method-assign]
+        store.IndexStore.commit = _instead  # type: ignore[method-assign]
     elif point == "enospc-note":  # the disk fills while a note is written: no kill, an error
         import errno
 
         def fsync(fd: int) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        vault.os.fsync = fsync  # type: ignore[attr-defined]
+        os.fsync = fsync
     elif point == "enospc-cache":  # the disk fills while the embedding cache is written
         import sqlite3
 
@@ -121,7 +122,7 @@ def install(point: str) -> None:
             exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
             raise exc
 
-        vectors.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
+        catalog.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
     elif point == "enospc-catalog":  # every catalogue write finds the disk full (reads still work)
         import sqlite3
 

@@ -51,7 +51,7 @@ def index_state(vault: Path, queries: list[str]) -> tuple[dict[str, Any], list[l
     from mdmem import Vault
 
     v = Vault.open(vault)
-    cat = v.catalog
+    cat = v.store.catalog
     rows = cat.rows(sorted(cat.stamps()))
     hits = [[h.path for h in v.search(q, 20, include=["forgotten", "archived", "snoozed", "expired"])]
             for q in queries]
@@ -357,7 +357,7 @@ def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatc
     v.close()
     head = git(git_vault, "rev-parse", "HEAD").strip()
     with Vault.open(git_vault) as v:
-        assert v.catalog.get_meta("last_commit") == head  # no mdmem command ran since the hooks
+        assert v.store.catalog.get_meta("last_commit") == head  # no mdmem command ran since the hooks
     status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
     assert status["fresh"] and status["git"]["last_indexed_commit"] == head
     for i in range(3):
@@ -379,7 +379,7 @@ READER = textwrap.dedent("""
                     hits = v.search(text, 50)
                 else:
                     hits = v.query(text, 50, vectors=False)
-                rows = v.catalog.rows([h.path for h in hits])
+                rows = v.store.catalog.rows([h.path for h in hits])
                 # A hit whose note the writer deleted right after this search may lose its row before
                 # the rows are read; a note still on disk without a row is the inconsistency.
                 missing += [h.path for h in hits if h.path not in rows and (v.root / h.path).exists()]
@@ -576,7 +576,7 @@ def test_soak_checks_can_fail(git_vault: Path) -> None:
     bench = _bench_soak()
     assert bench.compare_with_full(git_vault, ["coffee", "release"]) == ([], [])
     with Vault.open(git_vault) as v:
-        gen = v.current_generation()
+        gen = v.store.generation
     db = sqlite3.connect(git_vault / ".mdmem" / gen / "catalog.sqlite")
     path = db.execute("SELECT path FROM notes ORDER BY path LIMIT 1").fetchone()[0]
     db.execute("UPDATE notes SET title='tampered' WHERE path=?", (path,))
@@ -587,7 +587,7 @@ def test_soak_checks_can_fail(git_vault: Path) -> None:
 
     with Vault.open(git_vault) as v:
         hit = v.search("coffee")[0].path
-        v.lexical.write([], [hit])  # the lexical index loses a note the files still have
+        v.store.lexical.write([], [hit])  # the lexical index loses a note the files still have
     diffs, _ = bench.compare_with_full(git_vault, ["coffee"])
     assert len(diffs) == 1 and diffs[0].startswith("search 'coffee'") and hit in diffs[0]
 

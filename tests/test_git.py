@@ -199,7 +199,7 @@ def test_hook_reindexes_only_what_the_commit_touched(git_vault: Path) -> None:
     v = Vault.open(git_vault)
     assert [h.path for h in v.search("numbat")] == ["notes/committed.md"]
     assert v.search("dingo") == []  # not committed: for "mdmem reindex", not for the hook
-    assert v.catalog.get_meta("last_commit") == git(git_vault, "rev-parse", "HEAD").strip()
+    assert v.store.catalog.get_meta("last_commit") == git(git_vault, "rev-parse", "HEAD").strip()
     git(git_vault, "rm", "-q", "notes/committed.md")
     git(git_vault, "commit", "-qm", "remove")
     assert v.search("numbat") == []

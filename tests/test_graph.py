@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from mdmem import Vault
 from mdmem.cli import cli
-from mdmem.connect import add_link_entry, remove_link_entries
+from mdmem.linkedit import add_link_entry, remove_link_entries
 from mdmem.graph import Edge, build_graph, edge_type
 
 from .conftest import git

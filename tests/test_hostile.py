@@ -187,7 +187,7 @@ def test_empty_and_blank_files_are_indexed_with_their_stem_as_title(tmp_path: Pa
         note = v.get("notes/empty one.md")
         assert note.title == "empty one" and note.id == "notes/empty one"
         assert v.resolve("notes/empty one") == "notes/empty one.md"
-        assert v.catalog.count() == 2
+        assert v.store.catalog.count() == 2
     r = cli(root, "get", "notes/empty one.md", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["title"] == "empty one"
     assert cli(root, "links", "notes/empty one.md").returncode == 0
@@ -341,7 +341,7 @@ def test_unusual_file_names_are_indexed_and_resolvable(tmp_path: Path) -> None:
     root = make_vault(tmp_path, notes)
     with Vault.open(root) as v:
         v.reindex()
-        indexed = set(v.catalog.rows(ODD_NAMES))
+        indexed = set(v.store.catalog.rows(ODD_NAMES))
         assert indexed == set(ODD_NAMES)
         assert v.search("wordhidden") == []
         for rel, word in ODD_NAMES.items():

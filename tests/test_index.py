@@ -324,10 +324,10 @@ def test_warm_array_scorer_ranks_exactly_like_whoosh(tmp_path: Path, monkeypatch
         (root / "notes" / f"n{i:03d}.md").write_text(f"---\ntitle: {title}\n{extra}---\n{body}\n")
     v = Vault.open(root)
     v.reindex()
-    lx = v.lexical
+    lx = v.store.lexical
     queries = [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(25)] + ["alice", "ops deploy"]
     for q in queries:
-        for filters in (v._filters(), v._filters(type="decision"), v._filters(tag="ops"), None):
+        for filters in (v.store.filters(), v.store.filters(type="decision"), v.store.filters(tag="ops"), None):
             lx._searches = 0  # the next call is a cold one: whoosh's own matchers
             cold = lx.search(q, 15, filters)
             warm = lx.search(q, 15, filters)  # second call on the same searcher: the array path
@@ -351,9 +351,9 @@ def test_a_new_mtime_redates_an_undated_note_as_a_full_rebuild_would(tmp_path: P
         os.utime(tmp_path / name, (1_700_000_000, 1_700_000_000))
     report = v.reindex()
     assert report.updated == ["undated.md"]  # the dated note's mtime is only recorded
-    rows = v.catalog.rows(["undated.md", "dated.md"])
+    rows = v.store.catalog.rows(["undated.md", "dated.md"])
     assert rows["undated.md"]["date"] == 1_700_000_000
     assert [h.path for h in v.search("date", 5, since="2023-11-14", until="2023-11-15")] == ["undated.md"]
-    incremental = v.catalog.rows(["undated.md", "dated.md"])
+    incremental = v.store.catalog.rows(["undated.md", "dated.md"])
     v.reindex(full=True)
-    assert v.catalog.rows(["undated.md", "dated.md"]) == incremental
+    assert v.store.catalog.rows(["undated.md", "dated.md"]) == incremental

@@ -174,10 +174,10 @@ def test_duplicates_add_update_noop(mem: Path) -> None:
     from mdmem.lifecycle import duplicates
 
     v = Vault.open(mem)
-    assert duplicates(v, "Deploy window", "Deploys happen on Tuesday mornings.")["decision"] == "NOOP"
-    near = duplicates(v, "Deploy window", "Deploys happen on Tuesday mornings, usually.")
+    assert duplicates(v.store, v.semantic, "Deploy window", "Deploys happen on Tuesday mornings.")["decision"] == "NOOP"
+    near = duplicates(v.store, v.semantic, "Deploy window", "Deploys happen on Tuesday mornings, usually.")
     assert near["decision"] == "UPDATE" and near["matches"][0]["path"] == "notes/active.md"
-    assert duplicates(v, "Lunch", "The cafeteria serves soup on Mondays.")["decision"] == "ADD"
+    assert duplicates(v.store, v.semantic, "Lunch", "The cafeteria serves soup on Mondays.")["decision"] == "ADD"
 
 
 def test_sweep_is_a_dry_run_unless_applied(mem: Path) -> None:
@@ -189,9 +189,9 @@ def test_sweep_is_a_dry_run_unless_applied(mem: Path) -> None:
                                            "created: 2025-01-01\n---\nold decision\n")
     v = Vault.open(mem)
     before = snapshot(mem)
-    dry = sweep(v, SweepRule(), now=NOW)
+    dry = sweep(v.store, SweepRule(), now=NOW)
     assert [n["path"] for n in dry["notes"]] == ["notes/stale.md"] and snapshot(mem) == before
-    sweep(v, SweepRule(), apply=True, commit=False, now=NOW)
+    sweep(v.store, SweepRule(), apply=True, commit=False, now=NOW)
     assert "status: archived" in (mem / "notes" / "stale.md").read_text()
     assert (mem / "notes" / "stale.md").exists() and (mem / "notes" / "keep.md").read_text() == before["notes/keep.md"].decode()
 
@@ -270,8 +270,8 @@ def test_any_lifecycle_sequence_keeps_notes_and_index_consistent(mem: Path, ops:
             assert not [p for p in v.read_note(rel)[0].problems if p.field == "frontmatter"]
     queries = ["deploys", "database host", "corrected", "canary"]
     inc = [paths(v.search(q, include=["forgotten", "archived", "snoozed", "expired"])) for q in queries]
-    status_inc = json.dumps(sorted(v.catalog.counts_by("status").items()))
+    status_inc = json.dumps(sorted(v.store.catalog.counts_by("status").items()))
     v.reindex(full=True)
     assert [paths(v.search(q, include=["forgotten", "archived", "snoozed", "expired"])) for q in queries] == inc
-    assert json.dumps(sorted(v.catalog.counts_by("status").items())) == status_inc
+    assert json.dumps(sorted(v.store.catalog.counts_by("status").items())) == status_inc
     v.close()

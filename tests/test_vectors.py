@@ -81,9 +81,9 @@ def test_only_changed_chunks_are_embedded_and_rebuilds_reuse_the_cache(vault_dir
 
 def test_query_answers_while_vectors_are_incomplete_and_says_so(vault_dir: Path, hashed: None,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmem import hybrid
+    from mdmem.index import semantic
 
-    monkeypatch.setattr(hybrid, "AUTO_EMBED_MAX", 0)  # pretend the vault is too big to embed inline
+    monkeypatch.setattr(semantic, "AUTO_EMBED_MAX", 0)  # pretend the vault is too big to embed inline
     v = Vault.open(vault_dir)
     v.embed(max_new=3)
     hits = v.query("coffee machine descaling")

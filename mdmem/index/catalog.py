@@ -1,17 +1,29 @@
-"""The note catalogue: metadata, names, links, problems and content hashes, in SQLite."""
+"""Everything mdmem keeps in SQLite — the only module that runs SQL.
+
+``Catalog`` (one per index generation): note metadata, names, links, problems, content hashes
+and the chunks vectors are made from. ``EmbeddingCache`` (``.mdmem/embeddings.sqlite``, beside the
+generations): chunk vectors keyed by (model fingerprint, chunk hash), so a rebuild or a moved file
+never re-embeds an unchanged chunk and two models' vectors never mix.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..chunk import chunk_note
 from ..links import normalize_ref
 from ..note import Note, Problem, iso_to_timestamp
+
+if TYPE_CHECKING:
+    import numpy as np
+
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (
@@ -298,6 +310,57 @@ class Catalog:
                                     "ORDER BY rowid").fetchall()
         return notes, names, links
 
+    # -- queries for the features ----------------------------------------------------------------
+
+    def all_chunks(self) -> list[tuple[int, str, str]]:
+        """(key, hash, embed_text) of every chunk (a new model needs them all)."""
+        return list(self.db.execute("SELECT key, hash, embed_text FROM chunks ORDER BY key"))
+
+    def pinned_paths(self) -> list[str]:
+        """Active pinned notes, most salient first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT path FROM notes WHERE pinned=1 AND status='active' ORDER BY salience DESC, path")]
+
+    def newest_paths(self, type: str, limit: int) -> list[str]:
+        """The ``limit`` newest notes of one type (by date, then path)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT path FROM notes WHERE type=? ORDER BY date DESC, path LIMIT ?", (type, limit))]
+
+    def unpinned_active(self) -> list[tuple[str, str, str, str, float | None, float | None]]:
+        """(path, id, title, type, salience, date) of every active note that is not pinned."""
+        return list(self.db.execute(
+            "SELECT path, id, title, type, salience, date FROM notes WHERE status='active' AND pinned=0"))
+
+    def sequence_neighbours(self, paths: set[str], types: Sequence[str],
+                            max_bytes: int) -> dict[str, list[tuple[str, str]]]:
+        """For each of ``paths``: (neighbour, edge label) along links of ``types`` both ways, between
+        notes of at most ``max_bytes`` (the reverse direction labelled ``TYPE⁻¹``)."""
+        adj: dict[str, list[tuple[str, str]]] = {}
+        types = tuple(types)
+        marks = ",".join("?" * len(types))
+        plist = sorted(paths)
+        for i in range(0, len(plist), 400):
+            part = plist[i:i + 400]
+            pm = ",".join("?" * len(part))
+            # out-edges, each target resolved by the best kind of name (id > path > stem > title > alias)
+            for src, typ, other in self.db.execute(
+                    f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
+                    f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
+                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 ELSE 4 END LIMIT 1) AS other FROM links l "
+                    f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
+                    f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
+                    (*part, *types, max_bytes, max_bytes)):
+                if other and other != src:
+                    adj.setdefault(src, []).append((other, typ))
+            for src, typ, target in self.db.execute(
+                    f"SELECT l.src, l.type, n.path FROM links l JOIN names n ON n.norm = l.target_norm "
+                    f"JOIN notes t ON t.path = n.path JOIN notes s ON s.path = l.src "
+                    f"WHERE n.path IN ({pm}) AND l.type IN ({marks}) AND t.size <= ? AND s.size <= ?",
+                    (*part, *types, max_bytes, max_bytes)):
+                if src != target:
+                    adj.setdefault(target, []).append((src, f"{typ}⁻¹"))
+        return adj
+
     def change_token(self) -> tuple[int, int]:
         """Differs after any commit to the catalogue, by this connection or another (for caches)."""
         return int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.db.total_changes
@@ -313,3 +376,90 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     row["pinned"] = bool(row.get("pinned"))
     row["has_id"] = bool(row.get("has_id"))
     return row
+
+
+class EmbeddingCache:
+    """(model fingerprint, chunk hash) → float16 vector, in SQLite.
+
+    A damaged file (truncated, garbage) is dropped and started afresh: it only saves model time,
+    and the vectors already in the usearch index stay.
+    """
+
+    db: sqlite3.Connection
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._retry(self._connect)
+
+    def _connect(self) -> None:
+        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS vec (model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,"
+            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
+        )
+
+    def _retry(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
+        try:
+            return fn()
+        except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise
+            print(f"mdmem: embedding cache unreadable ({exc}); starting a new one "
+                  "(chunks without a vector are embedded again).", file=sys.stderr)
+            if hasattr(self, "db"):
+                self.db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            self._connect()
+            return fn()
+
+    def missing(self, model: str, hashes: Iterable[str]) -> list[str]:
+        """The hashes that have no vector for ``model`` yet."""
+        wanted = list(dict.fromkeys(hashes))
+
+        def read() -> list[str]:
+            have: set[str] = set()
+            for i in range(0, len(wanted), 500):
+                part = wanted[i : i + 500]
+                q = f"SELECT hash FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
+                have.update(r[0] for r in self.db.execute(q, (model, *part)))
+            return [h for h in wanted if h not in have]
+
+        return self._retry(read)
+
+    def get_many(self, model: str, hashes: Sequence[str], dim: int) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        uniq = list(dict.fromkeys(hashes))
+
+        def read() -> dict[str, np.ndarray]:
+            out: dict[str, np.ndarray] = {}
+            for i in range(0, len(uniq), 500):
+                part = uniq[i : i + 500]
+                q = f"SELECT hash, v FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
+                for h, blob in self.db.execute(q, (model, *part)):
+                    v = np.frombuffer(blob, dtype=np.float16)
+                    if v.shape[0] == dim:
+                        out[h] = v.astype(np.float32)
+            return out
+
+        return self._retry(read)
+
+    def put_many(self, model: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        """Store vectors in one transaction (a batch survives an interrupt of the next one)."""
+        import numpy as np
+
+        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
+
+        def write() -> None:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
+
+        self._retry(write)
+
+    def close(self) -> None:
+        self.db.close()

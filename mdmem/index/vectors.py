@@ -1,113 +1,22 @@
-"""Chunk vectors in usearch, and the content-hash embedding cache — the only module importing usearch.
+"""Chunk vectors in usearch — the only module importing usearch.
 
-The usearch file belongs to an index generation; the cache (``.mdmem/embeddings.sqlite``) lives
-beside the generations, keyed by (model fingerprint, chunk hash), so a rebuild or a moved file
-never re-embeds an unchanged chunk and two models' vectors never mix.
+The usearch file belongs to an index generation; the vectors it is filled from are cached by
+content hash in ``catalog.EmbeddingCache``, so a rebuild re-embeds nothing.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
-T = TypeVar("T")
 EXACT_BELOW = 20_000  # below this many vectors brute force is as fast as HNSW and exact
 EXPANSION_SEARCH = 256  # the default 64 gives poor recall on embedding-like data
-
-
-class EmbeddingCache:
-    """(model fingerprint, chunk hash) → float16 vector, in SQLite.
-
-    A damaged file (truncated, garbage) is dropped and started afresh: it only saves model time,
-    and the vectors already in the usearch index stay.
-    """
-
-    db: sqlite3.Connection
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._retry(self._connect)
-
-    def _connect(self) -> None:
-        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS vec (model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,"
-            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
-        )
-
-    def _retry(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
-        try:
-            return fn()
-        except sqlite3.DatabaseError as exc:
-            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
-                raise
-            print(f"mdmem: embedding cache unreadable ({exc}); starting a new one "
-                  "(chunks without a vector are embedded again).", file=sys.stderr)
-            if hasattr(self, "db"):
-                self.db.close()
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            self._connect()
-            return fn()
-
-    def missing(self, model: str, hashes: Iterable[str]) -> list[str]:
-        """The hashes that have no vector for ``model`` yet."""
-        wanted = list(dict.fromkeys(hashes))
-
-        def read() -> list[str]:
-            have: set[str] = set()
-            for i in range(0, len(wanted), 500):
-                part = wanted[i : i + 500]
-                q = f"SELECT hash FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-                have.update(r[0] for r in self.db.execute(q, (model, *part)))
-            return [h for h in wanted if h not in have]
-
-        return self._retry(read)
-
-    def get_many(self, model: str, hashes: Sequence[str], dim: int) -> dict[str, np.ndarray]:
-        import numpy as np
-
-        uniq = list(dict.fromkeys(hashes))
-
-        def read() -> dict[str, np.ndarray]:
-            out: dict[str, np.ndarray] = {}
-            for i in range(0, len(uniq), 500):
-                part = uniq[i : i + 500]
-                q = f"SELECT hash, v FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-                for h, blob in self.db.execute(q, (model, *part)):
-                    v = np.frombuffer(blob, dtype=np.float16)
-                    if v.shape[0] == dim:
-                        out[h] = v.astype(np.float32)
-            return out
-
-        return self._retry(read)
-
-    def put_many(self, model: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
-        """Store vectors in one transaction (a batch survives an interrupt of the next one)."""
-        import numpy as np
-
-        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
-
-        def write() -> None:
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
-
-        self._retry(write)
-
-    def close(self) -> None:
-        self.db.close()
 
 
 class DamagedVectorFile(Exception):

@@ -1,0 +1,96 @@
+"""Vault health: ``status`` (counts, freshness, vectors, git) and ``doctor`` (every problem with file,
+field and fix), and the newest handoffs an agent session starts from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .connect import dangling_problems
+from .errors import MdmemError
+from .files import content_hash
+from .note import Problem
+
+if TYPE_CHECKING:
+    from .index.semantic import Semantic
+    from .index.store import IndexStore
+
+
+def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
+    from .git import find_git_dir, hooks_installed
+
+    store.repair()
+    cat = store.catalog
+    disk = store.files.scan()
+    stamps = cat.stamps()
+    new = [p for p in disk if p not in stamps]
+    deleted = [p for p in stamps if p not in disk]
+    maybe = [p for p, st in disk.items() if p in stamps and stamps[p] != (st.st_mtime_ns, st.st_size)]
+    known = cat.hashes(maybe)
+    changed = [p for p in maybe if content_hash(store.files.safe_path(p).read_bytes()) != known.get(p)]
+    head = store.head()
+    last = cat.get_meta("last_commit")
+    manifest = store.state.manifest() or {}
+    problems = list(cat.problems())
+    try:
+        done, total = sem.coverage()
+        vectors: dict[str, Any] = {"model": sem.embedder.name, "chunks_with_vectors": done,
+                                   "chunks": total, "complete": done >= total}
+    except MdmemError as exc:
+        vectors = {"error": str(exc)}
+    return {
+        "vault": str(store.root),
+        "notes": cat.count(),
+        "types": cat.counts_by("type"),
+        "statuses": cat.counts_by("status"),
+        "problems": len(problems),
+        "notes_with_problems": len({p.path for p in problems}),
+        "index": {
+            "engine": manifest.get("engine"), "schema": manifest.get("schema"),
+            "generation": manifest.get("generation"), "indexed_at": cat.get_meta("indexed_at"),
+            "size_bytes": store.state.size_bytes(),
+        },
+        "vectors": vectors,
+        "serve": {"pid": served["pid"], "port": served["port"]} if served else None,
+        "pending": {"new": sorted(new), "changed": sorted(changed), "deleted": sorted(deleted)},
+        "fresh": not (new or changed or deleted) and (head is None or head == last),
+        "git": {
+            "repository": find_git_dir(store.root) is not None,
+            "head": head, "last_indexed_commit": last,
+            "hooks": hooks_installed(store.root),
+        },
+    }
+
+
+def doctor(store: IndexStore) -> list[Problem]:
+    """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
+    from .git import HOOK_NAMES, find_git_dir, hooks_installed
+
+    store.repair()
+    out = list(store.catalog.problems())
+    out += dangling_problems(store)
+    for tmp, target in store.files.unfinished_writes():
+        out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
+                           "reached its place; this hidden file holds the text it was writing",
+                           f"to keep it, rename it to {target} (or another .md name); else delete it"))
+    if find_git_dir(store.root) is not None:
+        installed = hooks_installed(store.root)
+        if len(installed) < len(HOOK_NAMES):
+            out.append(Problem(".git/hooks", "hooks", "git hooks not installed; the index goes stale "
+                               "after commits", "run: mdmem hooks install"))
+    gi = store.root / ".gitignore"
+    if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
+        out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
+                           ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
+    return out
+
+
+def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:
+    """The newest visible handoff notes (catalogue rows), those of ``scope`` first when it has any."""
+    store.repair()
+    filters = store.filters()
+    rows = store.catalog.rows(store.catalog.newest_paths("handoff", 50))
+    handoffs = sorted((r for r in rows.values() if filters.matches(r)),
+                      key=lambda r: (-(r.get("date") or 0.0), r["path"]))
+    mine = [r for r in handoffs if scope and r.get("scope") == scope] or handoffs
+    return mine[:limit]

@@ -1,0 +1,311 @@
+"""``.mdmem/`` on disk: the manifest and its seal, the writer lock, the marks a writer leaves, tidying.
+
+The manifest names the current index generation (``gen-*/``: the catalogue, the BM25 index, the
+vectors). A rebuild writes a new generation beside the old one and switches the manifest to it
+atomically, so readers never see a half-built index. Two marks record unfinished work: ``dirty``
+(the paths a writer is about to change, written before it touches anything and removed when it is
+done, issue 7: kill -9, full disk) and ``stale`` (a git hook could not update the index).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import LockHeld, MdmemError, write_failure
+
+STATE_DIR = ".mdmem"
+SERVE_FILE = "serve.json"  # a running ``mdmem serve``: pid, port, token (mode 0600)
+
+
+class IndexState:
+    """The ``.mdmem/`` folder of one vault."""
+
+    def __init__(self, root: Path, lock_timeout: float) -> None:
+        self.root = root
+        self.dir = root / STATE_DIR
+        self.lock_timeout = lock_timeout
+        self._lock_depth = 0
+
+    # -- manifest --------------------------------------------------------------------------------
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / "manifest.json"
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest, or None when missing or unreadable."""
+        try:
+            data = json.loads(self.manifest_path.read_text())
+            return data if isinstance(data, dict) else None
+        except (OSError, ValueError):
+            return None
+
+    def generation(self) -> str | None:
+        """The generation the manifest names (None without a manifest)."""
+        gen = (self.manifest() or {}).get("generation")
+        return gen if isinstance(gen, str) else None
+
+    def rebuild_reason(self, expected: dict[str, Any]) -> str | None:
+        """Why the index must be rebuilt from scratch (``expected``: manifest keys such as the
+        schema and engine version), or None if it is usable."""
+        m = self.manifest()
+        if m is None:
+            return "no index yet" if not self.manifest_path.exists() else "manifest unreadable"
+        for key, value in expected.items():
+            if m.get(key) != value:
+                return f"index {key} is {m.get(key)!r}, this mdmem needs {value!r}"
+        gen = m.get("generation")
+        if not isinstance(gen, str) or not re.fullmatch(r"gen-[\w-]+", gen):
+            return "manifest unreadable"
+        # Whoosh's files are pickles: opening an index this user did not build could run code.
+        # A .mdmem/ that came with a clone or a copy has no valid seal and is rebuilt unopened.
+        if not sealed_here(gen, str(m.get("seal", ""))):
+            return "index not built here (a copied or cloned .mdmem/ is never opened)"
+        if not (self.dir / gen / "catalog.sqlite").is_file():
+            return "index files missing"
+        return None
+
+    def new_generation(self) -> str:
+        """Make an empty generation folder beside the current one; returns its name."""
+        gen = f"gen-{time.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(3)}"
+        (self.dir / gen).mkdir(parents=True)
+        return gen
+
+    def switch(self, manifest: dict[str, Any]) -> None:
+        """Write ``manifest`` (sealed with this user's key for the generation it names), then
+        remove the other generations."""
+        from ..files import atomic_write  # lazily: the prompt hook reads serve.json through this module
+
+        generation = str(manifest["generation"])
+        manifest = {**manifest, "seal": seal(generation)}
+        atomic_write(self.manifest_path, json.dumps(manifest, indent=2) + "\n")
+        self.remove_other_generations(generation)
+
+    def remove_other_generations(self, keep: str) -> None:
+        for old in self.dir.glob("gen-*"):
+            if old.name != keep:
+                shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self, generation: str) -> None:
+        """Remove a generation that never became current (a failed rebuild leaves no gen-* behind)."""
+        if self.generation() != generation:
+            shutil.rmtree(self.dir / generation, ignore_errors=True)
+
+    # -- marks -----------------------------------------------------------------------------------
+
+    def marked(self) -> bool:
+        """A hook could not update the index, or a writer died (or failed) half-way."""
+        return (self.dir / "stale").exists() or (self.dir / "dirty").exists()
+
+    def stale(self) -> bool:
+        return (self.dir / "stale").exists()
+
+    def dirty_paths(self) -> list[str] | None:
+        """What a writer that did not finish was updating ("*": everything); None when no mark."""
+        try:
+            return (self.dir / "dirty").read_text(encoding="utf-8", errors="replace").splitlines()
+        except FileNotFoundError:
+            return None
+
+    def mark_dirty(self, paths: list[str], *, replace: bool = False) -> None:
+        """Record, before touching files or index, what is about to change (issue 7: kill -9)."""
+        self.dir.mkdir(exist_ok=True)
+        with open(self.dir / "dirty", "w" if replace else "a", encoding="utf-8") as fh:
+            fh.write("".join(f"{p}\n" for p in paths))
+
+    def clear_dirty(self) -> None:
+        (self.dir / "dirty").unlink(missing_ok=True)
+
+    def clear_stale(self) -> None:
+        (self.dir / "stale").unlink(missing_ok=True)
+
+    def mark_stale(self) -> None:
+        """Note that the files changed while the index could not be updated."""
+        self.check_dir()
+        self.dir.mkdir(exist_ok=True)
+        stale = self.dir / "stale"
+        if stale.is_symlink():
+            stale.unlink()
+        stale.touch()
+
+    # -- the writer lock -------------------------------------------------------------------------
+
+    @property
+    def locked_here(self) -> bool:
+        """Whether this object holds the writer lock now."""
+        return self._lock_depth > 0
+
+    @contextmanager
+    def writer_lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it.
+
+        A write the disk refuses under the lock (full, read-only, I/O error) becomes one
+        ``IndexNotWritten`` line instead of a traceback from whichever store hit it.
+        """
+        try:
+            with self._lock(timeout):
+                yield
+        except Exception as exc:
+            err = write_failure(exc, self.dir)
+            if err is None:
+                raise
+            raise err from exc
+
+    @contextmanager
+    def _lock(self, timeout: float | None) -> Iterator[None]:
+        import fcntl
+
+        if self._lock_depth:  # re-entrant: this vault already holds it
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        self.check_dir()
+        self.dir.mkdir(exist_ok=True)
+        self._ensure_gitignore()
+        limit = self.lock_timeout if timeout is None else timeout
+        lock = self.dir / "lock"
+        if lock.is_symlink():
+            lock.unlink()  # truncating a link's target would write outside the vault
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            deadline = time.monotonic() + limit
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                        raise LockHeld(
+                            f"Another mdmem process (pid {holder}) is writing the index of {self.root}. "
+                            "Wait for it to finish and retry; if none is running, the lock frees itself."
+                        ) from None
+                    time.sleep(0.05)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            self._drop_links()
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
+        finally:
+            os.close(fd)  # closing releases the flock, also when the process dies
+
+    def check_dir(self) -> None:
+        """Refuse a ``.mdmem`` that is a symbolic link: index writes would land outside the vault."""
+        if self.dir.is_symlink():
+            raise MdmemError(f"{self.dir} is a symbolic link; mdmem writes its index only inside the vault. "
+                             "Remove the link (the index is rebuilt by the next command).")
+
+    def _drop_links(self) -> None:
+        """Remove symbolic links in ``.mdmem/`` (mdmem makes none; a cloned or copied vault could
+        carry some, and writing the catalogue, cache or stale mark through one leaves the vault)."""
+        for entry in os.scandir(self.dir):
+            if entry.is_symlink():
+                os.unlink(entry.path)
+
+    def _ensure_gitignore(self) -> None:
+        """Keep ``.mdmem/`` out of git even in a vault that was never ``init``-ed."""
+        inner = self.dir / ".gitignore"
+        if inner.is_symlink():
+            inner.unlink()
+        if not inner.exists():
+            inner.write_text("# derived index; rebuild with: mdmem reindex --full\n*\n")
+
+    # -- tidying ---------------------------------------------------------------------------------
+
+    def tidy(self) -> None:
+        """Under the writer lock: remove what a killed or failed writer left in ``.mdmem/``.
+
+        Temp files in ``.mdmem/`` and in the current generation, and generations the manifest does
+        not name (a half-built rebuild, or an old one a killed rebuild did not remove).
+        """
+        gen = self.generation()
+        if gen is not None and (self.dir / gen).is_dir():
+            self.remove_other_generations(gen)
+            for tmp in (*self.dir.glob(".*.tmp"), *(self.dir / gen).glob(".*.tmp")):
+                tmp.unlink(missing_ok=True)
+
+    def size_bytes(self) -> int:
+        """Bytes the whole ``.mdmem/`` folder takes."""
+        total = 0
+        for dirpath, _, files in os.walk(self.dir):
+            for f in files:
+                try:
+                    total += os.path.getsize(os.path.join(dirpath, f))
+                except OSError:
+                    pass
+        return total
+
+
+def server_info(root: Path) -> dict[str, Any] | None:
+    """The running ``mdmem serve``'s address and token (``SERVE_FILE``), or None if none is running."""
+    try:
+        info = json.loads((root / STATE_DIR / SERVE_FILE).read_text())
+        os.kill(int(info["pid"]), 0)
+        return info if isinstance(info, dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+# -- the seal ------------------------------------------------------------------------------------
+
+_KEYS: dict[Path, bytes] = {}
+
+
+def machine_key() -> bytes:
+    """This user's secret for sealing index manifests, made on first use (mode 0600).
+
+    Kept outside every vault ($MDMEM_HOME, else ~/.local/state/mdmem), so a vault's own files
+    cannot forge it. Without a writable home, a per-process key: the index is rebuilt each run.
+    """
+    home = Path(os.environ.get("MDMEM_HOME") or Path.home() / ".local" / "state" / "mdmem")
+    path = home / "index.key"
+    if path in _KEYS:
+        return _KEYS[path]
+    try:
+        if not path.is_file():
+            home.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = home / f".index.key.{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32) + "\n")
+            try:
+                os.link(tmp, path)  # another process may have made one meanwhile: theirs wins
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink()
+        key = bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        key = secrets.token_bytes(32)
+    _KEYS[path] = key
+    return key
+
+
+def seal(generation: str, key: bytes | None = None) -> str:
+    """The manifest's seal for ``generation`` under ``key`` (default: this user's key)."""
+    return hmac.new(key or machine_key(), f"mdmem index {generation}".encode(), "sha256").hexdigest()
+
+
+def sealed_here(generation: str, stamp: str) -> bool:
+    """Whether ``stamp`` was made with this user's key (or another key this process already read:
+    $MDMEM_HOME/HOME may change within one process, e.g. under tests)."""
+    keys = [*_KEYS.values()] or [machine_key()]
+    if any(hmac.compare_digest(stamp, seal(generation, k)) for k in keys):
+        return True
+    return hmac.compare_digest(stamp, seal(generation))

@@ -1,0 +1,543 @@
+"""The index store: generations, reindex, catch-up after commits, writing and committing a note,
+resolving a reference, filters.
+
+It reads the files (``files.Files``), calls the pure parsers and hands records to the adapters
+(``catalog``: SQL, ``lexical``: Whoosh); ``state`` keeps ``.mdmem/`` itself. Readers call
+``repair()`` first: it is the one step by which a read may write the index (build a missing one,
+finish what a killed writer or a failed hook left, rebuild a damaged one). Features take a store;
+they never see the ``Vault`` facade.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..config import Config
+from ..errors import AmbiguousNote, IndexMissing, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
+from ..files import Files, is_hidden
+from ..note import Note, iso_to_timestamp, new_id, now_iso
+from ..rank import Filters, make_filters
+from ..text import slugify
+from ..version import __version__
+from .state import IndexState
+
+if TYPE_CHECKING:
+    import contextlib
+
+    from ..results import ReindexReport
+    from .catalog import Catalog, FileState
+    from .lexical import LexicalDoc, LexicalIndex
+
+SCHEMA_VERSION = 4  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields
+PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
+
+Progress = Callable[[int, int], None]
+T = TypeVar("T")
+
+
+class IndexStore:
+    """One vault's files and the index derived from them."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.files = Files(root, config.exclude)
+        self.state = IndexState(root, config.lock_timeout)
+        self._catalog: Catalog | None = None
+        self._lexical: LexicalIndex | None = None
+        self._generation: str | None = None
+        # Things that went wrong after the work was done (a commit git refused); the CLI prints
+        # them to stderr, MCP adds them to the tool result (issue 7).
+        self.warnings: list[str] = []
+        self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
+        # Values features derive from the current index (the graph), dropped with the handles.
+        self.memo: dict[str, Any] = {}
+
+    def close(self) -> None:
+        """Release the index handles (the store can be used again afterwards)."""
+        if self._lexical is not None:
+            self._lexical.close()
+        if self._catalog is not None:
+            self._catalog.close()
+        self._lexical = self._catalog = None
+        self._generation = None
+        self.memo.clear()
+
+    # -- the current generation ----------------------------------------------------------------
+
+    def expected_manifest(self) -> dict[str, Any]:
+        from .lexical import engine_version
+
+        return {"schema": SCHEMA_VERSION, "engine": engine_version()}
+
+    def rebuild_reason(self) -> str | None:
+        """Why the index must be rebuilt from scratch, or None if it is usable."""
+        return self.state.rebuild_reason(self.expected_manifest())
+
+    def _open_generation(self) -> None:
+        """Point at the manifest's generation; its stores open lazily on first use."""
+        gen = str(self.state.generation())
+        if self._generation != gen:
+            self.close()
+            self._generation = gen
+
+    @property
+    def generation(self) -> str:
+        """The generation this store reads (the manifest's, as of the last ``repair``)."""
+        if self._generation is None:
+            self._open_generation()
+        if self._generation in (None, "None"):
+            raise IndexMissing(f"No index at {self.state.dir}; run \"mdmem reindex\".")
+        return str(self._generation)
+
+    @property
+    def directory(self) -> Path:
+        """The current generation's folder."""
+        return self.state.dir / self.generation
+
+    @property
+    def catalog(self) -> Catalog:
+        """The note catalogue of the current generation (call ``repair`` first in a read)."""
+        if self._catalog is None:
+            from .catalog import Catalog
+
+            path = self.directory / "catalog.sqlite"
+            try:
+                self._catalog = Catalog(path)
+            except Exception as exc:  # WAL mode writes a -shm file even to read
+                err = write_failure(exc, path)
+                if err is None:
+                    raise
+                raise err from exc
+        return self._catalog
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        """The BM25 index of the current generation (call ``repair`` first in a read)."""
+        if self._lexical is None:
+            from .lexical import LexicalIndex
+
+            self._lexical = LexicalIndex(self.directory / "lexical")
+        return self._lexical
+
+    # -- repair: the one way a read writes ---------------------------------------------------------
+
+    def repair(self, damaged: Exception | None = None) -> None:
+        """Make the index answerable before a read: build it when there is none (or it cannot be
+        used), finish what a killed writer or a failed hook left (the marks in ``.mdmem/``), and
+        rebuild it when a read found it ``damaged``. The only step by which a read writes."""
+        if damaged is not None:
+            print(f"mdmem: index unreadable ({type(damaged).__name__}); rebuilding it.", file=sys.stderr)
+            self.close()
+            self.reindex(full=True)
+            return
+        if self._generation is None or self._generation != self.state.generation() or self.state.marked():
+            if self.rebuild_reason() is not None or self.state.marked():
+                try:
+                    self.reindex(wait=False)
+                except LockHeld:
+                    if self.rebuild_reason() is not None:
+                        raise
+                except IndexNotWritten as exc:
+                    if self.rebuild_reason() is not None:
+                        raise
+                    # The previous index still answers; the mark stays, so a later command catches up.
+                    self.index_warning = f"index not updated: {exc}"
+            self._open_generation()
+        try:
+            self.catalog  # noqa: B018  (opening fails on a damaged file, which is then rebuilt)
+        except Exception as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise
+            self.repair(damaged=exc)
+
+    def read(self, fn: Callable[[], T]) -> T:
+        """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
+        try:
+            return fn()
+        except MdmemError:
+            raise
+        except Exception as exc:
+            self.repair(damaged=exc)
+            return fn()
+
+    # -- writing the index -------------------------------------------------------------------------
+
+    def writer_lock(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]:
+        """Hold the one-writer lock (see ``IndexState.writer_lock``)."""
+        return self.state.writer_lock(timeout)
+
+    def reindex(self, full: bool = False, *, progress: Progress | None = None,
+                wait: bool = True, timeout: float | None = None,
+                only: list[str] | None = None, head: str | None = None) -> ReindexReport:
+        """Bring the index up to date with the files (see ``Vault.reindex``)."""
+        started = time.perf_counter()
+        with self.writer_lock(timeout if wait else 0.0):
+            report = self._update(full, progress, only)
+            if head and only is not None and not report.full:
+                self.catalog.set_meta("last_commit", head)
+                report.commit = head
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def update(self, paths: list[str]) -> ReindexReport:
+        """Under the writer lock: index these vault-relative paths now (after a write)."""
+        return self._update(False, None, paths)
+
+    def _update(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+        """reindex() under the writer lock.
+
+        The "dirty" mark is written first and removed last: if this process is killed (or the
+        disk fills) in between, the next command sees the mark and finishes the job (issue 7).
+        """
+        pending = self.state.dirty_paths()
+        self.state.tidy()
+        self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
+        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)):
+            only = None  # changes nobody recorded (a hook that could not update, a killed run): compare all
+        elif only is not None and pending:
+            only = sorted({*only, *pending})  # notes a killed writer placed but did not index
+        self.state.mark_dirty(["*"] if only is None else only, replace=True)
+        self.state.clear_stale()
+        report = self._update_marked(full, progress, only)
+        self.state.clear_dirty()
+        return report
+
+    def _update_marked(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+        reason = self.rebuild_reason()
+        if reason is None and not full:
+            try:
+                return self._incremental(progress, only)
+            except MdmemError:
+                raise
+            except Exception as exc:  # an unreadable index is rebuilt, never trusted
+                if write_failure(exc, self.state.dir) is not None:
+                    raise  # a full disk: a rebuild would need more space still
+                report = self._full(progress)
+                report.reason = f"index unreadable ({type(exc).__name__}: {exc}); rebuilt"
+                return report
+        report = self._full(progress)
+        report.reason = "requested" if full and reason is None else (reason or "")
+        return report
+
+    def _parse_stream(self, paths: list[str], stats: dict[str, os.stat_result],
+                      progress: Progress | None) -> Iterator[tuple[Note, FileState, Any]]:
+        """Parse files in order. Many files are parsed in a second process while this one
+        indexes (a full rebuild of 10k notes is ~25% parsing)."""
+        from .catalog import FileState
+
+        total = len(paths)
+        if total >= PARALLEL_PARSE_MIN and (os.cpu_count() or 1) > 1:
+            results: Iterator[tuple[str, Note | None, str]] = _parallel_parse(self.files, paths)
+        else:
+            results = ((rel, *self.files.try_read(rel)) for rel in paths)
+        for i, (rel, note, digest) in enumerate(results, 1):
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total)
+            if note is None:
+                continue  # vanished or unreadable since the scan; the next run sees it again
+            st = stats[rel]
+            yield note, FileState(digest, st.st_mtime_ns, st.st_size), st
+
+    def _full(self, progress: Progress | None) -> ReindexReport:
+        """Build a new generation beside the current one, then switch the manifest to it."""
+        self.close()
+        gen = self.state.new_generation()
+        try:
+            return self._build(gen, progress)
+        except BaseException:
+            self.close()
+            self.state.discard(gen)
+            raise
+
+    def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
+        from ..results import ReindexReport
+        from .catalog import Catalog
+        from .lexical import LexicalIndex
+
+        directory = self.state.dir / gen
+        stats = self.files.scan()
+        parsed: list[tuple[Note, FileState, Any]] = []
+
+        def docs() -> Iterator[LexicalDoc]:
+            for item in self._parse_stream(sorted(stats), stats, progress):
+                parsed.append(item)
+                yield lexical_doc(*item)
+
+        lexical = LexicalIndex.create(directory / "lexical")
+        lexical.write(docs(), (), bulk=True)
+        lexical.close()
+        catalog = Catalog(directory / "catalog.sqlite")
+        try:
+            catalog.apply(((n, s) for n, s, _ in parsed), ())
+            commit = self.head()
+            catalog.set_meta("last_commit", commit)
+            catalog.set_meta("indexed_at", now_iso())
+        finally:
+            catalog.close()
+        self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
+                           "created": now_iso()})
+        self._open_generation()
+        return ReindexReport(full=True, added=[n.path for n, _, _ in parsed],
+                             problems=[p for n, _, _ in parsed for p in n.problems], commit=commit)
+
+    def _incremental(self, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+        from ..results import ReindexReport
+
+        self._open_generation()
+        catalog, lexical = self.catalog, self.lexical
+        lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
+        stamps = catalog.stamps()
+        if only is None:
+            stats = self.files.scan()
+            gone = [p for p in stamps if p not in stats]
+        else:
+            stats, gone = {}, []
+            for rel in only:
+                p = self.files.safe_path(rel)
+                if p.is_file():
+                    stats[rel] = p.stat()
+                elif rel in stamps:
+                    gone.append(rel)
+        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size)]
+        known = catalog.hashes(candidates)
+        parsed = list(self._parse_stream(sorted(candidates), stats, progress))
+        # A note without a date of its own is dated by its file's mtime, so a new mtime is a change
+        # even when the text is not (or the index would differ from --full; a reader can also stat a
+        # file mid-write and see the final text with an earlier mtime).
+        same = {n.path for n, s, _ in parsed if known.get(n.path) == s.hash and iso_to_timestamp(n.date) is not None}
+        changed = [(n, s, st) for n, s, st in parsed if n.path not in same]
+        touched = [(n.path, s) for n, s, _ in parsed if n.path in same]
+        report = ReindexReport(
+            added=[n.path for n, _, _ in changed if n.path not in known],
+            updated=[n.path for n, _, _ in changed if n.path in known],
+            deleted=sorted(gone), unchanged=len(stats) - len(changed),
+            problems=[p for n, _, _ in changed for p in n.problems],
+        )
+        if changed or gone:
+            # Lexical first, catalogue second: if we die between the two, the catalogue still
+            # holds the old hashes, so the next run redoes these notes (upserts are idempotent).
+            lexical.write((lexical_doc(n, s, st) for n, s, st in changed), gone)
+        commit = self.head() if only is None else catalog.get_meta("last_commit")
+        catalog.apply(((n, s) for n, s, _ in changed), gone, touched)
+        if only is None:
+            catalog.set_meta("last_commit", commit)
+        catalog.set_meta("indexed_at", now_iso())
+        report.commit = commit
+        return report
+
+    # -- git ---------------------------------------------------------------------------------------
+
+    def head(self) -> str | None:
+        """The vault repository's HEAD commit (None outside git or before the first commit)."""
+        from ..git import find_git_dir, head_commit
+
+        if find_git_dir(self.root) is None:
+            return None
+        try:
+            return head_commit(self.root)
+        except Exception:
+            return None
+
+    def commit_changes(self) -> tuple[list[str], str] | None:
+        """(note paths changed between the last indexed commit and HEAD, HEAD), or None when
+        that cannot be told cheaply (no git, nothing indexed yet, unknown commit)."""
+        from ..git import changed_since
+
+        head = self.head()
+        if head is None or self.rebuild_reason() is not None:
+            return None
+        self._open_generation()
+        last = self.catalog.get_meta("last_commit")
+        if not last:
+            return None
+        if last == head:
+            return [], head
+        paths = changed_since(self.root, last, head)
+        if paths is None:
+            return None
+        return [p for p in paths if not is_hidden(p) and not self.files.excluded(p)], head
+
+    def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport:
+        """After commits, merges or checkouts: index what the commits since the last index touched
+        (``whole_tree``, or a diff git cannot make: compare every file). Uncommitted edits are for
+        ``reindex``. The diff is taken under the writer lock: hooks of overlapping commits queue for
+        it, and one that read HEAD before a later hook ran would move the last indexed commit back."""
+        with self.writer_lock(timeout):
+            diff = None if whole_tree else self.commit_changes()
+            if diff is None:
+                return self.reindex(timeout=timeout)
+            return self.reindex(timeout=timeout, only=diff[0], head=diff[1])
+
+    def commit(self, paths: list[str], message: str) -> str | None:
+        """Commit vault files that mdmem has just written and indexed (no-op outside git).
+
+        Runs under the writer lock, so mdmem's own commits never race each other for
+        ``.git/index.lock`` and the catalogue's last indexed commit moves in step with HEAD. When
+        git still refuses (another git process keeps its lock, a pre-commit hook fails), the files
+        stay written and indexed: the reason goes to ``warnings`` and None is returned.
+        """
+        from ..errors import CommitFailed
+        from ..git import commit_paths, find_git_dir
+
+        if find_git_dir(self.root) is None:
+            return None
+        try:
+            with self.writer_lock():
+                result = commit_paths(self.root, [self.files.safe_path(p) for p in paths], message)
+                if result is None:
+                    return None
+                sha, parent = result
+                # Our commit only holds files we indexed, so if the index matched the parent it
+                # matches the new commit too (the git hook is skipped for our own commits).
+                self.repair()
+                if self.catalog.get_meta("last_commit") == parent:
+                    self.catalog.set_meta("last_commit", sha)
+                return sha
+        except (CommitFailed, LockHeld) as exc:
+            import shlex
+
+            files = " ".join(shlex.quote(p) for p in paths)
+            self.warnings.append(f"{', '.join(paths)} saved and indexed, but not committed: "
+                                 f"{str(exc).rstrip('.')}. Commit it with: git add {files} && git commit")
+            return None
+
+    # -- notes -------------------------------------------------------------------------------------
+
+    def write_note(self, rel: str, text: str, *, exclusive: bool = False) -> Path:
+        """Under the writer lock: write a note atomically; follow it with ``update([rel])``.
+
+        The path is marked dirty first, so if the process dies before the index has the note,
+        the next command indexes it. ``exclusive`` refuses to overwrite.
+        """
+        self.state.mark_dirty([rel])
+        return self.files.write(rel, text, exclusive=exclusive)
+
+    def place(self, path: str | None, title: str) -> str:
+        """The vault-relative path for a new note: ``path`` (must not exist), else a free
+        ``notes_dir/<slug>.md``."""
+        if path:
+            rel = path if path.lower().endswith(".md") else f"{path}.md"
+            if len(rel.rsplit("/", 1)[-1].encode()) > 240:  # 255 bytes less the temp file's suffix
+                raise MdmemError(f"The file name in {rel!r} is too long (over 240 bytes); choose a shorter --path.")
+            if self.files.safe_path(rel).exists():
+                raise MdmemError(f"{rel} already exists; choose another --path.")
+            return self.files.rel(self.files.safe_path(rel))
+        slug = slugify(title)
+        base = f"{self.config.notes_dir}/{slug}" if self.config.notes_dir else slug
+        rel, n = f"{base}.md", 2
+        while self.files.safe_path(rel).exists():
+            rel, n = f"{base}-{n}.md", n + 1
+        return rel
+
+    def new_id(self) -> str:
+        """A note id no indexed note has."""
+        indexed = self.rebuild_reason() is None
+        if indexed:
+            self.repair()
+        while True:
+            nid = new_id()
+            if not indexed or not self.catalog.lookup(nid):
+                return nid
+
+    def resolve(self, ref: str) -> str:
+        """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
+        self.repair()
+        cat = self.catalog
+        exact = set(cat.exact(ref))
+        if len(exact) == 1:  # 'notes/A' beside 'notes/a', 'C# tips' beside 'C': the exact name wins
+            return exact.pop()
+        matches = cat.lookup(ref)
+        if not matches:
+            # Maybe a file that exists but is not indexed yet.
+            candidate = ref if ref.lower().endswith(".md") else f"{ref}.md"
+            if self.files.safe_path(candidate).is_file():
+                return candidate
+            close = difflib.get_close_matches(ref.casefold(), cat.all_names(), n=3, cutoff=0.6)
+            raise NoteNotFound(ref, close)
+        for kind in ("id", "path"):
+            exact = {p for p, k in matches if k == kind}
+            if len(exact) == 1:
+                return exact.pop()
+        paths = sorted({p for p, _ in matches})
+        if len(paths) == 1:
+            return paths[0]
+        # Versions of one note share a title: the current (active) one is meant.
+        rows = cat.rows(paths)
+        active = [p for p in paths if rows.get(p, {}).get("status") == "active"]
+        if len(active) == 1 and cat.superseded_by([active[0]]) == {}:
+            return active[0]
+        raise AmbiguousNote(ref, paths)
+
+    def get(self, ref: str) -> Note:
+        """The note ``ref`` names, parsed fresh from its file."""
+        rel = self.resolve(ref)
+        try:
+            return self.files.read_note(rel)[0]
+        except FileNotFoundError:
+            raise NoteNotFound(ref) from None
+
+    # -- filters -----------------------------------------------------------------------------------
+
+    def now(self, as_of: Any = None) -> float:
+        """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
+        from ..rank import date_bound
+
+        value = as_of or os.environ.get("MDMEM_NOW")
+        if value:
+            ts = date_bound(value, "as-of")
+            assert ts is not None
+            return ts
+        return time.time()
+
+    def filters(self, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
+                since: Any = None, until: Any = None, path: str | None = None,
+                include: Any = None, as_of: Any = None) -> Filters:
+        """The retrieval filters for these arguments (``rank.FILTER_ARGS``), judged at ``now(as_of)``."""
+        return make_filters(type=type, tag=tag, scope=scope, status=status, since=since, until=until,
+                            path=path, include=include, visible_at=self.now(as_of))
+
+
+def lexical_doc(note: Note, state: FileState, st: os.stat_result) -> LexicalDoc:
+    """One note as the BM25 index stores it."""
+    from .lexical import FOREVER, LexicalDoc
+
+    date = iso_to_timestamp(note.date)
+    until = iso_to_timestamp(note.valid_until)
+    if until is not None and note.valid_until and len(note.valid_until) == 10:
+        until += 86400  # a date-only valid_until holds through that whole day
+    return LexicalDoc(
+        path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
+        entities=" \n".join(note.entities), tags=note.tags,
+        headings=" \n".join(h.text for h in note.headings), body=note.text,
+        type=note.type, scope=note.scope, status=note.status,
+        date=date if date is not None else st.st_mtime, hash=state.hash,
+        hide_until=iso_to_timestamp(note.snoozed_until) or 0.0,
+        vfrom=iso_to_timestamp(note.valid_from) or 0.0,
+        vuntil=until if until is not None else FOREVER,
+    )
+
+
+def _parse_batch(root: str, exclude: tuple[str, ...], rels: list[str]) -> list[tuple[str, Note | None, str]]:
+    files = Files(Path(root), exclude)
+    return [(rel, *files.try_read(rel)) for rel in rels]
+
+
+def _parallel_parse(files: Files, paths: list[str], batch: int = 200) -> Iterator[tuple[str, Note | None, str]]:
+    """Parse ``paths`` in one worker process, in order, a batch ahead of the consumer."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        futures = [pool.submit(_parse_batch, str(files.root), files.exclude, paths[i : i + batch])
+                   for i in range(0, len(paths), batch)]
+        for fut in futures:
+            yield from fut.result()
+
