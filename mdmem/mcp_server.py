@@ -190,7 +190,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
     # -- reading ---------------------------------------------------------------------------------
 
     def whole(ref: str, max_chars: int) -> dict[str, Any]:
-        from .cli import note_dict
+        from .cli.options import note_dict
 
         n = vault.get(ref)
         text = vault.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
@@ -344,7 +344,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         along causal links (caused_by, depends_on, because, led_to, supersedes, …). Each result says
         whether it is a match, a cause or an effect, with the chain of links (and their reasons) to it.
         Use for "why did we …", "what led to …", "what depends on …"."""
-        from .cli_graph import _edge_text, _name, _reason
+        from .cli.graph import _edge_text, _name, _reason
 
         doc = call(lambda: vault.why(query, limit, depth=depth, **_filters(type, tag, scope, None, None, None)))
         lines = [f"why: {doc['count']} note(s) for {query!r}. Whole note: get(id)."]
@@ -361,7 +361,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
                  ) -> CallToolResult:
         """What came before and after a note in time, among its related notes (links, mentions, versions,
         shared entities, same subject). Use for "what happened around …", "what came after …"."""
-        from .cli_graph import _name
+        from .cli.graph import _name
 
         doc = call(lambda: vault.timeline(note, window, all_notes=all_notes))
 
@@ -381,7 +381,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
                   limit: Limit = 20) -> CallToolResult:
         """The notes and entities linked to a note within a few hops, nearest first, each with the link
         that reached it. Use to explore what a memory is connected to."""
-        from .cli_graph import _edge_text, _name, _reason
+        from .cli.graph import _edge_text, _name, _reason
 
         doc = call(lambda: vault.neighbors(note, depth, types=types, limit=limit))
         lines = [f"{_name(doc['note'])}: {doc['count']} neighbour(s) within {depth} hop(s)"]

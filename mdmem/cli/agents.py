@@ -1,5 +1,5 @@
-"""Agent commands of the CLI (issue 6): hook, mcp, setup claude-code, import. Registered on ``cli.cli``
-when cli.py is imported; the MCP SDK and the index load inside the commands so ``mdmem --help`` stays fast."""
+"""Agent commands: hook (Claude Code hooks), mcp (the MCP server), setup claude-code, import.
+The MCP SDK and the index load inside the commands, so ``mdmem --help`` stays fast."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from .cli import State, cli, emit_json, handle_errors, json_option, pass_state
+from .options import State, emit_json, handle_errors, json_option, pass_state
 
 # -- hook ------------------------------------------------------------------------------------------
 
 
-@cli.group()
+@click.group()
 def hook() -> None:
     """Claude Code hooks: read the event's JSON on stdin, answer with JSON on stdout.
 
@@ -36,7 +36,7 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
     Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
     prompts (acknowledgements, slash commands).
     """
-    from .agent_hooks import run_hook
+    from ..agent_hooks import run_hook
 
     run_hook("prompt", state.vault_path, sys.stdin.read(), budget=budget, time_budget_ms=time_budget)
 
@@ -47,7 +47,7 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
 @pass_state
 def hook_session_start(state: State, budget: int) -> None:
     """SessionStart: pinned notes and the latest handoff of this project."""
-    from .agent_hooks import run_hook
+    from ..agent_hooks import run_hook
 
     run_hook("session-start", state.vault_path, sys.stdin.read(), budget=budget)
 
@@ -64,7 +64,7 @@ def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
     One note per session, rewritten as the session goes on; secrets are redacted before
     anything is written. No LLM is involved.
     """
-    from .agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+    from ..agent_hooks import capture_handoff, find_vault, read_payload, run_hook
 
     if not dry_run:
         run_hook("stop", state.vault_path, sys.stdin.read(), commit=commit)
@@ -81,7 +81,7 @@ def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
 # -- mcp -------------------------------------------------------------------------------------------
 
 
-@cli.command()
+@click.command()
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind with --http; anything but loopback needs --token.")
@@ -102,7 +102,7 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
     import contextlib
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
-        from .mcp_server import check_bind, run_http, run_stdio
+        from ..mcp_server import check_bind, run_http, run_stdio
 
         if use_http:
             check_bind(host, token)
@@ -116,7 +116,7 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
 # -- setup -----------------------------------------------------------------------------------------
 
 
-@cli.group()
+@click.group()
 def setup() -> None:
     """Connect an agent to this vault (hooks and MCP server in its settings)."""
 
@@ -141,7 +141,7 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
     Existing settings, hooks and servers are kept; mdmem's own entries are updated in place.
     The commands name this Python and the vault's absolute path.
     """
-    from .claude_setup import as_dicts, describe, setup_claude_code as run_setup
+    from ..claude_setup import as_dicts, describe, setup_claude_code as run_setup
 
     vault = state.vault
     changes = run_setup(vault.root, project=project_dir.resolve() if project else None, remove=remove,
@@ -158,7 +158,7 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
 # -- import ----------------------------------------------------------------------------------------
 
 
-@cli.command("import")
+@click.command("import")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--type", "default_type", default="note", show_default=True,
               help="Type of MEMORY.md entries whose heading does not say (Decisions → decision, …).")
@@ -179,8 +179,8 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
     Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).
     Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
     """
-    from .importer import detect, import_path
-    from .note import TYPES
+    from ..importer import detect, import_path
+    from ..note import TYPES
 
     if default_type not in TYPES:
         raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")

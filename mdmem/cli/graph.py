@@ -1,6 +1,5 @@
-"""Graph commands of the CLI (issue 5): links, backlinks, neighbors, path, why, timeline, entity,
-link, unlink and graph export. Registered on ``cli.cli`` when cli.py is imported; heavy modules
-load inside the commands so ``mdmem --help`` stays fast."""
+"""Graph commands: links, backlinks, neighbors, path, why, timeline, entity, link, unlink and
+graph export."""
 
 from __future__ import annotations
 
@@ -9,20 +8,12 @@ from typing import Any
 
 import click
 
-from .cli import (State, _served_or_local, cli, commit_option, emit_json, filter_options, filters_from,
-                  handle_errors, json_option, pass_state)
-from .errors import MdmemError
+from .options import (State, commit_option, emit_json, filter_options, filters_from, handle_errors, json_option,
+                      pass_state, served_or_local, visibility_options)
+from ..errors import MdmemError
 
 type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
                            help="Follow only edges of this type (repeatable), e.g. caused_by, mentions, about.")
-
-
-def visibility_options(fn: Any) -> Any:
-    """--include and --as-of: which hidden notes may appear (forgotten, archived, snoozed, expired)."""
-    fn = click.option("--as-of", "as_of", metavar="DATE", help="Judge snoozes and validity at DATE instead of today.")(fn)
-    return click.option("--include", "include", multiple=True,
-                        type=click.Choice(["forgotten", "archived", "snoozed", "expired"]),
-                        help="Also show notes hidden by default (repeatable).")(fn)
 
 
 def _name(n: dict[str, Any] | None) -> str:
@@ -53,7 +44,7 @@ def _edge_text(d: dict[str, Any]) -> str:
 # -- links / backlinks / neighbors / path --------------------------------------------------------
 
 
-@cli.command()
+@click.command()
 @click.argument("note")
 @json_option
 @pass_state
@@ -74,7 +65,7 @@ def links(state: State, note: str, as_json: bool) -> None:
         click.echo(f"  {ln['type']:<12} → {target}{_reason(ln)}{extra}")
 
 
-@cli.command()
+@click.command()
 @click.argument("note")
 @json_option
 @pass_state
@@ -92,7 +83,7 @@ def backlinks(state: State, note: str, as_json: bool) -> None:
         click.echo(f"  {ln['type']:<12} ← {_name(ln['from'])}{_reason(ln)}")
 
 
-@cli.command()
+@click.command()
 @click.argument("note")
 @click.option("-d", "--depth", default=1, show_default=True, type=click.IntRange(1, 10), help="Hops to go out.")
 @type_option
@@ -116,7 +107,7 @@ def neighbors(state: State, note: str, depth: int, types: tuple[str, ...], direc
         click.echo(f"       via {_edge_text(n['via'])}{_reason(n['via'])}")
 
 
-@cli.command()
+@click.command()
 @click.argument("a")
 @click.argument("b")
 @type_option
@@ -146,7 +137,7 @@ def path(state: State, a: str, b: str, types: tuple[str, ...], max_depth: int | 
 # -- why / timeline / entity -----------------------------------------------------------------------
 
 
-@cli.command()
+@click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
 @click.option("-d", "--depth", default=3, show_default=True, type=click.IntRange(1, 10),
@@ -166,14 +157,14 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: b
     Each result says whether it is a match, a cause or an effect, and the chain of edges (with
     their reasons) from the match to it. Causes rank with the match they explain.
     """
-    from .connect import WHY_SEEDS
+    from ..connect import WHY_SEEDS
 
     text = " ".join(query)
     filters = filters_from(kw)
     vault = state.vault
     seeds = None  # Vault.why finds them
     if vectors:  # a running "mdmem serve" has the model loaded already
-        seeds, _ = _served_or_local(state, "query", text, WHY_SEEDS, False, filters)
+        seeds, _ = served_or_local(state, "query", text, WHY_SEEDS, False, filters)
     doc = vault.why(text, limit, depth=depth, vectors=vectors, seeds=seeds, **filters)
     if as_json:
         emit_json(doc)
@@ -187,7 +178,7 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: b
             click.echo(f"      {_edge_text(c)}{_reason(c)}")
 
 
-@cli.command()
+@click.command()
 @click.argument("note", nargs=-1, required=True)
 @click.option("-w", "--window", default=5, show_default=True, type=click.IntRange(1, 1000),
               help="Notes to show before and after.")
@@ -226,7 +217,7 @@ def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, 
         click.echo("  (no related notes; try --all)")
 
 
-@cli.command()
+@click.command()
 @click.argument("name", nargs=-1, required=True)
 @visibility_options
 @json_option
@@ -274,7 +265,7 @@ def _render_link_change(change: Any, as_json: bool, verb: str) -> None:
             click.echo("note: the body still mentions it; edit the text to remove that link too.")
 
 
-@cli.command()
+@click.command()
 @click.argument("a")
 @click.argument("b")
 @click.option("--type", "link_type", default="related", show_default=True, metavar="TYPE",
@@ -294,7 +285,7 @@ def link(state: State, a: str, b: str, link_type: str, reason: str | None, commi
     _render_link_change(state.vault.link(a, b, link_type, reason, commit=commit), as_json, "link")
 
 
-@cli.command()
+@click.command()
 @click.argument("a")
 @click.argument("b")
 @click.option("--type", "link_type", metavar="TYPE", help="Only remove links of this type (default: all).")
@@ -313,7 +304,7 @@ def unlink(state: State, a: str, b: str, link_type: str | None, commit: bool | N
 # -- graph export ---------------------------------------------------------------------------------
 
 
-@cli.group()
+@click.group()
 def graph() -> None:
     """The note graph as a whole."""
 

@@ -1,0 +1,218 @@
+"""Commands that keep the vault and its index: reindex, status, doctor, hooks, serve, eval."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..errors import MdmemError
+from .options import State, emit_json, handle_errors, json_option, pass_state, progress_bar
+
+
+@click.command()
+@click.option("--full", is_flag=True, help="Rebuild the index from scratch instead of only what changed.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something is wrong.")
+@click.option("--git-hook", metavar="NAME", hidden=True, help="Run from a git hook: never fail, never block.")
+@json_option
+@pass_state
+def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json: bool) -> None:
+    """Update the index from the files: new, changed, moved and deleted notes, committed or not."""
+    if git_hook:
+        from ..githook import run_git_hook
+
+        run_git_hook(state.vault_path, git_hook)
+        return
+    try:
+        vault = state.vault
+        progress = None
+        if not quiet and not as_json and sys.stderr.isatty():
+            progress = progress_bar()
+        report = vault.reindex(full=full, progress=progress)
+    except MdmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    if quiet and not report.problems:
+        return
+    kind = "Rebuilt" if report.full else "Updated"
+    why = f" ({report.reason})" if report.reason and report.reason != "requested" else ""
+    click.echo(
+        f"{kind} index{why}: {len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.deleted)} deleted, {report.unchanged} unchanged in {report.seconds:.2f}s."
+    )
+    if report.problems:
+        files = len({p.path for p in report.problems})
+        click.echo(f"{len(report.problems)} problem(s) in {files} note(s) (indexed anyway): "
+                   "run \"mdmem doctor\" for details.", err=True)
+
+
+@click.command()
+@click.option("--idle-timeout", default=900.0, show_default=True, type=click.FloatRange(1),
+              help="Exit after this many seconds without a request.")
+@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port on 127.0.0.1 (default: any free one).")
+@click.option("--detach", is_flag=True, help="Run in the background and return once it is listening.")
+@click.option("--stop", is_flag=True, help="Stop the vault's running server.")
+@pass_state
+@handle_errors
+def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool) -> None:
+    """Keep the index and model warm for this vault on 127.0.0.1; query/vsearch use it automatically."""
+    import signal
+    import subprocess
+    import time
+
+    from ..index.state import STATE_DIR
+    from ..serve import Server, read_info
+
+    vault = state.vault
+    running = read_info(vault.root)
+    if stop:
+        if running is None:
+            click.echo("No server is running for this vault.")
+            return
+        os.kill(int(running["pid"]), signal.SIGTERM)
+        click.echo(f"Stopped the server (pid {running['pid']}).")
+        return
+    if running is not None:
+        click.echo(f"Already serving on 127.0.0.1:{running['port']} (pid {running['pid']}).")
+        return
+    if detach:
+        log = vault.root / STATE_DIR / "serve.log"
+        log.parent.mkdir(exist_ok=True)
+        with open(log, "ab") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
+                 "--idle-timeout", str(idle_timeout), "--port", str(port)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+        for _ in range(200):
+            info = read_info(vault.root)
+            if info is not None and info["pid"] == proc.pid:
+                click.echo(f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}); "
+                           f"exits after {idle_timeout:.0f}s idle. Log: {log}")
+                return
+            if proc.poll() is not None:
+                raise MdmemError(f"The server exited at start (code {proc.returncode}); see {log}.")
+            time.sleep(0.05)
+        raise MdmemError(f"The server did not start within 10 s; see {log}.")
+    server = Server(vault.root, idle_timeout=idle_timeout, port=port)
+    signal.signal(signal.SIGTERM, lambda *a: server.stop())
+    click.echo(f"Serving {vault.root} on 127.0.0.1 (Ctrl-C to stop; exits after {idle_timeout:.0f}s idle).", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+@click.command()
+@json_option
+@pass_state
+@handle_errors
+def status(state: State, as_json: bool) -> None:
+    """Note counts, index freshness and the last indexed commit."""
+    s = state.vault.status()
+    if as_json:
+        emit_json(s)
+        return
+    pend = s["pending"]
+    click.echo(f"vault     {s['vault']}")
+    types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
+    click.echo(f"notes     {s['notes']}" + (f"  ({types})" if types else ""))
+    idx = s["index"]
+    click.echo(f"index     {idx['engine']}, schema {idx['schema']}, {idx['size_bytes'] / 1e6:.1f} MB, "
+               f"updated {idx['indexed_at']}")
+    vec = s["vectors"]
+    if "error" in vec:
+        click.echo(f"vectors   unavailable: {vec['error']}")
+    else:
+        todo = "" if vec["complete"] else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
+        click.echo(f"vectors   {vec['chunks_with_vectors']}/{vec['chunks']} chunks embedded ({vec['model']}){todo}")
+    if s["serve"]:
+        click.echo(f"serve     running on 127.0.0.1:{s['serve']['port']} (pid {s['serve']['pid']})")
+    if s["fresh"]:
+        click.echo("freshness up to date")
+    else:
+        n = len(pend["new"]) + len(pend["changed"]) + len(pend["deleted"])
+        detail = f"{n} file change(s) not indexed" if n else "HEAD moved since the last index"
+        click.echo(f"freshness STALE: {detail} — run \"mdmem reindex\"")
+    g = s["git"]
+    if g["repository"]:
+        head = (g["head"] or "none")[:10]
+        last = (g["last_indexed_commit"] or "none")[:10]
+        hooks = "installed" if g["hooks"] else "NOT installed (run \"mdmem hooks install\")"
+        click.echo(f"git       HEAD {head}, last indexed {last}, hooks {hooks}")
+    else:
+        click.echo("git       not a git repository")
+    if s["problems"]:
+        click.echo(f"problems  {s['problems']} in {s['notes_with_problems']} note(s) — run \"mdmem doctor\"")
+
+
+@click.command()
+@json_option
+@pass_state
+@handle_errors
+def doctor(state: State, as_json: bool) -> None:
+    """List every problem: broken notes (file, field, fix) and vault setup. Exits 1 if any."""
+    problems = state.vault.doctor()
+    if as_json:
+        from dataclasses import asdict
+
+        emit_json({"count": len(problems), "problems": [asdict(p) for p in problems]})
+    elif not problems:
+        click.echo("No problems found.")
+    else:
+        for p in problems:
+            click.echo(f"{p.path}: {p.field}: {p.message}")
+            if p.fix:
+                click.echo(f"    fix: {p.fix}")
+        click.echo(f"\n{len(problems)} problem(s). Notes with problems are still indexed with defaults.")
+    if problems:
+        sys.exit(1)
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+
+
+@click.group()
+def hooks() -> None:
+    """Install or remove the git hooks that keep the index fresh."""
+
+
+@hooks.command("install")
+@pass_state
+@handle_errors
+def hooks_install(state: State) -> None:
+    """Add post-commit, post-merge, post-checkout and post-rewrite hooks (existing ones keep running)."""
+    from ..git import install_hooks
+
+    for line in install_hooks(state.vault.root):
+        click.echo(line)
+
+
+@hooks.command("uninstall")
+@pass_state
+@handle_errors
+def hooks_uninstall(state: State) -> None:
+    """Remove mdmem's hooks and restore the hooks they replaced."""
+    from ..git import uninstall_hooks
+
+    for line in uninstall_hooks(state.vault.root):
+        click.echo(line)
+
+
+class LazyEval(click.Command):
+    """``mdmem eval``, imported only when run (it is the largest module)."""
+
+    def __init__(self) -> None:
+        super().__init__("eval", help="Measure retrieval quality (recall@k, MRR, nDCG@10) on LoCoMo and the gold set.",
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                           "help_option_names": []}, add_help_option=False)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from ..evaluate import eval_command
+
+        return eval_command.main(ctx.args, prog_name="mdmem eval", standalone_mode=False)
+
+
