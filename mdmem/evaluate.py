@@ -1,41 +1,38 @@
-"""Retrieval-quality harness (``mdmem eval``): LoCoMo and the project's gold set, scored per mode.
+"""Retrieval-quality harness (``mdmem eval``): metrics, the results table, and the runs.
 
-The core is pure: metrics over ranked note ids, the LoCoMo loader and evidence normalisation, and
-the note renderers that turn a conversation into the notes an agent that captured it would write.
-The shell builds one vault per conversation under a cache directory (reused across runs, so the
-sidecar indexes persist), runs every query through each retrieval mode and prints one table.
+Metrics over ranked note ids and the table are pure; the datasets (LoCoMo, the gold set) and the
+notes built from them are in ``eval_data``. The runs build one vault per conversation under a cache
+directory (reused across runs, so the sidecar indexes persist), send every query through each
+retrieval mode and collect one row per mode and group.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
-import re
 import shutil
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .eval_data import Conversation, Query, load_gold, locomo_queries, session_notes, turn_notes
+
 if TYPE_CHECKING:
     from .vault import Vault
 
 LIMIT = 10  # every mode is asked for this many hits; all metrics are @10 or less
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 VAULT_MODES = ("search", "vsearch", "query", "query-relevance", "recall")  # Vault methods (text, limit=LIMIT)
 # mode → (Vault method, extra keyword arguments): "query-relevance" is query without priors, the
 # row that shows what the priors cost or gain.
 MODE_CALLS: dict[str, tuple[str, dict[str, Any]]] = {"query-relevance": ("query", {"priors": False})}
 ALL_MODES = ("grep", *VAULT_MODES)
-DEFAULT_LOCOMO = Path("..") / "shared" / "data" / "locomo10.json"
-DEFAULT_GOLD = Path("benchmarks") / "gold"
 
 # ---------------------------------------------------------------------------------------------
 # metrics (pure)
@@ -62,17 +59,6 @@ def ndcg_at(ranked: Sequence[str], gains: Mapping[str, float], k: int = 10) -> f
     ideal = sorted((g for g in gains.values() if g > 0), reverse=True)[:k]
     idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, 1))
     return dcg / idcg if idcg > 0 else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """One judged query: relevant note ids with grades, notes that must not show up, a group."""
-
-    id: str
-    text: str
-    relevant: Mapping[str, int]
-    group: str = ""
-    excluded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,238 +166,6 @@ def format_table(rows: Sequence[Row]) -> str:
         prev = key
         out.append(line(cells))
     return "\n".join(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# LoCoMo (pure)
-
-_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
-_SESSION_KEY = re.compile(r"session_(\d+)")
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
-_SESSION_DATE = re.compile(
-    r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE)
-
-
-def normalize_evidence(raw: Iterable[Any]) -> tuple[str, ...]:
-    """LoCoMo evidence ids as clean ``D<session>:<turn>`` ids, in order, without duplicates.
-
-    Splits "D8:6; D9:17" and space-separated lists, mends "D:11:26" → D11:26 and "D30:05" → D30:5,
-    and drops a bare "D" (data/README.md).
-    """
-    out: dict[str, None] = {}
-    for item in raw:
-        for piece in re.split(r"[;,\s]+", str(item)):
-            m = _EVIDENCE.fullmatch(piece)
-            if m:
-                out.setdefault(f"D{int(m[1])}:{int(m[2])}", None)
-    return tuple(out)
-
-
-def parse_session_date(text: str) -> str:
-    """"1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00Z" (LoCoMo times carry no zone)."""
-    m = _SESSION_DATE.fullmatch(text)
-    month = _MONTHS.get(m[5].lower()) if m else None
-    if m is None or month is None:
-        raise ValueError(f"not a LoCoMo session date: {text!r}")
-    hour, minute = int(m[1]) % 12, int(m[2])
-    if m[3].lower() == "p":
-        hour += 12
-    return f"{int(m[6]):04d}-{month:02d}-{int(m[4]):02d}T{hour:02d}:{minute:02d}:00Z"
-
-
-def session_of(dia_id: str) -> int:
-    """The session number of a dialogue id: "D8:6" → 8."""
-    return int(dia_id[1:].split(":", 1)[0])
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One utterance; photo turns carry the caption of the shared image."""
-
-    dia_id: str
-    speaker: str
-    text: str
-    caption: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Session:
-    """A dated session of a conversation."""
-
-    number: int
-    date_time: str  # as LoCoMo writes it: "1:56 pm on 8 May, 2023"
-    turns: tuple[Turn, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    """A scorable question: categories 1–4 with at least one evidence id."""
-
-    text: str
-    category: int
-    evidence: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    """One LoCoMo sample: two speakers, their sessions and the questions about them."""
-
-    sample_id: str
-    speakers: tuple[str, ...]
-    sessions: tuple[Session, ...]
-    questions: tuple[Question, ...]
-
-
-def parse_locomo(data: Sequence[Mapping[str, Any]]) -> list[Conversation]:
-    """The conversations of a locomo10.json document, keeping only scorable questions."""
-    convs = []
-    for sample in data:
-        c = sample["conversation"]
-        sessions = []
-        for key, turns in c.items():
-            m = _SESSION_KEY.fullmatch(key)
-            if not m or not isinstance(turns, list):
-                continue  # session_N_date_time, speakers, or a dated session that has no turns
-            sessions.append(Session(
-                number=int(m[1]), date_time=str(c.get(f"{key}_date_time", "")),
-                turns=tuple(Turn(dia_id=normalize_evidence([t["dia_id"]])[0], speaker=t["speaker"],
-                                 text=t.get("text", ""), caption=t.get("blip_caption")) for t in turns),
-            ))
-        questions = []
-        for qa in sample.get("qa", []):
-            cat = qa.get("category")
-            evidence = normalize_evidence(qa.get("evidence") or [])
-            if cat in CATEGORIES and evidence:
-                questions.append(Question(text=str(qa["question"]), category=int(cat), evidence=evidence))
-        convs.append(Conversation(
-            sample_id=str(sample["sample_id"]),
-            speakers=tuple(s for s in (c.get("speaker_a"), c.get("speaker_b")) if s),
-            sessions=tuple(sorted(sessions, key=lambda s: s.number)), questions=tuple(questions),
-        ))
-    return convs
-
-
-def _turn_text(t: Turn) -> str:
-    if not t.caption:
-        return t.text
-    cap = t.caption.strip()
-    if cap.lower().startswith(("a photo", "a picture")):
-        shared = f"[shares {cap}]"
-    else:
-        shared = f"[shares a photo: {cap}]"
-    return f"{t.text} {shared}".strip()
-
-
-def _date_label(date_time: str) -> str:
-    """A short human date for titles: "1:56 pm on 8 May, 2023" → "8 May 2023"."""
-    m = _SESSION_DATE.fullmatch(date_time)
-    return f"{int(m[4])} {m[5]} {m[6]}" if m else date_time
-
-
-def _iso_or_none(date_time: str) -> str | None:
-    try:
-        return parse_session_date(date_time)
-    except ValueError:
-        return None
-
-
-def session_id(number: int) -> str:
-    """The note id of a session note."""
-    return f"session-{number}"
-
-
-def turn_notes(conv: Conversation) -> dict[str, str]:
-    """One note per turn, as an agent capturing the chat would write it: path → text."""
-    from .note import render_note
-
-    notes = {}
-    for s in conv.sessions:
-        when = _date_label(s.date_time)
-        previous = None
-        for t in s.turns:
-            sess, turn = t.dia_id[1:].split(":")
-            meta = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
-                    "type": "conversation", "created": _iso_or_none(s.date_time), "entities": [t.speaker]}
-            if previous:  # the chat's order, as a typed link to the turn before
-                meta["links"] = [{"type": "follows", "target": previous}]
-            previous = t.dia_id
-            notes[f"notes/session-{int(sess):02d}/turn-{int(turn):03d}.md"] = render_note(meta, _turn_text(t))
-    return notes
-
-
-def session_notes(conv: Conversation) -> dict[str, str]:
-    """One note per session: every turn as a "Speaker: text" line."""
-    from .note import render_note
-
-    notes = {}
-    previous = None
-    for s in conv.sessions:
-        when = _date_label(s.date_time)
-        speakers = list(dict.fromkeys([*conv.speakers, *(t.speaker for t in s.turns)]))
-        meta = {"id": session_id(s.number),
-                "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
-                "type": "conversation", "created": _iso_or_none(s.date_time), "entities": speakers}
-        if previous:
-            meta["links"] = [{"type": "follows", "target": previous}]
-        previous = meta["id"]
-        body = "\n".join(f"{t.speaker}: {_turn_text(t)}" for t in s.turns)
-        notes[f"notes/session-{s.number:02d}.md"] = render_note(meta, body)
-    return notes
-
-
-def locomo_queries(conv: Conversation, level: str) -> list[Query]:
-    """The conversation's questions with their relevant turn (or session) note ids."""
-    out = []
-    for i, q in enumerate(conv.questions):
-        if level == "turn":
-            relevant = {e: 1 for e in q.evidence}
-        else:
-            relevant = {session_id(session_of(e)): 1 for e in q.evidence}
-        out.append(Query(id=f"{conv.sample_id}#{i}", text=q.text, relevant=relevant,
-                         group=CATEGORIES[q.category]))
-    return out
-
-
-def load_locomo(path: Path) -> list[Conversation]:
-    """Read and parse a locomo10.json file."""
-    with open(path, encoding="utf-8") as fh:
-        return parse_locomo(json.load(fh))
-
-
-# ---------------------------------------------------------------------------------------------
-# gold set
-
-
-def parse_gold(data: Any) -> list[Query]:
-    """Queries from queries.yaml: a list, or a mapping holding the list (under ``queries``)."""
-    if isinstance(data, Mapping):
-        items = data.get("queries")
-        if items is None:
-            items = next((v for v in data.values() if isinstance(v, list)), [])
-    else:
-        items = data or []
-    out = []
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping) or not item.get("query"):
-            continue
-        rel = item.get("relevant") or {}
-        if isinstance(rel, Mapping):
-            relevant = {str(k): int(v) for k, v in rel.items() if v}
-        else:  # a plain list of ids: all grade 1
-            relevant = {str(k): 1 for k in rel}
-        out.append(Query(id=str(item.get("id", f"q{i + 1}")), text=str(item["query"]), relevant=relevant,
-                         group=str(item.get("kind") or "other"),
-                         excluded=tuple(str(x) for x in item.get("excluded") or ())))
-    return out
-
-
-def load_gold(folder: Path) -> list[Query]:
-    """The gold queries in ``folder/queries.yaml``."""
-    import yaml
-
-    with open(folder / "queries.yaml", encoding="utf-8") as fh:
-        return parse_gold(yaml.safe_load(fh))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,118 +383,3 @@ def unknown_ids(suite: Suite) -> list[str]:
     return missing
 
 
-def _path_option(value: str | None, default: Path) -> Path | None:
-    """An explicit path, the default if it exists, or None ("none" turns a dataset off)."""
-    if value is not None:
-        return None if value.lower() in ("", "none", "-") else Path(value)
-    return default if default.exists() else None
-
-
-@click.command("eval")
-@click.option("--locomo", "locomo_opt", metavar="PATH",
-              help=f"LoCoMo locomo10.json [default: {DEFAULT_LOCOMO} if it exists; 'none' skips it].")
-@click.option("--gold", "gold_opt", metavar="PATH",
-              help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; "
-                   "'none' skips it].")
-@click.option("--level", type=click.Choice(["turn", "session", "both"]), default="both", show_default=True,
-              help="LoCoMo: one note per turn, per session, or both.")
-@click.option("--modes", default=",".join(ALL_MODES), show_default=True,
-              help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
-                   "query-relevance (query without priors), recall.")
-@click.option("--by-category", is_flag=True, help="Add a row per LoCoMo category (multi-hop, temporal, …).")
-@click.option("--by-kind", is_flag=True, help="Add a row per gold query kind.")
-@click.option("--conversations", type=click.IntRange(min=1), metavar="N",
-              help="Only the first N LoCoMo conversations (for quick runs).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Where the evaluation vaults and their indexes live [default: ~/.cache/mdmem/eval].")
-@click.option("--rebuild", is_flag=True, help="Rewrite the evaluation vaults and their indexes from scratch.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes: str, by_category: bool,
-                 by_kind: bool, conversations: int | None, cache_dir: Path | None, rebuild: bool,
-                 as_json: bool) -> None:
-    """Measure retrieval quality: recall@k, MRR and nDCG@10 per mode on LoCoMo and the gold set.
-
-    \b
-    Each LoCoMo question is searched only within its own conversation, written as one note per
-    turn (--level turn) or per session (--level session); relevant notes are its evidence.
-    The gold set's no-answer queries give the quiet rate (share with no hit at all) and its
-    queries with excluded notes the leak rate (share showing one in the top 10).
-    The vaults are built once under the cache directory and reused; --rebuild remakes them.
-    """
-    from .errors import MdmemError
-
-    requested = [m.strip() for m in modes.split(",") if m.strip()]
-    bad = [m for m in requested if m not in ALL_MODES]
-    if bad or not requested:
-        raise click.BadParameter(f"unknown mode(s) {', '.join(bad) or '(none)'}; use some of "
-                                 f"{', '.join(ALL_MODES)}.", param_hint="--modes")
-    run_modes, missing = available_modes(requested)
-    for m in missing:
-        click.echo(f"mdmem eval: skipping mode {m}: this mdmem's Vault has no {m}() yet.", err=True)
-    if not run_modes:
-        raise click.ClickException("No retrieval mode left to run; try --modes grep,search.")
-
-    locomo = _path_option(locomo_opt, DEFAULT_LOCOMO)
-    gold = _path_option(gold_opt, DEFAULT_GOLD)
-    if locomo_opt is None and locomo is None:
-        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).",
-                   err=True)
-    if locomo is not None and not locomo.is_file():
-        raise click.BadParameter(f"no file at {locomo}.", param_hint="--locomo")
-    if gold is not None and not (gold / "queries.yaml").is_file():
-        raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).",
-                                 param_hint="--gold")
-    if locomo is None and gold is None:
-        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json) "
-                                   "or --gold FOLDER.")
-
-    cache = (cache_dir or default_cache_dir()).expanduser()
-    started = time.perf_counter()
-    suites: list[Suite] = []
-    info: dict[str, Any] = {"modes": run_modes, "skipped_modes": missing, "cache_dir": str(cache)}
-    try:
-        if locomo is not None:
-            sha = file_sha(locomo)
-            convs = load_locomo(locomo)[:conversations]
-            levels = ["turn", "session"] if level == "both" else [level]
-            suites += build_locomo(convs, cache / sha[:16], levels, rebuild)
-            info["locomo"] = {"path": str(locomo), "sha256": sha, "conversations": len(convs),
-                              "questions": sum(len(c.questions) for c in convs)}
-        if gold is not None:
-            gs = build_gold(gold, cache, rebuild)
-            suites.append(gs)
-            unknown = unknown_ids(gs)
-            info["gold"] = {"path": str(gold), "queries": gs.n_queries, "unknown_ids": unknown}
-            if unknown:
-                click.echo(f"mdmem eval: {len(unknown)} gold ids name no note in the vault: "
-                           f"{', '.join(unknown[:8])}{' …' if len(unknown) > 8 else ''}", err=True)
-        rows: list[Row] = []
-        timings = {}
-        for suite in suites:
-            index_s = index_suite(suite, run_modes)
-            t0 = time.perf_counter()
-            results = run_suite(suite, run_modes)
-            timings[f"{suite.dataset}/{suite.level}"] = {
-                "index_s": round(index_s, 2), "query_s": round(time.perf_counter() - t0, 2)}
-            breakdown = by_category if suite.dataset == "locomo" else by_kind
-            per_mode = {m: summarize_groups(results[m], dataset=suite.dataset, level=suite.level, mode=m,
-                                            by_group=breakdown, order=list(CATEGORIES.values()))
-                        for m in run_modes}
-            # Rows grouped so the modes of one group sit together: all, then each group.
-            for i in range(len(per_mode[run_modes[0]])):
-                rows += [per_mode[m][i] for m in run_modes]
-    except MdmemError as exc:
-        raise click.ClickException(str(exc)) from exc
-    info["timings"] = timings
-    info["total_s"] = round(time.perf_counter() - started, 2)
-    if as_json:
-        click.echo(json.dumps({"rows": [asdict(r) for r in rows], **info}, indent=2, ensure_ascii=False))
-        return
-    click.echo(format_table(rows))
-    click.echo("")
-    for name, t in timings.items():
-        click.echo(f"{name}: index {t['index_s']:.1f} s, queries {t['query_s']:.1f} s")
-    if any(r.n_noanswer or r.n_excluded for r in rows):
-        click.echo("quiet = share of no-answer queries with no hit at all; "
-                   "leak = share of queries with excluded notes that showed one in the top 10 (/count).")
-    click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")

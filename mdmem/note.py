@@ -14,12 +14,8 @@ from typing import Any
 
 from .links import Heading, Link, analyze_body, split_wikilink
 
-TYPES = frozenset(
-    """decision preference fact context idea feedback domain problem milestone research project
-    progress handoff conversation antipattern hub note""".split()
-)
-STATUSES = ("active", "archived", "forgotten")
-DATE_KEYS = ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until")
+from .schema import DATE_KEYS, STATUSES, TYPES
+
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
 # Without aliases, loaded YAML holds at most about one value or character per byte of its text;
 # anchors and aliases ("billion laughs") can make 500 bytes expand to 9^9 values (issue 7).

@@ -9,10 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# The retrieval filters every read takes (CLI options, MCP parameters and Vault keyword arguments
-# alike); ``IndexStore.filters`` turns them into ``Filters``.
-FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "include", "as_of")
-INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
+from .schema import FILTER_ARGS, INCLUDE_CHOICES
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ __all__ = ["Vault", "Hit", "ReindexReport", "AddResult"]
 class Vault:
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
-    Reads take the filters of ``search`` as keyword arguments (``rank.FILTER_ARGS``): ``type``,
+    Reads take the filters of ``search`` as keyword arguments (``schema.FILTER_ARGS``): ``type``,
     ``tag``, ``scope``, ``status`` (a value or a list), ``since``/``until`` (dates), ``path`` (a
     folder or glob), ``include`` (forgotten, archived, snoozed, expired) and ``as_of`` (judge
     snoozes and validity at that date). Writes take ``commit`` (None: as ``mdmem.toml`` says).

@@ -9,26 +9,28 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mdmem.evaluate import (
-    Outcome,
+from mdmem.cli.eval import eval_command
+from mdmem.eval_data import (
     Query,
-    eval_command,
-    format_table,
-    grep_rank,
     load_locomo,
     locomo_queries,
-    ndcg_at,
     normalize_evidence,
     parse_gold,
     parse_locomo,
     parse_session_date,
+    session_notes,
+    turn_notes,
+)
+from mdmem.evaluate import (
+    Outcome,
+    format_table,
+    grep_rank,
+    ndcg_at,
     query_words,
     recall_at,
     reciprocal_rank,
-    session_notes,
     summarize,
     sync_tree,
-    turn_notes,
 )
 from mdmem.note import parse_note
 

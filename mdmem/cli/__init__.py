@@ -1,7 +1,7 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
 The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``admin``, ``agents``) and is registered below by name.
+(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``) and is registered below by name.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import click
 
 from ..version import __version__
 from . import admin, agents, graph, notes, search
+from .eval import eval_command
 from .options import State
 
 
@@ -38,7 +39,7 @@ COMMANDS: tuple[click.Command, ...] = (
     search.search, search.vsearch, search.query, search.recall, search.context, search.embed,
     graph.links, graph.backlinks, graph.neighbors, graph.path, graph.why, graph.timeline, graph.entity,
     graph.link, graph.unlink, graph.graph,
-    admin.reindex, admin.status, admin.doctor, admin.hooks, admin.serve, admin.LazyEval(),
+    admin.reindex, admin.status, admin.doctor, admin.hooks, admin.serve, eval_command,
     agents.hook, agents.mcp, agents.setup, agents.import_,
 )
 for _command in COMMANDS:

@@ -1,10 +1,9 @@
-"""Commands that keep the vault and its index: reindex, status, doctor, hooks, serve, eval."""
+"""Commands that keep the vault and its index: reindex, status, doctor, hooks, serve."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 import click
 
@@ -200,19 +199,3 @@ def hooks_uninstall(state: State) -> None:
 
     for line in uninstall_hooks(state.vault.root):
         click.echo(line)
-
-
-class LazyEval(click.Command):
-    """``mdmem eval``, imported only when run (it is the largest module)."""
-
-    def __init__(self) -> None:
-        super().__init__("eval", help="Measure retrieval quality (recall@k, MRR, nDCG@10) on LoCoMo and the gold set.",
-                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                                           "help_option_names": []}, add_help_option=False)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        from ..evaluate import eval_command
-
-        return eval_command.main(ctx.args, prog_name="mdmem eval", standalone_mode=False)
-
-

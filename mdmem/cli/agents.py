@@ -180,7 +180,7 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
     Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
     """
     from ..importer import detect, import_path
-    from ..note import TYPES
+    from ..schema import TYPES
 
     if default_type not in TYPES:
         raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import MdmemError
-from ..note import STATUSES
-from ..rank import INCLUDE_CHOICES
+from ..schema import INCLUDE_CHOICES, STATUSES
 
 if TYPE_CHECKING:
     from ..results import Hit
@@ -81,7 +80,7 @@ commit_option = click.option("--commit/--no-commit", default=None,
 
 
 def filters_from(kw: dict[str, Any]) -> dict[str, Any]:
-    """The Vault filter arguments (``rank.FILTER_ARGS``) from the options ``filter_options`` added
+    """The Vault filter arguments (``schema.FILTER_ARGS``) from the options ``filter_options`` added
     (popped from ``kw``)."""
     return dict(type=list(kw.pop("types")), tag=list(kw.pop("tags")), scope=list(kw.pop("scopes")),
                 status=list(kw.pop("statuses")), since=kw.pop("since"), until=kw.pop("until"),

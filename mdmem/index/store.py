@@ -499,7 +499,7 @@ class IndexStore:
     def filters(self, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
                 since: Any = None, until: Any = None, path: str | None = None,
                 include: Any = None, as_of: Any = None) -> Filters:
-        """The retrieval filters for these arguments (``rank.FILTER_ARGS``), judged at ``now(as_of)``."""
+        """The retrieval filters for these arguments (``schema.FILTER_ARGS``), judged at ``now(as_of)``."""
         return make_filters(type=type, tag=tag, scope=scope, status=status, since=since, until=until,
                             path=path, include=include, visible_at=self.now(as_of))
 

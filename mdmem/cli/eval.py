@@ -1,0 +1,134 @@
+"""``mdmem eval``: retrieval quality (recall@k, MRR, nDCG@10) per mode on LoCoMo and the gold set."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+DEFAULT_LOCOMO = Path("..") / "shared" / "data" / "locomo10.json"
+DEFAULT_GOLD = Path("benchmarks") / "gold"
+
+
+def _path_option(value: str | None, default: Path) -> Path | None:
+    """An explicit path, the default if it exists, or None ("none" turns a dataset off)."""
+    if value is not None:
+        return None if value.lower() in ("", "none", "-") else Path(value)
+    return default if default.exists() else None
+
+
+@click.command("eval")
+@click.option("--locomo", "locomo_opt", metavar="PATH",
+              help=f"LoCoMo locomo10.json [default: {DEFAULT_LOCOMO} if it exists; 'none' skips it].")
+@click.option("--gold", "gold_opt", metavar="PATH",
+              help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; "
+                   "'none' skips it].")
+@click.option("--level", type=click.Choice(["turn", "session", "both"]), default="both", show_default=True,
+              help="LoCoMo: one note per turn, per session, or both.")
+@click.option("--modes", metavar="MODES",
+              help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
+                   "query-relevance (query without priors), recall.  [default: all of them]")
+@click.option("--by-category", is_flag=True, help="Add a row per LoCoMo category (multi-hop, temporal, …).")
+@click.option("--by-kind", is_flag=True, help="Add a row per gold query kind.")
+@click.option("--conversations", type=click.IntRange(min=1), metavar="N",
+              help="Only the first N LoCoMo conversations (for quick runs).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Where the evaluation vaults and their indexes live [default: ~/.cache/mdmem/eval].")
+@click.option("--rebuild", is_flag=True, help="Rewrite the evaluation vaults and their indexes from scratch.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes: str | None, by_category: bool,
+                 by_kind: bool, conversations: int | None, cache_dir: Path | None, rebuild: bool,
+                 as_json: bool) -> None:
+    """Measure retrieval quality: recall@k, MRR and nDCG@10 per mode on LoCoMo and the gold set.
+
+    \b
+    Each LoCoMo question is searched only within its own conversation, written as one note per
+    turn (--level turn) or per session (--level session); relevant notes are its evidence.
+    The gold set's no-answer queries give the quiet rate (share with no hit at all) and its
+    queries with excluded notes the leak rate (share showing one in the top 10).
+    The vaults are built once under the cache directory and reused; --rebuild remakes them.
+    """
+    from ..errors import MdmemError
+    from ..eval_data import CATEGORIES, load_locomo
+    from ..evaluate import (ALL_MODES, Row, Suite, available_modes, build_gold, build_locomo, default_cache_dir,
+                            file_sha, format_table, index_suite, run_suite, summarize_groups, unknown_ids)
+
+    requested = [m.strip() for m in (modes or ",".join(ALL_MODES)).split(",") if m.strip()]
+    bad = [m for m in requested if m not in ALL_MODES]
+    if bad or not requested:
+        raise click.BadParameter(f"unknown mode(s) {', '.join(bad) or '(none)'}; use some of "
+                                 f"{', '.join(ALL_MODES)}.", param_hint="--modes")
+    run_modes, missing = available_modes(requested)
+    for m in missing:
+        click.echo(f"mdmem eval: skipping mode {m}: this mdmem's Vault has no {m}() yet.", err=True)
+    if not run_modes:
+        raise click.ClickException("No retrieval mode left to run; try --modes grep,search.")
+
+    locomo = _path_option(locomo_opt, DEFAULT_LOCOMO)
+    gold = _path_option(gold_opt, DEFAULT_GOLD)
+    if locomo_opt is None and locomo is None:
+        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).",
+                   err=True)
+    if locomo is not None and not locomo.is_file():
+        raise click.BadParameter(f"no file at {locomo}.", param_hint="--locomo")
+    if gold is not None and not (gold / "queries.yaml").is_file():
+        raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).",
+                                 param_hint="--gold")
+    if locomo is None and gold is None:
+        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json) "
+                                   "or --gold FOLDER.")
+
+    cache = (cache_dir or default_cache_dir()).expanduser()
+    started = time.perf_counter()
+    suites: list[Suite] = []
+    info: dict[str, Any] = {"modes": run_modes, "skipped_modes": missing, "cache_dir": str(cache)}
+    try:
+        if locomo is not None:
+            sha = file_sha(locomo)
+            convs = load_locomo(locomo)[:conversations]
+            levels = ["turn", "session"] if level == "both" else [level]
+            suites += build_locomo(convs, cache / sha[:16], levels, rebuild)
+            info["locomo"] = {"path": str(locomo), "sha256": sha, "conversations": len(convs),
+                              "questions": sum(len(c.questions) for c in convs)}
+        if gold is not None:
+            gs = build_gold(gold, cache, rebuild)
+            suites.append(gs)
+            unknown = unknown_ids(gs)
+            info["gold"] = {"path": str(gold), "queries": gs.n_queries, "unknown_ids": unknown}
+            if unknown:
+                click.echo(f"mdmem eval: {len(unknown)} gold ids name no note in the vault: "
+                           f"{', '.join(unknown[:8])}{' …' if len(unknown) > 8 else ''}", err=True)
+        rows: list[Row] = []
+        timings = {}
+        for suite in suites:
+            index_s = index_suite(suite, run_modes)
+            t0 = time.perf_counter()
+            results = run_suite(suite, run_modes)
+            timings[f"{suite.dataset}/{suite.level}"] = {
+                "index_s": round(index_s, 2), "query_s": round(time.perf_counter() - t0, 2)}
+            breakdown = by_category if suite.dataset == "locomo" else by_kind
+            per_mode = {m: summarize_groups(results[m], dataset=suite.dataset, level=suite.level, mode=m,
+                                            by_group=breakdown, order=list(CATEGORIES.values()))
+                        for m in run_modes}
+            # Rows grouped so the modes of one group sit together: all, then each group.
+            for i in range(len(per_mode[run_modes[0]])):
+                rows += [per_mode[m][i] for m in run_modes]
+    except MdmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    info["timings"] = timings
+    info["total_s"] = round(time.perf_counter() - started, 2)
+    if as_json:
+        click.echo(json.dumps({"rows": [asdict(r) for r in rows], **info}, indent=2, ensure_ascii=False))
+        return
+    click.echo(format_table(rows))
+    click.echo("")
+    for name, t in timings.items():
+        click.echo(f"{name}: index {t['index_s']:.1f} s, queries {t['query_s']:.1f} s")
+    if any(r.n_noanswer or r.n_excluded for r in rows):
+        click.echo("quiet = share of no-answer queries with no hit at all; "
+                   "leak = share of queries with excluded notes that showed one in the top 10 (/count).")
+    click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")

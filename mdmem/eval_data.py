@@ -1,0 +1,256 @@
+"""The evaluation datasets (pure): LoCoMo conversations and the gold set, their judged queries, and
+the notes an agent that captured a conversation would write (one per turn or per session)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One judged query: relevant note ids with grades, notes that must not show up, a group."""
+
+    id: str
+    text: str
+    relevant: Mapping[str, int]
+    group: str = ""
+    excluded: tuple[str, ...] = ()
+
+
+
+_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+_SESSION_KEY = re.compile(r"session_(\d+)")
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+_SESSION_DATE = re.compile(
+    r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE)
+
+
+def normalize_evidence(raw: Iterable[Any]) -> tuple[str, ...]:
+    """LoCoMo evidence ids as clean ``D<session>:<turn>`` ids, in order, without duplicates.
+
+    Splits "D8:6; D9:17" and space-separated lists, mends "D:11:26" → D11:26 and "D30:05" → D30:5,
+    and drops a bare "D" (data/README.md).
+    """
+    out: dict[str, None] = {}
+    for item in raw:
+        for piece in re.split(r"[;,\s]+", str(item)):
+            m = _EVIDENCE.fullmatch(piece)
+            if m:
+                out.setdefault(f"D{int(m[1])}:{int(m[2])}", None)
+    return tuple(out)
+
+
+def parse_session_date(text: str) -> str:
+    """"1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00Z" (LoCoMo times carry no zone)."""
+    m = _SESSION_DATE.fullmatch(text)
+    month = _MONTHS.get(m[5].lower()) if m else None
+    if m is None or month is None:
+        raise ValueError(f"not a LoCoMo session date: {text!r}")
+    hour, minute = int(m[1]) % 12, int(m[2])
+    if m[3].lower() == "p":
+        hour += 12
+    return f"{int(m[6]):04d}-{month:02d}-{int(m[4]):02d}T{hour:02d}:{minute:02d}:00Z"
+
+
+def session_of(dia_id: str) -> int:
+    """The session number of a dialogue id: "D8:6" → 8."""
+    return int(dia_id[1:].split(":", 1)[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One utterance; photo turns carry the caption of the shared image."""
+
+    dia_id: str
+    speaker: str
+    text: str
+    caption: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A dated session of a conversation."""
+
+    number: int
+    date_time: str  # as LoCoMo writes it: "1:56 pm on 8 May, 2023"
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A scorable question: categories 1–4 with at least one evidence id."""
+
+    text: str
+    category: int
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One LoCoMo sample: two speakers, their sessions and the questions about them."""
+
+    sample_id: str
+    speakers: tuple[str, ...]
+    sessions: tuple[Session, ...]
+    questions: tuple[Question, ...]
+
+
+def parse_locomo(data: Sequence[Mapping[str, Any]]) -> list[Conversation]:
+    """The conversations of a locomo10.json document, keeping only scorable questions."""
+    convs = []
+    for sample in data:
+        c = sample["conversation"]
+        sessions = []
+        for key, turns in c.items():
+            m = _SESSION_KEY.fullmatch(key)
+            if not m or not isinstance(turns, list):
+                continue  # session_N_date_time, speakers, or a dated session that has no turns
+            sessions.append(Session(
+                number=int(m[1]), date_time=str(c.get(f"{key}_date_time", "")),
+                turns=tuple(Turn(dia_id=normalize_evidence([t["dia_id"]])[0], speaker=t["speaker"],
+                                 text=t.get("text", ""), caption=t.get("blip_caption")) for t in turns),
+            ))
+        questions = []
+        for qa in sample.get("qa", []):
+            cat = qa.get("category")
+            evidence = normalize_evidence(qa.get("evidence") or [])
+            if cat in CATEGORIES and evidence:
+                questions.append(Question(text=str(qa["question"]), category=int(cat), evidence=evidence))
+        convs.append(Conversation(
+            sample_id=str(sample["sample_id"]),
+            speakers=tuple(s for s in (c.get("speaker_a"), c.get("speaker_b")) if s),
+            sessions=tuple(sorted(sessions, key=lambda s: s.number)), questions=tuple(questions),
+        ))
+    return convs
+
+
+def _turn_text(t: Turn) -> str:
+    if not t.caption:
+        return t.text
+    cap = t.caption.strip()
+    if cap.lower().startswith(("a photo", "a picture")):
+        shared = f"[shares {cap}]"
+    else:
+        shared = f"[shares a photo: {cap}]"
+    return f"{t.text} {shared}".strip()
+
+
+def _date_label(date_time: str) -> str:
+    """A short human date for titles: "1:56 pm on 8 May, 2023" → "8 May 2023"."""
+    m = _SESSION_DATE.fullmatch(date_time)
+    return f"{int(m[4])} {m[5]} {m[6]}" if m else date_time
+
+
+def _iso_or_none(date_time: str) -> str | None:
+    try:
+        return parse_session_date(date_time)
+    except ValueError:
+        return None
+
+
+def session_id(number: int) -> str:
+    """The note id of a session note."""
+    return f"session-{number}"
+
+
+def turn_notes(conv: Conversation) -> dict[str, str]:
+    """One note per turn, as an agent capturing the chat would write it: path → text."""
+    from .note import render_note
+
+    notes = {}
+    for s in conv.sessions:
+        when = _date_label(s.date_time)
+        previous = None
+        for t in s.turns:
+            sess, turn = t.dia_id[1:].split(":")
+            meta = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
+                    "type": "conversation", "created": _iso_or_none(s.date_time), "entities": [t.speaker]}
+            if previous:  # the chat's order, as a typed link to the turn before
+                meta["links"] = [{"type": "follows", "target": previous}]
+            previous = t.dia_id
+            notes[f"notes/session-{int(sess):02d}/turn-{int(turn):03d}.md"] = render_note(meta, _turn_text(t))
+    return notes
+
+
+def session_notes(conv: Conversation) -> dict[str, str]:
+    """One note per session: every turn as a "Speaker: text" line."""
+    from .note import render_note
+
+    notes = {}
+    previous = None
+    for s in conv.sessions:
+        when = _date_label(s.date_time)
+        speakers = list(dict.fromkeys([*conv.speakers, *(t.speaker for t in s.turns)]))
+        meta = {"id": session_id(s.number),
+                "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
+                "type": "conversation", "created": _iso_or_none(s.date_time), "entities": speakers}
+        if previous:
+            meta["links"] = [{"type": "follows", "target": previous}]
+        previous = meta["id"]
+        body = "\n".join(f"{t.speaker}: {_turn_text(t)}" for t in s.turns)
+        notes[f"notes/session-{s.number:02d}.md"] = render_note(meta, body)
+    return notes
+
+
+def locomo_queries(conv: Conversation, level: str) -> list[Query]:
+    """The conversation's questions with their relevant turn (or session) note ids."""
+    out = []
+    for i, q in enumerate(conv.questions):
+        if level == "turn":
+            relevant = {e: 1 for e in q.evidence}
+        else:
+            relevant = {session_id(session_of(e)): 1 for e in q.evidence}
+        out.append(Query(id=f"{conv.sample_id}#{i}", text=q.text, relevant=relevant,
+                         group=CATEGORIES[q.category]))
+    return out
+
+
+def load_locomo(path: Path) -> list[Conversation]:
+    """Read and parse a locomo10.json file."""
+    with open(path, encoding="utf-8") as fh:
+        return parse_locomo(json.load(fh))
+
+
+# ---------------------------------------------------------------------------------------------
+# gold set
+
+
+def parse_gold(data: Any) -> list[Query]:
+    """Queries from queries.yaml: a list, or a mapping holding the list (under ``queries``)."""
+    if isinstance(data, Mapping):
+        items = data.get("queries")
+        if items is None:
+            items = next((v for v in data.values() if isinstance(v, list)), [])
+    else:
+        items = data or []
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping) or not item.get("query"):
+            continue
+        rel = item.get("relevant") or {}
+        if isinstance(rel, Mapping):
+            relevant = {str(k): int(v) for k, v in rel.items() if v}
+        else:  # a plain list of ids: all grade 1
+            relevant = {str(k): 1 for k in rel}
+        out.append(Query(id=str(item.get("id", f"q{i + 1}")), text=str(item["query"]), relevant=relevant,
+                         group=str(item.get("kind") or "other"),
+                         excluded=tuple(str(x) for x in item.get("excluded") or ())))
+    return out
+
+
+def load_gold(folder: Path) -> list[Query]:
+    """The gold queries in ``folder/queries.yaml``."""
+    import yaml
+
+    with open(folder / "queries.yaml", encoding="utf-8") as fh:
+        return parse_gold(yaml.safe_load(fh))
+
+

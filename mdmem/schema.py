@@ -1,0 +1,15 @@
+"""The vocabulary of the vault format and of retrieval (DESIGN §2, §4): note types and statuses, the
+date keys, what can be hidden, and the filter arguments every read takes. No imports, so the CLI
+can build its options from it without loading anything."""
+
+TYPES = frozenset(
+    """decision preference fact context idea feedback domain problem milestone research project
+    progress handoff conversation antipattern hub note""".split()
+)
+STATUSES = ("active", "archived", "forgotten")
+DATE_KEYS = ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until")
+# Notes default retrieval hides, each shown again by ``--include``.
+INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
+# The retrieval filters every read takes (CLI options, MCP parameters and Vault keyword arguments
+# alike); ``IndexStore.filters`` turns them into ``rank.Filters``.
+FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "include", "as_of")
