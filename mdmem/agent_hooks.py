@@ -1,4 +1,4 @@
-"""Claude Code hooks (issue 6): ``mdmem hook prompt | session-start | stop``.
+"""Claude Code hooks: ``mdmem hook prompt | session-start | stop``.
 
 Claude Code runs a hook command with one JSON object on stdin (``session_id``, ``transcript_path``,
 ``cwd``, ``hook_event_name`` and, per event, ``prompt`` or ``source``) and reads JSON from stdout:
@@ -211,7 +211,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         for i, row in enumerate(vault.handoffs(project_scope(payload.get("cwd")), 3)):
             if i == 0:
                 try:
-                    body = split_frontmatter(vault.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
+                    body = split_frontmatter(vault.files.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
                 except OSError:
                     continue
                 head = f"Last handoff: {row['title']} (id: {row['id']})\n"
@@ -265,7 +265,7 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
         day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
         base = f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
         rel = f"{base}/{day}-{session}.md"
-        if vault.safe_path(rel).exists():
+        if vault.files.safe_path(rel).exists():
             change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
                                         commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated)")
             action = "updated" if change.changed else "unchanged"

@@ -196,8 +196,8 @@ def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMI
 def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
     """Every note of the vault as (path, id, lower-cased file text)."""
     docs = []
-    for rel in sorted(vault.scan()):
-        note, _, raw = vault.read_note(rel)
+    for rel in sorted(vault.files.scan()):
+        note, _, raw = vault.files.read_note(rel)
         docs.append((rel, note.id, raw.decode("utf-8", errors="replace").lower()))
     return docs
 

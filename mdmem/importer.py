@@ -1,4 +1,4 @@
-"""``mdmem import PATH`` (issue 6): bring existing agent memories into the vault.
+"""``mdmem import PATH``: bring existing agent memories into the vault.
 
 - ``MEMORY.md`` (or any markdown file of memories): one note per entry — a top-level list item or a
   paragraph. The ``##`` heading above an entry hints its type ("Decisions" → decision) and becomes a

@@ -1,4 +1,4 @@
-"""The MCP server (DESIGN §8, issue 6): the vault's library calls as MCP tools, over stdio or streamable HTTP.
+"""The MCP server (DESIGN §8): the vault's library calls as MCP tools, over stdio or streamable HTTP.
 
 ``create_server(vault)`` builds an ``MCPServer`` (the official SDK, 2.x) whose tools call ``Vault`` only.
 Results are compact — id, type, title, key line, score — as text for the model and as structured
@@ -193,7 +193,7 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         from .cli.options import note_dict
 
         n = vault.get(ref)
-        text = vault.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
+        text = vault.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
         cut = len(text) > max_chars
         d = note_dict(n)
         del d["body"], d["problems"], d["headings"]

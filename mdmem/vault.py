@@ -22,22 +22,23 @@ if TYPE_CHECKING:
     from .index.semantic import Semantic
     from .note import NewNote, Note, Problem
 
-__all__ = ["Vault", "Hit", "ReindexReport", "AddResult"]
-
 
 class Vault:
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
-    Reads take the filters of ``search`` as keyword arguments (``schema.FILTER_ARGS``): ``type``,
-    ``tag``, ``scope``, ``status`` (a value or a list), ``since``/``until`` (dates), ``path`` (a
-    folder or glob), ``include`` (forgotten, archived, snoozed, expired) and ``as_of`` (judge
-    snoozes and validity at that date). Writes take ``commit`` (None: as ``mdmem.toml`` says).
+    Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``,
+    ``scope``, ``status`` (a value or a list; several tags must all be present; unscoped notes pass
+    a scope filter), ``since``/``until`` (the note's date: authored, updated, created, else the
+    file's time), ``path`` (a folder or glob), ``include`` (forgotten, archived, snoozed, expired)
+    and ``as_of`` (judge snoozes and validity at that date). Writes take ``commit`` (None: as
+    ``mdmem.toml`` says).
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config = load_config(root)
         self.store = IndexStore(root, self.config)
+        self.files = self.store.files  # the note files: scan, read_note, safe_path, body
         self._semantic: Semantic | None = None
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query/recall did (coverage, stages)
 
@@ -96,19 +97,7 @@ class Vault:
     def index_warning(self, value: str | None) -> None:
         self.store.index_warning = value
 
-    # -- files and the index ---------------------------------------------------------------------
-
-    def scan(self) -> dict[str, os.stat_result]:
-        """Every note file: vault-relative path → stat (hidden folders and excludes skipped)."""
-        return self.store.files.scan()
-
-    def read_note(self, rel: str) -> tuple[Note, str, bytes]:
-        """Parse one file: the note, its content hash and raw bytes. Never raises on content."""
-        return self.store.files.read_note(rel)
-
-    def safe_path(self, rel: str) -> Path:
-        """The absolute path of a vault-relative path; refuses anything that leaves the vault."""
-        return self.store.files.safe_path(rel)
+    # -- the index ---------------------------------------------------------------------------------
 
     def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
                 timeout: float | None = None, only: list[str] | None = None,
@@ -137,7 +126,7 @@ class Vault:
         self.store.state.mark_stale()
 
     def writer_lock(self, timeout: float | None = None) -> AbstractContextManager[None]:
-        """Hold the one-writer lock on ``.mdmem/`` (waits up to ``timeout`` s, else the configured one)."""
+        """Hold the one-writer lock on ``.mdmem/`` (wait up to ``timeout`` s, else the configured time)."""
         return self.store.writer_lock(timeout)
 
     def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> EmbedReport:
@@ -170,17 +159,13 @@ class Vault:
         return self.store.now(as_of)
 
     def search(self, text: str, limit: int = 10, **filters: Any) -> list[Hit]:
-        """BM25 search over the notes for words, names and identifiers, any language; no model is
-        loaded. A note without a scope is global and always kept by a scope filter; several tags
-        must all be present; ``since``/``until`` compare the note's date (authored, updated,
-        created, else the file's time)."""
+        """BM25 search for words, names and identifiers in any language; no model is loaded."""
         from .hybrid import search
 
         return search(self.store, text, limit, self.store.filters(**filters))
 
     def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> list[Hit]:
-        """Vector search: notes whose meaning is closest to ``text`` (loads the model).
-        Notes below the similarity floor are not returned."""
+        """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from .hybrid import vsearch
 
         hits, self.last_info = vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
@@ -346,8 +331,7 @@ class Vault:
 
     def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
                   direction: str = "both", limit: int | None = None) -> dict[str, Any]:
-        """Notes and entities within ``depth`` hops of a note (``types``: follow only these edge
-        types; ``direction``: "out", "in" or "both")."""
+        """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
         from .connect import neighbors
 
         return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
@@ -376,8 +360,8 @@ class Vault:
 
     def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
                  **filters: Any) -> dict[str, Any]:
-        """The ``window`` notes before and after a note (or the best match for a query) in time,
-        among its related notes (``all_notes``: among all notes)."""
+        """The ``window`` notes before and after a note (or a query's best match) in time, among its
+        related notes (``all_notes``: among all)."""
         from .connect import timeline
 
         return timeline(self.store, self.semantic, ref, window, all_notes=all_notes, vectors=vectors,

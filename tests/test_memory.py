@@ -267,7 +267,7 @@ def test_any_lifecycle_sequence_keeps_notes_and_index_consistent(mem: Path, ops:
     assert files_before <= set(files_after)  # nothing lost
     for rel in files_after:
         if rel.endswith(".md"):
-            assert not [p for p in v.read_note(rel)[0].problems if p.field == "frontmatter"]
+            assert not [p for p in v.files.read_note(rel)[0].problems if p.field == "frontmatter"]
     queries = ["deploys", "database host", "corrected", "canary"]
     inc = [paths(v.search(q, include=["forgotten", "archived", "snoozed", "expired"])) for q in queries]
     status_inc = json.dumps(sorted(v.store.catalog.counts_by("status").items()))

@@ -4,7 +4,7 @@ The manifest names the current index generation (``gen-*/``: the catalogue, the 
 vectors). A rebuild writes a new generation beside the old one and switches the manifest to it
 atomically, so readers never see a half-built index. Two marks record unfinished work: ``dirty``
 (the paths a writer is about to change, written before it touches anything and removed when it is
-done, issue 7: kill -9, full disk) and ``stale`` (a git hook could not update the index).
+done: a kill -9 or a full disk leaves it behind) and ``stale`` (a git hook could not update the index).
 """
 
 from __future__ import annotations

@@ -1,0 +1,136 @@
+"""The house rules of docs/architecture.md that import-linter does not check: no import circle (imports
+inside functions count), no module uses another module's private names, modules stay readable."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mdmem"
+MAX_LINES = 600
+MAX_VAULT_LINES = 400
+ALLOWED_PRIVATE = {"_exit"}  # os._exit: the prompt hook's way out of a stuck worker thread
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+TREES = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+def imports(name: str) -> set[str]:
+    """The mdmem modules ``name`` imports anywhere (module level or inside functions)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(TREES[name]):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                found.add(full if full in MODULES else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m in MODULES and m != name}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles_counting_imports_inside_functions() -> None:
+    graph = {name: imports(name) for name in MODULES}
+    assert "mdmem.index.store" in graph["mdmem.vault"]  # the walk sees real imports
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def private_names_defined(tree: ast.AST) -> set[str]:
+    """Private names a module defines: functions, classes, methods, globals and attributes it sets."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+    return {n for n in out if n.startswith("_") and not n.startswith("__")}
+
+
+def foreign_private_uses(name: str) -> list[str]:
+    tree = TREES[name]
+    own = private_names_defined(tree)
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            bad += [f"from {node.module} import {a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if node.attr not in own and node.attr not in ALLOWED_PRIVATE:
+                bad.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return bad
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_uses_another_modules_private_names(name: str) -> None:
+    assert foreign_private_uses(name) == []
+
+
+def test_the_private_name_check_catches_a_reach_in() -> None:
+    TREES["fake"] = ast.parse("from .vault import _helper\n\ndef f(v):\n    return v._catalog\n")
+    try:
+        assert foreign_private_uses("fake") == ["from vault import _helper", "line 4: v._catalog"]
+    finally:
+        del TREES["fake"]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_stay_readable(name: str) -> None:
+    lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
+    assert lines <= (MAX_VAULT_LINES if name == "mdmem.vault" else MAX_LINES), f"{name}: {lines} lines"
