@@ -8,7 +8,7 @@ their lines from the shared formats in ``lines``. Pure: no click, no I/O.
 
 from __future__ import annotations
 
-from .cli_text import Output, Printer, cli, file_change_lines
+from .cli_text import Output, cli, file_change_lines
 from .lines import (
     BOLD,
     KEY_CHARS,
@@ -34,7 +34,7 @@ from .lines import (
 from .mcp_text import compact_add, compact_hit, compact_status, mcp, pick
 
 __all__ = [
-    "BOLD", "KEY_CHARS", "RESET", "YELLOW", "Output", "Printer", "arrow", "bold", "cli", "commit_suffix",
+    "BOLD", "KEY_CHARS", "RESET", "YELLOW", "Output", "arrow", "bold", "cli", "commit_suffix",
     "compact_add", "compact_hit", "compact_status", "dated_line", "edge_line", "fields_text", "file_change_lines",
     "highlight", "hints_line", "mcp", "node_line", "node_short", "pick", "reason_suffix", "redaction_notice",
     "shell_path", "strip_marks", "to_json", "warning_lines",

@@ -38,8 +38,7 @@ def _mcp(result: object, **options: Any) -> tuple[str, dict[str, Any]]:
 
 
 def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
-    """A tool's text and structured content for ``result``, with ``warnings`` (a commit git refused, an
-    index that could not be refreshed) added to both."""
+    """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
     text, data = _mcp(result, **options)
     if warnings:
         sep = "\n" if isinstance(result, Hits) else " "  # after a list of hits, on a line of its own

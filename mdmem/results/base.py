@@ -24,11 +24,7 @@ def plain(value: Any) -> Any:
 
 
 class Result:
-    """A frozen dataclass whose JSON is its fields in order; results nested in it give their own ``to_dict()``.
-
-    A result whose JSON differs (omitted ``None`` fields, a derived ``count``, a flattened node)
-    overrides ``to_dict()``; one holding other results overrides ``from_dict()``.
-    """
+    """A frozen dataclass whose JSON is its fields in order (a result whose JSON differs overrides ``to_dict()``)."""
 
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, Any]]

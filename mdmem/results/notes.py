@@ -270,8 +270,7 @@ class History(Result):
 
 @dataclass(frozen=True, slots=True)
 class SweepRule(Result):
-    """Archive active, unpinned notes older than ``min_age_days`` whose salience is below
-    ``max_salience`` and whose type decays (decisions and preferences are never swept)."""
+    """Which notes a sweep archives: active, unpinned, old, of low salience and of a type that decays."""
 
     min_age_days: float = 180.0
     max_salience: float = 0.3

@@ -59,10 +59,7 @@ class Hit(Result):
 
 
 class Hits(list[Hit]):
-    """Hits in rank order, with the query and ``info`` (what the pipeline did: stages, coverage, intent).
-
-    A list, so ``hits == []`` and ``hits[0].path`` work as they did on a plain list of hits.
-    """
+    """Hits in rank order, with the query and ``info`` (stages, coverage, intent); a list, as hits were before."""
 
     __slots__ = ("info", "query")
 
