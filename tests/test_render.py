@@ -483,16 +483,16 @@ def test_warnings_after_a_commit_git_refused(wv: Path, monkeypatch: pytest.Monke
     hook = wv / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\necho 'no commits today' >&2\nexit 1\n")
     hook.chmod(0o755)
-    seen = spy(monkeypatch, Vault, "pin")
+    seen: list[Any] = []
     warnings: list[str] = []
-    real = Vault.commit
+    real = Vault.pin
 
-    def commit(self: Vault, paths: list[str], message: str) -> str | None:
-        sha = real(self, paths, message)
-        warnings.extend(self.warnings)
-        return sha
+    def pin(self: Vault, *args: Any, **kwargs: Any) -> Any:
+        seen.append(real(self, *args, **kwargs))
+        warnings.extend(self.warnings)  # what the command's wrapper prints after it
+        return seen[-1]
 
-    monkeypatch.setattr(Vault, "commit", commit)
+    monkeypatch.setattr(Vault, "pin", pin)
     try:
         out = run(wv, "pin", "Unconnected island")
     finally:
