@@ -1,0 +1,397 @@
+"""CLI text: what each command prints in text mode (stdout, stderr, exit code) for its result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import singledispatch
+from typing import Any
+
+from ..results import (
+    AddReport,
+    BacklinksAnswer,
+    Change,
+    Correction,
+    DoctorReport,
+    EmbedReport,
+    EntityAnswer,
+    ExportReport,
+    FileChange,
+    History,
+    Hits,
+    ImportReport,
+    InitReport,
+    LinksAnswer,
+    MemoryContext,
+    NeighborsAnswer,
+    NoteDoc,
+    NoteText,
+    PathAnswer,
+    ReindexReport,
+    SetupReport,
+    SweepReport,
+    TimelineAnswer,
+    VaultStatus,
+    WhyAnswer,
+)
+from .lines import (
+    bold,
+    commit_suffix,
+    dated_line,
+    edge_line,
+    fields_text,
+    highlight,
+    hints_line,
+    node_line,
+    reason_suffix,
+    shell_path,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What a CLI command prints: stdout, stderr and its exit code."""
+
+    out: str = ""
+    err: str = ""
+    code: int = 0
+
+
+class Printer:
+    """Collects lines as ``click.echo`` prints them, for stdout or (``err``) stderr."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.err: list[str] = []
+
+    def __call__(self, text: str = "", *, err: bool = False, nl: bool = True) -> None:
+        (self.err if err else self.out).append(text + ("\n" if nl else ""))
+
+    def done(self, code: int = 0) -> Output:
+        return Output("".join(self.out), "".join(self.err), code)
+
+
+@singledispatch
+def _cli(result: object, p: Printer, **options: Any) -> int | None:
+    raise TypeError(f"The CLI has no text for a {type(result).__name__}.")
+
+
+def cli(result: Any, **options: Any) -> Output:
+    """What a CLI command prints in text mode for ``result``; ``options`` are the command's (color, explain, …)."""
+    p = Printer()
+    code = _cli(result, p, **options)
+    return p.done(code or 0)
+
+
+# -- retrieval and notes ---------------------------------------------------------------------------------
+
+
+@_cli.register
+def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False) -> None:
+    info = hits.info
+    if explain and "intent" in info:
+        p(f"intent: {info.get('intent')}  route: {info.get('route')}")
+    cov = info.get("coverage")
+    if cov and not cov.get("complete"):
+        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
+          "results lean on BM25. Run \"mdmem embed\" to finish.", err=True)
+    if not hits:
+        p(f"No notes match {hits.query!r}.", err=True)
+        return
+    for i, h in enumerate(hits, 1):
+        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {h.path}  score {h.score:.4g}")
+        if h.snippet:
+            p(f"    {highlight(h.snippet, color)}")
+        p(f"    id: {h.id}")
+        if h.links:
+            p("    links: " + hints_line(h.links))
+        if explain and h.explain:
+            p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
+    if explain and info.get("stages"):
+        p("pipeline: " + " → ".join(info["stages"]) + (" (served)" if info.get("served") else ""))
+
+
+@_cli.register
+def _note(note: NoteDoc, p: Printer) -> None:
+    for key, value in note.to_dict().items():
+        if key != "body" and value not in (None, [], ""):
+            p(f"{key}: {value}")
+
+
+@_cli.register
+def _note_text(note: NoteText, p: Printer, *, meta: bool = False) -> None:
+    if meta:
+        _note(note.note, p)
+    else:
+        p(note.text, nl=False)
+
+
+@_cli.register
+def _context(ctx: MemoryContext, p: Printer) -> None:
+    p(ctx.text, nl=False)
+
+
+# -- writing and lifecycle -------------------------------------------------------------------------------
+
+
+@_cli.register
+def _add(r: AddReport, p: Printer) -> None:
+    if r.added is None:
+        m = r.check.matches[0]
+        p(f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.path} (id {m.id})")
+        return
+    p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    if r.suggested_links:
+        p("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
+        for sg in r.suggested_links:
+            p(f"  {sg.command}    # {sg.title}")
+
+
+@_cli.register
+def _correct(c: Correction, p: Printer) -> None:
+    p(f"corrected {c.old.path} → {c.new.path} (id {c.new.id}); the old note is archived" + commit_suffix(c.old.commit))
+
+
+@_cli.register
+def _change(c: Change, p: Printer) -> None:
+    if c.action in ("link", "unlink"):
+        _link_change(c, p)
+    elif not c.changed:
+        p(f"{c.path}: already so, nothing to do.")
+    else:
+        p(f"{c.action}: {c.path}  ({fields_text(c.fields)})" + commit_suffix(c.commit))
+
+
+def _link_change(c: Change, p: Printer) -> None:
+    f = c.fields
+    to = f.get("to") or {}
+    if not c.changed:
+        if c.action == "link":
+            p(f"{c.path} already links to {to.get('title', '?')}; nothing to do.")
+        else:
+            p(f"{c.path} has no frontmatter link to that note; nothing to do (see \"mdmem links {c.id}\").")
+    elif c.action == "link":
+        entry = f["links"]
+        p(f"linked {c.path} -{entry['type']}-> {to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
+    else:
+        n = f["removed"]
+        p(f"unlinked {c.path} from {to.get('title')} ({n} entr{'y' if n == 1 else 'ies'} removed)"
+          + commit_suffix(c.commit))
+        if f.get("body_mentions_left"):
+            p("note: the body still mentions it; edit the text to remove that link too.")
+
+
+@_cli.register
+def _history(h: History, p: Printer) -> None:
+    for v in h.versions:
+        p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
+        for c in v.git_log[:5]:
+            p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+
+
+@_cli.register
+def _sweep(r: SweepReport, p: Printer) -> None:
+    for n in r.notes:
+        p(f"{'archived' if r.applied else 'would archive'}: {n.path}  [{n.type}, salience {n.salience}, "
+          f"{n.age_days} days]")
+    if not r.notes:
+        p("Nothing to sweep.")
+    elif not r.applied:
+        p(f"\n{len(r.notes)} note(s). Run with --apply to archive them.")
+
+
+# -- vault reports ---------------------------------------------------------------------------------------
+
+
+@_cli.register
+def _status(s: VaultStatus, p: Printer) -> None:
+    p(f"vault     {s.vault}")
+    types = ", ".join(f"{k} {v}" for k, v in s.types.items())
+    p(f"notes     {s.notes}" + (f"  ({types})" if types else ""))
+    idx = s.index
+    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, updated {idx.indexed_at}")
+    vec = s.vectors
+    if vec.error is not None:
+        p(f"vectors   unavailable: {vec.error}")
+    else:
+        todo = "" if vec.complete else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
+        p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
+    if s.serve:
+        p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
+    if s.fresh:
+        p("freshness up to date")
+    else:
+        n = len(s.pending.new) + len(s.pending.changed) + len(s.pending.deleted)
+        detail = f"{n} file change(s) not indexed" if n else "HEAD moved since the last index"
+        p(f"freshness STALE: {detail} — run \"mdmem reindex\"")
+    g = s.git
+    if g.repository:
+        hooks = "installed" if g.hooks else "NOT installed (run \"mdmem hooks install\")"
+        p(f"git       HEAD {(g.head or 'none')[:10]}, last indexed {(g.last_indexed_commit or 'none')[:10]}, "
+          f"hooks {hooks}")
+    else:
+        p("git       not a git repository")
+    if s.problems:
+        p(f"problems  {s.problems} in {s.notes_with_problems} note(s) — run \"mdmem doctor\"")
+
+
+@_cli.register
+def _doctor(r: DoctorReport, p: Printer) -> int:
+    if not r.problems:
+        p("No problems found.")
+        return 0
+    for pr in r.problems:
+        p(f"{pr.path}: {pr.field}: {pr.message}")
+        if pr.fix:
+            p(f"    fix: {pr.fix}")
+    p(f"\n{len(r.problems)} problem(s). Notes with problems are still indexed with defaults.")
+    return 1
+
+
+@_cli.register
+def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
+    if quiet and not r.problems:
+        return
+    why = f" ({r.reason})" if r.reason and r.reason != "requested" else ""
+    p(f"{'Rebuilt' if r.full else 'Updated'} index{why}: {len(r.added)} added, {len(r.updated)} updated, "
+      f"{len(r.deleted)} deleted, {r.unchanged} unchanged in {r.seconds:.2f}s.")
+    if r.problems:
+        files = len({pr.path for pr in r.problems})
+        p(f"{len(r.problems)} problem(s) in {files} note(s) (indexed anyway): run \"mdmem doctor\" for details.",
+          err=True)
+
+
+@_cli.register
+def _embed(r: EmbedReport, p: Printer) -> None:
+    p(f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
+      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}).")
+
+
+@_cli.register
+def _init(r: InitReport, p: Printer, *, cwd: str | None = None) -> None:
+    """``cwd``: the current directory, to show the vault's path relative to it."""
+    for line in r.messages:
+        p(line)
+    p(f"\nNext: mdmem --vault {shell_path(r.vault, cwd)} search \"WORDS\"")
+
+
+@_cli.register
+def _import(r: ImportReport, p: Printer) -> int:
+    if r.adopted is not None:
+        for line in r.adopted.messages:
+            p(line)
+    elif r.kind == "obsidian":
+        p(f"Would adopt the Obsidian vault {r.source} in place (no file rewritten).")
+    else:
+        p(f"{'would import' if r.dry_run else 'imported'} {len(r.written)} new note(s), updated {len(r.updated)}, "
+          f"skipped {r.skipped} already in the vault, from {r.source}"
+          + (f"; redacted {r.redacted} secret(s)" if r.redacted else "")
+          + (f"; commit {r.commit[:8]}" if r.commit else "") + ".")
+    for err in r.errors:
+        p(f"error: {err}", err=True)
+    return 1 if r.errors else 0
+
+
+def file_change_lines(c: FileChange) -> list[str]:
+    """What setup did to one settings file: one line, then one per thing it skipped."""
+    parts = [f"{verb} {', '.join(items)}" for verb, items in
+             (("added", c.added), ("updated", c.updated), ("removed", c.removed)) if items]
+    state = "; ".join(parts) if parts else "already set up"
+    return [f"{c.path}: {state}" + ("" if c.written or not c.changed else " (not written)"),
+            *(f"  skipped: {s}" for s in c.skipped)]
+
+
+@_cli.register
+def _setup(r: SetupReport, p: Printer, *, remove: bool = False) -> None:
+    for c in r.files:
+        for line in file_change_lines(c):
+            p(line)
+    if not remove and not r.dry_run:
+        p("Restart Claude Code (or run /hooks and /mcp in it) to pick up the changes.")
+
+
+@_cli.register
+def _export(r: ExportReport, p: Printer) -> None:
+    p(f"wrote {r.output} ({r.format})", err=True)
+
+
+# -- the graph -------------------------------------------------------------------------------------------
+
+
+@_cli.register
+def _links(a: LinksAnswer, p: Printer) -> None:
+    p(node_line(a.note))
+    if not a.links:
+        p(f"  no links. Add one: mdmem link {a.note.id} OTHER --type TYPE")
+    for e in a.links:
+        target = node_line(e.to) if e.to else f"{e.written!r}  DANGLING: no note matches"
+        extra = f"  (ambiguous: {', '.join(e.ambiguous)})" if e.ambiguous else ""
+        p(f"  {e.type:<12} → {target}{reason_suffix(e.reason)}{extra}")
+
+
+@_cli.register
+def _backlinks(a: BacklinksAnswer, p: Printer) -> None:
+    p(node_line(a.note))
+    if not a.backlinks:
+        p("  no backlinks.")
+    for e in a.backlinks:
+        p(f"  {e.type:<12} ← {node_line(e.from_)}{reason_suffix(e.reason)}")
+
+
+@_cli.register
+def _neighbors(a: NeighborsAnswer, p: Printer) -> None:
+    p(f"{node_line(a.note)}: {len(a.neighbors)} neighbour(s) within {a.depth} hop(s)")
+    for n in a.neighbors:
+        p(f"  {n.distance}  {node_line(n.node)}")
+        p(f"       via {edge_line(n.via)}{reason_suffix(n.via.reason)}")
+
+
+@_cli.register
+def _path(a: PathAnswer, p: Printer) -> None:
+    if not a.found:
+        p(a.message or "")
+        return
+    p(f"{a.length} hop(s):")
+    p(f"  {node_line(a.from_)}")
+    for s in a.steps:
+        if s.direction == "out":
+            p(f"    -{s.type}->  {node_line(s.to)}{reason_suffix(s.reason)}")
+        else:
+            p(f"    <-{s.type}-  {node_line(s.from_)}{reason_suffix(s.reason)}")
+
+
+@_cli.register
+def _why(a: WhyAnswer, p: Printer) -> None:
+    if not a.results:
+        p(f"No notes match {a.query!r}. Try other words, or \"mdmem search WORDS\".", err=True)
+    for i, r in enumerate(a.results, 1):
+        p(f"{i:>2}. {node_line(r.node)}  — {r.role}")
+        for c in r.chain:
+            p(f"      {edge_line(c)}{reason_suffix(c.reason)}")
+
+
+@_cli.register
+def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = False) -> None:
+    """``ref``: the note or query as given (named when the anchor is a query's best match)."""
+    if a.from_query:
+        p(f"best match for {ref!r}:")
+    for n in a.before:
+        p(dated_line(" ", n))
+    p(bold(dated_line("▶", a.anchor), color))
+    for n in a.after:
+        p(dated_line(" ", n))
+    if not a.before and not a.after:
+        p("  (no related notes; try --all)")
+
+
+@_cli.register
+def _entity(a: EntityAnswer, p: Printer) -> None:
+    others = [n for n in a.names if n.casefold() != a.name.casefold()]
+    p(a.name + (f"  (also: {', '.join(others)})" if others else ""))
+    for node in a.notes:
+        p(f"  {'note':<9} {node_line(node)}")
+    for label, items in (("about", a.about), ("linked", a.linked)):
+        for e in items:
+            via = f"  via {e.via}" if label == "linked" else ""
+            p(f"  {label:<9} {node_line(e.node)}{via}{reason_suffix(e.reason)}")
+    for m in a.mentions:
+        p(f"  {'mentions':<9} {node_line(m.node)}")

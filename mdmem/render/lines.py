@@ -1,0 +1,113 @@
+"""The line formats the CLI and MCP texts share: a node, an edge, a reason, a hit's links, a commit.
+
+Defined once (cli.py, cli_graph.py and mcp_server.py each had copies); pure, no click: the ANSI
+codes are those ``click.style`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from typing import Any
+
+from ..results import GraphEdge, GraphNode, LinkHint, TimelineItem
+
+BOLD, YELLOW, RESET = "\x1b[1m", "\x1b[33m", "\x1b[0m"  # click.style(bold=True), (fg="yellow"), the reset
+KEY_CHARS = 200  # an MCP hit's key line is cut to this
+
+
+def bold(text: str, on: bool = True) -> str:
+    """``text`` in bold when ``on`` (a terminal), else as it is."""
+    return f"{BOLD}{text}{RESET}" if on else text
+
+
+def highlight(snippet: str, color: bool = True) -> str:
+    """A snippet with its **marked** words in bold yellow when ``color``, else as it is (marks kept)."""
+    if not color:
+        return snippet
+    return "".join(f"{YELLOW}{BOLD}{p}{RESET}" if i % 2 else p for i, p in enumerate(snippet.split("**")))
+
+
+def node_line(node: GraphNode | None) -> str:
+    """'Title  [type]  id', with ' (status)' unless active; 'entity NAME' for an entity; '?' for none."""
+    if node is None:
+        return "?"
+    if node.kind == "entity":
+        return f"entity {node.title}"
+    status = f" ({node.status})" if node.status not in (None, "active") else ""
+    return f"{node.title}  [{node.type}]  {node.id}{status}"
+
+
+def node_short(node: GraphNode | None) -> str:
+    """A node's title ('entity NAME' for an entity, '?' for none)."""
+    if node is None:
+        return "?"
+    return f"entity {node.title}" if node.kind == "entity" else node.title
+
+
+def edge_line(edge: GraphEdge) -> str:
+    """'A -type-> B' in the edge's own direction; a dangling target as written."""
+    return f"{node_short(edge.from_)} -{edge.type}-> {node_short(edge.to) if edge.to else repr(edge.written)}"
+
+
+def reason_suffix(reason: str | None) -> str:
+    """'  — reason', or nothing."""
+    return f"  — {reason}" if reason else ""
+
+
+def arrow(direction: str) -> str:
+    """→ for an edge out of the note, ← for one into it."""
+    return "→" if direction == "out" else "←"
+
+
+def hints_line(hints: list[LinkHint]) -> str:
+    """A hit's connection hints: 'type → Title (id); …'."""
+    return "; ".join(f"{h.type} {arrow(h.direction)} {h.title} ({h.id})" for h in hints)
+
+
+def dated_line(mark: str, item: TimelineItem) -> str:
+    """A timeline row: mark, day ('?' when undated) and the node."""
+    return f"{mark} {(item.date or '?')[:10]}  {node_line(item.node)}"
+
+
+def commit_suffix(commit: str | None, sep: str = "  ") -> str:
+    """'  commit abcdef12' (the CLI) or ', commit abcdef12' (MCP, ``sep=", "``), or nothing."""
+    return f"{sep}commit {commit[:8]}" if commit else ""
+
+
+def fields_text(fields: dict[str, Any]) -> str:
+    """A change's fields: 'key=value, …'."""
+    return ", ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def strip_marks(s: str | None) -> str:
+    """A snippet as one line without ** marks, cut to ``KEY_CHARS``."""
+    s = " ".join((s or "").replace("**", "").split())
+    return s if len(s) <= KEY_CHARS else s[: KEY_CHARS - 1].rstrip() + "…"
+
+
+def shell_path(path: str, cwd: str | None) -> str:
+    """``path`` for a shell command: relative to ``cwd`` when it is below it, else as it is; quoted."""
+    if cwd is None:
+        return shlex.quote(path)
+    try:
+        rel = os.path.relpath(path, cwd)  # both absolute: no look at the process's own directory
+    except ValueError:  # another drive (Windows)
+        return shlex.quote(path)
+    return shlex.quote(rel if not rel.startswith("..") else path)
+
+
+def to_json(result: Any) -> str:
+    """What ``--json`` prints: ``result.to_dict()`` as one indented JSON document."""
+    return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
+
+
+def warning_lines(warnings: list[str], index_warning: str | None = None) -> str:
+    """The CLI's stderr after a command: work done but not finished, an index that could not be refreshed."""
+    return "".join(f"mdmem: warning: {w}\n" for w in warnings) + (f"mdmem: {index_warning}\n" if index_warning else "")
+
+
+def redaction_notice(count: int) -> str:
+    """The CLI's stderr line when secrets in the input were redacted."""
+    return f"mdmem: redacted {count} secret(s); pass --no-redact to keep them.\n" if count else ""

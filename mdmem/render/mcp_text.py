@@ -1,0 +1,193 @@
+"""MCP text: each tool's text for the model, and its structured content (``to_dict()`` or a selection of it)."""
+
+from __future__ import annotations
+
+import re
+from functools import singledispatch
+from typing import Any
+
+from ..results import (
+    AddReport,
+    Change,
+    Correction,
+    Hit,
+    Hits,
+    MissingNote,
+    NeighborsAnswer,
+    NoteBatch,
+    NoteText,
+    TimelineAnswer,
+    VaultStatus,
+    WhyAnswer,
+)
+from .lines import (
+    commit_suffix,
+    dated_line,
+    edge_line,
+    fields_text,
+    hints_line,
+    node_line,
+    reason_suffix,
+    strip_marks,
+)
+
+
+@singledispatch
+def _mcp(result: object, **options: Any) -> tuple[str, dict[str, Any]]:
+    raise TypeError(f"MCP has no text for a {type(result).__name__}.")
+
+
+def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
+    """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
+    text, data = _mcp(result, **options)
+    if warnings:
+        sep = "\n" if isinstance(result, Hits) else " "  # after a list of hits, on a line of its own
+        text += f"{sep}Warning: " + " ".join(warnings)
+        data = {**data, "warnings": list(warnings)}
+    return text, data
+
+
+def pick(d: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The items of ``d`` under ``keys``, in that order (those it has)."""
+    return {k: d[k] for k in keys if k in d}
+
+
+# -- retrieval and notes ---------------------------------------------------------------------------------
+
+
+def compact_hit(hit: Hit) -> dict[str, Any]:
+    """The fields an agent needs to decide whether to open a note: a selection of ``hit.to_dict()``."""
+    d = hit.to_dict()
+    key = re.sub(r"^#+\s*" + re.escape(d["title"]) + r"\s*", "", strip_marks(d["snippet"]))  # not the title again
+    return {**pick(d, ("id", "type", "title")), "key": key, **pick(d, ("score", "path", "date", "links"))}
+
+
+@_mcp.register
+def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
+    """``tool``: the tool's name, which the text starts with."""
+    d = hits.to_dict()
+    items = [compact_hit(h) for h in hits]
+    data: dict[str, Any] = {"query": d["query"], "count": d["count"], "results": items}
+    head = f"{tool}: {len(items)} note(s) for {hits.query!r}"
+    info = hits.info
+    if info.get("intent"):
+        data["intent"], data["route"] = info["intent"], info.get("route")
+        head += f" (intent {info['intent']}: {info.get('route')})"
+    if not items:
+        return head + ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.", data
+    lines = [head + ". Whole note: get(id)."]
+    for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
+        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
+        if it["key"]:
+            lines.append(f"   {it['key']}")
+        if h.links:
+            lines.append("   links: " + hints_line(h.links))
+    return "\n".join(lines), data
+
+
+@_mcp.register
+def _note_text(note: NoteText) -> tuple[str, dict[str, Any]]:
+    return f"{note.note.path} (id {note.note.id})\n{note.text}", note.to_dict()
+
+
+@_mcp.register
+def _note_batch(batch: NoteBatch) -> tuple[str, dict[str, Any]]:
+    parts = [f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote) else f"=== {i.note.path} (id {i.note.id})\n{i.text}"
+             for i in batch.items]
+    return "\n\n".join(parts), batch.to_dict()
+
+
+# -- writing and lifecycle -------------------------------------------------------------------------------
+
+
+def compact_add(r: AddReport) -> dict[str, Any]:
+    """``r.to_dict()`` with each suggested link cut to id, title and similarity (no shell command for an agent)."""
+    d = r.to_dict()
+    if r.written:
+        d["suggested_links"] = [pick(s, ("id", "title", "similarity")) for s in d["suggested_links"]]
+    return d
+
+
+@_mcp.register
+def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
+    if r.added is not None:
+        text = f"{r.check.decision}: wrote {r.added.path} (id {r.added.id})" + commit_suffix(r.added.commit, ", ") + "."
+        if r.suggested_links:
+            text += " Similar notes it may relate to (link it if one explains or depends on it): " + "; ".join(
+                f"{sg.title} (id {sg.id})" for sg in r.suggested_links) + "."
+    else:
+        m = r.check.matches[0]
+        text = (f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). "
+                + ("Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""))
+    if r.redacted:
+        text += f" {r.redacted} secret(s) redacted."
+    return text, compact_add(r)
+
+
+@_mcp.register
+def _correct(c: Correction) -> tuple[str, dict[str, Any]]:
+    return f"corrected {c.old.path} → {c.new.path} (id {c.new.id}); the old note is archived.", c.to_dict()
+
+
+@_mcp.register
+def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, Any]]:
+    """``link_type``: the type as the link tool was given it (its text repeats that, not the stored type)."""
+    if c.action == "link":
+        title = (c.fields.get("to") or {}).get("title", "?")
+        if not c.changed:
+            return f"{c.path} already links to {title}; nothing changed.", c.to_dict()
+        typ = link_type if link_type is not None else c.fields["links"]["type"]
+        return f"linked {c.path} -{typ}-> {title}" + commit_suffix(c.commit, ", "), c.to_dict()
+    if not c.changed:
+        return f"{c.path}: already so, nothing changed.", c.to_dict()
+    return f"{c.action}: {c.path} ({fields_text(c.fields)})" + commit_suffix(c.commit, ", "), c.to_dict()
+
+
+# -- the graph and the vault -----------------------------------------------------------------------------
+
+
+@_mcp.register
+def _why(a: WhyAnswer) -> tuple[str, dict[str, Any]]:
+    lines = [f"why: {len(a.results)} note(s) for {a.query!r}. Whole note: get(id)."]
+    for i, r in enumerate(a.results, 1):
+        lines.append(f"{i}. {node_line(r.node)} — {r.role}")
+        lines += [f"   {edge_line(c)}{reason_suffix(c.reason)}" for c in r.chain]
+    return "\n".join(lines), a.to_dict()
+
+
+@_mcp.register
+def _timeline(a: TimelineAnswer, *, ref: str = "") -> tuple[str, dict[str, Any]]:
+    """``ref``: the note or query as given (named when the anchor is a query's best match)."""
+    lines = [f"best match for {ref!r}:"] if a.from_query else []
+    lines += [dated_line(" ", n) for n in a.before] + [dated_line("▶", a.anchor)]
+    lines += [dated_line(" ", n) for n in a.after]
+    return "\n".join(lines), a.to_dict()
+
+
+@_mcp.register
+def _neighbors(a: NeighborsAnswer) -> tuple[str, dict[str, Any]]:
+    lines = [f"{node_line(a.note)}: {len(a.neighbors)} neighbour(s) within {a.depth} hop(s)"]
+    for n in a.neighbors:
+        lines.append(f"{n.distance}  {node_line(n.node)}\n   via {edge_line(n.via)}{reason_suffix(n.via.reason)}")
+    return "\n".join(lines), a.to_dict()
+
+
+def compact_status(s: VaultStatus) -> dict[str, Any]:
+    """A selection of ``s.to_dict()``: pending files as counts, no index details."""
+    d = s.to_dict()
+    return {**pick(d, ("vault", "notes", "types", "fresh")), "pending": {k: len(v) for k, v in d["pending"].items()},
+            **pick(d, ("vectors", "problems", "git"))}
+
+
+@_mcp.register
+def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
+    d = compact_status(s)
+    vec = s.vectors
+    lines = [f"{s.notes} notes in {s.vault} (" + ", ".join(f"{k} {v}" for k, v in s.types.items()) + ")",
+             "index: " + ("up to date" if s.fresh else
+                          f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
+             "vectors: " + (vec.error if vec.error is not None else
+                            f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})")]
+    if s.problems:
+        lines.append(f"problems: {s.problems} (run mdmem doctor)")
+    return "\n".join(lines), d

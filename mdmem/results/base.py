@@ -1,0 +1,48 @@
+"""The base of every result: ``to_dict()`` gives the fields in declaration order, ``from_dict()`` takes them back."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any, ClassVar, Self
+
+from ..note import Problem
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: results by their ``to_dict()``, containers copied (as ``asdict`` does)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, Problem):
+        return asdict(value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+class Result:
+    """A frozen dataclass whose JSON is its fields in order (a result whose JSON differs overrides ``to_dict()``)."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """The result ``d`` describes; keys that are not fields (e.g. ``count``) are ignored."""
+        return cls(**own(cls, d))
+
+
+def own(cls: type[Result], d: dict[str, Any]) -> dict[str, Any]:
+    """The items of ``d`` that are fields of ``cls``."""
+    return {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+
+
+def problems(items: list[dict[str, Any]]) -> list[Problem]:
+    """Problems from their dicts."""
+    return [Problem(**p) for p in items]

@@ -1,0 +1,210 @@
+"""Vault reports: status, doctor, reindex, embed, init, import, setup and graph export."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from ..note import Problem
+from .base import Result, own, problems
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo(Result):
+    """The index on disk."""
+
+    engine: str | None
+    schema: int | None
+    generation: str | None
+    indexed_at: str | None
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStatus(Result):
+    """How many chunks have vectors, or why vectors are unavailable (then only ``error``)."""
+
+    model: str | None = None
+    chunks_with_vectors: int = 0
+    chunks: int = 0
+    complete: bool = False
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
+                "complete": self.complete}
+
+
+@dataclass(frozen=True, slots=True)
+class ServeInfo(Result):
+    """A running ``mdmem serve``."""
+
+    pid: int
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pending(Result):
+    """Note files the index has not caught up with."""
+
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class GitInfo(Result):
+    """The vault's git state."""
+
+    repository: bool
+    head: str | None
+    last_indexed_commit: str | None
+    hooks: list[str] = field(default_factory=list)  # those installed
+
+
+@dataclass(frozen=True, slots=True)
+class VaultStatus(Result):
+    """Counts, index freshness and the last indexed commit (``status``)."""
+
+    vault: str
+    notes: int
+    types: dict[str, int]  # notes by type, most first
+    statuses: dict[str, int]
+    problems: int
+    notes_with_problems: int
+    index: IndexInfo
+    vectors: VectorStatus
+    serve: ServeInfo | None
+    pending: Pending
+    fresh: bool
+    git: GitInfo
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "index": IndexInfo.from_dict(d["index"]),
+                      "vectors": VectorStatus.from_dict(d["vectors"]),
+                      "serve": ServeInfo.from_dict(d["serve"]) if d["serve"] else None,
+                      "pending": Pending.from_dict(d["pending"]), "git": GitInfo.from_dict(d["git"])})
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorReport(Result):
+    """Every problem with the vault (``doctor``)."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": len(self.problems), **Result.to_dict(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(problems(d["problems"]))
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexReport(Result):
+    """What a reindex did."""
+
+    full: bool = False
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    commit: str | None = None
+    reason: str = ""  # why it was a full rebuild
+
+    @property
+    def changed(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.deleted)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "problems": problems(d["problems"])})
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedReport(Result):
+    """What ``embed`` did."""
+
+    model: str
+    embedded: int = 0  # chunks run through the model
+    reused: int = 0  # chunks whose vector came from the cache
+    removed: int = 0
+    done: int = 0  # chunks with a vector now
+    total: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class InitReport(Result):
+    """What ``init`` made or adopted."""
+
+    vault: str
+    adopted: bool
+    written: list[str] = field(default_factory=list)
+    git_repo_created: bool = False
+    indexed: int = 0
+    messages: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport(Result):
+    """What an import did (or, with ``dry_run``, would do)."""
+
+    kind: str
+    source: str
+    written: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    redacted: int = 0
+    commit: str | None = None
+    dry_run: bool = False
+    adopted: InitReport | None = None  # an Obsidian vault adopted in place
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "adopted": InitReport.from_dict(d["adopted"]) if d["adopted"] else None})
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange(Result):
+    """What setup did (or would do) to one settings file."""
+
+    path: str
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    written: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+@dataclass(frozen=True, slots=True)
+class SetupReport(Result):
+    """What ``setup claude-code`` did to each settings file."""
+
+    vault: str
+    dry_run: bool
+    files: list[FileChange] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(d["vault"], d["dry_run"], [FileChange.from_dict(f) for f in d["files"]])
+
+
+@dataclass(frozen=True, slots=True)
+class ExportReport(Result):
+    """A graph export written to a file."""
+
+    output: str
+    format: str
+    bytes: int

@@ -1,0 +1,107 @@
+"""Search results (search, vsearch, query, recall, the warm server) and the memory given as context."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from .base import Result, own
+
+
+@dataclass(frozen=True, slots=True)
+class LinkHint(Result):
+    """A typed neighbour of a hit for an agent to follow (``connect.connection_hints``)."""
+
+    type: str
+    direction: str  # "out": the hit links to it; "in": it links to the hit
+    id: str
+    title: str
+    kind: str = "note"  # note | entity
+    reason: str | None = None  # left out when empty
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"type": self.type, "direction": self.direction, "id": self.id, "title": self.title, "kind": self.kind}
+        if self.reason:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(Result):
+    """One search result: a note, its score and the passage that matched."""
+
+    id: str
+    path: str
+    title: str
+    score: float
+    snippet: str = ""
+    type: str = "note"
+    tags: list[str] = field(default_factory=list)
+    scope: str = "global"
+    date: str | None = None
+    explain: dict[str, Any] | None = None  # the score's parts (--explain); left out when None
+    links: list[LinkHint] | None = None  # connection hints (query, recall); left out when None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"id": self.id, "path": self.path, "title": self.title, "score": self.score, "snippet": self.snippet,
+             "type": self.type, "tags": list(self.tags), "scope": self.scope, "date": self.date}
+        if self.explain is not None:
+            d["explain"] = dict(self.explain)
+        if self.links is not None:
+            d["links"] = [h.to_dict() for h in self.links]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        links = d.get("links")
+        return cls(**{**own(cls, d), "links": None if links is None else [LinkHint.from_dict(x) for x in links]})
+
+
+class Hits(list[Hit]):
+    """Hits in rank order, with the query and ``info`` (stages, coverage, intent); a list, as hits were before."""
+
+    __slots__ = ("info", "query")
+
+    def __init__(self, hits: Iterable[Hit] = (), query: str = "", info: dict[str, Any] | None = None) -> None:
+        super().__init__(hits)
+        self.query = query
+        self.info: dict[str, Any] = dict(info or {})
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"query": self.query, "count": len(self), "results": [h.to_dict() for h in self]}
+        if self.info:
+            d["info"] = self.info
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls([Hit.from_dict(h) for h in d["results"]], d["query"], d.get("info"))
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem(Result):
+    """A note given as context, and why."""
+
+    id: str
+    path: str
+    title: str
+    type: str
+    why: str  # pinned | relevant
+    score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryContext(Result):
+    """The memory for a prompt within a token budget (``context``; the prompt hook)."""
+
+    text: str
+    tokens: int
+    budget: int
+    items: list[ContextItem] = field(default_factory=list)
+    intent: str | None = None
+    ms: float = 0.0
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "items": [ContextItem.from_dict(i) for i in d["items"]]})
