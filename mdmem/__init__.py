@@ -11,15 +11,20 @@ __all__ = ["Vault", "Note", "Hit", "MdmemError", "__version__"]
 if TYPE_CHECKING:
     from .errors import MdmemError
     from .note import Note
-    from .vault import Hit, Vault
+    from .results import Hit
+    from .vault import Vault
 
 
 def __getattr__(name: str) -> Any:
     # Lazy, so "import mdmem" (and "mdmem --help") stays cheap.
-    if name in ("Vault", "Hit"):
-        from . import vault
+    if name == "Vault":
+        from .vault import Vault
 
-        return getattr(vault, name)
+        return Vault
+    if name == "Hit":
+        from .results import Hit
+
+        return Hit
     if name == "Note":
         from .note import Note
 

@@ -164,7 +164,7 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
         ctx = vault.context(prompt, budget=budget, vectors=False)
     finally:
         vault.close()
-    return _with_footer(ctx.get("text") or "")
+    return _with_footer(ctx.text)
 
 
 def _with_footer(text: str) -> str:
@@ -206,8 +206,8 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
             _spawn_reindex(vault)
             return None
         pinned = vault.context("", budget=budget // 2, vectors=False)
-        parts = [pinned["text"]] if pinned.get("text") else []
-        used = pinned.get("tokens") or 0
+        parts = [pinned.text] if pinned.text else []
+        used = pinned.tokens
         for i, row in enumerate(vault.handoffs(project_scope(payload.get("cwd")), 3)):
             if i == 0:
                 try:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MdmemError
+from .results import FileChange, SetupReport
 
 HOOKS = (  # (Claude Code event, mdmem hook, timeout in seconds: Claude Code's hard cap, above our own budget)
     ("SessionStart", "session-start", 15),
@@ -34,8 +35,8 @@ SERVER_NAME = "mdmem"
 
 
 @dataclass(slots=True)
-class FileChange:
-    """What setup did (or would do) to one settings file."""
+class Edit:
+    """What setup is doing to one settings file (becomes a ``results.FileChange``)."""
 
     path: str
     added: list[str] = field(default_factory=list)
@@ -84,7 +85,7 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: FileChange, *,
+def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: Edit, *,
                 remove: bool = False) -> None:
     """Add, update or (``remove``) mdmem's hook entries in a settings dict, in place."""
     hooks = settings.setdefault("hooks", {})
@@ -124,7 +125,7 @@ def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: File
         del settings["hooks"]
 
 
-def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileChange, *,
+def merge_server(config: dict[str, Any], python: str, vault: Path, change: Edit, *,
                  remove: bool = False) -> None:
     """Add, update or (``remove``) the mdmem stdio MCP server in an ``mcpServers`` dict, in place."""
     servers = config.setdefault("mcpServers", {})
@@ -150,7 +151,7 @@ def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileC
 
 
 def setup_claude_code(vault: Path, *, project: Path | None = None, home: Path | None = None,
-                      python: str | None = None, remove: bool = False, dry_run: bool = False) -> list[FileChange]:
+                      python: str | None = None, remove: bool = False, dry_run: bool = False) -> SetupReport:
     """Merge the hooks and the MCP server into the user's (or ``project``'s) Claude Code settings."""
     python = python or sys.executable
     home = home or Path.home()
@@ -161,26 +162,10 @@ def setup_claude_code(vault: Path, *, project: Path | None = None, home: Path | 
     loaded = [(path, _load(path), merge) for path, merge in targets]  # all files readable before any write
     changes = []
     for path, data, merge in loaded:
-        change = FileChange(str(path))
+        change = Edit(str(path))
         merge(data, python, vault, change, remove=remove)
         if change.changed and not dry_run and (data or path.exists()):
             _save(path, data)
             change.written = True
-        changes.append(change)
-    return changes
-
-
-def describe(changes: list[FileChange]) -> list[str]:
-    """One line per file."""
-    out = []
-    for c in changes:
-        parts = [f"{verb} {', '.join(items)}" for verb, items in
-                 (("added", c.added), ("updated", c.updated), ("removed", c.removed)) if items]
-        state = "; ".join(parts) if parts else "already set up"
-        out.append(f"{c.path}: {state}" + ("" if c.written or not c.changed else " (not written)"))
-        out += [f"  skipped: {s}" for s in c.skipped]
-    return out
-
-
-def as_dicts(changes: list[FileChange]) -> list[dict[str, Any]]:
-    return [asdict(c) for c in changes]
+        changes.append(FileChange(**asdict(change)))
+    return SetupReport(str(vault), dry_run, changes)

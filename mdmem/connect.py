@@ -1,5 +1,5 @@
 """Graph queries (DESIGN §5): links, backlinks, neighbors, path, why, timeline, entity,
-link/unlink, export, link suggestions after ``add`` and dangling-link checks.
+link/unlink, export, link suggestions after ``add`` (``save``) and dangling-link checks.
 
 Features over the store's graph (``graph_view``) and the pure ``graph`` module; matches for why
 and timeline come from the retrieval pipelines (``hybrid``).
@@ -14,17 +14,19 @@ from typing import TYPE_CHECKING, Any
 from . import hybrid
 from .errors import MdmemError, NoteNotFound
 from .graph import ABOUT, ENTITY, MENTIONS, Graph, edge_type, timeline as order_timeline
-from .graph_view import Visible, edge_dict, edge_types, load_graph, node_dict, node_key, step_dict
+from .graph_view import Visible, edge_types, graph_edge, graph_node, graph_step, load_graph, node_key
 from .linkedit import add_link_entry, remove_link_entries
-from .lifecycle import edit_note
+from .lifecycle import add_checked, edit_note
+from .memory import WHY_MATCHES
 from .note import Problem, iso_from_timestamp, to_link, yaml_scalar
+
+from .results import (AddReport, BacklinksAnswer, Change, EntityAnswer, EntityLink, EntityMention, LinksAnswer, LinkSuggestion,
+                      Neighbor, NeighborsAnswer, PathAnswer, TimelineAnswer, TimelineItem, WhyAnswer, WhyItem)
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic
     from .index.store import IndexStore
-    from .results import Change
 
-WHY_SEEDS = 8  # best matches whose causal chains a why-answer follows
 # A note is suggested as a link when it holds at least this share of the new note's words (and two
 # of them): on the gold vault 0.2 kept the related notes and dropped one-shared-word matches.
 SUGGEST_MIN_SHARE = 0.2
@@ -35,52 +37,47 @@ TIMELINE_HUB_LIMIT = 12  # an entity with more notes than this is a hub, not a s
 # -- structure ------------------------------------------------------------------------------------
 
 
-def links(store: IndexStore, ref: str) -> dict[str, Any]:
+def links(store: IndexStore, ref: str) -> LinksAnswer:
     """Edges going out of a note: frontmatter links, body mentions, supersedes, entities."""
     g = load_graph(store)
     key = node_key(store, g, ref)
-    out = [{**edge_dict(g, e), "dangling": e.dst is None} for e in g.out.get(key, ())]
-    return {"note": node_dict(g, key), "count": len(out), "links": out}
+    return LinksAnswer(graph_node(g, key), [graph_edge(g, e, dangling=e.dst is None) for e in g.out.get(key, ())])
 
 
-def backlinks(store: IndexStore, ref: str) -> dict[str, Any]:
+def backlinks(store: IndexStore, ref: str) -> BacklinksAnswer:
     """Edges coming into a note (or entity) from other notes."""
     g = load_graph(store)
     key = node_key(store, g, ref)
-    inc = [edge_dict(g, e) for e in g.inc.get(key, ()) if e.src != key]
-    return {"note": node_dict(g, key), "count": len(inc), "backlinks": inc}
+    return BacklinksAnswer(graph_node(g, key), [graph_edge(g, e) for e in g.inc.get(key, ()) if e.src != key])
 
 
 def neighbors(store: IndexStore, ref: str, depth: int = 1, *, types: list[str] | None = None,
-              direction: str = "both", limit: int | None = None) -> dict[str, Any]:
+              direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
     """Notes and entities within ``depth`` hops, nearest first, each with the edge that reached it."""
     if depth < 1:
         raise MdmemError("--depth must be 1 or more.")
     g = load_graph(store)
     key = node_key(store, g, ref)
     steps = g.neighbors(key, depth, types=edge_types(types), direction=direction, limit=limit)
-    return {"note": node_dict(g, key), "depth": depth, "count": len(steps),
-            "neighbors": [{**node_dict(g, s.node), "distance": s.depth, "via": step_dict(g, s)} for s in steps]}
+    return NeighborsAnswer(graph_node(g, key), depth,
+                           [Neighbor(graph_node(g, s.node), s.depth, graph_step(g, s)) for s in steps])
 
 
 def shortest_path(store: IndexStore, a: str, b: str, *, types: list[str] | None = None,
-                  max_depth: int | None = None) -> dict[str, Any]:
+                  max_depth: int | None = None) -> PathAnswer:
     """The fewest hops between two notes, whatever the edges' directions."""
     g = load_graph(store)
     ka, kb = node_key(store, g, a), node_key(store, g, b)
+    na, nb = graph_node(g, ka), graph_node(g, kb)
     steps = g.shortest_path(ka, kb, types=edge_types(types), max_depth=max_depth)
-    doc: dict[str, Any] = {"from": node_dict(g, ka), "to": node_dict(g, kb), "found": steps is not None,
-                           "length": len(steps) - 1 if steps else None,
-                           "steps": [step_dict(g, s) for s in (steps or [])[1:]]}
-    if steps is None:
-        deg_a = sum(1 for _ in g.edges(ka))
-        deg_b = sum(1 for _ in g.edges(kb))
-        doc["message"] = (f"No path between {g.title(ka)!r} and {g.title(kb)!r}: they are not connected "
-                          f"({deg_a} and {deg_b} edge(s) of their own"
-                          + (f", within {max_depth} hops" if max_depth else "") + "). Connect them with "
-                          f"\"mdmem link {shlex.quote(node_dict(g, ka)['id'])} {shlex.quote(node_dict(g, kb)['id'])}"
-                          " --type TYPE\".")
-    return doc
+    if steps is not None:
+        return PathAnswer(na, nb, True, len(steps) - 1, [graph_step(g, s) for s in steps[1:]])
+    deg_a = sum(1 for _ in g.edges(ka))
+    deg_b = sum(1 for _ in g.edges(kb))
+    return PathAnswer(na, nb, False, message=(
+        f"No path between {g.title(ka)!r} and {g.title(kb)!r}: they are not connected "
+        f"({deg_a} and {deg_b} edge(s) of their own" + (f", within {max_depth} hops" if max_depth else "")
+        + f"). Connect them with \"mdmem link {shlex.quote(na.id)} {shlex.quote(nb.id)} --type TYPE\"."))
 
 
 # -- why -----------------------------------------------------------------------------------------
@@ -96,12 +93,12 @@ def _use_vectors(store: IndexStore, vectors: bool | None) -> bool:
 
 def _query(store: IndexStore, sem: Semantic, text: str, limit: int, filters: dict[str, Any],
            vectors: bool = True) -> list[Any]:
-    return hybrid.query(store, sem if vectors else None, text, limit, store.filters(**filters))[0]
+    return hybrid.query(store, sem if vectors else None, text, limit, store.filters(**filters))
 
 
 def why(store: IndexStore, sem: Semantic, text: str, limit: int = 10, *, depth: int = 3,
         vectors: bool | None = None, seeds: list[Any] | None = None,
-        filters: dict[str, Any] | None = None) -> dict[str, Any]:
+        filters: dict[str, Any] | None = None) -> WhyAnswer:
     """The notes that best match ``text`` with their causes (and effects) along causal edges."""
     filters = filters or {}
     route = "hybrid" if vectors else "given"  # seeds from elsewhere: CLI --vectors asks mdmem serve
@@ -111,29 +108,27 @@ def why(store: IndexStore, sem: Semantic, text: str, limit: int = 10, *, depth: 
         # and at 10k notes a hybrid query alone takes longer than the 100 ms a why may cost.
         # With no BM25 match at all, the vectors (if the vault has them) get their turn.
         if vectors:
-            seeds, route = _query(store, sem, text, WHY_SEEDS, filters), "hybrid"
+            seeds, route = _query(store, sem, text, WHY_MATCHES, filters), "hybrid"
         else:
-            seeds, route = hybrid.search(store, text, WHY_SEEDS, store.filters(**filters)), "bm25"
+            seeds, route = hybrid.search(store, text, WHY_MATCHES, store.filters(**filters)), "bm25"
             if not seeds and vectors is None and _use_vectors(store, None):
-                seeds, route = _query(store, sem, text, WHY_SEEDS, filters), "hybrid (no BM25 match)"
+                seeds, route = _query(store, sem, text, WHY_MATCHES, filters), "hybrid (no BM25 match)"
     g = load_graph(store)
     visible = Visible(store, store.filters(**filters), g)
     scores: dict[str, float] = {}
-    for h in seeds[:WHY_SEEDS]:
+    for h in seeds[:WHY_MATCHES]:
         scores[h.path] = max(scores.get(h.path, 0.0), float(h.score))
     hits = g.causal(scores, depth, allow=visible)[:limit]
-    results = []
-    for h in hits:
-        results.append({**node_dict(g, h.node), "score": round(h.score, 4), "role": h.role, "hops": h.depth,
-                        "match": node_dict(g, h.seed), "chain": [step_dict(g, s) for s in h.chain[1:]]})
-    return {"query": text, "matches": route, "count": len(results), "results": results}
+    return WhyAnswer(text, route, [
+        WhyItem(graph_node(g, h.node), round(h.score, 4), h.role, h.depth, graph_node(g, h.seed),
+                [graph_step(g, s) for s in h.chain[1:]]) for h in hits])
 
 
 # -- timeline ------------------------------------------------------------------------------------
 
 
 def timeline(store: IndexStore, sem: Semantic, ref: str, window: int = 5, *, all_notes: bool = False,
-             vectors: bool | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+             vectors: bool | None = None, filters: dict[str, Any] | None = None) -> TimelineAnswer:
     """The notes just before and after a note in time: among its related notes (graph neighbours
     within two hops and notes on the same subject), or among all notes with ``all_notes``."""
     filters = filters or {}
@@ -168,20 +163,18 @@ def timeline(store: IndexStore, sem: Semantic, ref: str, window: int = 5, *, all
         pool.append(g.nodes[anchor])
     before, after = order_timeline(pool, anchor, window, window)
 
-    def item(key: str) -> dict[str, Any]:
-        node = g.nodes[key]
-        return {**node.to_dict(), "date": iso_from_timestamp(node.date)}
+    def item(key: str) -> TimelineItem:
+        node = g.nodes.get(key)
+        return TimelineItem(graph_node(g, key), iso_from_timestamp(node.date) if node is not None else None)
 
-    return {"anchor": {**node_dict(g, anchor),
-                       "date": iso_from_timestamp(g.nodes[anchor].date) if anchor in g.nodes else None},
-            "from_query": from_query, "scope": "all" if all_notes else "related",
-            "before": [item(n.key) for n in before], "after": [item(n.key) for n in after]}
+    return TimelineAnswer(item(anchor), from_query, "all" if all_notes else "related",
+                          [item(n.key) for n in before], [item(n.key) for n in after])
 
 
 # -- entity ----------------------------------------------------------------------------------------
 
 
-def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = None, mentions: int = 10) -> dict[str, Any]:
+def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = None, mentions: int = 10) -> EntityAnswer:
     """Everything about an entity: its own note, notes about it (``entities``) under any of its
     names, notes linking to its note, and notes whose text mentions one of its names."""
     from .graph import entity_norm
@@ -217,17 +210,16 @@ def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
     dedup: dict[str, str] = {}
     for n in names:
         dedup.setdefault(entity_norm(n), n)
-    about: list[dict[str, Any]] = []
-    linked: list[dict[str, Any]] = []
+    about: list[EntityLink] = []
+    linked: list[EntityLink] = []
     seen = set(homes)
     for h in homes:
         for e in g.inc.get(h, ()):
             if e.src in seen or not visible(e.src):
                 continue
             seen.add(e.src)
-            item = {**node_dict(g, e.src), "via": e.type, "reason": e.reason}
-            (about if e.type == ABOUT else linked).append(item)
-    mentioned: list[dict[str, Any]] = []
+            (about if e.type == ABOUT else linked).append(EntityLink(graph_node(g, e.src), e.type, e.reason))
+    mentioned: list[EntityMention] = []
     for n in dedup.values():
         if len(mentioned) >= mentions:
             break
@@ -241,15 +233,14 @@ def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
                 continue
             if pattern.search(hit.title) or pattern.search(body):
                 seen.add(hit.path)
-                mentioned.append({**node_dict(g, hit.path), "via": MENTIONS, "snippet": hit.snippet})
+                mentioned.append(EntityMention(graph_node(g, hit.path), MENTIONS, hit.snippet))
             if len(mentioned) >= mentions:
                 break
     if not homes and not mentioned:
         raise MdmemError(f"No note or entity is named {name!r}. Try \"mdmem search {name}\".")
-    return {"name": name, "names": sorted(dedup.values(), key=str.casefold),
-            "notes": [node_dict(g, h) for h in homes if h in g.nodes and g.nodes[h].kind == "note"
-                      and visible(h)],
-            "about": about, "linked": linked, "mentions": mentioned}
+    return EntityAnswer(name, sorted(dedup.values(), key=str.casefold),
+                        [graph_node(g, h) for h in homes if h in g.nodes and g.nodes[h].kind == "note" and visible(h)],
+                        about, linked, mentioned)
 
 
 # -- link / unlink --------------------------------------------------------------------------------
@@ -283,9 +274,9 @@ def link(store: IndexStore, a: str, b: str, type: str = "related", reason: str |
 
         text2, _, _ = remove_link_entries(text, found)
         if existing and (reason is None or any(_reason(it) == reason for it in existing)):
-            return text, {"to": node_dict(g, dst)}  # already linked so
+            return text, {"to": graph_node(g, dst).to_dict()}  # already linked so
         # A new reason replaces the old entry for the same target and type.
-        return add_link_entry(text2, yaml_scalar(entry)), {"links": entry, "to": node_dict(g, dst)}
+        return add_link_entry(text2, yaml_scalar(entry)), {"links": entry, "to": graph_node(g, dst).to_dict()}
 
     return _edit_links(store, a, edit, "link", commit,
                        lambda src, f: f"mdmem: link \"{_title(store, src)}\" -{typ}-> \"{f['to']['title']}\"")
@@ -305,7 +296,7 @@ def unlink(store: IndexStore, a: str, b: str, type: str | None = None, *, commit
         if not removed:
             return text, {}
         mentions = sum(1 for e in g.out.get(src, ()) if e.type == MENTIONS and dst is not None and e.dst == dst)
-        return text2, {"removed": removed, "to": node_dict(g, dst) if dst else {"title": b},
+        return text2, {"removed": removed, "to": graph_node(g, dst).to_dict() if dst else {"title": b},
                        "body_mentions_left": mentions}
 
     return _edit_links(store, a, edit, "unlink", commit,
@@ -346,7 +337,7 @@ def _edit_links(store: IndexStore, a: str, edit: Any, action: str, commit: bool 
 # -- suggestions and checks ------------------------------------------------------------------------
 
 
-def suggest_links(store: IndexStore, ref: str, limit: int = 3) -> list[dict[str, Any]]:
+def suggest_links(store: IndexStore, ref: str, limit: int = 3) -> list[LinkSuggestion]:
     """Existing notes similar to ``ref`` that it does not link to yet, each with the ``mdmem link``
     command that would connect them. Nothing is written."""
     from .text import terms
@@ -358,7 +349,7 @@ def suggest_links(store: IndexStore, ref: str, limit: int = 3) -> list[dict[str,
     qset = set(terms(f"{note.title}\n{note.body}"))
     if not qset:
         return []
-    out: list[dict[str, Any]] = []
+    out: list[LinkSuggestion] = []
     for h in hybrid.search(store, f"{note.title} {note.body[:500]}", limit + 5, store.filters()):
         if h.path == src or h.path in linked:
             continue
@@ -370,11 +361,19 @@ def suggest_links(store: IndexStore, ref: str, limit: int = 3) -> list[dict[str,
         share = shared / len(qset)
         if shared < 2 or share < SUGGEST_MIN_SHARE:
             continue
-        out.append({"id": h.id, "path": h.path, "title": h.title, "similarity": round(share, 3),
-                    "command": f"mdmem link {shlex.quote(note.id)} {shlex.quote(h.id)} --type related"})
+        out.append(LinkSuggestion(h.id, h.path, h.title, round(share, 3),
+                                  f"mdmem link {shlex.quote(note.id)} {shlex.quote(h.id)} --type related"))
         if len(out) >= limit:
             break
     return out
+
+
+def save(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True,
+         **fields: Any) -> AddReport:
+    """``add`` after the duplicate check (``lifecycle.add_checked``), with the links the new note may
+    want (``suggest_links``, never written)."""
+    check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
+    return AddReport(check, added, suggest_links(store, added.path) if added is not None else [])
 
 
 def dangling_problems(store: IndexStore) -> list[Problem]:

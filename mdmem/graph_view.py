@@ -1,15 +1,16 @@
-"""The store's note graph as features read it: cached per index change, nodes and edges as
-JSON-ready dicts, retrieval visibility on graph nodes, and the connection hints hits carry.
+"""The store's note graph as features read it: cached per index change, nodes and edges as results,
+retrieval visibility on graph nodes, and the connection hints hits carry.
 
 The pure graph is ``graph.py``; this is its view of one store (``index.store``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import NoteNotFound
 from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
+from .results import GraphEdge, GraphNode, LinkHint
 
 if TYPE_CHECKING:
     from .index.store import IndexStore
@@ -49,37 +50,32 @@ def node_key(store: IndexStore, graph: Graph, ref: str) -> str:
         raise
 
 
-def node_dict(graph: Graph, key: str) -> dict[str, Any]:
+def graph_node(graph: Graph, key: str) -> GraphNode:
+    """The node as a result: a note or an entity (or a file on disk the index has not seen yet)."""
     node = graph.nodes.get(key)
-    if node is None:  # a file on disk the index has not seen yet
-        return {"id": key.removesuffix(".md"), "path": key, "title": key, "type": "note", "kind": "note",
-                "status": "unindexed"}
-    return node.to_dict()
+    if node is None:
+        return GraphNode(id=key.removesuffix(".md"), path=key, title=key, status="unindexed")
+    return GraphNode(id=node.id, path=node.key if node.kind == "note" else None, title=node.title,
+                     type=node.type, kind=node.kind, status=node.status)
 
 
-def edge_dict(graph: Graph, e: Edge) -> dict[str, Any]:
-    """An edge as stored (source → target), with both ends named."""
-    d: dict[str, Any] = {
-        "from": node_dict(graph, e.src), "type": e.type,
-        "to": node_dict(graph, e.dst) if e.dst is not None else None,
-        "written": e.target, "reason": e.reason,
-    }
-    if e.heading:
-        d["heading"] = e.heading
-    if e.candidates:
-        d["ambiguous"] = list(e.candidates)
-    return d
+def graph_edge(graph: Graph, e: Edge, *, dangling: bool | None = None, direction: str | None = None) -> GraphEdge:
+    """An edge as stored (source → target), with both ends named; ``direction`` for a walk's step."""
+    return GraphEdge(from_=graph_node(graph, e.src), type=e.type,
+                     to=graph_node(graph, e.dst) if e.dst is not None else None, written=e.target,
+                     reason=e.reason, heading=e.heading or None, ambiguous=list(e.candidates) or None,
+                     dangling=dangling, direction=direction)
 
 
-def step_dict(graph: Graph, step: Step) -> dict[str, Any]:
+def graph_step(graph: Graph, step: Step) -> GraphEdge:
+    """A walk's step: the edge it took and the way it went along it."""
     assert step.edge is not None
-    return {**edge_dict(graph, step.edge), "direction": step.direction}
+    return graph_edge(graph, step.edge, direction=step.direction)
 
 
-def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[dict[str, Any]]]:
+def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[LinkHint]]:
     """A few typed neighbours of each note, for an agent to follow: causal links first, then other
-    typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out.
-    Each: {"type", "direction": "out"|"in", "id", "title", "kind"} (+ "reason" when the link has one)."""
+    typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out."""
     g = load_graph(store)
     visible = Visible(store, store.filters(), g)
 
@@ -88,19 +84,17 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
         group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 1
         return group, e.type, other
 
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[LinkHint]] = {}
     for path in paths:
         seen: set[str] = set()
-        hints: list[dict[str, Any]] = []
+        hints: list[LinkHint] = []
         for e, other, way in sorted(g.edges(path), key=rank):
             if other in seen or not visible(other):
                 continue
             seen.add(other)
-            node = node_dict(g, other)
-            hint = {"type": e.type, "direction": way, "id": node["id"], "title": node["title"], "kind": node["kind"]}
-            if e.reason:
-                hint["reason"] = e.reason
-            hints.append(hint)
+            node = graph_node(g, other)
+            hints.append(LinkHint(type=e.type, direction=way, id=node.id, title=node.title, kind=node.kind,
+                                  reason=e.reason or None))
             if len(hints) >= per_note:
                 break
         out[path] = hints

@@ -9,13 +9,14 @@ from .connect import dangling_problems
 from .errors import MdmemError
 from .files import content_hash
 from .note import Problem
+from .results import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic
     from .index.store import IndexStore
 
 
-def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = None) -> dict[str, Any]:
+def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = None) -> VaultStatus:
     """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
     from .git import find_git_dir, hooks_installed
 
@@ -34,35 +35,23 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     problems = list(cat.problems())
     try:
         done, total = sem.coverage()
-        vectors: dict[str, Any] = {"model": sem.embedder.name, "chunks_with_vectors": done,
-                                   "chunks": total, "complete": done >= total}
+        vectors = VectorStatus(sem.embedder.name, done, total, done >= total)
     except MdmemError as exc:
-        vectors = {"error": str(exc)}
-    return {
-        "vault": str(store.root),
-        "notes": cat.count(),
-        "types": cat.counts_by("type"),
-        "statuses": cat.counts_by("status"),
-        "problems": len(problems),
-        "notes_with_problems": len({p.path for p in problems}),
-        "index": {
-            "engine": manifest.get("engine"), "schema": manifest.get("schema"),
-            "generation": manifest.get("generation"), "indexed_at": cat.get_meta("indexed_at"),
-            "size_bytes": store.state.size_bytes(),
-        },
-        "vectors": vectors,
-        "serve": {"pid": served["pid"], "port": served["port"]} if served else None,
-        "pending": {"new": sorted(new), "changed": sorted(changed), "deleted": sorted(deleted)},
-        "fresh": not (new or changed or deleted) and (head is None or head == last),
-        "git": {
-            "repository": find_git_dir(store.root) is not None,
-            "head": head, "last_indexed_commit": last,
-            "hooks": hooks_installed(store.root),
-        },
-    }
+        vectors = VectorStatus(error=str(exc))
+    return VaultStatus(
+        vault=str(store.root), notes=cat.count(), types=cat.counts_by("type"), statuses=cat.counts_by("status"),
+        problems=len(problems), notes_with_problems=len({p.path for p in problems}),
+        index=IndexInfo(manifest.get("engine"), manifest.get("schema"), manifest.get("generation"),
+                        cat.get_meta("indexed_at"), store.state.size_bytes()),
+        vectors=vectors,
+        serve=ServeInfo(served["pid"], served["port"]) if served else None,
+        pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
+        fresh=not (new or changed or deleted) and (head is None or head == last),
+        git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
+    )
 
 
-def doctor(store: IndexStore) -> list[Problem]:
+def doctor(store: IndexStore) -> DoctorReport:
     """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
 
@@ -82,7 +71,7 @@ def doctor(store: IndexStore) -> list[Problem]:
     if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
         out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
                            ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
-    return out
+    return DoctorReport(out)
 
 
 def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:

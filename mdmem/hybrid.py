@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from .config import QuerySettings
 from .graph_view import connection_hints
-from .memory import PRIOR_WEIGHT, below_successors
+from .memory import PRIOR_WEIGHT, superseded_scores
 from .note import iso_from_timestamp
 from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
-from .results import Hit
+from .results import Hit, Hits
 from .text import snippet, terms
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # -- the hits a pipeline returns -----------------------------------------------------------------
 
 
-def search(store: IndexStore, text: str, limit: int, filters: Filters) -> list[Hit]:
+def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
     """BM25 over the notes (no model is loaded); a superseded note goes below its successor."""
     store.repair()
     raw = store.read(lambda: _superseded_last(store, store.lexical.search(text, limit, filters)))
@@ -39,33 +39,27 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters) -> list[H
     known = store.catalog.rows(h.path for h in raw)
     raw = [h for h in raw if h.path in known]
     qterms = set(terms(text))
-    hits = []
-    for h in raw:
-        hits.append(Hit(
-            id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
-            snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
-            date=iso_from_timestamp(h.date),
-        ))
-    return hits
+    return Hits((Hit(id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
+                     snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
+                     date=iso_from_timestamp(h.date)) for h in raw), text)
 
 
 def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
-    """BM25 order, except that a superseded note goes below its successor (or to the end)."""
-    if not hits:
-        return hits
-    successors = store.catalog.superseded_by(h.path for h in hits)
+    """BM25 order after version chains (``memory.superseded_scores``): a superseded note has half its
+    score and ranks below its successor."""
+    successors = store.catalog.superseded_by(h.path for h in hits) if hits else {}
     if not successors:
         return hits
-    by_path = {h.path: h for h in hits}
-    return [by_path[p] for p in below_successors([h.path for h in hits], successors)]
+    scores = superseded_scores({h.path: h.score for h in hits}, successors)
+    return sorted((replace(h, score=scores[h.path]) for h in hits), key=lambda h: (-round(h.score, 9), h.path))
 
 
-def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: bool) -> list[Hit]:
+def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: bool, info: dict[str, Any]) -> Hits:
     """The hits for a pipeline's ranked candidates: catalogue fields, the snippet of the best chunk
     (else of the body), and ``explain`` when asked."""
     rows = store.catalog.rows(c.path for c in cands)
     qterms = set(terms(text))
-    hits = []
+    hits = Hits(query=text, info=info)
     for c in cands:
         row = rows.get(c.path)
         if row is None:
@@ -80,13 +74,13 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
     return hits
 
 
-def with_links(store: IndexStore, hits: list[Hit], top: int = 3, per_hit: int = 3) -> list[Hit]:
+def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:
     """Connection hints on the top hits: up to ``per_hit`` typed neighbours each (causal links
     first, then other typed links, then mentions and entities), so an agent can follow them."""
     if not hits:
         return hits
     hints = connection_hints(store, [h.path for h in hits[:top]], per_hit)
-    return [replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits]
+    return Hits((replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits), hits.query, hits.info)
 
 
 def _body(store: IndexStore, path: str) -> str:
@@ -96,18 +90,17 @@ def _body(store: IndexStore, path: str) -> str:
         return ""
 
 
-def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *,
-            explain: bool = False) -> tuple[list[Hit], dict[str, Any]]:
-    """Vector search as hits, with what it did (coverage, model)."""
+def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
+    """Vector search as hits, with what it did (``info``: coverage, model)."""
     cands, info = vector_search(sem, text, limit, filters)
-    return make_hits(sem.store, cands, text, explain), info
+    return make_hits(sem.store, cands, text, explain, info)
 
 
 def query(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-          explain: bool = False, priors: bool = True) -> tuple[list[Hit], dict[str, Any]]:
-    """The hybrid query as hits with connection hints, and what it did (stages, coverage)."""
+          explain: bool = False, priors: bool = True) -> Hits:
+    """The hybrid query as hits with connection hints, and what it did (``info``: stages, coverage)."""
     cands, info = hybrid_search(store, sem, text, limit, filters, prior_weight=None if priors else 0.0)
-    return with_links(store, make_hits(store, cands, text, explain)), info
+    return with_links(store, make_hits(store, cands, text, explain, info))
 
 
 # -- the pipelines -------------------------------------------------------------------------------
@@ -306,7 +299,7 @@ def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weig
     query (weight 0.08) a prior can reorder near-ties but never lift a clearly weaker match.
     A note that another note supersedes gets half its score and is placed below its successor.
     """
-    from .memory import SUPERSEDED_FACTOR, prior
+    from .memory import prior
 
     if not ranked:
         return ranked
@@ -324,13 +317,12 @@ def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weig
         if weight:
             c.explain.update({"relevance": round(relevance, 4), **parts, "prior_weight": weight})
     successors = cat.superseded_by(c.path for c in ranked)
-    by_path = {c.path: c for c in ranked}
-    for old, new in successors.items():
-        c = by_path[old]
-        c.score *= SUPERSEDED_FACTOR
-        c.explain["superseded_by"] = rows[new]["id"] if new in rows else new
-        if new in by_path and c.score >= by_path[new].score:
-            c.score = by_path[new].score - 1e-6
+    scores = superseded_scores({c.path: c.score for c in ranked}, successors)
+    for c in ranked:
+        c.score = scores[c.path]
+        if c.path in successors:
+            new = successors[c.path]
+            c.explain["superseded_by"] = rows[new]["id"] if new in rows else new
     ranked.sort(key=lambda c: (-c.score, c.path))
     return ranked
 

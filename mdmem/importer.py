@@ -18,15 +18,15 @@ source files are never changed. A bad JSONL line is reported with its number; th
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import MdmemError
+from .results import ImportReport
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -73,25 +73,6 @@ class Entry:
     source: str = ""
     replaceable: bool = False  # a day file: its note follows the file's text on re-import
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class ImportReport:
-    """What an import did."""
-
-    kind: str
-    source: str
-    written: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    skipped: int = 0
-    errors: list[str] = field(default_factory=list)
-    redacted: int = 0
-    commit: str | None = None
-    dry_run: bool = False
-    adopted: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # -- pure parsing ------------------------------------------------------------------------------------
@@ -196,13 +177,13 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
     """One note for a whole (daily) memory file, dated by its name or else its modification time.
     ``source`` (the file as seen from the imported folder, e.g. ``workspace/memory/2026-03-14.md``)
     identifies it on re-import."""
-    from .note import split_frontmatter
+    from .note import iso_from_timestamp, split_frontmatter
 
     body = split_frontmatter(text)[1].strip()
     if not body:
         return None
     m = re.search(_DATE, name)
-    day = m.group(1) if m else dt.datetime.fromtimestamp(mtime, dt.timezone.utc).strftime("%Y-%m-%d")
+    day = m.group(1) if m else str(iso_from_timestamp(mtime))[:10]
     first = _HEADING.match(body.splitlines()[0])
     title = first.group(2).strip() if first else f"Memory {day}"
     if m and day not in title:
@@ -213,7 +194,7 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
 
 def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     """One memory from a JSONL line; raises ValueError with the reason for a bad one."""
-    from .note import TYPES, to_iso
+    from .note import TYPES, iso_from_timestamp, to_iso
 
     try:
         obj = json.loads(line)
@@ -237,8 +218,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
         salience = float(salience)
     created = obj.get("created", obj.get("created_at", obj.get("timestamp")))
     if isinstance(created, (int, float)) and not isinstance(created, bool):
-        created = dt.datetime.fromtimestamp(created / (1000 if created > 1e11 else 1), dt.timezone.utc).strftime(
-            "%Y-%m-%dT%H:%M:%SZ")
+        created = iso_from_timestamp(created / (1000 if created > 1e11 else 1))
     elif created is not None:
         iso = to_iso(str(created).strip())
         if iso is None:
@@ -321,43 +301,42 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
     """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault)."""
     path = path.expanduser().resolve()
     kind = detect(path)
-    report = ImportReport(kind=kind, source=str(path), dry_run=dry_run)
     if kind == "obsidian":
         from .git import find_git_dir
         from .scaffold import init_vault
 
+        adopted = None
         if not dry_run:
-            git = find_git_dir(path) is not None if use_git is None else use_git
-            report.adopted = init_vault(path, use_git=git)
-        return report
+            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git)
+        return ImportReport(kind=kind, source=str(path), dry_run=dry_run, adopted=adopted)
     if vault is None:
         raise MdmemError("No vault to import into; pass --vault PATH (or run inside a vault).")
     if path == vault.root or vault.root in path.parents:
         raise MdmemError(f"{path} is inside the vault {vault.root}: its files are notes already. "
                          "Import from outside the vault.")
-    entries, report.errors = read_entries(path, kind, default_type=default_type)
-    _write(vault, entries, report, source=path.name, commit=commit)
-    return report
+    entries, errors = read_entries(path, kind, default_type=default_type)
+    return _write(vault, entries, ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
+                  source=path.name, commit=commit)
 
 
 def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: str,
-           commit: bool | None) -> None:
-    from .note import NewNote
-    from .note import now_iso
+           commit: bool | None) -> ImportReport:
+    from .note import NewNote, now_iso
     from .redact import redact
     from .text import slugify
 
     seen: set[str] = set()
     notes: list[NewNote] = []
+    skipped = redacted = 0
     folder = f"{vault.config.notes_dir}/imported/{slugify(Path(source).stem)}".lstrip("/")
     for e in entries:
         nid = entry_id(e.key)
         if nid in seen:
-            report.skipped += 1  # the same memory twice in one source
+            skipped += 1  # the same memory twice in one source
             continue
         seen.add(nid)
         body, title = redact(e.body), redact(e.title)
-        report.redacted += body.count + (0 if e.title.rstrip("…") in e.body else title.count)
+        redacted += body.count + (0 if e.title.rstrip("…") in e.body else title.count)
         meta: dict[str, Any] = {
             "id": nid, "title": title.text, "type": e.type, "salience": e.salience,
             "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
@@ -365,10 +344,8 @@ def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: 
             "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
         }
         notes.append(NewNote(meta, body.text, folder, replace=e.replaceable))
-    new, updated, skipped, sha = vault.add_many(
+    new, updated, more_skipped, sha = vault.add_many(
         notes, dry_run=report.dry_run, commit=commit,
         message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
-    report.written += new
-    report.updated += updated
-    report.skipped += skipped
-    report.commit = sha
+    return replace(report, written=new, updated=updated, skipped=skipped + more_skipped, redacted=redacted,
+                   commit=sha)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import hybrid
 from .errors import MdmemError
 from .note import TYPES, NewNote, now_iso, render_note, set_fields
-from .results import AddResult, Change
+from .results import (AddResult, Change, DuplicateCheck, DuplicateMatch, History, LogEntry, SweepCandidate,
+                      SweepReport, SweepRule, Version)
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic
@@ -195,11 +196,10 @@ def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None,
     sha = None
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
-    change.commit = sha
-    return added, change
+    return added, replace(change, commit=sha)
 
 
-def history(store: IndexStore, ref: str) -> dict[str, Any]:
+def history(store: IndexStore, ref: str) -> History:
     """The version chain through ``ref`` (oldest first) and each file's git log."""
     from .git import file_log, find_git_dir
 
@@ -233,29 +233,17 @@ def history(store: IndexStore, ref: str) -> dict[str, Any]:
     versions = []
     for rel in chain:
         n = store.files.read_note(rel)[0]
-        versions.append({
-            "id": n.id, "path": rel, "title": n.title, "status": n.status, "created": n.created,
-            "updated": n.updated, "supersedes": n.supersedes, "current": rel == chain[-1],
-            "git_log": file_log(store.root, store.files.safe_path(rel)) if in_git else [],
-        })
-    return {"note": start, "versions": versions}
+        log = file_log(store.root, store.files.safe_path(rel)) if in_git else []
+        versions.append(Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1],
+                                [LogEntry(**c) for c in log]))
+    return History(start, versions)
 
 
 # -- sweep -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SweepRule:
-    """Archive active, unpinned notes older than ``min_age_days`` whose salience is below
-    ``max_salience`` and whose type decays (decisions and preferences are never swept)."""
-
-    min_age_days: float = 180.0
-    max_salience: float = 0.3
-    types: tuple[str, ...] = ("handoff", "progress", "conversation", "context", "note", "idea")
-
-
 def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bool | None = None,
-          now: float | None = None) -> dict[str, Any]:
+          now: float | None = None) -> SweepReport:
     """Notes the rule would archive; with ``apply`` archive them (status only, nothing deleted)."""
     import time
 
@@ -265,23 +253,22 @@ def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bo
     for path, nid, title, typ, sal, date in store.catalog.unpinned_active():
         age = (now - date) / 86400 if date else 0.0
         if typ in rule.types and (sal if sal is not None else 0.5) < rule.max_salience and age >= rule.min_age_days:
-            picked.append({"id": nid, "path": path, "title": title, "type": typ, "salience": sal,
-                           "age_days": round(age)})
-    picked.sort(key=lambda r: r["path"])
+            picked.append(SweepCandidate(nid, path, title, typ, sal, round(age)))
+    picked.sort(key=lambda r: r.path)
     done = []
     if apply and picked:
         for r in picked:
-            done.append(update_note(store, r["path"], {"status": "archived"}, "sweep", commit=False).path)
+            done.append(update_note(store, r.path, {"status": "archived"}, "sweep", commit=False).path)
         if store.config.git_commit if commit is None else commit:
             store.commit(done, f"mdmem: sweep archived {len(done)} stale note(s)")
-    return {"rule": asdict(rule), "applied": apply, "notes": picked, "archived": done}
+    return SweepReport(rule, apply, picked, done)
 
 
 # -- duplicates --------------------------------------------------------------------------------------
 
 
 def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
-               use_vectors: bool = True) -> dict[str, Any]:
+               use_vectors: bool = True) -> DuplicateCheck:
     """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
     correcting it) or NOOP (the same text is already there). Never merges anything itself."""
     import hashlib
@@ -298,8 +285,8 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
         note = store.files.read_note(h.path)[0]
         other = f"{note.title}\n{note.body}".strip()
         if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
-            return {"decision": "NOOP", "reason": "the same text is already in the vault",
-                    "matches": [{"id": h.id, "path": h.path, "title": h.title, "similarity": 1.0}]}
+            return DuplicateCheck("NOOP", "the same text is already in the vault",
+                                  [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)])
         oset = set(terms(other))
         jac = len(qset & oset) / len(qset | oset) if qset | oset else 0.0
         cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
@@ -321,29 +308,30 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
     near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
     if near:
         best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
-        return {"decision": "UPDATE", "reason": "a near duplicate exists; consider "
-                f"\"mdmem correct {best['id']}\" instead of a new note", "matches": near}
-    return {"decision": "ADD", "reason": "no similar note", "matches": cands[:3]}
+        return DuplicateCheck("UPDATE", "a near duplicate exists; consider "
+                              f"\"mdmem correct {best['id']}\" instead of a new note",
+                              [DuplicateMatch(**c) for c in near])
+    return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
 
 
 def add_checked(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False,
-                dedupe: bool = True, **kwargs: Any) -> tuple[dict[str, Any], AddResult | None]:
+                dedupe: bool = True, **kwargs: Any) -> tuple[DuplicateCheck, AddResult | None]:
     """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
     writer lock, right before the write: the same memory saved by several agents at once is
     written once (issue 7; before, each process checked, then all of them wrote).
     """
-    check: dict[str, Any] = {"decision": "ADD", "reason": "not checked", "matches": []}
+    check = DuplicateCheck("ADD", "not checked")
     if dedupe:
         store.repair()
         done, _ = store.catalog.coverage()
         check = duplicates(store, sem, title, body, use_vectors=done > 0)
-        if check["decision"] == "NOOP" or (check["decision"] == "UPDATE" and not force):
+        if check.decision == "NOOP" or (check.decision == "UPDATE" and not force):
             return check, None
     with store.writer_lock():
         if dedupe:
             again = duplicates(store, sem, title, body, use_vectors=False)
-            if again["decision"] == "NOOP":
+            if again.decision == "NOOP":
                 return again, None
         return check, add(store, title, body, **kwargs)

@@ -1,9 +1,10 @@
 """The MCP server (DESIGN §8): the vault's library calls as MCP tools, over stdio or streamable HTTP.
 
-``create_server(vault)`` builds an ``MCPServer`` (the official SDK, 2.x) whose tools call ``Vault`` only.
-Results are compact — id, type, title, key line, score — as text for the model and as structured
-content for programs; ``get``/``multi_get`` return whole notes. Library errors come back as tool
-errors with the library's message (what is wrong and what to do), never as a crash.
+``create_server(vault)`` builds an ``MCPServer`` (the official SDK, 2.x) whose tools are the methods
+of ``Tools``: each calls ``Vault`` once and answers with ``render.mcp`` of the result — compact hits
+(id, type, title, key line, score) and whole notes from ``get``/``multi_get``, as text for the model
+and the same shapes as ``--json`` (or a selection of them) as structured content. Library errors come
+back as tool errors with the library's message (what is wrong and what to do), never as a crash.
 
 The SDK runs plain functions in worker threads; a ``Vault`` is not thread-safe, so every tool holds
 one lock. On stdio nothing but protocol may reach stdout: while serving, stray prints go to stderr.
@@ -12,7 +13,6 @@ one lock. On stdio nothing but protocol may reach stdout: while serving, stray p
 from __future__ import annotations
 
 import hmac
-import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -25,11 +25,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
-from . import __version__
 from .errors import MdmemError
+from .render import mcp as render_mcp
+from .results import Correction, MissingNote, NoteBatch, NoteText, note_doc
+from .rank import filter_args as filters
+from .version import __version__
 
 if TYPE_CHECKING:
-    from .results import Hit
     from .vault import Vault
 
 INSTRUCTIONS = """\
@@ -44,7 +46,6 @@ mdmem is long-term memory kept as markdown notes in a git repository; people edi
 """
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-KEY_CHARS = 200
 
 # -- parameter types: descriptions are what the model reads -----------------------------------------
 
@@ -60,178 +61,107 @@ Include = Annotated[list[str] | None, Field(
     description="Also show notes hidden by default: forgotten, archived, snoozed, expired.")]
 NoteRef = Annotated[str, Field(description="The note: its id (from a search result), path, file name, title or alias.")]
 
-
-def _strip_marks(s: str | None) -> str:
-    s = " ".join((s or "").replace("**", "").split())
-    return s if len(s) <= KEY_CHARS else s[: KEY_CHARS - 1].rstrip() + "…"
-
-
-def compact_hit(h: Hit) -> dict[str, Any]:
-    """The fields an agent needs to decide whether to open a note."""
-    key = re.sub(r"^#+\s*" + re.escape(h.title) + r"\s*", "", _strip_marks(h.snippet))  # not the title again
-    d = {"id": h.id, "type": h.type, "title": h.title, "key": key, "score": h.score, "path": h.path, "date": h.date}
-    if h.links:  # connection hints (query, recall): typed neighbours to follow with get
-        d["links"] = h.links
-    return d
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+IDEMPOTENT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
-def _result(text: str, data: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+class Tools:
+    """The MCP tools over one vault, one call at a time (under ``lock``). Each method is a tool: its
+    parameters and docstring are what the model reads."""
 
+    def __init__(self, vault: Vault, lock: threading.Lock) -> None:
+        self.vault = vault
+        self.lock = lock
+        self.local = threading.local()  # a tool runs call() and builds its answer in one worker thread
 
-def render_hits(tool: str, query: str, hits: list[Hit], info: dict[str, Any] | None = None) -> CallToolResult:
-    """Compact hits: one line each plus its key line; the structured content has the same fields."""
-    items = [compact_hit(h) for h in hits]
-    data: dict[str, Any] = {"query": query, "count": len(items), "results": items}
-    head = f"{tool}: {len(items)} note(s) for {query!r}"
-    if info and info.get("intent"):
-        data["intent"], data["route"] = info["intent"], info.get("route")
-        head += f" (intent {info['intent']}: {info.get('route')})"
-    if not items:
-        return _result(head + ". Nothing matches: try other words, search for exact identifiers, or vsearch "
-                       "for meaning.", data)
-    lines = [head + ". Whole note: get(id)."]
-    for i, it in enumerate(items, 1):
-        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
-        if it["key"]:
-            lines.append(f"   {it['key']}")
-        if it.get("links"):
-            lines.append("   links: " + "; ".join(f"{ln['type']} {'→' if ln['direction'] == 'out' else '←'} "
-                                                  f"{ln['title']} ({ln['id']})" for ln in it["links"]))
-    return _result("\n".join(lines), data)
-
-
-def _filters(type: Any, tag: Any, scope: Any, since: Any, until: Any, include: Any) -> dict[str, Any]:
-    return {k: v for k, v in (("type", type), ("tag", tag), ("scope", scope), ("since", since),
-                              ("until", until), ("include", include)) if v}
-
-
-def create_server(vault: Vault, *, lock: threading.Lock | None = None,
-                  lifespan: Callable[[Any], Any] | None = None) -> MCPServer:
-    """An MCP server whose tools call ``vault``, one at a time (under ``lock``)."""
-    server: MCPServer = MCPServer("mdmem", instructions=INSTRUCTIONS, version=__version__,
-                                  lifespan=lifespan, log_level="WARNING")
-    lock = lock or threading.Lock()
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    additive = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-    idempotent = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                 open_world_hint=False)
-
-    local = threading.local()  # a tool runs call() and builds its result in one worker thread
-
-    def call(fn: Callable[[], Any]) -> Any:
-        with lock:
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run one vault call under the lock; library errors become tool errors, warnings are kept."""
+        vault = self.vault
+        with self.lock:
             vault.warnings.clear()
             try:
                 return fn()
             except MdmemError as exc:
                 raise ToolError(str(exc)) from exc
             finally:
-                local.warnings = list(vault.warnings)
+                self.local.warnings = list(vault.warnings)
                 vault.warnings.clear()
                 if vault.index_warning:  # answered from the previous index (e.g. the disk is full)
-                    local.warnings.append(vault.index_warning)
+                    self.local.warnings.append(vault.index_warning)
                     vault.index_warning = None
 
-    def warned(result: CallToolResult, sep: str = " ") -> CallToolResult:
-        """``result`` with the last call's warnings (a commit git refused, an index not refreshed)."""
-        warnings: list[str] = getattr(local, "warnings", [])
-        if warnings:
-            result.content[0].text += f"{sep}Warning: " + " ".join(warnings)  # type: ignore[union-attr]
-            result.structured_content = {**(result.structured_content or {}), "warnings": warnings}
-        return result
-
-    def written(text: str, data: dict[str, Any]) -> CallToolResult:
-        """A writing tool's result, with what went wrong after the write."""
-        return warned(_result(text, data))
-
-    def found(tool: str, query: str, hits: list[Hit], info: dict[str, Any] | None = None) -> CallToolResult:
-        """A retrieval tool's hits, saying so when they came from an index that could not be refreshed."""
-        return warned(render_hits(tool, query, hits, info), "\n")
+    def answer(self, result: Any, *, warn: bool = True, **options: Any) -> CallToolResult:
+        """The tool result for ``result`` (``render.mcp``), with the last call's warnings when ``warn``
+        (a commit git refused, an index that could not be refreshed)."""
+        warnings: list[str] = getattr(self.local, "warnings", []) if warn else []
+        text, data = render_mcp(result, warnings=warnings, **options)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
     # -- retrieval -------------------------------------------------------------------------------
 
-    @server.tool(annotations=read_only)
-    def recall(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
+    def recall(self, query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
                since: Since = None, until: Until = None, include: Include = None) -> CallToolResult:
         """Look up memory: call this FIRST when the request may depend on earlier decisions, preferences,
         facts, problems or sessions. It classifies the question (why / when / who / recent / general) and
         routes it: causes and consequences for "why", a time window for "when", entity matches for "who",
         newest first for "latest / last time", hybrid search otherwise. Returns compact hits (id, type,
         title, key line, score); call get(id) for a whole note."""
-        hits, info = call(lambda: (vault.recall(query, limit, **_filters(type, tag, scope, since, until, include)),
-                                   dict(vault.last_info)))
-        return found("recall", query, hits, info)
+        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
+        return self.answer(self.call(lambda: self.vault.recall(query, limit, **f)), tool="recall")
 
-    @server.tool(annotations=read_only)
-    def query(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
+    def query(self, query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
               since: Since = None, until: Until = None, include: Include = None) -> CallToolResult:
         """Hybrid search (BM25 words + vector meaning, fused), without recall's intent routing. Use for a
         plain topical lookup, usually with filters (type, tag, scope, dates)."""
-        hits = call(lambda: vault.query(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return found("query", query, hits)
+        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
+        return self.answer(self.call(lambda: self.vault.query(query, limit, **f)), tool="query")
 
-    @server.tool(annotations=read_only)
-    def search(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
+    def search(self, query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
                since: Since = None, until: Until = None, include: Include = None) -> CallToolResult:
         """Exact-word full-text search (BM25, no model; fast). Best for identifiers, error codes, file and
         function names, people and product names, e.g. ERR_PAY_504 or max_pool_size."""
-        hits = call(lambda: vault.search(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return found("search", query, hits)
+        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
+        return self.answer(self.call(lambda: self.vault.search(query, limit, **f)), tool="search")
 
-    @server.tool(annotations=read_only)
-    def vsearch(query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
+    def vsearch(self, query: Query, limit: Limit = 8, type: Types = None, tag: Tags = None, scope: Scope = None,
                 since: Since = None, until: Until = None, include: Include = None) -> CallToolResult:
         """Meaning-only search (vectors): finds notes that say the same thing in other words. Use when
         search finds nothing because you do not know the vault's wording."""
-        hits = call(lambda: vault.vsearch(query, limit, **_filters(type, tag, scope, since, until, include)))
-        return found("vsearch", query, hits)
+        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
+        return self.answer(self.call(lambda: self.vault.vsearch(query, limit, **f)), tool="vsearch")
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def whole(ref: str, max_chars: int) -> dict[str, Any]:
-        from .cli.options import note_dict
+    def _whole(self, ref: str, max_chars: int) -> NoteText:
+        n = self.vault.get(ref)
+        text = self.vault.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
+        return NoteText.cut(note_doc(n), text, max_chars)
 
-        n = vault.get(ref)
-        text = vault.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
-        cut = len(text) > max_chars
-        d = note_dict(n)
-        del d["body"], d["problems"], d["headings"]
-        return {**d, "text": text[:max_chars] + ("\n… (cut; raise max_chars for more)" if cut else ""),
-                "truncated": cut}
-
-    @server.tool(annotations=read_only)
-    def get(note: NoteRef, max_chars: Annotated[int, Field(ge=200, le=200_000,
-            description="Cut the note after this many characters.")] = 12_000) -> CallToolResult:
+    def get(self, note: NoteRef, max_chars: Annotated[int, Field(
+            ge=200, le=200_000, description="Cut the note after this many characters.")] = 12_000) -> CallToolResult:
         """The whole note — frontmatter and body as in the file — by id, path, file name, title or alias.
         Use after recall/search when the key line is not enough."""
-        d = call(lambda: whole(note, max_chars))
-        return _result(f"{d['path']} (id {d['id']})\n{d['text']}", d)
+        return self.answer(self.call(lambda: self._whole(note, max_chars)), warn=False)
 
-    @server.tool(annotations=read_only)
-    def multi_get(notes: Annotated[list[str], Field(min_length=1, max_length=50,
-                  description="Note ids, paths, file names, titles or aliases.")],
-                  max_chars: Annotated[int, Field(ge=200, le=100_000,
-                  description="Cut each note after this many characters.")] = 4000) -> CallToolResult:
+    def multi_get(self, notes: Annotated[list[str], Field(min_length=1, max_length=50, description=(
+                      "Note ids, paths, file names, titles or aliases."))],
+                  max_chars: Annotated[int, Field(ge=200, le=100_000, description=(
+                      "Cut each note after this many characters."))] = 4000) -> CallToolResult:
         """Several whole notes in one call (e.g. the top hits of a recall). A note that cannot be found is
         reported in the result; the others are still returned."""
-        found, missing, parts = [], [], []
+        items: list[NoteText | MissingNote] = []
         for ref in notes:
             try:
-                d = call(lambda ref=ref: whole(ref, max_chars))
+                items.append(self.call(lambda ref=ref: self._whole(ref, max_chars)))
             except ToolError as exc:
-                missing.append({"ref": ref, "error": str(exc)})
-                parts.append(f"=== {ref}: {exc}")
-                continue
-            found.append(d)
-            parts.append(f"=== {d['path']} (id {d['id']})\n{d['text']}")
-        return _result("\n\n".join(parts), {"notes": found, "missing": missing})
+                items.append(MissingNote(ref, str(exc)))
+        return self.answer(NoteBatch(items), warn=False)
 
     # -- writing ---------------------------------------------------------------------------------
 
-    @server.tool(annotations=additive)
-    def add(title: Annotated[str, Field(min_length=1, description="A clear, specific title: the claim itself, "
-                                        "e.g. 'Use Postgres 16 for the billing service'.")],
+    def add(self, title: Annotated[str, Field(min_length=1, description=(
+                "A clear, specific title: the claim itself, e.g. 'Use Postgres 16 for the billing service'."))],
             body: Annotated[str, Field(description="The memory in markdown: what, why, and where it applies. "
                                        "Link related notes with [[Their title]].")] = "",
             type: Annotated[str, Field(description="decision, preference, fact, context, idea, feedback, "
@@ -250,39 +180,17 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
         nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
         there). Secrets (keys, tokens, passwords) are redacted before writing."""
+        from dataclasses import replace
+
         from .redact import redact
 
         clean_title, clean_body = redact(title), redact(body)
+        report = self.call(lambda: self.vault.save(
+            clean_title.text, clean_body.text, force=force, type=type, tags=tags, scope=scope, salience=salience,
+            pinned=pinned, entities=entities, aliases=aliases))
+        return self.answer(replace(report, redacted=clean_title.count + clean_body.count))
 
-        def run() -> dict[str, Any]:
-            check, r = vault.add_checked(clean_title.text, clean_body.text, force=force, type=type, tags=tags,
-                                   scope=scope, salience=salience, pinned=pinned, entities=entities, aliases=aliases)
-            if r is None:
-                return {**check, "written": False}
-            return {"decision": check["decision"], "written": True, "id": r.id, "path": r.path, "title": r.title,
-                    "commit": r.commit, "matches": check["matches"],
-                    "suggested_links": [{k: sg[k] for k in ("id", "title", "similarity")}
-                                        for sg in vault.suggest_links(r.path)]}
-
-        d = call(run)
-        d["redacted"] = clean_title.count + clean_body.count
-        if d["written"]:
-            text = f"{d['decision']}: wrote {d['path']} (id {d['id']})" + (
-                f", commit {d['commit'][:8]}" if d.get("commit") else "") + "."
-            if d["suggested_links"]:
-                text += " Similar notes it may relate to (link it if one explains or depends on it): " + "; ".join(
-                    f"{sg['title']} (id {sg['id']})" for sg in d["suggested_links"]) + "."
-        else:
-            m = d["matches"][0]
-            text = (f"{d['decision']}: not written — {d['reason']}. Existing: {m['title']} (id {m['id']}). "
-                    + ("Call correct on it to change it, or add with force=true." if d["decision"] == "UPDATE"
-                       else ""))
-        if d["redacted"]:
-            text += f" {d['redacted']} secret(s) redacted."
-        return written(text, d)
-
-    @server.tool(annotations=additive)
-    def correct(note: NoteRef,
+    def correct(self, note: NoteRef,
                 body: Annotated[str, Field(min_length=1, description="The corrected memory, in full.")],
                 title: Annotated[str | None, Field(description="A new title (default: the old one).")] = None,
                 ) -> CallToolResult:
@@ -293,27 +201,15 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
 
         clean, clean_title = redact(body), redact(title) if title else None
         new_title = clean_title.text if clean_title else None
-        added, old = call(lambda: vault.correct(note, clean.text, title=new_title))
-        d = {"new": {"id": added.id, "path": added.path, "title": added.title}, "old": old.to_dict(),
-             "commit": old.commit, "redacted": clean.count + (clean_title.count if clean_title else 0)}
-        return written(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived.", d)
+        added, old = self.call(lambda: self.vault.correct(note, clean.text, title=new_title))
+        return self.answer(Correction(added, old, clean.count + (clean_title.count if clean_title else 0)))
 
-    def change(text_fn: Callable[[], Any]) -> CallToolResult:
-        c = call(text_fn)
-        d = c.to_dict()
-        if not c.changed:
-            return written(f"{c.path}: already so, nothing changed.", d)
-        fields = ", ".join(f"{k}={v}" for k, v in c.fields.items())
-        return written(f"{c.action}: {c.path} ({fields})" + (f", commit {c.commit[:8]}" if c.commit else ""), d)
-
-    @server.tool(annotations=idempotent)
-    def pin(note: NoteRef, pinned: Annotated[bool, Field(description="false unpins.")] = True) -> CallToolResult:
+    def pin(self, note: NoteRef, pinned: Annotated[bool, Field(description="false unpins.")] = True) -> CallToolResult:
         """Pin a memory so it comes first in every session's context: standing constraints, key
         decisions, preferences the user asked you to remember. Pin sparingly; pinned=false unpins."""
-        return change(lambda: vault.pin(note, pinned))
+        return self.answer(self.call(lambda: self.vault.pin(note, pinned)))
 
-    @server.tool(annotations=idempotent)
-    def snooze(note: NoteRef,
+    def snooze(self, note: NoteRef,
                until: Annotated[str | None, Field(description="Hide until this day (YYYY-MM-DD).")] = None,
                days: Annotated[int | None, Field(ge=1, le=3650, description="Or hide for this many days.")] = None,
                ) -> CallToolResult:
@@ -321,76 +217,49 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
         comes back by itself. Give until or days."""
         from .memory import parse_until
 
-        return change(lambda: vault.snooze(note, parse_until(until, f"{days}d" if days else None)))
+        return self.answer(self.call(lambda: self.vault.snooze(note, parse_until(until, f"{days}d" if days else None))))
 
-    @server.tool(annotations=idempotent)
-    def forget(note: NoteRef) -> CallToolResult:
+    def forget(self, note: NoteRef) -> CallToolResult:
         """Hide a memory that is wrong or obsolete for good (status forgotten; the file stays in git and
         restore undoes it). Prefer correct when there is a right version, snooze when it is only noise now."""
-        return change(lambda: vault.forget(note))
+        return self.answer(self.call(lambda: self.vault.forget(note)))
 
-    @server.tool(annotations=idempotent)
-    def restore(note: NoteRef) -> CallToolResult:
+    def restore(self, note: NoteRef) -> CallToolResult:
         """Make a forgotten, archived or snoozed memory visible again."""
-        return change(lambda: vault.restore(note))
+        return self.answer(self.call(lambda: self.vault.restore(note)))
 
-    # -- graph (connect.py) ----------------------------------------------------------------------
+    # -- graph -----------------------------------------------------------------------------------
 
-    @server.tool(annotations=read_only)
-    def why(query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
+    def why(self, query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
             "Causal hops to follow from each match, each way."))] = 3,
             type: Types = None, tag: Tags = None, scope: Scope = None) -> CallToolResult:
         """Why something is so: the notes that best match the question, then their causes and effects
         along causal links (caused_by, depends_on, because, led_to, supersedes, …). Each result says
         whether it is a match, a cause or an effect, with the chain of links (and their reasons) to it.
         Use for "why did we …", "what led to …", "what depends on …"."""
-        from .cli.graph import _edge_text, _name, _reason
+        f = filters(type=type, tag=tag, scope=scope)
+        return self.answer(self.call(lambda: self.vault.why(query, limit, depth=depth, **f)), warn=False)
 
-        doc = call(lambda: vault.why(query, limit, depth=depth, **_filters(type, tag, scope, None, None, None)))
-        lines = [f"why: {doc['count']} note(s) for {query!r}. Whole note: get(id)."]
-        for i, r in enumerate(doc["results"], 1):
-            lines.append(f"{i}. {_name(r)} — {r['role']}")
-            lines += [f"   {_edge_text(c)}{_reason(c)}" for c in r["chain"]]
-        return _result("\n".join(lines), doc)
-
-    @server.tool(annotations=read_only)
-    def timeline(note: Annotated[str, Field(description="A note (id, path, title, alias) or a question whose best "
-                                            "match is used.")],
+    def timeline(self, note: Annotated[str, Field(description="A note (id, path, title, alias) or a question whose "
+                                                  "best match is used.")],
                  window: Annotated[int, Field(ge=1, le=50, description="Notes before and after.")] = 5,
                  all_notes: Annotated[bool, Field(description="Among all notes, not only related ones.")] = False,
                  ) -> CallToolResult:
         """What came before and after a note in time, among its related notes (links, mentions, versions,
         shared entities, same subject). Use for "what happened around …", "what came after …"."""
-        from .cli.graph import _name
+        return self.answer(self.call(lambda: self.vault.timeline(note, window, all_notes=all_notes)), warn=False,
+                           ref=note)
 
-        doc = call(lambda: vault.timeline(note, window, all_notes=all_notes))
-
-        def line(mark: str, n: dict[str, Any]) -> str:
-            return f"{mark} {(n.get('date') or '?')[:10]}  {_name(n)}"
-
-        lines = [f"best match for {note!r}:"] if doc["from_query"] else []
-        lines += [line(" ", n) for n in doc["before"]] + [line("▶", doc["anchor"])]
-        lines += [line(" ", n) for n in doc["after"]]
-        return _result("\n".join(lines), doc)
-
-    @server.tool(annotations=read_only)
-    def neighbors(note: NoteRef,
+    def neighbors(self, note: NoteRef,
                   depth: Annotated[int, Field(ge=1, le=4, description="Hops to go out.")] = 1,
                   types: Annotated[list[str] | None, Field(description="Follow only these link types, e.g. "
                                                            "caused_by, depends_on, mentions, about.")] = None,
                   limit: Limit = 20) -> CallToolResult:
         """The notes and entities linked to a note within a few hops, nearest first, each with the link
         that reached it. Use to explore what a memory is connected to."""
-        from .cli.graph import _edge_text, _name, _reason
+        return self.answer(self.call(lambda: self.vault.neighbors(note, depth, types=types, limit=limit)), warn=False)
 
-        doc = call(lambda: vault.neighbors(note, depth, types=types, limit=limit))
-        lines = [f"{_name(doc['note'])}: {doc['count']} neighbour(s) within {depth} hop(s)"]
-        for n in doc["neighbors"]:
-            lines.append(f"{n['distance']}  {_name(n)}\n   via {_edge_text(n['via'])}{_reason(n['via'])}")
-        return _result("\n".join(lines), doc)
-
-    @server.tool(annotations=idempotent)
-    def link(source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
+    def link(self, source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
              target: Annotated[str, Field(description="The note it points to.")],
              type: Annotated[str, Field(description="The relation, e.g. caused_by, depends_on, supports, "
                                         "contradicts, part_of, related.")] = "related",
@@ -398,34 +267,35 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
              ) -> CallToolResult:
         """Record how two memories relate: adds {to, type, reason} to the source note's links (committed).
         Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them."""
-        c = call(lambda: vault.link(source, target, type, reason))
-        to = c.fields.get("to") or {}
-        if not c.changed:
-            return written(f"{c.path} already links to {to.get('title', '?')}; nothing changed.", c.to_dict())
-        return written(f"linked {c.path} -{type}-> {to.get('title')}" + (f", commit {c.commit[:8]}" if c.commit else ""),
-                       c.to_dict())
+        return self.answer(self.call(lambda: self.vault.link(source, target, type, reason)), link_type=type)
 
     # -- health ----------------------------------------------------------------------------------
 
-    @server.tool(annotations=read_only)
-    def status() -> CallToolResult:
+    def status(self) -> CallToolResult:
         """Vault health: notes by type, index freshness, vector coverage, git state, problems. Use when
         results look stale or empty."""
-        s = call(vault.status)
-        pend = s["pending"]
-        vec = s["vectors"]
-        d = {"vault": s["vault"], "notes": s["notes"], "types": s["types"], "fresh": s["fresh"],
-             "pending": {k: len(v) for k, v in pend.items()}, "vectors": vec, "problems": s["problems"],
-             "git": s["git"]}
-        lines = [f"{s['notes']} notes in {s['vault']} (" + ", ".join(f"{k} {v}" for k, v in s["types"].items()) + ")",
-                 "index: " + ("up to date" if s["fresh"] else
-                              f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
-                 "vectors: " + (vec["error"] if "error" in vec else
-                                f"{vec['chunks_with_vectors']}/{vec['chunks']} chunks ({vec['model']})")]
-        if s["problems"]:
-            lines.append(f"problems: {s['problems']} (run mdmem doctor)")
-        return _result("\n".join(lines), d)
+        return self.answer(self.call(self.vault.status), warn=False)
 
+
+# (tool, annotations) in the order clients list them
+TOOLS = (
+    ("recall", READ_ONLY), ("query", READ_ONLY), ("search", READ_ONLY), ("vsearch", READ_ONLY),
+    ("get", READ_ONLY), ("multi_get", READ_ONLY),
+    ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
+    ("restore", IDEMPOTENT),
+    ("why", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
+    ("status", READ_ONLY),
+)
+
+
+def create_server(vault: Vault, *, lock: threading.Lock | None = None,
+                  lifespan: Callable[[Any], Any] | None = None) -> MCPServer:
+    """An MCP server whose tools call ``vault``, one at a time (under ``lock``)."""
+    server: MCPServer = MCPServer("mdmem", instructions=INSTRUCTIONS, version=__version__,
+                                  lifespan=lifespan, log_level="WARNING")
+    tools = Tools(vault, lock or threading.Lock())
+    for name, hints in TOOLS:
+        server.add_tool(getattr(tools, name), annotations=hints)
     return server
 
 

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS
 from .graph_view import load_graph
-from .hybrid import hybrid_search
-from .memory import PRIOR_WEIGHT, classify
+from .hybrid import hybrid_search, make_hits, with_links
+from .memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from .rank import Candidate, spread
+from .results import ContextItem, Hits, MemoryContext
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic
     from .index.store import IndexStore
     from .rank import Filters
 
-WHY_SEEDS = 5  # the hits whose causes a why-question follows
 WHY_SPREAD = (0.7, 0.35)  # share of a hit's score its cause gets one link away, two links away
 ENTITY_SPREAD = (0.4,)  # share of the top score a note gets for being about an entity the query names
 _MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
@@ -26,7 +26,14 @@ _MONTHS = {m: i for i, m in enumerate(("january february march april may june ju
 
 
 def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-           prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
+           explain: bool = False) -> Hits:
+    """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
+    cands, info = recall_candidates(store, sem, text, limit, filters)
+    return with_links(store, make_hits(store, cands, text, explain, info))
+
+
+def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+                      prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
     pool = max(limit * 3, 20)
@@ -83,7 +90,7 @@ def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, 
 def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
     """Causes and consequences of the top hits, two links each way (caused_by, led_to, …)."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
-    seeds = {c.path: c.score / top for c in ranked[:WHY_SEEDS]}
+    seeds = {c.path: c.score / top for c in ranked[:RECALL_WHY_SEEDS]}
     return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
@@ -155,7 +162,7 @@ def key_line(body: str, limit: int = 160) -> str:
 
 
 def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
-                  scope: list[str] | None = None, as_of: str | None = None) -> dict[str, Any]:
+                  scope: list[str] | None = None, as_of: str | None = None) -> MemoryContext:
     """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
     relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
     Deterministic for the same vault."""
@@ -166,7 +173,7 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
     filters = store.filters(scope=scope, as_of=as_of)
     header = "Relevant memory from the mdmem vault (type, title, key line, id):\n"
     used = estimate_tokens(header)
-    items: list[dict[str, Any]] = []
+    items: list[ContextItem] = []
     lines: list[str] = []
     seen: set[str] = set()
 
@@ -186,8 +193,8 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
         used += cost
         seen.add(path)
         lines.append(line)
-        items.append({"id": row["id"], "path": path, "title": row["title"], "type": row["type"], "why": why,
-                      "score": round(score, 4) if score is not None else None})
+        items.append(ContextItem(row["id"], path, row["title"], row["type"], why,
+                                 round(score, 4) if score is not None else None))
         return True
 
     for path in store.catalog.pinned_paths():
@@ -198,11 +205,11 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
             break
     intent = None
     if prompt.strip():
-        ranked, info = recall(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
+        ranked, info = recall_candidates(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
         intent = info.get("intent")
         for c in ranked:
             if not take(c.path, "relevant", c.score):
                 break
     text = header + "".join(lines) if lines else ""
-    return {"text": text, "tokens": used if lines else 0, "budget": budget, "items": items, "intent": intent,
-            "ms": round((time.perf_counter() - started) * 1000, 1)}
+    return MemoryContext(text, used if lines else 0, budget, items, intent,
+                         round((time.perf_counter() - started) * 1000, 1))

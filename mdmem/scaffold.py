@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from .config import CONFIG_FILE
 from .errors import MdmemError
+from .results import InitReport
 
 GITIGNORE_LINE = ".mdmem/"
 
@@ -21,7 +21,7 @@ def template_dir() -> Path:
     raise MdmemError("The vault template is missing from this installation; reinstall mdmem.")
 
 
-def init_vault(path: Path, *, use_git: bool = True) -> dict[str, Any]:
+def init_vault(path: Path, *, use_git: bool = True) -> InitReport:
     """Create or adopt a vault at ``path``. Never overwrites an existing file."""
     from .vault import Vault
 
@@ -68,8 +68,8 @@ def init_vault(path: Path, *, use_git: bool = True) -> dict[str, Any]:
     messages.append(f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
                     + (f" ({len(report.problems)} problem(s): run \"mdmem doctor\")" if report.problems else "") + ".")
     vault.close()
-    return {"vault": str(root), "adopted": has_notes, "written": written, "git_repo_created": created_repo,
-            "indexed": len(report.added) + len(report.updated) + report.unchanged, "messages": messages}
+    return InitReport(str(root), has_notes, written, created_repo,
+                      len(report.added) + len(report.updated) + report.unchanged, messages)
 
 
 def _ensure_gitignore(root: Path, written: list[str]) -> None:

@@ -87,17 +87,15 @@ class Server:
         if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
             with self.lock:
                 self.last_used = time.monotonic()
-                return {"context": self.vault.context(text, **params)}
+                return {"context": self.vault.context(text, **params).to_dict()}
         with self.lock:
             self.last_used = time.monotonic()
             if method == "search":
                 hits = self.vault.search(text, limit, **params)
-                info: dict[str, Any] = {}
             else:
                 hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
-                info = dict(self.vault.last_info)
             self.last_used = time.monotonic()
-        return {"hits": [h.to_dict() for h in hits], "info": info}
+        return {"hits": [h.to_dict() for h in hits], "info": hits.info}
 
     def serve_forever(self) -> None:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

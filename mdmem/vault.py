@@ -15,12 +15,14 @@ from .config import CONFIG_FILE, load_config
 from .errors import VaultNotFound
 from .index.state import STATE_DIR
 from .index.store import IndexStore, Progress
-from .results import AddResult, Change, EmbedReport, Hit, ReindexReport
 
 if TYPE_CHECKING:
     from .graph import Graph
+    from .results import (AddReport, AddResult, BacklinksAnswer, Change, DoctorReport, EmbedReport, EntityAnswer,
+                          History, Hit, Hits, LinksAnswer, LinkSuggestion, MemoryContext, NeighborsAnswer,
+                          PathAnswer, ReindexReport, SweepReport, TimelineAnswer, VaultStatus, WhyAnswer)
     from .index.semantic import Semantic
-    from .note import NewNote, Note, Problem
+    from .note import NewNote, Note
 
 
 class Vault:
@@ -39,6 +41,7 @@ class Vault:
         self.config = load_config(root)
         self.store = IndexStore(root, self.config)
         self.files = self.store.files  # the note files: scan, read_note, safe_path, body
+        self.warnings = self.store.warnings  # what went wrong after the work was done (a commit git refused)
         self._semantic: Semantic | None = None
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query/recall did (coverage, stages)
 
@@ -84,11 +87,6 @@ class Vault:
         return self._semantic
 
     @property
-    def warnings(self) -> list[str]:
-        """What went wrong after the work was done (a commit git refused), since last cleared."""
-        return self.store.warnings
-
-    @property
     def index_warning(self) -> str | None:
         """Why the last reads answered from an index that could not be refreshed (e.g. disk full)."""
         return self.store.index_warning
@@ -100,8 +98,7 @@ class Vault:
     # -- the index ---------------------------------------------------------------------------------
 
     def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
-                timeout: float | None = None, only: list[str] | None = None,
-                head: str | None = None) -> ReindexReport:
+                timeout: float | None = None, only: list[str] | None = None, head: str | None = None) -> ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
@@ -114,7 +111,7 @@ class Vault:
         return self.store.reindex(full, progress=progress, wait=wait, timeout=timeout, only=only, head=head)
 
     def rebuild_reason(self) -> str | None:
-        """Why the index must be rebuilt from scratch (no index, another version, copied), or None."""
+        """Why the index must be rebuilt from scratch (none yet, another version, copied), or None."""
         return self.store.rebuild_reason()
 
     def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport:
@@ -139,14 +136,14 @@ class Vault:
         """
         return self.semantic.embed(progress, max_new=max_new)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> VaultStatus:
         """Counts, index freshness, vector coverage, git state and a running server."""
         from .health import status
         from .index.state import server_info
 
         return status(self.store, self.semantic, server_info(self.root))
 
-    def doctor(self) -> list[Problem]:
+    def doctor(self) -> DoctorReport:
         """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
         from .health import doctor
 
@@ -158,21 +155,22 @@ class Vault:
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
         return self.store.now(as_of)
 
-    def search(self, text: str, limit: int = 10, **filters: Any) -> list[Hit]:
+    def search(self, text: str, limit: int = 10, **filters: Any) -> Hits:
         """BM25 search for words, names and identifiers in any language; no model is loaded."""
         from .hybrid import search
 
         return search(self.store, text, limit, self.store.filters(**filters))
 
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> list[Hit]:
+    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from .hybrid import vsearch
 
-        hits, self.last_info = vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
+        hits = vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
+        self.last_info = hits.info
         return hits
 
     def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              priors: bool = True, **filters: Any) -> list[Hit]:
+              priors: bool = True, **filters: Any) -> Hits:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
         Args:
@@ -182,27 +180,28 @@ class Vault:
         """
         from .hybrid import query
 
-        hits, self.last_info = query(self.store, self.semantic if vectors else None, text, limit,
-                                     self.store.filters(**filters), explain=explain, priors=priors)
+        hits = query(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
+                     explain=explain, priors=priors)
+        self.last_info = hits.info
         return hits
 
     def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-               **filters: Any) -> list[Hit]:
+               **filters: Any) -> Hits:
         """Intent-routed retrieval, the one agents should call first.
 
         The query is classified (why / when / who / recent / general) and routed: causal links
         for why, a time window for when, entity matches for who, recency-weighted priors for
         recent, plain hybrid otherwise. ``last_info`` holds the intent and the route.
         """
-        from .hybrid import make_hits, with_links
         from .recall import recall
 
-        cands, self.last_info = recall(self.store, self.semantic if vectors else None, text, limit,
-                                       self.store.filters(**filters))
-        return with_links(self.store, make_hits(self.store, cands, text, explain))
+        hits = recall(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
+                      explain=explain)
+        self.last_info = hits.info
+        return hits
 
     def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool = True, as_of: str | None = None) -> dict[str, Any]:
+                vectors: bool = True, as_of: str | None = None) -> MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant."""
         from .recall import build_context
 
@@ -217,7 +216,7 @@ class Vault:
         """The note ``ref`` names, parsed fresh from its file."""
         return self.store.get(ref)
 
-    def history(self, ref: str) -> dict[str, Any]:
+    def history(self, ref: str) -> History:
         """The version chain through a note (oldest first) and each version's git log."""
         from .lifecycle import history
 
@@ -243,13 +242,12 @@ class Vault:
 
         return add(self.store, title, body, **fields)
 
-    def add_checked(self, title: str, body: str, *, force: bool = False, dedupe: bool = True,
-                    **fields: Any) -> tuple[dict[str, Any], AddResult | None]:
-        """``add`` after the duplicate check: (check, the note written), or (check, None) when a
-        near duplicate (UPDATE, unless ``force``) or the same text (NOOP) is already there."""
-        from .lifecycle import add_checked
+    def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> AddReport:
+        """``add`` after the duplicate check: written (ADD) with the links it may want, or not written
+        when a near duplicate (UPDATE, unless ``force``) or the same text (NOOP) is already there."""
+        from .connect import save
 
-        return add_checked(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
+        return save(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
 
     def add_many(self, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
                  message: Callable[[int, int], str]) -> tuple[list[str], list[str], int, str | None]:
@@ -301,10 +299,11 @@ class Vault:
         return replace_body(self.store, ref, body, action, **options)
 
     def sweep(self, *, min_age_days: float = 180.0, max_salience: float = 0.3, apply: bool = False,
-              commit: bool | None = None) -> dict[str, Any]:
+              commit: bool | None = None) -> SweepReport:
         """Active, unpinned notes of a decaying type older than ``min_age_days`` and less salient than
         ``max_salience``; with ``apply``, archive them (nothing is deleted)."""
-        from .lifecycle import SweepRule, sweep
+        from .lifecycle import sweep
+        from .results import SweepRule
 
         return sweep(self.store, SweepRule(min_age_days=min_age_days, max_salience=max_salience), apply=apply,
                      commit=commit, now=self.now())
@@ -317,34 +316,34 @@ class Vault:
 
         return load_graph(self.store)
 
-    def links(self, ref: str) -> dict[str, Any]:
+    def links(self, ref: str) -> LinksAnswer:
         """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
         from .connect import links
 
         return links(self.store, ref)
 
-    def backlinks(self, ref: str) -> dict[str, Any]:
+    def backlinks(self, ref: str) -> BacklinksAnswer:
         """Edges into a note (or an entity) from other notes."""
         from .connect import backlinks
 
         return backlinks(self.store, ref)
 
     def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
-                  direction: str = "both", limit: int | None = None) -> dict[str, Any]:
+                  direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
         """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
         from .connect import neighbors
 
         return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
 
     def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
-                      max_depth: int | None = None) -> dict[str, Any]:
+                      max_depth: int | None = None) -> PathAnswer:
         """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
         from .connect import shortest_path
 
         return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
 
     def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
-            seeds: list[Hit] | None = None, **filters: Any) -> dict[str, Any]:
+            seeds: list[Hit] | None = None, **filters: Any) -> WhyAnswer:
         """Causal answer: the best matches for ``text`` with their causes and effects.
 
         Args:
@@ -359,7 +358,7 @@ class Vault:
                    filters=filters)
 
     def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
-                 **filters: Any) -> dict[str, Any]:
+                 **filters: Any) -> TimelineAnswer:
         """The ``window`` notes before and after a note (or a query's best match) in time, among its
         related notes (``all_notes``: among all)."""
         from .connect import timeline
@@ -367,7 +366,7 @@ class Vault:
         return timeline(self.store, self.semantic, ref, window, all_notes=all_notes, vectors=vectors,
                         filters=filters)
 
-    def entity(self, name: str, **filters: Any) -> dict[str, Any]:
+    def entity(self, name: str, **filters: Any) -> EntityAnswer:
         """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
         from .connect import entity
 
@@ -386,7 +385,7 @@ class Vault:
 
         return unlink(self.store, a, b, type, commit=commit)
 
-    def suggest_links(self, ref: str, limit: int = 3) -> list[dict[str, Any]]:
+    def suggest_links(self, ref: str, limit: int = 3) -> list[LinkSuggestion]:
         """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
         from .connect import suggest_links
 

@@ -213,7 +213,7 @@ def test_recall_why_follows_causal_links(tmp_path: Path, monkeypatch: pytest.Mon
     assert paths(hits)[:2] == ["decision.md", "fact.md"]
     assert hits[1].explain["via"] == "caused_by d1"  # the edge, and the hit it came from
     # connection hints: the top hits name their typed neighbours, with the link's reason
-    assert hits[0].links == [{"type": "caused_by", "direction": "out", "id": "f1", "title": "Replication incidents",
+    assert [h.to_dict() for h in hits[0].links] == [{"type": "caused_by", "direction": "out", "id": "f1", "title": "Replication incidents",
                               "kind": "note", "reason": "replication lag"}]
     assert hits[1].links is not None and hits[1].links[0]["direction"] == "in"
     assert v.query("Postgres", vectors=False)[0].to_dict()["links"][0]["id"] == "f1"

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,6 @@ from mdmem.results import (
     Change,
     Correction,
     DoctorReport,
-    DuplicateCheck,
     EmbedReport,
     EntityAnswer,
     ExportReport,
@@ -49,7 +48,6 @@ from mdmem.results import (
     InitReport,
     LinkHint,
     LinksAnswer,
-    LinkSuggestion,
     MemoryContext,
     MissingNote,
     NeighborsAnswer,
@@ -286,7 +284,6 @@ def plain(home: Path, tmp_path: Path) -> Path:
 
 
 def test_status_doctor_and_add_in_a_plain_vault_golden(plain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmem import lifecycle
 
     def golden(kind: Any, *args: str) -> Any:
         settle = gc.collect if kind is VaultStatus else lambda: 0  # see test_cli_golden
@@ -312,14 +309,12 @@ def test_status_doctor_and_add_in_a_plain_vault_golden(plain: Path, monkeypatch:
     finally:
         (plain / ".mdmem" / "serve.json").unlink()
 
-    checks = spy(monkeypatch, lifecycle, "add_checked")
+    reports = spy(monkeypatch, Vault, "save")
     out = run(plain, "add", "-t", "Kettle descaling", "-b", "The kettle needs vinegar.", "--no-dedupe")
-    check, added = checks[-1]
-    report = AddReport(DuplicateCheck.from_dict(check), added_of(added))
-    assert added.commit is None and render.cli(report) == out
+    report = reports[-1]
+    assert report.added is not None and report.added.commit is None and render.cli(report) == out
     got = call_tool(plain, "add", {"title": "Printer toner", "body": "Order toner in March."})
-    check, added = checks[-1]
-    assert render.mcp(AddReport(DuplicateCheck.from_dict(check), added_of(added), redacted=0)) == got
+    assert render.mcp(replace(reports[-1], redacted=0)) == got
     _SERVERS.pop(plain)[0].close()
 
 
@@ -357,16 +352,12 @@ def test_change_golden(wv: Path, monkeypatch: pytest.MonkeyPatch, method: str, a
 
 
 def test_add_and_correct_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmem import lifecycle
-
-    checks = spy(monkeypatch, lifecycle, "add_checked")
-    suggested = spy(monkeypatch, Vault, "suggest_links")
+    reports = spy(monkeypatch, Vault, "save")
     out = run(wv, "add", "-t", "Hotwire needs Turbo training", "-b", f"New frontends use Hotwire, so the team needs "
               f"training before the migration. The survey showed little React experience. {SECRET}")
-    check, added = checks[0]
-    report = AddReport(DuplicateCheck.from_dict(check), added_of(added),
-                       [LinkSuggestion.from_dict(s) for s in suggested[0]])
-    assert report.suggested_links, "no suggestion: the test shows too little"
+    report = reports[0]
+    added = report.added
+    assert added is not None and report.suggested_links, "no suggestion: the test shows too little"
     expected = render.cli(report)
     assert out == render.Output(expected.out, render.redaction_notice(1) + expected.err)
 
@@ -388,7 +379,7 @@ def test_sweep_apply_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     seen = spy(monkeypatch, lifecycle, "sweep")
     out = run(wv, "sweep", "--apply", "--min-age", "30")
-    result = SweepReport.from_dict(json.loads(json.dumps(seen[0])))
+    result = SweepReport.from_dict(seen[0].to_dict())
     assert result.archived and render.cli(result) == out
 
 
@@ -448,7 +439,7 @@ def test_init_golden(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     seen = spy(monkeypatch, scaffold, "init_vault")
     for path in ("new", str(tmp_path.parent / f"{tmp_path.name}-elsewhere")):
         out = run(tmp_path, "init", path, "--no-git")
-        assert render.cli(InitReport.from_dict(seen[-1]), cwd=str(tmp_path)) == out
+        assert render.cli(InitReport.from_dict(seen[-1].to_dict()), cwd=str(tmp_path)) == out
     doc = run(tmp_path, "init", "other", "--no-git", "--json")
     assert render.to_json(InitReport.from_dict(json.loads(doc.out))) == doc.out
 
@@ -460,7 +451,7 @@ def test_setup_golden(rv: Path, sources: dict[str, str], tmp_path: Path, monkeyp
     for args, remove in ((["--project", "--dir", str(tmp_path)], False), (["--project", "--dir", str(tmp_path)], False),
                          ([], False), (["--remove"], True)):
         out = run(rv, "setup", "claude-code", *args)
-        result = SetupReport(str(rv), False, [FileChange.from_dict(asdict(c)) for c in seen[-1]])
+        result = SetupReport(str(rv), False, [FileChange.from_dict(c.to_dict()) for c in seen[-1].files])
         assert render.cli(result, remove=remove) == out
 
 
@@ -535,14 +526,12 @@ def test_mcp_hits_golden(rv: Path, tool: str, query: str) -> None:
     assert render.mcp(hits, tool=tool) == call_tool(rv, tool, {"query": query})
 
 
-def test_mcp_compact_hit_is_today_s(rv: Path) -> None:
-    from mdmem import mcp_server
-
+def test_mcp_hits_are_compact_hits_of_the_vaults(rv: Path) -> None:
     with Vault.open(rv) as v:
-        today = v.query("hotwire frontends", 5, vectors=False)
-    assert today and any(h.links for h in today)
-    for h in today:
-        assert render.compact_hit(Hit.from_dict(h.to_dict())) == mcp_server.compact_hit(h)
+        hits = v.query("hotwire frontends", 5)
+    assert hits and any(h.links for h in hits)
+    _, data = call_tool(rv, "query", {"query": "hotwire frontends", "limit": 5})
+    assert data["results"] == [render.compact_hit(h) for h in hits]
 
 
 @pytest.mark.parametrize(("tool", "args", "kind", "cli_args", "options"), [
@@ -575,21 +564,17 @@ def test_mcp_get_and_multi_get_golden(rv: Path) -> None:
 
 
 def test_mcp_writes_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmem import lifecycle
-
-    checks = spy(monkeypatch, lifecycle, "add_checked")
-    suggested = spy(monkeypatch, Vault, "suggest_links")
+    reports = spy(monkeypatch, Vault, "save")
     title, body = "Boats and deploy windows", f"Sailing boats wait for the deploy window on Tuesday. {SECRET}"
     got = call_tool(wv, "add", {"title": title, "body": body, "type": "idea"})
-    check, added = checks[-1]
-    report = AddReport(DuplicateCheck.from_dict(check), added_of(added),
-                       [LinkSuggestion.from_dict(s) for s in suggested[-1]], redacted=1)
-    assert render.mcp(report) == got
+    added = reports[-1].added
+    assert added is not None
+    assert render.mcp(replace(reports[-1], redacted=1)) == got
     got = call_tool(wv, "add", {"title": title, "body": body})  # the same text again: NOOP
-    assert render.mcp(AddReport(DuplicateCheck.from_dict(checks[-1][0]), redacted=1)) == got
+    assert render.mcp(AddReport(reports[-1].check, redacted=1)) == got
     got = call_tool(wv, "add", {"title": title, "body": "Sailing boats wait for the deploy window on Tuesday."})  # near
-    assert checks[-1][0]["decision"] == "UPDATE"
-    assert render.mcp(AddReport(DuplicateCheck.from_dict(checks[-1][0]), redacted=0)) == got
+    assert reports[-1].check.decision == "UPDATE"
+    assert render.mcp(AddReport(reports[-1].check, redacted=0)) == got
 
     corrections = spy(monkeypatch, Vault, "correct")
     got = call_tool(wv, "correct", {"note": added.id, "body": "Boats never wait.", "title": f"Boats {SECRET}"})
@@ -642,10 +627,6 @@ ENTITY = GraphNode("entity:Hotwire", None, "Hotwire", "entity", kind="entity")
 ])
 def test_node_formats(node: GraphNode | None, line: str, short: str) -> None:
     assert (render.node_line(node), render.node_short(node)) == (line, short)
-    if node is not None:  # today's helpers of cli_graph, on today's dicts
-        from mdmem import cli_graph
-
-        assert (cli_graph._name(node.to_dict()), cli_graph._short(node.to_dict())) == (line, short)
 
 
 @pytest.mark.parametrize(("edge", "text"), [
@@ -654,10 +635,8 @@ def test_node_formats(node: GraphNode | None, line: str, short: str) -> None:
     (GraphEdge(NOTE, "mentions", None, "Missing note", dangling=True), "Alpha -mentions-> 'Missing note'"),
 ])
 def test_edge_line(edge: GraphEdge, text: str) -> None:
-    from mdmem import cli_graph
-
-    assert render.edge_line(edge) == text == cli_graph._edge_text(edge.to_dict())
-    assert render.reason_suffix(edge.reason) == cli_graph._reason(edge.to_dict())
+    assert render.edge_line(edge) == text
+    assert render.reason_suffix(edge.reason) == ("  — a reason" if edge.reason else "")
 
 
 @pytest.mark.parametrize(("reason", "text"), [("needs it", "  — needs it"), ("", ""), (None, "")])
@@ -718,11 +697,8 @@ def test_commit_suffix(commit: str | None, sep: str, text: str) -> None:
     ("", "X", ""),
 ])
 def test_compact_key(snippet: str, title: str, key: str) -> None:
-    from mdmem import mcp_server
-    from mdmem.vault import Hit as TodayHit
-
     hit = Hit("i", "p.md", title, 1.0, snippet)
-    assert render.compact_hit(hit)["key"] == key == mcp_server.compact_hit(TodayHit("i", "p.md", title, 1.0, snippet))["key"]
+    assert render.compact_hit(hit)["key"] == key
 
 
 @pytest.mark.parametrize(("path", "cwd", "shown"), [

@@ -97,14 +97,15 @@ HIT = Hit("m-hot", "notes/hotwire.md", "Use Hotwire", 1.005, "We chose **Hotwire
 
 @pytest.mark.parametrize("explain", [None, {"bm25": 1.5, "final": 0.9}])
 @pytest.mark.parametrize("links", [None, [], [HINT, LinkHint("about", "in", "entity:X", "X", "entity")]])
-def test_hit_is_today_s(explain: dict[str, Any] | None, links: list[LinkHint] | None) -> None:
-    from mdmem.vault import Hit as TodayHit
-
-    today = TodayHit("m-a", "a.md", "A", 0.5, "snip **x**", "fact", ["t"], "global", "2026-01-01T00:00:00Z",
-                     explain, None if links is None else [h.to_dict() for h in links])
+def test_hit_leaves_out_explain_and_links_when_none(explain: dict[str, Any] | None,
+                                                   links: list[LinkHint] | None) -> None:
     ours = Hit("m-a", "a.md", "A", 0.5, "snip **x**", "fact", ["t"], "global", "2026-01-01T00:00:00Z", explain, links)
-    assert same(ours.to_dict(), today.to_dict())
-    assert Hit.from_dict(today.to_dict()) == ours
+    expected = {"id": "m-a", "path": "a.md", "title": "A", "score": 0.5, "snippet": "snip **x**", "type": "fact",
+                "tags": ["t"], "scope": "global", "date": "2026-01-01T00:00:00Z",
+                **({} if explain is None else {"explain": explain}),
+                **({} if links is None else {"links": [h.to_dict() for h in links]})}
+    assert same(ours.to_dict(), expected)
+    assert Hit.from_dict(expected) == ours
 
 
 def test_link_hint_leaves_out_an_empty_reason() -> None:
@@ -152,53 +153,36 @@ def _graph() -> Any:
     ("notes/hotwire.md", "notes/survey.md", "mentions", "Survey", None, None, None, ("notes/survey.md", "b.md")),
     ("notes/hotwire.md", "notes/new.md", "related", "new", None, None, None, ()),  # a file not indexed yet
 ])
-def test_graph_edge_is_today_s(edge: tuple[Any, ...]) -> None:
-    from mdmem.connect import edge_dict
+def test_graph_edge_from_the_graph(edge: tuple[Any, ...]) -> None:
     from mdmem.graph import Edge
+    from mdmem.graph_view import graph_edge
 
     g, e = _graph(), Edge(*edge)
+    unindexed = {"id": "notes/new", "path": "notes/new.md", "title": "notes/new.md", "type": "note", "kind": "note",
+                 "status": "unindexed"}
     for extra in ({}, {"dangling": e.dst is None}, {"direction": "in"}):
-        today = {**edge_dict(g, e), **extra}
-        ours = GraphEdge.from_dict(today)
-        assert same(ours.to_dict(), today)
-    assert "heading" in edge_dict(g, e) or ours.heading is None
+        d = graph_edge(g, e, **extra).to_dict()
+        to = None if e.dst is None else g.nodes[e.dst].to_dict() if e.dst in g.nodes else unindexed
+        assert same(d, {"from": g.nodes[e.src].to_dict(), "type": e.type, "to": to, "written": e.target,
+                        "reason": e.reason, **({"heading": e.heading} if e.heading else {}),
+                        **({"ambiguous": list(e.candidates)} if e.candidates else {}), **extra})
+        assert GraphEdge.from_dict(d).to_dict() == d
 
 
-def test_lifecycle_and_report_dataclasses_are_today_s(tmp_path: Any) -> None:
-    from mdmem import claude_setup, hybrid, importer, lifecycle, vault
-
-    change = lifecycle.Change("link", "m-a", "a.md", "A", {"links": {"to": "m-b", "type": "led_to"}, "to": NOTE_D},
-                              "0123456789abcdef", True)
-    assert same(Change.from_dict(change.to_dict()).to_dict(), change.to_dict())
-    report = vault.ReindexReport(True, ["a.md"], [], ["gone.md"], 3, [Problem("a.md", "tags", "bad", "fix it")], 0.25,
-                                 None, "requested")
-    assert same(ReindexReport.from_dict(report.to_dict()).to_dict(), report.to_dict())
-    assert ReindexReport.from_dict(report.to_dict()).changed == report.changed == 2
-    embed = hybrid.EmbedReport("hash", 3, 1, 0, 4, 4, False, 0.5)
-    assert same(EmbedReport.from_dict(embed.to_dict()).to_dict(), embed.to_dict())
-    adopted = {"vault": "/v", "adopted": True, "written": ["mdmem.toml"], "git_repo_created": False, "indexed": 2,
-               "messages": ["Adopted vault at /v"]}
-    for imp in (importer.ImportReport("memory-md", "/s/MEMORY.md", ["n.md"], [], 1, ["line 2: bad"], 1, "abc", True),
-                importer.ImportReport("obsidian", "/v", adopted=adopted)):
-        assert same(ImportReport.from_dict(imp.to_dict()).to_dict(), imp.to_dict())
-    fc = claude_setup.FileChange("/h/.claude.json", ["mcpServers.mdmem"], [], [], ["x"], True)
-    assert same(FileChange.from_dict(dataclasses.asdict(fc)).to_dict(), claude_setup.as_dicts([fc])[0])
-    assert FileChange.from_dict(dataclasses.asdict(fc)).changed is fc.changed
-    assert same(SweepRule().to_dict(), dataclasses.asdict(lifecycle.SweepRule()))
-    assert SweepRule().to_dict()["types"] == lifecycle.SweepRule().types  # a tuple, as asdict leaves it
-    today_add = vault.AddResult("m-n", "notes/n.md", "N", None)
-    assert AddResult(**dataclasses.asdict(today_add)).to_dict() == dataclasses.asdict(today_add)
-
-
-def test_note_doc_is_today_s_note_dict() -> None:
-    from mdmem.cli import note_dict
+def test_note_doc_of_a_parsed_note() -> None:
     from mdmem.note import parse_note
+    from mdmem.results import note_doc
 
     n = parse_note("---\nid: m-a\ntitle: A\ntype: fact\ntags: [x]\nlinks:\n  - {to: m-b, type: led_to, reason: r}\n"
                    "created: 2026-01-05\n---\n# Head\n\nSee [[B|the b]] and [[C#Part]].\n", "notes/a.md")
-    today = json.loads(json.dumps(note_dict(n), default=str))
-    assert same(NoteDoc.from_dict(today).to_dict(), today)
-    assert [ln.type for ln in NoteDoc.from_dict(today).links] == ["led_to", "mentions", "mentions"]
+    d = json.loads(json.dumps(note_doc(n).to_dict()))
+    assert list(d) == ["id", "path", "title", "type", "status", "scope", "salience", "confidence", "pinned", "tags",
+                       "aliases", "entities", "created", "updated", "authored", "snoozed_until", "valid_from",
+                       "valid_until", "supersedes", "links", "headings", "problems", "body"]
+    assert (d["id"], d["type"], d["tags"], d["created"], d["headings"]) == ("m-a", "fact", ["x"], "2026-01-05", ["Head"])
+    assert d["links"][0] == {"target": "m-b", "type": "led_to", "label": None, "heading": None, "reason": "r"}
+    assert same(NoteDoc.from_dict(d).to_dict(), d)
+    assert [ln.type for ln in NoteDoc.from_dict(d).links] == ["led_to", "mentions", "mentions"]
 
 
 # -- shapes, key by key ---------------------------------------------------------------------------------------
@@ -341,4 +325,4 @@ def test_results_are_pure() -> None:
     code = "import sys, mdmem.results; print(sorted(m for m in sys.modules if m.startswith('mdmem')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     others = {m for m in eval(out) if not m.startswith("mdmem.results")}
-    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.version"}
+    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.schema", "mdmem.version"}

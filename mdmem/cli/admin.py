@@ -8,14 +8,14 @@ import sys
 import click
 
 from ..errors import MdmemError
-from .options import State, emit_json, handle_errors, json_option, pass_state, progress_bar
+from .options import State, handle_errors, output, pass_state, progress_bar, show
 
 
 @click.command()
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch instead of only what changed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing unless something is wrong.")
 @click.option("--git-hook", metavar="NAME", hidden=True, help="Run from a git hook: never fail, never block.")
-@json_option
+@output
 @pass_state
 def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json: bool) -> None:
     """Update the index from the files: new, changed, moved and deleted notes, committed or not."""
@@ -24,29 +24,8 @@ def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json
 
         run_git_hook(state.vault_path, git_hook)
         return
-    try:
-        vault = state.vault
-        progress = None
-        if not quiet and not as_json and sys.stderr.isatty():
-            progress = progress_bar()
-        report = vault.reindex(full=full, progress=progress)
-    except MdmemError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    if quiet and not report.problems:
-        return
-    kind = "Rebuilt" if report.full else "Updated"
-    why = f" ({report.reason})" if report.reason and report.reason != "requested" else ""
-    click.echo(
-        f"{kind} index{why}: {len(report.added)} added, {len(report.updated)} updated, "
-        f"{len(report.deleted)} deleted, {report.unchanged} unchanged in {report.seconds:.2f}s."
-    )
-    if report.problems:
-        files = len({p.path for p in report.problems})
-        click.echo(f"{len(report.problems)} problem(s) in {files} note(s) (indexed anyway): "
-                   "run \"mdmem doctor\" for details.", err=True)
+    progress = progress_bar() if not quiet and not as_json and sys.stderr.isatty() else None
+    show(state.vault.reindex(full=full, progress=progress), as_json, quiet=quiet)
 
 
 @click.command()
@@ -106,69 +85,19 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
 
 
 @click.command()
-@json_option
+@output
 @pass_state
-@handle_errors
 def status(state: State, as_json: bool) -> None:
     """Note counts, index freshness and the last indexed commit."""
-    s = state.vault.status()
-    if as_json:
-        emit_json(s)
-        return
-    pend = s["pending"]
-    click.echo(f"vault     {s['vault']}")
-    types = ", ".join(f"{k} {v}" for k, v in s["types"].items())
-    click.echo(f"notes     {s['notes']}" + (f"  ({types})" if types else ""))
-    idx = s["index"]
-    click.echo(f"index     {idx['engine']}, schema {idx['schema']}, {idx['size_bytes'] / 1e6:.1f} MB, "
-               f"updated {idx['indexed_at']}")
-    vec = s["vectors"]
-    if "error" in vec:
-        click.echo(f"vectors   unavailable: {vec['error']}")
-    else:
-        todo = "" if vec["complete"] else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
-        click.echo(f"vectors   {vec['chunks_with_vectors']}/{vec['chunks']} chunks embedded ({vec['model']}){todo}")
-    if s["serve"]:
-        click.echo(f"serve     running on 127.0.0.1:{s['serve']['port']} (pid {s['serve']['pid']})")
-    if s["fresh"]:
-        click.echo("freshness up to date")
-    else:
-        n = len(pend["new"]) + len(pend["changed"]) + len(pend["deleted"])
-        detail = f"{n} file change(s) not indexed" if n else "HEAD moved since the last index"
-        click.echo(f"freshness STALE: {detail} — run \"mdmem reindex\"")
-    g = s["git"]
-    if g["repository"]:
-        head = (g["head"] or "none")[:10]
-        last = (g["last_indexed_commit"] or "none")[:10]
-        hooks = "installed" if g["hooks"] else "NOT installed (run \"mdmem hooks install\")"
-        click.echo(f"git       HEAD {head}, last indexed {last}, hooks {hooks}")
-    else:
-        click.echo("git       not a git repository")
-    if s["problems"]:
-        click.echo(f"problems  {s['problems']} in {s['notes_with_problems']} note(s) — run \"mdmem doctor\"")
+    show(state.vault.status(), as_json)
 
 
 @click.command()
-@json_option
+@output
 @pass_state
-@handle_errors
 def doctor(state: State, as_json: bool) -> None:
     """List every problem: broken notes (file, field, fix) and vault setup. Exits 1 if any."""
-    problems = state.vault.doctor()
-    if as_json:
-        from dataclasses import asdict
-
-        emit_json({"count": len(problems), "problems": [asdict(p) for p in problems]})
-    elif not problems:
-        click.echo("No problems found.")
-    else:
-        for p in problems:
-            click.echo(f"{p.path}: {p.field}: {p.message}")
-            if p.fix:
-                click.echo(f"    fix: {p.fix}")
-        click.echo(f"\n{len(problems)} problem(s). Notes with problems are still indexed with defaults.")
-    if problems:
-        sys.exit(1)
+    show(state.vault.doctor(), as_json)
 
 
 # -- hooks ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import State, emit_json, handle_errors, json_option, pass_state
+from .options import State, handle_errors, output, pass_state, show
 
 # -- hook ------------------------------------------------------------------------------------------
 
@@ -128,9 +128,8 @@ def setup() -> None:
               show_default=True, help="The project folder for --project.")
 @click.option("--remove", is_flag=True, help="Take mdmem's hooks and MCP server out again.")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
-@json_option
+@output
 @pass_state
-@handle_errors
 def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool,
                       as_json: bool) -> None:
     """Merge mdmem's hooks (session-start, prompt, stop) and MCP server into Claude Code's settings.
@@ -141,18 +140,11 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
     Existing settings, hooks and servers are kept; mdmem's own entries are updated in place.
     The commands name this Python and the vault's absolute path.
     """
-    from ..claude_setup import as_dicts, describe, setup_claude_code as run_setup
+    from ..claude_setup import setup_claude_code as run_setup
 
-    vault = state.vault
-    changes = run_setup(vault.root, project=project_dir.resolve() if project else None, remove=remove,
-                        dry_run=dry_run)
-    if as_json:
-        emit_json({"vault": str(vault.root), "dry_run": dry_run, "files": as_dicts(changes)})
-        return
-    for line in describe(changes):
-        click.echo(line)
-    if not remove and not dry_run:
-        click.echo("Restart Claude Code (or run /hooks and /mcp in it) to pick up the changes.")
+    report = run_setup(state.vault.root, project=project_dir.resolve() if project else None, remove=remove,
+                       dry_run=dry_run)
+    show(report, as_json, remove=remove)
 
 
 # -- import ----------------------------------------------------------------------------------------
@@ -166,9 +158,8 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
 @click.option("--commit/--no-commit", default=None, help="Commit the new notes [default: mdmem.toml, else yes].")
 @click.option("--git/--no-git", "use_git", default=None,
               help="Obsidian vault: git init it and install the hooks [default: only if it is a repository].")
-@json_option
+@output
 @pass_state
-@handle_errors
 def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None,
             use_git: bool | None, as_json: bool) -> None:
     """Import memories: MEMORY.md, a memory/ folder, a JSONL file, or an Obsidian vault (adopted in place).
@@ -187,19 +178,6 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
     vault = None if detect(path.expanduser().resolve()) == "obsidian" else state.vault
     report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type)
     if as_json:
-        emit_json(report.to_dict())
-    elif report.adopted is not None:
-        for line in report.adopted["messages"]:
-            click.echo(line)
-    elif report.kind == "obsidian":
-        click.echo(f"Would adopt the Obsidian vault {report.source} in place (no file rewritten).")
-    else:
-        verb = "would import" if dry_run else "imported"
-        click.echo(f"{verb} {len(report.written)} new note(s), updated {len(report.updated)}, skipped "
-                   f"{report.skipped} already in the vault, from {report.source}"
-                   + (f"; redacted {report.redacted} secret(s)" if report.redacted else "")
-                   + (f"; commit {report.commit[:8]}" if report.commit else "") + ".")
-    for err in report.errors:
-        click.echo(f"error: {err}", err=True)
-    if report.errors:
-        sys.exit(1)
+        for err in report.errors:  # the text output says them itself
+            click.echo(f"error: {err}", err=True)
+    show(report, as_json)

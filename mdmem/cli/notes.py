@@ -11,37 +11,19 @@ from typing import Any
 import click
 
 from ..errors import MdmemError
-from .options import (State, commit_option, emit_json, handle_errors, json_option, note_dict, pass_state,
-                      read_body, redact_args, redact_option, render_change)
+from .options import State, commit_option, output, pass_state, read_body, redact_args, redact_option, show
 
 
 @click.command()
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option("--git/--no-git", "use_git", default=True, show_default=True,
               help="Run git init (if the folder is not in a repository yet) and install the hooks.")
-@json_option
-@handle_errors
+@output
 def init(path: Path, use_git: bool, as_json: bool) -> None:
     """Create a vault at PATH, or adopt an existing folder of notes (no note is rewritten)."""
     from ..scaffold import init_vault
 
-    result = init_vault(path, use_git=use_git)
-    if as_json:
-        emit_json(result)
-        return
-    for line in result["messages"]:
-        click.echo(line)
-    click.echo(f"\nNext: mdmem --vault {_shell_path(result['vault'])} search \"WORDS\"")
-
-
-def _shell_path(p: str) -> str:
-    import shlex
-
-    try:
-        rel = os.path.relpath(p)
-        return shlex.quote(rel if not rel.startswith("..") else p)
-    except ValueError:
-        return shlex.quote(p)
+    show(init_vault(path, use_git=use_git), as_json, cwd=os.getcwd())
 
 
 @click.command()
@@ -60,9 +42,8 @@ def _shell_path(p: str) -> str:
 @click.option("--force", is_flag=True, help="Write even if a near duplicate exists (never when identical).")
 @click.option("--no-dedupe", is_flag=True, help="Skip the duplicate check.")
 @redact_option
-@json_option
+@output
 @pass_state
-@handle_errors
 def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
         entities: tuple[str, ...], aliases: tuple[str, ...], scope: str | None, salience: float | None,
         confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
@@ -77,50 +58,28 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
     body = read_body(body)
     if not no_redact:
         title, body = redact_args(title, body)
-    check, result = state.vault.add_checked(
+    show(state.vault.save(
         title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
         scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
         aliases=list(aliases), path=note_path, commit=commit,
-    )
-    if result is None:
-        if as_json:
-            emit_json({**check, "written": False})
-        else:
-            m = check["matches"][0]
-            click.echo(f"{check['decision']}: not written — {check['reason']}. Existing: {m['path']} (id {m['id']})")
-        return
-    # Likely links to existing notes, as commands to run; never written by add itself (issue 5).
-    suggested = state.vault.suggest_links(result.path)
-    if as_json:
-        emit_json({"decision": check["decision"], "written": True, "id": result.id, "path": result.path,
-                   "title": result.title, "commit": result.commit, "matches": check["matches"],
-                   "suggested_links": suggested})
-    else:
-        click.echo(f"added {result.path}  (id {result.id})" + (f"  commit {result.commit[:8]}" if result.commit else ""))
-        if suggested:
-            click.echo("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
-            for sg in suggested:
-                click.echo(f"  {sg['command']}    # {sg['title']}")
+    ), as_json)
 
 
 @click.command()
 @click.argument("note")
 @click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file.")
-@json_option
+@output
 @pass_state
-@handle_errors
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
     """Show NOTE, named by id, path, file name, title or alias."""
+    from ..results import NoteText, note_doc
+
     n = state.vault.get(note)
-    data = note_dict(n)
     if as_json:
-        emit_json(data)
-    elif meta:
-        for key, value in data.items():
-            if key not in ("body",) and value not in (None, [], ""):
-                click.echo(f"{key}: {value}")
-    else:
-        click.echo((state.vault.root / n.path).read_text(encoding="utf-8", errors="replace"), nl=False)
+        show(note_doc(n), as_json)
+        return
+    text = "" if meta else (state.vault.root / n.path).read_text(encoding="utf-8", errors="replace")
+    show(NoteText(note_doc(n), text), meta=meta)
 
 
 def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:
@@ -129,11 +88,10 @@ def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | N
     @click.command(name, help=doc)
     @click.argument("note")
     @commit_option
-    @json_option
+    @output
     @pass_state
-    @handle_errors
     def command(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-        render_change(call(state.vault, note, commit), as_json)
+        show(call(state.vault, note, commit), as_json)
 
     return command
 
@@ -148,15 +106,14 @@ unpin = _note_change_command("unpin", "Unpin NOTE: it no longer comes first in c
 @click.option("--until", metavar="DATE", help="Hide until this date (YYYY-MM-DD).")
 @click.option("--for", "duration", metavar="DURATION", help="Hide for a while: 30d, 2w, 6m, 1y.")
 @commit_option
-@json_option
+@output
 @pass_state
-@handle_errors
 def snooze(state: State, note: str, until: str | None, duration: str | None, commit: bool | None,
            as_json: bool) -> None:
     """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
     from ..memory import parse_until
 
-    render_change(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
+    show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
 
 
 forget = _note_change_command("forget", "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git "
@@ -171,9 +128,8 @@ restore = _note_change_command("restore", "Make NOTE active and visible again (u
 @click.option("-t", "--title", help="A new title (default: the old one).")
 @commit_option
 @redact_option
-@json_option
+@output
 @pass_state
-@handle_errors
 def correct(state: State, note: str, body: str | None, title: str | None, commit: bool | None,
             no_redact: bool, as_json: bool) -> None:
     """Replace NOTE with a corrected successor; the old one keeps its text and is archived.
@@ -185,31 +141,18 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
         raise MdmemError("Give the corrected text with --body TEXT or on stdin.")
     if not no_redact:
         body, title = redact_args(body, title)
-    added, old = state.vault.correct(note, body, title=title, commit=commit)
-    if as_json:
-        emit_json({"new": {"id": added.id, "path": added.path, "title": added.title},
-                   "old": old.to_dict(), "commit": old.commit})
-    else:
-        click.echo(f"corrected {old.path} → {added.path} (id {added.id}); the old note is archived"
-                   + (f"  commit {old.commit[:8]}" if old.commit else ""))
+    from ..results import Correction
+
+    show(Correction(*state.vault.correct(note, body, title=title, commit=commit)), as_json)
 
 
 @click.command()
 @click.argument("note")
-@json_option
+@output
 @pass_state
-@handle_errors
 def history(state: State, note: str, as_json: bool) -> None:
     """The version chain of NOTE (oldest first) and each version's git log."""
-    h = state.vault.history(note)
-    if as_json:
-        emit_json(h)
-        return
-    for v in h["versions"]:
-        mark = "*" if v["current"] else " "
-        click.echo(f"{mark} {v['id']}  {v['title']}  [{v['status']}]  {v['path']}")
-        for c in v["git_log"][:5]:
-            click.echo(f"      {c['commit'][:8]} {c['date'][:10]} {c['subject']}")
+    show(state.vault.history(note), as_json)
 
 
 @click.command()
@@ -217,9 +160,8 @@ def history(state: State, note: str, as_json: bool) -> None:
 @click.option("--min-age", default=180.0, show_default=True, help="Days since the note's date.")
 @click.option("--max-salience", default=0.3, show_default=True, help="Only notes less important than this.")
 @commit_option
-@json_option
+@output
 @pass_state
-@handle_errors
 def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None,
           as_json: bool) -> None:
     """Archive stale notes: active, unpinned, low salience, old, of a decaying type. Dry run by default.
@@ -227,16 +169,6 @@ def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit
     \b
     Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
     """
-    r = state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit)
-    if as_json:
-        emit_json(r)
-        return
-    for n in r["notes"]:
-        click.echo(f"{'archived' if apply else 'would archive'}: {n['path']}  [{n['type']}, salience "
-                   f"{n['salience']}, {n['age_days']} days]")
-    if not r["notes"]:
-        click.echo("Nothing to sweep.")
-    elif not apply:
-        click.echo(f"\n{len(r['notes'])} note(s). Run with --apply to archive them.")
+    show(state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit), as_json)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from ..errors import MdmemError
 from ..schema import INCLUDE_CHOICES, STATUSES
 
 if TYPE_CHECKING:
-    from ..results import Hit
+    from ..results import Hits
     from ..vault import Vault
 
 
@@ -47,32 +46,49 @@ pass_state = click.make_pass_decorator(State)
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one-line messages with exit code 1."""
+    """Turn library errors into one-line messages with exit code 1; then print what went wrong after
+    the work was done (a commit git refused) and whether the answer came from a stale index."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..render import warning_lines
+
         try:
-            result = fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
         finally:
-            # Work that was done but not finished (a commit git refused): one line each, exit 0.
-            vault = next((a.opened for a in args if isinstance(a, State)), None)
-            for line in vault.warnings if vault is not None else ():
-                click.echo(f"mdmem: warning: {line}", err=True)
-        if vault is not None and vault.index_warning:  # answered, but from an index that is not fresh
-            click.echo(f"mdmem: {vault.index_warning}", err=True)
-        return result
+            ctx = click.get_current_context(silent=True)
+            state = ctx.find_object(State) if ctx is not None else None
+            vault = state.opened if state is not None else None
+            if vault is not None:
+                # Work that was done but not finished: one line each, after the answer (exit 0).
+                click.echo(warning_lines(vault.warnings, vault.index_warning if sys.exc_info()[0] is None else None),
+                           err=True, nl=False)
 
     return wrapper
 
 
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+def output(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The one output decorator: ``--json`` and error handling (``handle_errors``)."""
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(handle_errors(fn))
 
 
-def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(fn)
+def show(result: Any, as_json: bool = False, **options: Any) -> None:
+    """Print a result as a command does: with --json its JSON, else its text (``render.cli``: stdout,
+    stderr); the result's exit code (doctor's problems, import's errors) becomes the command's."""
+    from .. import render
+
+    text = render.cli(result, **options)
+    if as_json:
+        click.echo(render.to_json(result), nl=False)
+    else:
+        if text.out:
+            click.echo(text.out, nl=False)
+        if text.err:
+            click.echo(text.err, nl=False, err=True)
+    if text.code:
+        sys.exit(text.code)
 
 
 commit_option = click.option("--commit/--no-commit", default=None,
@@ -124,11 +140,10 @@ redact_option = click.option("--no-redact", is_flag=True,
 def redact_args(*texts: str | None) -> list[Any]:
     """The texts with secrets redacted, as MCP add does (issue 7); the count goes to stderr."""
     from ..redact import redact
+    from ..render import redaction_notice
 
     done = [redact(t) if t else None for t in texts]
-    count = sum(r.count for r in done if r is not None)
-    if count:
-        click.echo(f"mdmem: redacted {count} secret(s); pass --no-redact to keep them.", err=True)
+    click.echo(redaction_notice(sum(r.count for r in done if r is not None)), err=True, nl=False)
     return [r.text if r is not None else None for r in done]
 
 
@@ -157,78 +172,14 @@ def progress_bar(label: str = "Indexing notes") -> Callable[[int, int], None]:
 
 
 def served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
-                    filters: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """Ask a running ``mdmem serve`` (model already loaded), else run here."""
+                    filters: dict[str, Any]) -> Hits:
+    """Ask a running ``mdmem serve`` (model already loaded), else run here; ``info`` says which."""
+    from ..results import Hit, Hits
     from ..serve import call_server
 
     vault = state.vault
     answer = call_server(vault.root, method, {"text": text, "limit": limit, "explain": explain, **filters})
-    if answer is not None and "hits" not in answer:
-        answer = None
-    if answer is not None:
-        from ..results import Hit
-
-        return [Hit(**h) for h in answer["hits"]], {**answer["info"], "served": True}
+    if answer is not None and "hits" in answer:
+        return Hits([Hit.from_dict(h) for h in answer["hits"]], text, {**answer["info"], "served": True})
     hits = getattr(vault, method)(text, limit, explain=explain, **filters)
-    return hits, {**vault.last_info, "served": False}
-
-
-def note_dict(n: Any) -> dict[str, Any]:
-    """A parsed note as JSON-ready fields."""
-    from dataclasses import asdict
-
-    return {
-        "id": n.id, "path": n.path, "title": n.title, "type": n.type, "status": n.status,
-        "scope": n.scope, "salience": n.salience, "confidence": n.confidence, "pinned": n.pinned,
-        "tags": n.tags, "aliases": n.aliases, "entities": n.entities,
-        "created": n.created, "updated": n.updated, "authored": n.authored,
-        "snoozed_until": n.snoozed_until, "valid_from": n.valid_from, "valid_until": n.valid_until,
-        "supersedes": n.supersedes, "links": [asdict(ln) for ln in n.links],
-        "headings": [h.text for h in n.headings], "problems": [asdict(p) for p in n.problems],
-        "body": n.body,
-    }
-
-
-def render_hits(query: str, hits: list[Hit], as_json: bool, *, explain: bool = False,
-                info: dict[str, Any] | None = None) -> None:
-    if as_json:
-        doc: dict[str, Any] = {"query": query, "count": len(hits), "results": [h.to_dict() for h in hits]}
-        if info:
-            doc["info"] = info
-        emit_json(doc)
-        return
-    cov = (info or {}).get("coverage")
-    if cov and not cov.get("complete"):
-        click.echo(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
-                   "results lean on BM25. Run \"mdmem embed\" to finish.", err=True)
-    if not hits:
-        click.echo(f"No notes match {query!r}.", err=True)
-        return
-    color = sys.stdout.isatty()
-    for i, h in enumerate(hits, 1):
-        title = click.style(h.title, bold=True) if color else h.title
-        click.echo(f"{i:>2}. {title}  [{h.type}]  {h.path}  score {h.score:.4g}")
-        if h.snippet:
-            snip = h.snippet
-            if color:
-                parts = snip.split("**")
-                snip = "".join(click.style(p, fg="yellow", bold=True) if j % 2 else p for j, p in enumerate(parts))
-            click.echo(f"    {snip}")
-        click.echo(f"    id: {h.id}")
-        if h.links:
-            click.echo("    links: " + "; ".join(
-                f"{ln['type']} {'→' if ln['direction'] == 'out' else '←'} {ln['title']} ({ln['id']})" for ln in h.links))
-        if explain and h.explain:
-            click.echo("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
-    if explain and info and info.get("stages"):
-        click.echo("pipeline: " + " → ".join(info["stages"]) + (" (served)" if info.get("served") else ""))
-
-
-def render_change(change: Any, as_json: bool) -> None:
-    if as_json:
-        emit_json(change.to_dict())
-    elif not change.changed:
-        click.echo(f"{change.path}: already so, nothing to do.")
-    else:
-        fields = ", ".join(f"{k}={v}" for k, v in change.fields.items())
-        click.echo(f"{change.action}: {change.path}  ({fields})" + (f"  commit {change.commit[:8]}" if change.commit else ""))
+    return Hits(hits, text, {**hits.info, "served": False})

@@ -7,35 +7,29 @@ from typing import Any
 
 import click
 
-from .options import (State, emit_json, filter_options, filters_from, handle_errors, json_option, pass_state,
-                      progress_bar, render_hits, served_or_local)
+from .options import State, filter_options, filters_from, output, pass_state, progress_bar, served_or_local, show
 
 
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
-@json_option
+@output
 @pass_state
-@handle_errors
 def search(state: State, query: tuple[str, ...], limit: int, as_json: bool, **kw: Any) -> None:
     """Full-text (BM25) search for exact words, names and identifiers. No model is loaded."""
-    text = " ".join(query)
-    hits = state.vault.search(text, limit, **filters_from(kw))
-    render_hits(text, hits, as_json)
+    show(state.vault.search(" ".join(query), limit, **filters_from(kw)), as_json, color=sys.stdout.isatty())
 
 
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
 @click.option("--explain", is_flag=True, help="Show each score's parts (cosine, chunk).")
-@json_option
+@output
 @pass_state
-@handle_errors
 def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_json: bool, **kw: Any) -> None:
     """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
-    text = " ".join(query)
-    hits, info = served_or_local(state, "vsearch", text, limit, explain, filters_from(kw))
-    render_hits(text, hits, as_json, explain=explain, info=info)
+    hits = served_or_local(state, "vsearch", " ".join(query), limit, explain, filters_from(kw))
+    show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
 
 
 @click.command()
@@ -43,9 +37,8 @@ def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_
 @filter_options
 @click.option("--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, priors, final.")
 @click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
-@json_option
+@output
 @pass_state
-@handle_errors
 def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
           **kw: Any) -> None:
     """Hybrid search: BM25 and vectors fused (RRF), priors, optional rerank, diversity."""
@@ -57,9 +50,8 @@ def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_ve
 @filter_options
 @click.option("--explain", is_flag=True, help="Show the intent, the route and each score's parts.")
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 and the graph only.")
-@json_option
+@output
 @pass_state
-@handle_errors
 def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
            **kw: Any) -> None:
     """What an agent should call first: classifies QUERY (why/when/who/recent/general) and routes it."""
@@ -69,14 +61,11 @@ def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_v
 def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, explain: bool,
                 no_vectors: bool, as_json: bool, kw: dict[str, Any]) -> None:
     """query and recall: filters from the options, the warm server if running, then render."""
-    text = " ".join(query)
     filters = filters_from(kw)
     if no_vectors:
         filters["vectors"] = False
-    hits, info = served_or_local(state, method, text, limit, explain, filters)
-    if explain and not as_json and "intent" in info:
-        click.echo(f"intent: {info.get('intent')}  route: {info.get('route')}")
-    render_hits(text, hits, as_json, explain=explain, info=info)
+    hits = served_or_local(state, method, " ".join(query), limit, explain, filters)
+    show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
 
 
 @click.command()
@@ -85,25 +74,19 @@ def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, e
               help="Most tokens of memory to return (estimated, ~4 characters a token).")
 @click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Only this scope (global notes always qualify).")
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 only (what a cold hook does).")
-@json_option
+@output
 @pass_state
-@handle_errors
 def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[str, ...], no_vectors: bool,
             as_json: bool) -> None:
     """The memories worth injecting for PROMPT within a token budget: pinned first, then relevant."""
-    ctx = state.vault.context(" ".join(prompt), budget=budget, scope=list(scopes) or None,
-                              vectors=not no_vectors)
-    if as_json:
-        emit_json(ctx)
-    else:
-        click.echo(ctx["text"], nl=False)
+    show(state.vault.context(" ".join(prompt), budget=budget, scope=list(scopes) or None, vectors=not no_vectors),
+         as_json)
 
 
 @click.command()
 @click.option("--max", "max_new", type=click.IntRange(1), help="Embed at most this many new chunks now.")
-@json_option
+@output
 @pass_state
-@handle_errors
 def embed(state: State, max_new: int | None, as_json: bool) -> None:
     """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later."""
     vault = state.vault
@@ -114,11 +97,4 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
         done, total = vault.semantic.coverage()
         raise click.ClickException(f"Interrupted; {done}/{total} chunks have vectors. Run \"mdmem embed\" "
                                    "again to resume.") from None
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    click.echo(f"Embedded {report.embedded} chunk(s), reused {report.reused} from the cache, removed "
-               f"{report.removed}; {report.done}/{report.total} chunks have vectors ({report.seconds:.1f}s, "
-               f"model {report.model}).")
-
-
+    show(report, as_json)

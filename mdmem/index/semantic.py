@@ -82,7 +82,7 @@ class Semantic:
         started = time.perf_counter()
         self.store.repair()
         fp = self.embedder.fingerprint
-        report = EmbedReport(model=fp)
+        embedded, interrupted = 0, False
         cat = self.store.catalog
         pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else cat.all_chunks()
         text_of = {h: t for _, h, t in pending}
@@ -98,12 +98,12 @@ class Semantic:
                 part = missing[i : i + batch]
                 vectors = self.embedder.embed([text_of[h] for h in part])
                 self.cache.put_many(fp, list(zip(part, vectors)))
-                report.embedded += len(part)
+                embedded += len(part)
                 release_memory()
                 if progress:
-                    progress(report.embedded, len(missing))
+                    progress(embedded, len(missing))
         except KeyboardInterrupt:
-            report.interrupted = True  # finished batches are cached; the next run resumes
+            interrupted = True  # finished batches are cached; the next run resumes
         except Exception as exc:  # the cache is written outside the writer lock, so translate here
             err = write_failure(exc, self.cache.path)
             if err is None:
@@ -111,13 +111,11 @@ class Semantic:
             raise err from exc
         with self.store.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
-        report.reused = max(0, added - report.embedded)
-        report.removed = removed
-        report.done, report.total = self.store.catalog.coverage()
-        report.seconds = time.perf_counter() - started
-        if report.interrupted:
+        if interrupted:
             raise KeyboardInterrupt
-        return report
+        done, total = self.store.catalog.coverage()
+        return EmbedReport(model=fp, embedded=embedded, reused=max(0, added - embedded), removed=removed,
+                           done=done, total=total, seconds=time.perf_counter() - started)
 
     def _sync(self) -> tuple[int, int]:
         """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -182,9 +183,8 @@ class IndexStore:
             report = self._update(full, progress, only)
             if head and only is not None and not report.full:
                 self.catalog.set_meta("last_commit", head)
-                report.commit = head
-        report.seconds = time.perf_counter() - started
-        return report
+                report = replace(report, commit=head)
+        return replace(report, seconds=time.perf_counter() - started)
 
     def update(self, paths: list[str]) -> ReindexReport:
         """Under the writer lock: index these vault-relative paths now (after a write)."""
@@ -219,12 +219,8 @@ class IndexStore:
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
                 if write_failure(exc, self.state.dir) is not None:
                     raise  # a full disk: a rebuild would need more space still
-                report = self._full(progress)
-                report.reason = f"index unreadable ({type(exc).__name__}: {exc}); rebuilt"
-                return report
-        report = self._full(progress)
-        report.reason = "requested" if full and reason is None else (reason or "")
-        return report
+                return replace(self._full(progress), reason=f"index unreadable ({type(exc).__name__}: {exc}); rebuilt")
+        return replace(self._full(progress), reason="requested" if full and reason is None else (reason or ""))
 
     def _parse_stream(self, paths: list[str], stats: dict[str, os.stat_result],
                       progress: Progress | None) -> Iterator[tuple[Note, FileState, Any]]:
@@ -314,12 +310,6 @@ class IndexStore:
         same = {n.path for n, s, _ in parsed if known.get(n.path) == s.hash and iso_to_timestamp(n.date) is not None}
         changed = [(n, s, st) for n, s, st in parsed if n.path not in same]
         touched = [(n.path, s) for n, s, _ in parsed if n.path in same]
-        report = ReindexReport(
-            added=[n.path for n, _, _ in changed if n.path not in known],
-            updated=[n.path for n, _, _ in changed if n.path in known],
-            deleted=sorted(gone), unchanged=len(stats) - len(changed),
-            problems=[p for n, _, _ in changed for p in n.problems],
-        )
         if changed or gone:
             # Lexical first, catalogue second: if we die between the two, the catalogue still
             # holds the old hashes, so the next run redoes these notes (upserts are idempotent).
@@ -329,8 +319,12 @@ class IndexStore:
         if only is None:
             catalog.set_meta("last_commit", commit)
         catalog.set_meta("indexed_at", now_iso())
-        report.commit = commit
-        return report
+        return ReindexReport(
+            added=[n.path for n, _, _ in changed if n.path not in known],
+            updated=[n.path for n, _, _ in changed if n.path in known],
+            deleted=sorted(gone), unchanged=len(stats) - len(changed),
+            problems=[p for n, _, _ in changed for p in n.problems], commit=commit,
+        )
 
     # -- git ---------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""One renderer (issue "One clear house"): results as CLI text, and as MCP text plus structured content.
+"""One renderer: results as CLI text, and as MCP text plus structured content.
 
 ``cli(result, **options)`` is what a command prints in text mode (``Output``: stdout, stderr, exit
 code); ``to_json(result)`` is what it prints with ``--json``. ``mcp(result, **options)`` is a tool's

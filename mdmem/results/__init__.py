@@ -1,4 +1,4 @@
-"""One result model (issue "One clear house"): a frozen dataclass for every answer mdmem gives.
+"""One result model: a frozen dataclass for every answer mdmem gives.
 
 Each ``to_dict()`` is the JSON of today's CLI ``--json`` (same keys, order, nesting and left-out
 ``None`` fields), and the Python API, serve and MCP give the same shapes (MCP picks fewer fields in
@@ -46,6 +46,7 @@ from .notes import (
     SweepReport,
     SweepRule,
     Version,
+    note_doc,
 )
 from .reports import (
     DoctorReport,
@@ -119,4 +120,5 @@ __all__ = [
     "WhyAnswer",
     "WhyItem",
     "flat",
+    "note_doc",
 ]

@@ -32,6 +32,14 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
 
+    def __getitem__(self, key: str) -> Any:
+        """A field of the JSON shape (``result["count"]``): code written for dict answers keeps working."""
+        if not isinstance(key, str):
+            raise TypeError(f"{type(self).__name__} fields are named, not numbered")
+        return self.to_dict()[key]
+
+    __iter__ = None  # not a sequence: ``__getitem__`` takes names (a result that is a list defines its own)
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         """The result ``d`` describes; keys that are not fields (e.g. ``count``) are ignored."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from ..note import Problem
+from ..note import Note, Problem
 from .base import Result, own, problems
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.
@@ -56,6 +56,18 @@ class NoteDoc(Result):
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(**{**own(cls, d), "links": [NoteLink.from_dict(x) for x in d.get("links", [])],
                       "problems": problems(d.get("problems", []))})
+
+
+def note_doc(n: Note) -> NoteDoc:
+    """A parsed note as a result."""
+    return NoteDoc(
+        id=n.id, path=n.path, title=n.title, type=n.type, status=n.status, scope=n.scope, salience=n.salience,
+        confidence=n.confidence, pinned=n.pinned, tags=list(n.tags), aliases=list(n.aliases),
+        entities=list(n.entities), created=n.created, updated=n.updated, authored=n.authored,
+        snoozed_until=n.snoozed_until, valid_from=n.valid_from, valid_until=n.valid_until, supersedes=n.supersedes,
+        links=[NoteLink(ln.target, ln.type, ln.label, ln.heading, ln.reason) for ln in n.links],
+        headings=[h.text for h in n.headings], problems=list(n.problems), body=n.body,
+    )
 
 
 @dataclass(frozen=True, slots=True)

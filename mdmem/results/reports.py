@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
@@ -94,6 +95,12 @@ class DoctorReport(Result):
     """Every problem with the vault (``doctor``)."""
 
     problems: list[Problem] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Problem]:  # type: ignore[override]
+        return iter(self.problems)
+
+    def __len__(self) -> int:
+        return len(self.problems)
 
     def to_dict(self) -> dict[str, Any]:
         return {"count": len(self.problems), **Result.to_dict(self)}
