@@ -137,8 +137,9 @@ def render(info: dict[str, Any], r: dict[str, Any], load_end: tuple[float, ...])
     def row(label: str, samples: list[dict[str, Any]], target: float | None) -> str:
         ms = [s["ms"] for s in samples]
         ok = "" if target is None else ("PASS" if p95(ms) < target else "FAIL") + f" (< {target:.0f} ms)"
+        answered, valid = sum(s["answered"] for s in samples), sum(s["valid"] for s in samples)
         return (f"| {label} | {len(ms)} | {median(ms):.0f} | {p95(ms):.0f} | {max(ms):.0f} | "
-                f"{sum(s['answered'] for s in samples)}/{len(ms)} | {sum(s['valid'] for s in samples)}/{len(ms)} | {ok} |")
+                f"{answered}/{len(ms)} | {valid}/{len(ms)} | {ok} |")
 
     def inproc(label: str, ms: list[float]) -> str:
         return f"| {label} | {len(ms)} | {median(ms):.0f} | {p95(ms):.0f} | {max(ms):.0f} | | | |"

@@ -158,8 +158,8 @@ class Clients:
                 with self.written.lock:
                     self.written.corrected[old] = ""  # claimed: no other client corrects it
                 token = self.written.added[old]
-                p = mdmem(self.vault, "correct", old, "--body", f"Corrected {token}: " + note_body(token, rng, self.words),
-                          "--json", env=self.env)
+                body = f"Corrected {token}: " + note_body(token, rng, self.words)
+                p = mdmem(self.vault, "correct", old, "--body", body, "--json", env=self.env)
                 self.record("correct", "cli", started, self._cli_error(p, "correct"))
                 with self.written.lock:
                     self.written.corrected[old] = json.loads(p.stdout)["new"]["path"] if not p.returncode else ""
@@ -190,8 +190,8 @@ class Clients:
         rng = random.Random(f"{self.seed}-{client}")
 
         async def main() -> None:
-            params = StdioServerParameters(command=sys.executable, args=["-m", "mdmem", "--vault", str(self.vault), "mcp"],
-                                           env=self.env)
+            params = StdioServerParameters(command=sys.executable,
+                                           args=["-m", "mdmem", "--vault", str(self.vault), "mcp"], env=self.env)
             with open(errlog, "w") as err:
                 async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
                     await s.initialize()
@@ -384,7 +384,8 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
         "",
         md_table,
         "",
-        f"notes added: {len(clients.written.added)}, corrected: {sum(1 for v in clients.written.corrected.values() if v)}",
+        f"notes added: {len(clients.written.added)}, "
+        f"corrected: {sum(1 for v in clients.written.corrected.values() if v)}",
         f"lost or not findable: {len(lost)}" + "".join(f"\n  - {p}" for p in lost[:10]),
         f"incremental index == reindex --full: {'yes' if not diffs else 'NO'} (catalogue rows of "
         f"{len(index_state(vault, [])[0])} notes; the notes each of {len(queries)} searches matches)"
@@ -395,7 +396,8 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
         f"tracebacks in serve/MCP logs: {tracebacks}",
         f"result: {'PASS' if ok else 'FAIL'}",
     ]) + "\n"
-    data = {"machine": info, "loadavg_after": load_after, "args": {k: str(v) for k, v in vars(args).items()}, "elapsed_s": elapsed,
+    data = {"machine": info, "loadavg_after": load_after, "args": {k: str(v) for k, v in vars(args).items()},
+            "elapsed_s": elapsed,
             "rows": rows, "added": len(clients.written.added), "lost": lost, "diffs": diffs, "drift": drift,
             "errors": errors, "tracebacks": tracebacks, "ok": ok}
     if not args.keep:

@@ -180,7 +180,7 @@ class _NoteWriter:
         rng = self.rng
         kind = rng.choices(TYPES, TYPE_WEIGHTS)[0]
         topic = rng.choice(self._topics)
-        created = dt.datetime(2023, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(
+        created = dt.datetime(2023, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
             minutes=rng.randrange(3 * 365 * 24 * 60))
         cjk = rng.random() < 0.03
         title = rng.choice(CJK_TITLES) + f" {i}" if cjk else self._title(kind, topic, created.date())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +114,7 @@ class QuerySettings:
         rerank = data.get("rerank", {})
         kwargs: dict[str, Any] = {}
         if raw:
-            for f in ("candidates", "rrf_k", "bm25_weight", "vector_weight", "min_similarity",
-                      "strong_ratio", "duplicate_similarity", "duplicate_places", "rerank_top", "expand", "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay", "spread_hops",
-                      "spread_types", "spread_max_bytes"):
+            for f in (fld.name for fld in fields(cls) if fld.name != "rerank_model"):  # that one is [rerank] model
                 if f in raw:
                     kind = type(getattr(cls(), f))
                     if kind is tuple:

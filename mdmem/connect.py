@@ -13,15 +13,30 @@ from typing import TYPE_CHECKING, Any
 
 from . import hybrid
 from .errors import MdmemError, NoteNotFound
-from .graph import ABOUT, ENTITY, MENTIONS, Graph, edge_type, timeline as order_timeline
+from .graph import ABOUT, ENTITY, MENTIONS, Graph, edge_type
+from .graph import timeline as order_timeline
 from .graph_view import Visible, edge_types, graph_edge, graph_node, graph_step, load_graph, node_key
-from .linkedit import add_link_entry, remove_link_entries
 from .lifecycle import add_checked, edit_note
+from .linkedit import add_link_entry, remove_link_entries
 from .memory import WHY_MATCHES
 from .note import Problem, iso_from_timestamp, to_link, yaml_scalar
-
-from .results import (AddReport, BacklinksAnswer, Change, EntityAnswer, EntityLink, EntityMention, LinksAnswer, LinkSuggestion,
-                      Neighbor, NeighborsAnswer, PathAnswer, TimelineAnswer, TimelineItem, WhyAnswer, WhyItem)
+from .results import (
+    AddReport,
+    BacklinksAnswer,
+    Change,
+    EntityAnswer,
+    EntityLink,
+    EntityMention,
+    LinksAnswer,
+    LinkSuggestion,
+    Neighbor,
+    NeighborsAnswer,
+    PathAnswer,
+    TimelineAnswer,
+    TimelineItem,
+    WhyAnswer,
+    WhyItem,
+)
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic

@@ -141,7 +141,8 @@ class TransformersEmbedder:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] model {path}: config.json names no hidden_size ({exc}).") from exc
         prefixes = f"{settings.query_prefix}|{settings.passage_prefix}|{settings.max_length}"
-        self.fingerprint = f"{name}-{self.dim}-{_model_digest(path)}-{hashlib.blake2b(prefixes.encode(), digest_size=3).hexdigest()}"
+        settings_digest = hashlib.blake2b(prefixes.encode(), digest_size=3).hexdigest()
+        self.fingerprint = f"{name}-{self.dim}-{_model_digest(path)}-{settings_digest}"
         self._model = None
         self._tokenizer = None
 

@@ -167,7 +167,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
             if rank == 1:
                 fused[item]["rrf"] += qs.top_bonus
     by_path: dict[str, Candidate] = {c.path: c for c in vec}
-    for rank, h in enumerate(lex, 1):
+    for h in lex:
         c = by_path.setdefault(h.path, Candidate(path=h.path))
         c.explain["bm25"] = round(h.score, 4)
     for path, parts in fused.items():

@@ -16,8 +16,18 @@ from typing import TYPE_CHECKING, Any
 from . import hybrid
 from .errors import MdmemError
 from .note import TYPES, NewNote, now_iso, render_note, set_fields
-from .results import (AddResult, Change, DuplicateCheck, DuplicateMatch, History, LogEntry, SweepCandidate,
-                      SweepReport, SweepRule, Version)
+from .results import (
+    AddResult,
+    Change,
+    DuplicateCheck,
+    DuplicateMatch,
+    History,
+    LogEntry,
+    SweepCandidate,
+    SweepReport,
+    SweepRule,
+    Version,
+)
 
 if TYPE_CHECKING:
     from .index.semantic import Semantic

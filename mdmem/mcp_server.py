@@ -19,16 +19,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
 from .errors import MdmemError
+from .rank import filter_args as filters
 from .render import mcp as render_mcp
 from .results import Correction, MissingNote, NoteBatch, NoteText, note_doc
-from .rank import filter_args as filters
 from .version import __version__
 
 if TYPE_CHECKING:

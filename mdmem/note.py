@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .links import Heading, Link, analyze_body, split_wikilink
-
 from .schema import DATE_KEYS, STATUSES, TYPES
 
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
@@ -352,8 +351,8 @@ def to_iso(v: Any) -> str | None:
     """A date/datetime/string as an ISO string (dates stay dates), or None if not a date."""
     if isinstance(v, dt.datetime):
         if v.tzinfo is None:
-            v = v.replace(tzinfo=dt.timezone.utc)
-        return v.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            v = v.replace(tzinfo=dt.UTC)
+        return v.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(v, dt.date):
         return v.isoformat()
     if isinstance(v, str):
@@ -371,12 +370,12 @@ def iso_from_timestamp(ts: float | None) -> str | None:
     """A timestamp as mdmem writes times: ISO 8601 in UTC to the second (``2026-11-30T14:02:31Z``)."""
     if ts is None:
         return None
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def now_iso() -> str:
     """The current time as mdmem writes it into notes and the index (``iso_from_timestamp``)."""
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -401,7 +400,7 @@ def iso_to_timestamp(iso: str | None) -> float | None:
         return None
     if len(iso) == 10:
         d = dt.date.fromisoformat(iso)
-        return dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc).timestamp()
+        return dt.datetime(d.year, d.month, d.day, tzinfo=dt.UTC).timestamp()
     return dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 

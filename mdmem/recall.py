@@ -135,14 +135,14 @@ def time_window(text: str) -> tuple[float, float] | None:
     m = re.search(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{4})\b", text, re.I)
     if m:
         month, year = _MONTHS[m.group(1).lower()], int(m.group(2))
-        start = dt.datetime(year, month, 1, tzinfo=dt.timezone.utc)
-        end = dt.datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=dt.timezone.utc)
+        start = dt.datetime(year, month, 1, tzinfo=dt.UTC)
+        end = dt.datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=dt.UTC)
         return start.timestamp(), end.timestamp()
     m = re.search(r"(?<![\w-])(19|20)(\d{2})(?![\w-])", text)  # not the year in INV-2026-000123
     if m:
         year = int(m.group(0))
-        return (dt.datetime(year, 1, 1, tzinfo=dt.timezone.utc).timestamp(),
-                dt.datetime(year + 1, 1, 1, tzinfo=dt.timezone.utc).timestamp())
+        return (dt.datetime(year, 1, 1, tzinfo=dt.UTC).timestamp(),
+                dt.datetime(year + 1, 1, 1, tzinfo=dt.UTC).timestamp())
     return None
 
 

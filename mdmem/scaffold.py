@@ -29,7 +29,7 @@ def init_vault(path: Path, *, use_git: bool = True) -> InitReport:
     if root.exists() and not root.is_dir():
         raise MdmemError(f"{root} is a file; give a folder.")
     root.mkdir(parents=True, exist_ok=True)
-    has_notes = any(p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
+    has_notes = any(not any(part.startswith(".") for part in p.relative_to(root).parts) for p in root.rglob("*.md"))
     messages: list[str] = []
     written: list[str] = []
     template = template_dir()

@@ -18,11 +18,30 @@ from .index.store import IndexStore, Progress
 
 if TYPE_CHECKING:
     from .graph import Graph
-    from .results import (AddReport, AddResult, BacklinksAnswer, Change, DoctorReport, EmbedReport, EntityAnswer,
-                          History, Hit, Hits, LinksAnswer, LinkSuggestion, MemoryContext, NeighborsAnswer,
-                          PathAnswer, ReindexReport, SweepReport, TimelineAnswer, VaultStatus, WhyAnswer)
     from .index.semantic import Semantic
     from .note import NewNote, Note
+    from .results import (
+        AddReport,
+        AddResult,
+        BacklinksAnswer,
+        Change,
+        DoctorReport,
+        EmbedReport,
+        EntityAnswer,
+        History,
+        Hit,
+        Hits,
+        LinksAnswer,
+        LinkSuggestion,
+        MemoryContext,
+        NeighborsAnswer,
+        PathAnswer,
+        ReindexReport,
+        SweepReport,
+        TimelineAnswer,
+        VaultStatus,
+        WhyAnswer,
+    )
 
 
 class Vault:

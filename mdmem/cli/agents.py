@@ -82,7 +82,8 @@ def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
 
 
 @click.command()
-@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--http", "use_http", is_flag=True,
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind with --http; anything but loopback needs --token.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="Port for --http.")

@@ -54,8 +54,21 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     """
     from ..errors import MdmemError
     from ..eval_data import CATEGORIES, load_locomo
-    from ..evaluate import (ALL_MODES, Row, Suite, available_modes, build_gold, build_locomo, default_cache_dir,
-                            file_sha, format_table, index_suite, run_suite, summarize_groups, unknown_ids)
+    from ..evaluate import (
+        ALL_MODES,
+        Row,
+        Suite,
+        available_modes,
+        build_gold,
+        build_locomo,
+        default_cache_dir,
+        file_sha,
+        format_table,
+        index_suite,
+        run_suite,
+        summarize_groups,
+        unknown_ids,
+    )
 
     requested = [m.strip() for m in (modes or ",".join(ALL_MODES)).split(",") if m.strip()]
     bad = [m for m in requested if m not in ALL_MODES]

@@ -9,8 +9,17 @@ from typing import Any
 import click
 
 from ..errors import MdmemError
-from .options import (State, commit_option, filter_options, filters_from, output, pass_state, served_or_local, show,
-                      visibility_options)
+from .options import (
+    State,
+    commit_option,
+    filter_options,
+    filters_from,
+    output,
+    pass_state,
+    served_or_local,
+    show,
+    visibility_options,
+)
 
 type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
                            help="Follow only edges of this type (repeatable), e.g. caused_by, mentions, about.")

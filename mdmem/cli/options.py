@@ -105,7 +105,8 @@ def filters_from(kw: dict[str, Any]) -> dict[str, Any]:
 
 def visibility_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--include and --as-of: which hidden notes may appear (forgotten, archived, snoozed, expired)."""
-    fn = click.option("--as-of", "as_of", metavar="DATE", help="Judge snoozes and validity at DATE instead of today.")(fn)
+    fn = click.option("--as-of", "as_of", metavar="DATE",
+                      help="Judge snoozes and validity at DATE instead of today.")(fn)
     return click.option("--include", "include", multiple=True, type=click.Choice(INCLUDE_CHOICES),
                         help="Also show notes hidden by default (repeatable).")(fn)
 
@@ -125,7 +126,8 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      type=click.Choice(STATUSES), help="Only notes with this status."),
         click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD)."),
         click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
-        click.option("--path", "path_glob", metavar="FOLDER|GLOB", help="Only notes under this folder or matching this glob."),
+        click.option("--path", "path_glob", metavar="FOLDER|GLOB",
+                     help="Only notes under this folder or matching this glob."),
     ]
     fn = visibility_options(fn)  # listed after the others
     for opt in reversed(opts):

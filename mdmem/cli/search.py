@@ -72,7 +72,8 @@ def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, e
 @click.argument("prompt", nargs=-1, required=True)
 @click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
               help="Most tokens of memory to return (estimated, ~4 characters a token).")
-@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Only this scope (global notes always qualify).")
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
+              help="Only this scope (global notes always qualify).")
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 only (what a cold hook does).")
 @output
 @pass_state
