@@ -20,28 +20,7 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .index.semantic import Semantic
     from .note import NewNote, Note
-    from .results import (
-        AddReport,
-        AddResult,
-        BacklinksAnswer,
-        Change,
-        DoctorReport,
-        EmbedReport,
-        EntityAnswer,
-        History,
-        Hit,
-        Hits,
-        LinksAnswer,
-        LinkSuggestion,
-        MemoryContext,
-        NeighborsAnswer,
-        PathAnswer,
-        ReindexReport,
-        SweepReport,
-        TimelineAnswer,
-        VaultStatus,
-        WhyAnswer,
-    )
+    from . import results as r
 
 
 class Vault:
@@ -116,8 +95,8 @@ class Vault:
 
     # -- the index ---------------------------------------------------------------------------------
 
-    def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
-                timeout: float | None = None, only: list[str] | None = None, head: str | None = None) -> ReindexReport:
+    def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True, timeout: float | None = None,
+                only: list[str] | None = None, head: str | None = None) -> r.ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
@@ -133,7 +112,7 @@ class Vault:
         """Why the index must be rebuilt from scratch (none yet, another version, copied), or None."""
         return self.store.rebuild_reason()
 
-    def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport:
+    def catch_up(self, *, timeout: float, whole_tree: bool = False) -> r.ReindexReport:
         """After commits: index what the commits since the last index touched (``whole_tree``: all)."""
         return self.store.catch_up(timeout=timeout, whole_tree=whole_tree)
 
@@ -145,7 +124,7 @@ class Vault:
         """Hold the one-writer lock on ``.mdmem/`` (wait up to ``timeout`` s, else the configured time)."""
         return self.store.writer_lock(timeout)
 
-    def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> EmbedReport:
+    def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> r.EmbedReport:
         """Give every chunk a vector: cached ones are reused, the rest run through the model.
 
         Args:
@@ -155,14 +134,14 @@ class Vault:
         """
         return self.semantic.embed(progress, max_new=max_new)
 
-    def status(self) -> VaultStatus:
+    def status(self) -> r.VaultStatus:
         """Counts, index freshness, vector coverage, git state and a running server."""
         from .health import status
         from .index.state import server_info
 
         return status(self.store, self.semantic, server_info(self.root))
 
-    def doctor(self) -> DoctorReport:
+    def doctor(self) -> r.DoctorReport:
         """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
         from .health import doctor
 
@@ -174,13 +153,13 @@ class Vault:
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
         return self.store.now(as_of)
 
-    def search(self, text: str, limit: int = 10, **filters: Any) -> Hits:
+    def search(self, text: str, limit: int = 10, **filters: Any) -> r.Hits:
         """BM25 search for words, names and identifiers in any language; no model is loaded."""
         from .hybrid import search
 
         return search(self.store, text, limit, self.store.filters(**filters))
 
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
+    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> r.Hits:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from .hybrid import vsearch
 
@@ -189,7 +168,7 @@ class Vault:
         return hits
 
     def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              priors: bool = True, **filters: Any) -> Hits:
+              priors: bool = True, **filters: Any) -> r.Hits:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
         Args:
@@ -205,7 +184,7 @@ class Vault:
         return hits
 
     def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-               **filters: Any) -> Hits:
+               **filters: Any) -> r.Hits:
         """Intent-routed retrieval, the one agents should call first.
 
         The query is classified (why / when / who / recent / general) and routed: causal links
@@ -220,7 +199,7 @@ class Vault:
         return hits
 
     def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool = True, as_of: str | None = None) -> MemoryContext:
+                vectors: bool = True, as_of: str | None = None) -> r.MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant."""
         from .recall import build_context
 
@@ -235,7 +214,7 @@ class Vault:
         """The note ``ref`` names, parsed fresh from its file."""
         return self.store.get(ref)
 
-    def history(self, ref: str) -> History:
+    def history(self, ref: str) -> r.History:
         """The version chain through a note (oldest first) and each version's git log."""
         from .lifecycle import history
 
@@ -249,7 +228,7 @@ class Vault:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def add(self, title: str, body: str = "", **fields: Any) -> AddResult:
+    def add(self, title: str, body: str = "", **fields: Any) -> r.AddResult:
         """Write a new note atomically, index it and (in a git vault) commit it.
 
         Args:
@@ -261,7 +240,7 @@ class Vault:
 
         return add(self.store, title, body, **fields)
 
-    def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> AddReport:
+    def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> r.AddReport:
         """``add`` after the duplicate check: written (ADD) with the links it may want, or not written
         when a near duplicate (UPDATE, unless ``force``) or the same text (NOOP) is already there."""
         from .connect import save
@@ -279,46 +258,46 @@ class Vault:
         """Commit files mdmem has just written and indexed (None outside git or when git refused)."""
         return self.store.commit(paths, message)
 
-    def pin(self, ref: str, pinned: bool = True, *, commit: bool | None = None) -> Change:
+    def pin(self, ref: str, pinned: bool = True, *, commit: bool | None = None) -> r.Change:
         """Pin (or unpin) a note: pinned notes come first in context and get a prior boost."""
         from .lifecycle import update_note
 
         return update_note(self.store, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin",
                            commit=commit)
 
-    def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> Change:
+    def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> r.Change:
         """Hide a note from retrieval until a date (``until``: YYYY-MM-DD)."""
         from .lifecycle import update_note
 
         return update_note(self.store, ref, {"snoozed_until": until}, f"snooze until {until}", commit=commit)
 
-    def forget(self, ref: str, *, commit: bool | None = None) -> Change:
+    def forget(self, ref: str, *, commit: bool | None = None) -> r.Change:
         """Mark a note forgotten: kept on disk and in git, hidden from retrieval."""
         from .lifecycle import update_note
 
         return update_note(self.store, ref, {"status": "forgotten"}, "forget", commit=commit)
 
-    def restore(self, ref: str, *, commit: bool | None = None) -> Change:
+    def restore(self, ref: str, *, commit: bool | None = None) -> r.Change:
         """Undo forget/archive/snooze: the note is active and visible again."""
         from .lifecycle import update_note
 
         return update_note(self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
 
     def correct(self, ref: str, body: str, *, title: str | None = None,
-                commit: bool | None = None) -> tuple[AddResult, Change]:
+                commit: bool | None = None) -> tuple[r.AddResult, r.Change]:
         """A successor note that supersedes ``ref``: (the new note, the change to the old one)."""
         from .lifecycle import correct
 
         return correct(self.store, ref, body, title=title, commit=commit)
 
-    def replace_body(self, ref: str, body: str, action: str, **options: Any) -> Change:
+    def replace_body(self, ref: str, body: str, action: str, **options: Any) -> r.Change:
         """Replace a note's body, keeping its frontmatter (see ``lifecycle.replace_body``)."""
         from .lifecycle import replace_body
 
         return replace_body(self.store, ref, body, action, **options)
 
     def sweep(self, *, min_age_days: float = 180.0, max_salience: float = 0.3, apply: bool = False,
-              commit: bool | None = None) -> SweepReport:
+              commit: bool | None = None) -> r.SweepReport:
         """Active, unpinned notes of a decaying type older than ``min_age_days`` and less salient than
         ``max_salience``; with ``apply``, archive them (nothing is deleted)."""
         from .lifecycle import sweep
@@ -335,34 +314,34 @@ class Vault:
 
         return load_graph(self.store)
 
-    def links(self, ref: str) -> LinksAnswer:
+    def links(self, ref: str) -> r.LinksAnswer:
         """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
         from .connect import links
 
         return links(self.store, ref)
 
-    def backlinks(self, ref: str) -> BacklinksAnswer:
+    def backlinks(self, ref: str) -> r.BacklinksAnswer:
         """Edges into a note (or an entity) from other notes."""
         from .connect import backlinks
 
         return backlinks(self.store, ref)
 
     def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
-                  direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
+                  direction: str = "both", limit: int | None = None) -> r.NeighborsAnswer:
         """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
         from .connect import neighbors
 
         return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
 
     def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
-                      max_depth: int | None = None) -> PathAnswer:
+                      max_depth: int | None = None) -> r.PathAnswer:
         """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
         from .connect import shortest_path
 
         return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
 
     def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
-            seeds: list[Hit] | None = None, **filters: Any) -> WhyAnswer:
+            seeds: list[r.Hit] | None = None, **filters: Any) -> r.WhyAnswer:
         """Causal answer: the best matches for ``text`` with their causes and effects.
 
         Args:
@@ -377,7 +356,7 @@ class Vault:
                    filters=filters)
 
     def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
-                 **filters: Any) -> TimelineAnswer:
+                 **filters: Any) -> r.TimelineAnswer:
         """The ``window`` notes before and after a note (or a query's best match) in time, among its
         related notes (``all_notes``: among all)."""
         from .connect import timeline
@@ -385,26 +364,26 @@ class Vault:
         return timeline(self.store, self.semantic, ref, window, all_notes=all_notes, vectors=vectors,
                         filters=filters)
 
-    def entity(self, name: str, **filters: Any) -> EntityAnswer:
+    def entity(self, name: str, **filters: Any) -> r.EntityAnswer:
         """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
         from .connect import entity
 
         return entity(self.store, name, filters=filters)
 
     def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
-             commit: bool | None = None) -> Change:
+             commit: bool | None = None) -> r.Change:
         """Add a typed link from note A to note B in A's frontmatter."""
         from .connect import link
 
         return link(self.store, a, b, type, reason, commit=commit)
 
-    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Change:
+    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> r.Change:
         """Remove A's frontmatter links to B (only of ``type`` if given)."""
         from .connect import unlink
 
         return unlink(self.store, a, b, type, commit=commit)
 
-    def suggest_links(self, ref: str, limit: int = 3) -> list[LinkSuggestion]:
+    def suggest_links(self, ref: str, limit: int = 3) -> list[r.LinkSuggestion]:
         """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
         from .connect import suggest_links
 
