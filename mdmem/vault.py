@@ -17,10 +17,10 @@ from .index.state import STATE_DIR
 from .index.store import IndexStore, Progress
 
 if TYPE_CHECKING:
+    from . import results as r
     from .graph import Graph
     from .index.semantic import Semantic
     from .note import NewNote, Note
-    from . import results as r
 
 
 class Vault:
@@ -95,8 +95,9 @@ class Vault:
 
     # -- the index ---------------------------------------------------------------------------------
 
-    def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True, timeout: float | None = None,
-                only: list[str] | None = None, head: str | None = None) -> r.ReindexReport:
+    def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
+                timeout: float | None = None, only: list[str] | None = None,
+                head: str | None = None) -> r.ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
