@@ -306,12 +306,12 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
             qv = emb.embed([text])[0]
             # Each candidate's first chunk: its cached vector when there is one, else embed it.
             firsts = {c["path"]: ch[0] for c in cands if (ch := store.catalog.chunks_first(c["path"]))}
-            cached = sem.cache.get_many(emb.fingerprint, [h for h, _ in firsts.values()], emb.dim)
+            cached = sem.cache.get_many(emb.fingerprint, [digest for digest, _ in firsts.values()], emb.dim)
             for c in cands:
                 if c["path"] not in firsts:
                     continue
-                h, first = firsts[c["path"]]
-                vec = cached[h] if h in cached else emb.embed([first])[0]
+                digest, first = firsts[c["path"]]
+                vec = cached[digest] if digest in cached else emb.embed([first])[0]
                 c["cosine"] = round(float(qv @ vec), 3)
         except MdmemError:
             pass
