@@ -19,7 +19,7 @@ import os
 import secrets
 import shlex
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +32,6 @@ HOOKS = (  # (Claude Code event, mdmem hook, timeout in seconds: Claude Code's h
     ("Stop", "stop", 30),
 )
 SERVER_NAME = "mdmem"
-
-
-@dataclass(slots=True)
-class Edit:
-    """What setup is doing to one settings file (becomes a ``results.FileChange``)."""
-
-    path: str
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    written: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed)
 
 
 def hook_command(python: str, vault: Path, hook: str) -> str:
@@ -85,7 +69,7 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: Edit, *,
+def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: FileChange, *,
                 remove: bool = False) -> None:
     """Add, update or (``remove``) mdmem's hook entries in a settings dict, in place."""
     hooks = settings.setdefault("hooks", {})
@@ -125,7 +109,7 @@ def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: Edit
         del settings["hooks"]
 
 
-def merge_server(config: dict[str, Any], python: str, vault: Path, change: Edit, *,
+def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileChange, *,
                  remove: bool = False) -> None:
     """Add, update or (``remove``) the mdmem stdio MCP server in an ``mcpServers`` dict, in place."""
     servers = config.setdefault("mcpServers", {})
@@ -162,10 +146,10 @@ def setup_claude_code(vault: Path, *, project: Path | None = None, home: Path | 
     loaded = [(path, _load(path), merge) for path, merge in targets]  # all files readable before any write
     changes = []
     for path, data, merge in loaded:
-        change = Edit(str(path))
+        change = FileChange(str(path))  # the merge fills its lists
         merge(data, python, vault, change, remove=remove)
         if change.changed and not dry_run and (data or path.exists()):
             _save(path, data)
-            change.written = True
-        changes.append(FileChange(**asdict(change)))
+            change = replace(change, written=True)
+        changes.append(change)
     return SetupReport(str(vault), dry_run, changes)

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, is_dataclass
 from typing import Any, ClassVar, Self
 
 from ..note import Problem
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON-ready data: results by their ``to_dict()``, containers copied (as ``asdict`` does)."""
+    """``value`` as JSON-ready data: results by their ``to_dict()``, the core's records (``Problem``,
+    ``Link``) by their fields, containers copied (as ``asdict`` does)."""
     if hasattr(value, "to_dict"):
         return value.to_dict()
-    if isinstance(value, Problem):
+    if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     if isinstance(value, list):
         return [plain(v) for v in value]

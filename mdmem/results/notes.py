@@ -5,23 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from ..links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
 from ..note import Note, Problem
 from .base import Result, own, problems
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.
 MCP_NOTE_LEAVES_OUT = ("body", "problems", "headings")
 CUT_MARK = "\n… (cut; raise max_chars for more)"
-
-
-@dataclass(frozen=True, slots=True)
-class NoteLink(Result):
-    """A link as the note wrote it (``links.Link``)."""
-
-    target: str
-    type: str = "mentions"
-    label: str | None = None
-    heading: str | None = None
-    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +44,7 @@ class NoteDoc(Result):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "links": [NoteLink.from_dict(x) for x in d.get("links", [])],
+        return cls(**{**own(cls, d), "links": [NoteLink(**x) for x in d.get("links", [])],
                       "problems": problems(d.get("problems", []))})
 
 
@@ -65,7 +55,7 @@ def note_doc(n: Note) -> NoteDoc:
         confidence=n.confidence, pinned=n.pinned, tags=list(n.tags), aliases=list(n.aliases),
         entities=list(n.entities), created=n.created, updated=n.updated, authored=n.authored,
         snoozed_until=n.snoozed_until, valid_from=n.valid_from, valid_until=n.valid_until, supersedes=n.supersedes,
-        links=[NoteLink(ln.target, ln.type, ln.label, ln.heading, ln.reason) for ln in n.links],
+        links=list(n.links),
         headings=[h.text for h in n.headings], problems=list(n.problems), body=n.body,
     )
 
