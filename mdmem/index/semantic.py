@@ -158,29 +158,44 @@ class Semantic:
         self.store.catalog.reset_vectors(self.embedder.fingerprint)
 
     def repair(self) -> None:
-        """Before a vector read: ``IndexStore.repair``, then add cached vectors to the usearch file and
-        embed a few pending chunks if that is cheap. The only step by which a vector read writes."""
+        """Before a vector read: ``IndexStore.repair``, then add cached vectors to the usearch file, embed
+        a few pending chunks if that is cheap, and rebuild a damaged usearch file from the cache. The only
+        step by which a vector read writes."""
+        from .vectors import DamagedVectorFile
+
         self.store.repair()
+        try:
+            self._fill()
+        except LockHeld:
+            pass  # another writer is busy; answer with the vectors we have
+        try:
+            self.reader()
+        except DamagedVectorFile as exc:
+            path = self.vector_path()
+            with self.store.writer_lock():
+                if path.exists() and path.stat().st_ino == exc.inode:  # not replaced meanwhile
+                    self._drop_vector_file(str(exc))
+                self._sync()
+
+    def _fill(self) -> None:
+        """Add cached vectors to the usearch file; embed the pending chunks too when they are few."""
         cat = self.store.catalog
         fp = self.embedder.fingerprint
         if cat.get_meta("vector_model") == fp and not cat.pending_chunks() and not cat.dead_keys():
             return
         pending = cat.pending_chunks() if cat.get_meta("vector_model") == fp else cat.all_chunks()
         missing = self.cache.missing(fp, [h for _, h, _ in pending])
-        try:
-            if len(missing) <= AUTO_EMBED_MAX:
-                self.embed(wait=False)
-            else:
-                with self.store.writer_lock(0.0):
-                    self._sync()
-        except LockHeld:
-            pass  # another writer is busy; answer with the vectors we have
+        if len(missing) <= AUTO_EMBED_MAX:
+            self.embed(wait=False)
+        else:
+            with self.store.writer_lock(0.0):
+                self._sync()
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def reader(self, repair: bool = True) -> VectorIndex | None:
-        """The vector index for reading, re-opened when a writer replaced the file (and rebuilt
-        from the embedding cache when the file is damaged)."""
+    def reader(self) -> VectorIndex | None:
+        """The vector index for reading, re-opened when a writer replaced the file (None: no vectors
+        yet). A damaged file raises ``DamagedVectorFile``; ``repair`` rebuilds it."""
         from .vectors import DamagedVectorFile, VectorIndex
 
         path = self.vector_path()
@@ -190,17 +205,22 @@ class Semantic:
             return None
         stamp = (str(path), st.st_ino, st.st_mtime_ns)
         if self._reader is None or self._reader[0] != stamp:
+            self._reader = None
             try:
                 self._reader = (stamp, VectorIndex.open(path, self.embedder.dim))
             except DamagedVectorFile as exc:
-                if not repair:
-                    raise
-                with self.store.writer_lock():
-                    if path.exists() and path.stat().st_ino == st.st_ino:  # not replaced meanwhile
-                        self._drop_vector_file(str(exc))
-                    self._sync()
-                return self.reader(repair=False)
+                exc.inode = st.st_ino
+                raise
         return self._reader[1]
+
+    def _read(self) -> VectorIndex | None:
+        """``reader()``, or None when the file was damaged after ``repair`` (the answer leans on BM25)."""
+        from .vectors import DamagedVectorFile
+
+        try:
+            return self.reader()
+        except DamagedVectorFile:
+            return None
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector of this model, all chunks)."""
@@ -213,7 +233,7 @@ class Semantic:
     def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
                         min_similarity: float) -> list[Candidate]:
         """Notes by their best chunk's cosine similarity, filtered, above the floor."""
-        index = self.reader()
+        index = self._read()
         if index is None or len(index) == 0:
             return []
         cat = self.store.catalog
@@ -245,7 +265,7 @@ class Semantic:
         """Cosine between chunks by key, for the near-duplicate check."""
         import numpy as np
 
-        index = self.reader()
+        index = self._read()
         if index is None or not keys:
             return lambda a, b: 0.0
         vecs = index.vectors(keys)

@@ -22,6 +22,8 @@ EXPANSION_SEARCH = 256  # the default 64 gives poor recall on embedding-like dat
 class DamagedVectorFile(Exception):
     """usearch refused the file (truncated, garbage); it is derived data, rebuilt from the cache."""
 
+    inode: int | None = None  # the file refused, to tell it from one a writer put in its place since
+
 
 class VectorIndex:
     """A usearch index of chunk vectors keyed by integer chunk keys (cosine, f16)."""
