@@ -34,6 +34,11 @@ class State:
             self._vault = Vault.open(self.vault_path) if self.vault_path else Vault.discover()
         return self._vault
 
+    def close(self) -> None:
+        """Close the vault this invocation opened, if any."""
+        if self._vault is not None:
+            self._vault.close()
+
 
 pass_state = click.make_pass_decorator(State)
 
@@ -115,6 +120,9 @@ def cli(ctx: click.Context, vault_path: str | None) -> None:
     Keep it:   git commit — the hooks reindex; "mdmem reindex" catches uncommitted edits.
     """
     ctx.obj = State(vault_path)
+    # A process that exits frees the vault anyway; a caller that runs many commands in one process
+    # (tests, via click's CliRunner) would otherwise leak its SQLite connections and index files.
+    ctx.call_on_close(ctx.obj.close)
 
 
 # -- init ----------------------------------------------------------------------------------------
