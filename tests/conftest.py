@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -41,9 +43,36 @@ def git(cwd: Path, *args: str) -> str:
 
 def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a subprocess (as a user or a git hook would)."""
+    """Run the real CLI in a subprocess (as a user or a git hook would).
+
+    For tests of the process itself: its exit status and stderr, a fast path in ``mdmem/__main__.py``,
+    several processes at once, a kill. Anything else uses ``mdmem_in_process``."""
     proc = subprocess.run([sys.executable, "-m", "mdmem", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env={**os.environ, **(env or {})})
+    if check and proc.returncode != 0:
+        raise AssertionError(f"mdmem {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
+                     env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in this process (click's CliRunner on ``mdmem.cli.cli``), answering as ``mdmem`` would.
+
+    Same arguments and result as ``mdmem``: ``env`` is set and ``cwd`` entered for the call only, and
+    ``input`` is stdin (empty when None). An exception the CLI does not handle gives exit status 1 and
+    its traceback on stderr, as the real process prints it, so "no Traceback" checks keep their meaning.
+    """
+    from click.testing import CliRunner
+
+    from mdmem.cli import cli as mdmem_cli
+
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        result = CliRunner().invoke(mdmem_cli, list(args), input=input, env=env, prog_name="mdmem")
+    code, stderr = result.exit_code, result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        assert result.exc_info is not None
+        code, stderr = 1, stderr + "".join(traceback.format_exception(*result.exc_info))
+    proc = subprocess.CompletedProcess(["mdmem", *args], code, result.stdout, stderr)
     if check and proc.returncode != 0:
         raise AssertionError(f"mdmem {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -53,7 +82,7 @@ def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: 
 def git_vault(vault_dir: Path) -> Path:
     """The fixture notes in a real git repository, committed, with mdmem's hooks installed."""
     git(vault_dir, "init", "-q", "-b", "main")
-    mdmem("init", str(vault_dir))
+    mdmem_in_process("init", str(vault_dir))
     git(vault_dir, "add", "-A")
     git(vault_dir, "commit", "-qm", "fixture notes")
     return vault_dir
@@ -66,3 +95,28 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not {".git", ".mdmem"} & set(p.relative_to(root).parts)
     }
+
+
+def cli_commands(family: str | None = None) -> list[list[str]]:
+    """Every command of the CLI as its words (``["graph", "export"]``), walked from ``mdmem.cli.cli``.
+
+    ``family``: only commands defined in the module of that name (``"graph"`` matches ``mdmem.cli_graph``
+    and ``mdmem.cli.graph``), so a family's help test follows the CLI instead of a list kept by hand."""
+    import click
+
+    from mdmem.cli import cli
+
+    found: list[list[str]] = []
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        for name, command in sorted(group.commands.items()):
+            words = [*prefix, name]
+            module = getattr(command.callback, "__module__", None) or ""
+            if family is None or module.rsplit(".", 1)[-1].removeprefix("cli_") == family:
+                found.append(words)
+            if isinstance(command, click.Group):
+                walk(command, words)
+
+    walk(cli, [])
+    assert found, f"no command of the CLI is defined in a module named {family!r}"
+    return found
