@@ -17,7 +17,7 @@ import pytest
 from mdmem.agent_hooks import is_trivial
 from mdmem.handoff import build_handoff, parse_transcript
 
-from .conftest import git, mdmem
+from .conftest import cli_commands, git, mdmem, mdmem_in_process
 
 SECRET = "sk-proj-" + "Xy12Ab34Cd56Ef78Gh90Ij12Kl34Mn56Op78Qr90St"
 BEARER = "abcDEF123456ghiJKL789mnoPQR"
@@ -297,8 +297,7 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
 # -- the commands ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cmd", [["hook"], ["hook", "prompt"], ["hook", "session-start"], ["hook", "stop"], ["mcp"],
-                                 ["setup"], ["setup", "claude-code"], ["import"]], ids=" ".join)
+@pytest.mark.parametrize("cmd", cli_commands("agents"), ids=" ".join)
 def test_agent_commands_have_help(cmd: list[str]) -> None:
     from click.testing import CliRunner
 
