@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import git, mdmem
+from .conftest import git, mdmem, mdmem_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = '[embed]\nmodel = "hash"\nbatch_size = 2\n'
@@ -35,7 +35,7 @@ def _hashed(monkeypatch: pytest.MonkeyPatch) -> None:
 def vault(vault_dir: Path) -> Path:
     """The fixture notes, indexed, with the hash embedder in small batches."""
     (vault_dir / "mdmem.toml").write_text(CONFIG)
-    mdmem("--vault", str(vault_dir), "reindex")
+    run(vault_dir, "reindex")
     return vault_dir
 
 
@@ -51,7 +51,14 @@ def killed(point: str, vault: Path, *args: str) -> subprocess.CompletedProcess[s
 
 
 def run(vault: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return mdmem("--vault", str(vault), *args, check=check)
+    """An ordinary command, run in this process (what happens after the kill is what is tested)."""
+    return mdmem_in_process("--vault", str(vault), *args, check=check)
+
+
+def run_process(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a real process: for its exit status and stderr, and for the first command to read
+    files damaged on purpose (native code that crashes on them must fail the test, not pytest)."""
+    return mdmem("--vault", str(vault), *args, check=False)
 
 
 def notes(vault: Path) -> dict[str, bytes]:
@@ -292,7 +299,7 @@ def test_damaged_index_files(vault: Path, tmp_path: Path, what: str, how: str) -
         copy = tmp_path / f"copy-{command}"
         shutil.copytree(vault, copy)
         args = [command] if command == "status" else [command, "descaling"]
-        proc = run(copy, *args, check=False)
+        proc = run_process(copy, *args)
         assert proc.returncode == 0, f"{command}: {proc.stderr}"  # repaired on the way, not refused
         assert "Traceback" not in proc.stderr, proc.stderr
         assert notes(copy) == before
@@ -351,13 +358,13 @@ def test_disk_full_gives_one_line_and_the_next_command_repairs(small_disk: Path)
     filler = fill(small_disk)
 
     for args in (["reindex"], ["reindex", "--full"], ["add", "-t", "Full disk", "-b", "no room"], ["embed"]):
-        proc = run(vault, *args, check=False)
+        proc = run_process(vault, *args)
         one_clear_line(proc, "disk full", "free some space")
         assert notes(vault) == before, args
         assert leftovers(vault) == [], args  # no half-built generation, no temp file
     # A read answers from the previous index, saying why it is not fresh, or fails in one line
     # (SQLite cannot open the catalogue without room for its -shm file).
-    proc = run(vault, "search", "descaling", check=False)
+    proc = run_process(vault, "search", "descaling")
     if proc.returncode == 0:
         assert "notes/empty-frontmatter.md" in proc.stdout
         assert "disk full" in proc.stderr and "Traceback" not in proc.stderr
