@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,19 +57,26 @@ def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: 
 
 
 def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
-                     env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+                     env: dict[str, str | None] | None = None,
+                     timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI in this process (click's CliRunner on ``mdmem.cli.cli``), answering as ``mdmem`` would.
 
-    Same arguments and result as ``mdmem``: ``env`` is set and ``cwd`` entered for the call only, and
-    ``input`` is stdin (empty when None). An exception the CLI does not handle gives exit status 1 and
-    its traceback on stderr, as the real process prints it, so "no Traceback" checks keep their meaning.
+    Same arguments and result as ``mdmem``: ``env`` is set (None unsets) and ``cwd`` entered for the call
+    only, and ``input`` is stdin (empty when None). Output written to file descriptors 1 and 2 (git's,
+    a C library's) is captured too where click can (8.5+). An exception the CLI does not handle gives
+    exit status 1 and its traceback on stderr, as the real process prints it, so "no Traceback" checks
+    keep their meaning. ``timeout`` raises ``subprocess.TimeoutExpired`` as ``subprocess.run`` does.
     """
     from click.testing import CliRunner
 
     from mdmem.cli import cli as mdmem_cli
 
-    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
-        result = CliRunner().invoke(mdmem_cli, list(args), input=input, env=env, prog_name="mdmem")
+    try:
+        runner = CliRunner(capture="fd")  # type: ignore[call-arg]
+    except TypeError:  # click before 8.5: Python-level streams only
+        runner = CliRunner()
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext(), _deadline(args, timeout):
+        result = runner.invoke(mdmem_cli, list(args), input=input, env=env, prog_name="mdmem")
     code, stderr = result.exit_code, result.stderr
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         assert result.exc_info is not None
@@ -76,6 +85,31 @@ def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = No
     if check and proc.returncode != 0:
         raise AssertionError(f"mdmem {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+class _TimedOut(BaseException):
+    """Raised by SIGALRM inside a command; a BaseException so no ``except Exception`` in mdmem swallows it."""
+
+
+@contextlib.contextmanager
+def _deadline(args: tuple[str, ...], timeout: float | None) -> Iterator[None]:
+    """A hang is a failure, not a stuck suite (interrupts Python code; not a call stuck in C)."""
+    if timeout is None:
+        yield
+        return
+
+    def alarm(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    except _TimedOut:
+        raise subprocess.TimeoutExpired(["mdmem", *args], timeout) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
