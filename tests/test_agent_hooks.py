@@ -259,7 +259,8 @@ def test_stop_hook_writes_one_handoff_per_session_committed_and_redacted(git_vau
         assert secret not in history
         assert not any(secret in p.read_text(errors="replace") for p in git_vault.rglob("*") if p.is_file()
                        and ".git" not in p.parts)
-    found = json.loads(mdmem("--vault", str(git_vault), "search", "worker pool", "--type", "handoff", "--json").stdout)
+    found = json.loads(mdmem_in_process("--vault", str(git_vault), "search", "worker pool", "--type", "handoff",
+                                        "--json").stdout)
     assert found["results"][0]["path"] == "notes/handoffs/2026-11-28-5f1c2a9e-7b3.md"
 
 
@@ -280,7 +281,7 @@ def test_stop_hook_fails_open(git_vault: Path, payload: Any) -> None:
 
 
 def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vault: Path, tmp_path: Path) -> None:
-    mdmem("--vault", str(git_vault), "pin", "Release train schedule")
+    mdmem_in_process("--vault", str(git_vault), "pin", "Release train schedule")
     project = tmp_path / "shop-api"
     project.mkdir()
     transcript = write_transcript(tmp_path / "s.jsonl", transcript_lines(project))
