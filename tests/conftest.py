@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -57,7 +57,7 @@ def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: 
 
 
 def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
-                     env: dict[str, str | None] | None = None,
+                     env: Mapping[str, str | None] | None = None,
                      timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI in this process (click's CliRunner on ``mdmem.cli.cli``), answering as ``mdmem`` would.
 
@@ -72,7 +72,7 @@ def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = No
     from mdmem.cli import cli as mdmem_cli
 
     try:
-        runner = CliRunner(capture="fd")  # type: ignore[call-arg]
+        runner = CliRunner(capture="fd")
     except TypeError:  # click before 8.5: Python-level streams only
         runner = CliRunner()
     with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext(), _deadline(args, timeout):

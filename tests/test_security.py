@@ -9,6 +9,7 @@ import pickle
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ MDMEM_SRC = Path(__file__).resolve().parent.parent / "mdmem"
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
-def cli(vault: Path, *args: str, env: dict[str, str | None] | None = None, input: str | None = None,
+def cli(vault: Path, *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None,
         timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """The CLI in this process (what is tested is what it reads and writes, not how it starts)."""
     return mdmem_in_process("--vault", str(vault), *args, env=env, input=input, timeout=timeout, check=False)
