@@ -39,8 +39,9 @@ def vault_dir(tmp_path: Path) -> Path:
     return dest
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **env} if env else None).stdout
 
 
 def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
@@ -118,7 +119,11 @@ def git_vault(vault_dir: Path) -> Path:
     git(vault_dir, "init", "-q", "-b", "main")
     mdmem_in_process("init", str(vault_dir))
     git(vault_dir, "add", "-A")
-    git(vault_dir, "commit", "-qm", "fixture notes")
+    # This commit's post-commit hook runs in process: the same run_git_hook that the hook script reaches
+    # through "python -m mdmem", one Python start-up less per test. Hooks as git runs them are tested
+    # on the tests' own commits (test_git, test_concurrency, ...).
+    git(vault_dir, "commit", "-qm", "fixture notes", env={"MDMEM_SKIP_HOOK": "1"})
+    mdmem_in_process("--vault", str(vault_dir), "reindex", "--git-hook", "post-commit")
     return vault_dir
 
 
@@ -154,3 +159,4 @@ def cli_commands(family: str | None = None) -> list[list[str]]:
     walk(cli, [])
     assert found, f"no command of the CLI is defined in a module named {family!r}"
     return found
+
