@@ -77,7 +77,8 @@ def gv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(root, "init", "-q", "-b", "main")
     init_vault(root)
     git(root, "add", "-A")
-    git(root, "commit", "-qm", "notes")
+    git(root, "commit", "-qm", "notes", env={"MDMEM_SKIP_HOOK": "1"})  # its hook runs here, as in git_vault
+    run(root, "reindex", "--git-hook", "post-commit")
     return root
 
 
