@@ -308,13 +308,14 @@ def test_damaged_index_files(vault: Path, tmp_path: Path, what: str, how: str) -
     before = notes(vault)
     damage(vault, what, how)
     copies = {command: tmp_path / f"copy-{command}" for command in ("search", "vsearch", "query", "status")}
-    first = {}
+    started = {}
     for command, copy in copies.items():
         shutil.copytree(vault, copy)
         # The four first commands run at once, each a real process on its own copy.
-        first[command] = start_process(copy, *([command] if command == "status" else [command, "descaling"]))
+        started[command] = start_process(copy, *([command] if command == "status" else [command, "descaling"]))
+    first = {command: finished(proc) for command, proc in started.items()}  # all waited for, pass or fail
     for command, copy in copies.items():
-        proc = finished(first[command])
+        proc = first[command]
         assert proc.returncode == 0, f"{command}: {proc.stderr}"  # repaired on the way, not refused
         assert "Traceback" not in proc.stderr, proc.stderr
         assert notes(copy) == before
