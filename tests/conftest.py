@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import traceback
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -35,13 +39,17 @@ def vault_dir(tmp_path: Path) -> Path:
     return dest
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, **env} if env else None).stdout
 
 
 def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a subprocess (as a user or a git hook would)."""
+    """Run the real CLI in a subprocess (as a user or a git hook would).
+
+    For tests of the process itself: its exit status and stderr, a fast path in ``mdmem/__main__.py``,
+    several processes at once, a kill. Anything else uses ``mdmem_in_process``."""
     proc = subprocess.run([sys.executable, "-m", "mdmem", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env={**os.environ, **(env or {})})
     if check and proc.returncode != 0:
@@ -49,13 +57,73 @@ def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: 
     return proc
 
 
+def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
+                     env: Mapping[str, str | None] | None = None,
+                     timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in this process (click's CliRunner on ``mdmem.cli.cli``), answering as ``mdmem`` would.
+
+    Same arguments and result as ``mdmem``: ``env`` is set (None unsets) and ``cwd`` entered for the call
+    only, and ``input`` is stdin (empty when None). Output written to file descriptors 1 and 2 (git's,
+    a C library's) is captured too where click can (8.5+). An exception the CLI does not handle gives
+    exit status 1 and its traceback on stderr, as the real process prints it, so "no Traceback" checks
+    keep their meaning. ``timeout`` raises ``subprocess.TimeoutExpired`` as ``subprocess.run`` does.
+    """
+    from click.testing import CliRunner
+
+    from mdmem.cli import cli as mdmem_cli
+
+    try:
+        runner = CliRunner(capture="fd")
+    except TypeError:  # click before 8.5: Python-level streams only
+        runner = CliRunner()
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext(), _deadline(args, timeout):
+        result = runner.invoke(mdmem_cli, list(args), input=input, env=env, prog_name="mdmem")
+    code, stderr = result.exit_code, result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        assert result.exc_info is not None
+        code, stderr = 1, stderr + "".join(traceback.format_exception(*result.exc_info))
+    proc = subprocess.CompletedProcess(["mdmem", *args], code, result.stdout, stderr)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"mdmem {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+class _TimedOut(BaseException):
+    """Raised by SIGALRM inside a command; a BaseException so no ``except Exception`` in mdmem swallows it."""
+
+
+@contextlib.contextmanager
+def _deadline(args: tuple[str, ...], timeout: float | None) -> Iterator[None]:
+    """A hang is a failure, not a stuck suite (interrupts Python code; not a call stuck in C)."""
+    if timeout is None:
+        yield
+        return
+
+    def alarm(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    except _TimedOut:
+        raise subprocess.TimeoutExpired(["mdmem", *args], timeout) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.fixture
 def git_vault(vault_dir: Path) -> Path:
     """The fixture notes in a real git repository, committed, with mdmem's hooks installed."""
     git(vault_dir, "init", "-q", "-b", "main")
-    mdmem("init", str(vault_dir))
+    mdmem_in_process("init", str(vault_dir))
     git(vault_dir, "add", "-A")
-    git(vault_dir, "commit", "-qm", "fixture notes")
+    # This commit's post-commit hook runs in process: the same run_git_hook that the hook script reaches
+    # through "python -m mdmem", one Python start-up less per test. Hooks as git runs them are tested
+    # on the tests' own commits (test_git, test_concurrency, ...).
+    git(vault_dir, "commit", "-qm", "fixture notes", env={"MDMEM_SKIP_HOOK": "1"})
+    mdmem_in_process("--vault", str(vault_dir), "reindex", "--git-hook", "post-commit")
     return vault_dir
 
 
@@ -66,3 +134,29 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not {".git", ".mdmem"} & set(p.relative_to(root).parts)
     }
+
+
+def cli_commands(family: str | None = None) -> list[list[str]]:
+    """Every command of the CLI as its words (``["graph", "export"]``), walked from ``mdmem.cli.cli``.
+
+    ``family``: only commands defined in that module of the CLI (``"graph"``: ``mdmem.cli.graph``), so a
+    family's help test follows the CLI instead of a list kept by hand."""
+    import click
+
+    from mdmem.cli import cli
+
+    found: list[list[str]] = []
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        for name, command in sorted(group.commands.items()):
+            words = [*prefix, name]
+            module = getattr(command.callback, "__module__", None) or ""
+            if family is None or module == f"mdmem.cli.{family}":
+                found.append(words)
+            if isinstance(command, click.Group):
+                walk(command, words)
+
+    walk(cli, [])
+    assert found, f"no command of the CLI is defined in a module named {family!r}"
+    return found
+

@@ -17,7 +17,7 @@ import pytest
 from mdmem.agent_hooks import is_trivial
 from mdmem.handoff import build_handoff, parse_transcript
 
-from .conftest import git, mdmem
+from .conftest import cli_commands, git, mdmem, mdmem_in_process
 
 SECRET = "sk-proj-" + "Xy12Ab34Cd56Ef78Gh90Ij12Kl34Mn56Op78Qr90St"
 BEARER = "abcDEF123456ghiJKL789mnoPQR"
@@ -259,7 +259,8 @@ def test_stop_hook_writes_one_handoff_per_session_committed_and_redacted(git_vau
         assert secret not in history
         assert not any(secret in p.read_text(errors="replace") for p in git_vault.rglob("*") if p.is_file()
                        and ".git" not in p.parts)
-    found = json.loads(mdmem("--vault", str(git_vault), "search", "worker pool", "--type", "handoff", "--json").stdout)
+    found = json.loads(mdmem_in_process("--vault", str(git_vault), "search", "worker pool", "--type", "handoff",
+                                        "--json").stdout)
     assert found["results"][0]["path"] == "notes/handoffs/2026-11-28-5f1c2a9e-7b3.md"
 
 
@@ -280,7 +281,7 @@ def test_stop_hook_fails_open(git_vault: Path, payload: Any) -> None:
 
 
 def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vault: Path, tmp_path: Path) -> None:
-    mdmem("--vault", str(git_vault), "pin", "Release train schedule")
+    mdmem_in_process("--vault", str(git_vault), "pin", "Release train schedule")
     project = tmp_path / "shop-api"
     project.mkdir()
     transcript = write_transcript(tmp_path / "s.jsonl", transcript_lines(project))
@@ -297,8 +298,7 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
 # -- the commands ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cmd", [["hook"], ["hook", "prompt"], ["hook", "session-start"], ["hook", "stop"], ["mcp"],
-                                 ["setup"], ["setup", "claude-code"], ["import"]], ids=" ".join)
+@pytest.mark.parametrize("cmd", cli_commands("agents"), ids=" ".join)
 def test_agent_commands_have_help(cmd: list[str]) -> None:
     from click.testing import CliRunner
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .conftest import mdmem
+from .conftest import mdmem_in_process
 
 OTHER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check-bash.sh"}]}
 OTHER_PROMPT_HOOK = {"hooks": [{"type": "command", "command": "echo today is $(date +%F)"}]}
@@ -36,7 +36,7 @@ def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) 
     claude_json.write_text(json.dumps({"numStartups": 12, "mcpServers": {"github": {"command": "gh-mcp"}},
                                        "projects": {"/x": {"allowedTools": []}}}))
 
-    out = mdmem("--vault", str(git_vault), "setup", "claude-code").stdout
+    out = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code").stdout
     assert "added SessionStart, UserPromptSubmit, Stop" in out and "added mcpServers.mdmem" in out
     s = load(settings_path)
     assert s["model"] == "opus" and s["permissions"] == {"allow": ["Bash(ls:*)"]}
@@ -53,13 +53,13 @@ def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) 
     assert load(settings_path.with_name("settings.json.mdmem-backup"))["model"] == "opus"
 
     before = (settings_path.read_text(), claude_json.read_text())
-    again = json.loads(mdmem("--vault", str(git_vault), "setup", "claude-code", "--json").stdout)
+    again = json.loads(mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--json").stdout)
     assert all(not f["added"] and not f["updated"] and not f["written"] for f in again["files"])
     assert (settings_path.read_text(), claude_json.read_text()) == before  # idempotent, no duplicates
 
 
 def test_the_installed_hook_command_runs(git_vault: Path) -> None:
-    mdmem("--vault", str(git_vault), "setup", "claude-code")
+    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code")
     (entry,) = ours(load(home() / ".claude" / "settings.json"), "UserPromptSubmit")
     payload = {"session_id": "s", "cwd": "/", "hook_event_name": "UserPromptSubmit",
                "prompt": "when do we ship the release train?"}
@@ -70,10 +70,10 @@ def test_the_installed_hook_command_runs(git_vault: Path) -> None:
 
 
 def test_a_moved_vault_updates_the_entries_in_place(git_vault: Path, tmp_path: Path) -> None:
-    mdmem("--vault", str(git_vault), "setup", "claude-code")
+    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code")
     other = tmp_path / "other"
-    mdmem("init", str(other), "--no-git")
-    out = mdmem("--vault", str(other), "setup", "claude-code").stdout
+    mdmem_in_process("init", str(other), "--no-git")
+    out = mdmem_in_process("--vault", str(other), "setup", "claude-code").stdout
     assert "updated" in out
     s = load(home() / ".claude" / "settings.json")
     for event in ("SessionStart", "UserPromptSubmit", "Stop"):
@@ -86,13 +86,14 @@ def test_project_setup_writes_claude_settings_and_mcp_json(git_vault: Path, tmp_
     project = tmp_path / "proj"
     (project / ".claude").mkdir(parents=True)
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"db": {"command": "db-mcp", "args": []}}}))
-    mdmem("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project))
+    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project))
     assert len(ours(load(project / ".claude" / "settings.json"), "UserPromptSubmit")) == 1
     servers = load(project / ".mcp.json")["mcpServers"]
     assert set(servers) == {"db", "mdmem"}
     assert not (home() / ".claude" / "settings.json").exists() and not (home() / ".claude.json").exists()
 
-    mdmem("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project), "--remove")
+    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project),
+                     "--remove")
     assert "hooks" not in load(project / ".claude" / "settings.json")
     assert load(project / ".mcp.json") == {"mcpServers": {"db": {"command": "db-mcp", "args": []}}}
 
@@ -101,7 +102,7 @@ def test_broken_settings_are_reported_and_left_alone(git_vault: Path) -> None:
     settings_path = home() / ".claude" / "settings.json"
     settings_path.parent.mkdir(parents=True)
     settings_path.write_text('{"hooks": {,}')
-    proc = mdmem("--vault", str(git_vault), "setup", "claude-code", check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", check=False)
     assert proc.returncode == 1 and "not valid JSON" in proc.stderr and "Nothing was changed" in proc.stderr
     assert settings_path.read_text() == '{"hooks": {,}'
     assert not (home() / ".claude.json").exists()  # all files are read before any is written
@@ -110,12 +111,12 @@ def test_broken_settings_are_reported_and_left_alone(git_vault: Path) -> None:
 def test_someone_elses_server_named_mdmem_is_kept(git_vault: Path) -> None:
     (home()).mkdir(parents=True, exist_ok=True)
     (home() / ".claude.json").write_text(json.dumps({"mcpServers": {"mdmem": {"command": "/opt/other/server"}}}))
-    out = mdmem("--vault", str(git_vault), "setup", "claude-code").stdout
+    out = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code").stdout
     assert "skipped" in out
     assert load(home() / ".claude.json")["mcpServers"]["mdmem"] == {"command": "/opt/other/server"}
 
 
 def test_dry_run_writes_nothing(git_vault: Path) -> None:
-    out = mdmem("--vault", str(git_vault), "setup", "claude-code", "--dry-run").stdout
+    out = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--dry-run").stdout
     assert "not written" in out
     assert not (home() / ".claude").exists() and not (home() / ".claude.json").exists()

@@ -10,11 +10,9 @@ from click.testing import CliRunner
 
 from mdmem.cli import cli
 
-COMMANDS = [["init"], ["add"], ["get"], ["search"], ["vsearch"], ["query"], ["embed"], ["serve"], ["eval"],
-            ["recall"], ["context"], ["pin"], ["unpin"], ["snooze"], ["forget"], ["restore"], ["correct"],
-            ["history"], ["sweep"],
-            ["reindex"], ["status"], ["doctor"], ["hooks"],
-            ["hooks", "install"], ["hooks", "uninstall"]]
+from .conftest import cli_commands
+
+COMMANDS = cli_commands()  # from the CLI itself: a new command cannot miss its help test
 
 
 def run(*args: str, input: str | None = None, vault: Path | None = None):  # type: ignore[no-untyped-def]

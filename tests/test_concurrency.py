@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import pytest
 
-from .conftest import git, mdmem
+from .conftest import git, mdmem, mdmem_in_process
 
 WRITERS, PER_WRITER, MCP_NOTES = 4, 5, 5
 
@@ -149,7 +149,7 @@ def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> N
     assert sum(s.startswith("mdmem: add") for s in subjects) == len(expected)
     assert sum(s.startswith("mdmem: correct") for s in subjects) == 1
 
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
     assert status["fresh"], status["git"]  # our own commits kept last_commit = HEAD
     queries = [tag for tag in expected.values()] + ["zqcorrected", "release train", "shared title"]
     rows = assert_incremental_equals_full(git_vault, queries)
@@ -213,7 +213,8 @@ def test_add_waits_briefly_for_a_git_index_lock(git_vault: Path) -> None:
     lock = git_vault / ".git" / "index.lock"
     lock.write_text("")
     threading.Timer(0.5, lock.unlink).start()  # a concurrent git command finishes
-    p = mdmem("--vault", str(git_vault), "add", "--title", "Waited", "--body", "a zqwaited note", "--json")
+    p = mdmem_in_process("--vault", str(git_vault), "add", "--title", "Waited", "--body", "a zqwaited note",
+                         "--json")
     assert json.loads(p.stdout)["commit"] and p.stderr == ""
     assert git(git_vault, "log", "-1", "--format=%s").startswith("mdmem: add")
 
@@ -230,7 +231,7 @@ def test_pin_and_correct_while_git_index_is_locked(git_vault: Path) -> None:
 
 
 def search_paths(vault: Path, q: str) -> list[str]:
-    out = json.loads(mdmem("--vault", str(vault), "search", q, "--json").stdout)
+    out = json.loads(mdmem_in_process("--vault", str(vault), "search", q, "--json").stdout)
     return [h["path"] for h in out["results"]]
 
 
@@ -314,7 +315,7 @@ def test_rapid_commits_with_hooks_and_adds_lose_nothing(git_vault: Path) -> None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and _hooks_running(git_vault):
         time.sleep(0.2)
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)  # the one command
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)  # one command
     assert status["fresh"], (status["pending"], status["git"])
     added = {json.loads(p.stdout)["path"]: p.args[p.args.index("--body") + 1].split()[1] for p in adds}
     expected = {**hand, **added}
@@ -336,6 +337,23 @@ def _hooks_running(vault: Path) -> bool:
     return False
 
 
+def _hooks_waiting_for_the_lock(vault: Path) -> int:
+    """How many git hooks' "mdmem reindex --git-hook" have the vault's writer lock file open (they open
+    it, then poll for the lock; they read HEAD under it, or before it in the bug this test guards)."""
+    lock = str((vault / ".mdmem" / "lock").resolve())
+    waiting = 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if b"--git-hook" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    continue
+                fds = os.listdir(f"/proc/{pid}/fd")
+                waiting += any(os.readlink(f"/proc/{pid}/fd/{fd}") == lock for fd in fds)
+            except OSError:
+                continue
+    return waiting
+
+
 def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Commits from three terminals while a writer holds the lock: their hooks queue up and run in
     any order. The last indexed commit must end at HEAD, not at whichever hook ran last."""
@@ -351,14 +369,17 @@ def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatc
                                  args=(git_vault, f"notes/queued-{i}.md", body_for(word(8, i)), f"queued {i}"))
             t.start()
             threads.append(t)
-            time.sleep(1.5)  # this commit's hook has started and is waiting for the lock
+            # This commit's hook has started and is waiting for the lock (it was a 1.5 s sleep).
+            deadline = time.monotonic() + 30
+            while _hooks_waiting_for_the_lock(git_vault) <= i and time.monotonic() < deadline:
+                time.sleep(0.05)
     for t in threads:
         t.join(timeout=60)
     v.close()
     head = git(git_vault, "rev-parse", "HEAD").strip()
     with Vault.open(git_vault) as v:
         assert v.store.catalog.get_meta("last_commit") == head  # no mdmem command ran since the hooks
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
     assert status["fresh"] and status["git"]["last_indexed_commit"] == head
     for i in range(3):
         assert search_paths(git_vault, word(8, i)) == [f"notes/queued-{i}.md"]
@@ -367,12 +388,12 @@ def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatc
 # -- 4. readers during writes ----------------------------------------------------------------------
 
 READER = textwrap.dedent("""
-    import json, sys, time
+    import json, os, sys, time
     from mdmem import Vault
     v = Vault.open(sys.argv[1])
     stop = time.monotonic() + float(sys.argv[2])
     done, missing, errors = 0, [], []
-    while time.monotonic() < stop:
+    while time.monotonic() < stop and not os.path.exists(sys.argv[3]):  # the writer is done
         for method, text in (("search", "zqround"), ("search", "zqfresh"), ("query", "zqfresh")):
             try:
                 if method == "search":
@@ -425,9 +446,14 @@ def test_readers_during_writes_see_a_consistent_index(vault_dir: Path, pause: fl
         (vault_dir / "base" / f"b{i}.md").write_text(f"# Base {i}\n\nzqround " + "words " * 50)
     Vault.open(vault_dir).reindex()
     run = [sys.executable, "-c"]
-    reader = subprocess.Popen([*run, READER, str(vault_dir), "12"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    # The reader reads for as long as the writer writes (it used to read for a fixed 12 s, most of them
+    # after the writer had finished), and a moment more.
+    writer_done = vault_dir.parent / "writer-done"
+    reader = subprocess.Popen([*run, READER, str(vault_dir), "120", str(writer_done)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     writer = subprocess.run([*run, WRITER, str(vault_dir), "8", str(pause)], capture_output=True, text=True)
+    time.sleep(0.5)
+    writer_done.touch()
     out, err = reader.communicate(timeout=120)
     no_traceback(writer.stderr, err)
     assert writer.returncode == 0 and reader.returncode == 0, (writer.stderr, err)

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import git, mdmem, snapshot
+from .conftest import git, mdmem, mdmem_in_process, snapshot
 
 
 def search_paths(vault: Path, query: str) -> list[str]:
-    out = mdmem("--vault", str(vault), "search", query, "--json").stdout
+    out = mdmem_in_process("--vault", str(vault), "search", query, "--json").stdout
     return [r["path"] for r in json.loads(out)["results"]]
 
 
 def test_init_creates_a_committed_vault_with_hooks(tmp_path: Path) -> None:
     v = tmp_path / "new"
-    proc = mdmem("init", str(v))
+    proc = mdmem_in_process("init", str(v))
     assert "Initialised a git repository" in proc.stdout
     assert (v / "mdmem.toml").is_file() and (v / ".git").is_dir()
     assert ".mdmem/" in (v / ".gitignore").read_text()
@@ -27,7 +27,7 @@ def test_init_creates_a_committed_vault_with_hooks(tmp_path: Path) -> None:
     hooks = {p.name for p in (v / ".git" / "hooks").iterdir() if not p.name.endswith(".sample")}
     assert hooks == {"post-commit", "post-merge", "post-checkout", "post-rewrite"}
     assert search_paths(v, "hotwire")[0] == "notes/use-hotwire-for-new-frontends.md"
-    status = json.loads(mdmem("--vault", str(v), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(v), "status", "--json").stdout)
     assert status["fresh"] and status["git"]["head"] == status["git"]["last_indexed_commit"]
 
 
@@ -38,17 +38,17 @@ def test_hand_written_notes_are_searchable_right_after_commit(git_vault: Path) -
     git(git_vault, "commit", "-qm", "hand notes")
     assert search_paths(git_vault, "ERR_CAPY_7")[0] == "notes/hand.md"
     assert search_paths(git_vault, "缓存失效") == ["notes/中文.md"]
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
     assert status["fresh"], status["pending"]
 
 
 def test_uncommitted_edit_and_delete_show_after_reindex(git_vault: Path) -> None:
     (git_vault / "notes" / "bare-date.md").write_text("Now about narwhals.\n")
     (git_vault / "notes" / "cjk.md").unlink()
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
     assert not status["fresh"]
     assert status["pending"] == {"new": [], "changed": ["notes/bare-date.md"], "deleted": ["notes/cjk.md"]}
-    mdmem("--vault", str(git_vault), "reindex")
+    mdmem_in_process("--vault", str(git_vault), "reindex")
     assert search_paths(git_vault, "narwhals") == ["notes/bare-date.md"]
     assert search_paths(git_vault, "数据库") == []
 
@@ -82,25 +82,25 @@ def test_existing_hook_is_chained_and_restored(tmp_path: Path) -> None:
     hook.write_text("#!/bin/sh\necho legacy-ran >> \"$(git rev-parse --show-toplevel)/../legacy.log\"\n")
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
     original = hook.read_text()
-    out = mdmem("init", str(v)).stdout
+    out = mdmem_in_process("init", str(v)).stdout
     assert "post-commit.legacy" in out
     (v / "n.md").write_text("a quokka\n")
     git(v, "add", "-A")
     git(v, "commit", "-qm", "x")
     assert (tmp_path / "legacy.log").read_text() == "legacy-ran\n"
     assert search_paths(v, "quokka") == ["n.md"]
-    mdmem("--vault", str(v), "hooks", "uninstall")
+    mdmem_in_process("--vault", str(v), "hooks", "uninstall")
     assert hook.read_text() == original
     assert not (v / ".git" / "hooks" / "post-commit.legacy").exists()
     assert not (v / ".git" / "hooks" / "post-merge").exists()
 
 
 def test_failing_legacy_checkout_hook_keeps_its_exit_status(git_vault: Path) -> None:
-    mdmem("--vault", str(git_vault), "hooks", "uninstall")
+    mdmem_in_process("--vault", str(git_vault), "hooks", "uninstall")
     hook = git_vault / ".git" / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\nexit 3\n")
     hook.chmod(0o755)
-    mdmem("--vault", str(git_vault), "hooks", "install")
+    mdmem_in_process("--vault", str(git_vault), "hooks", "install")
     proc = os.system(f"cd {git_vault} && git checkout -q -b other 2>/dev/null")
     assert os.waitstatus_to_exitcode(proc) != 0  # the user's failing hook still fails checkout
 
@@ -131,7 +131,7 @@ def test_hook_marks_stale_when_lock_is_held_and_next_command_catches_up(git_vaul
 
 def test_hooks_path_is_refused_with_a_hint(git_vault: Path) -> None:
     git(git_vault, "config", "core.hooksPath", ".githooks")
-    proc = mdmem("--vault", str(git_vault), "hooks", "install", check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "hooks", "install", check=False)
     assert proc.returncode == 1 and "hint:" in proc.stderr
 
 
@@ -139,7 +139,7 @@ def test_init_adopts_an_existing_folder_without_rewriting_notes(vault_dir: Path)
     (vault_dir / ".obsidian").mkdir()
     (vault_dir / ".obsidian" / "app.json").write_text("{}")
     before = snapshot(vault_dir)
-    out = mdmem("init", str(vault_dir)).stdout
+    out = mdmem_in_process("init", str(vault_dir)).stdout
     assert "Adopted" in out
     after = snapshot(vault_dir)
     assert {k: v for k, v in after.items() if k in before} == before
@@ -149,13 +149,13 @@ def test_init_adopts_an_existing_folder_without_rewriting_notes(vault_dir: Path)
 def test_add_commits_only_its_note(git_vault: Path) -> None:
     (git_vault / "notes" / "staged.md").write_text("staged by the user\n")
     git(git_vault, "add", "notes/staged.md")
-    out = json.loads(mdmem("--vault", str(git_vault), "add", "--title", "Saved by agent", "--json",
-                           input="Body of the saved note about ibexes.").stdout)
+    out = json.loads(mdmem_in_process("--vault", str(git_vault), "add", "--title", "Saved by agent", "--json",
+                                      input="Body of the saved note about ibexes.").stdout)
     assert git(git_vault, "show", "--name-only", "--format=%s", "HEAD").split() == [
         "mdmem:", "add", "note", '"Saved', "by", 'agent"', out["path"]]
     assert "A  notes/staged.md" in git(git_vault, "status", "--porcelain")  # still staged, not committed
     assert search_paths(git_vault, "ibexes") == [out["path"]]
-    status = json.loads(mdmem("--vault", str(git_vault), "status", "--json").stdout)
+    status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
     assert status["git"]["last_indexed_commit"] == status["git"]["head"]
 
 
@@ -171,9 +171,9 @@ def test_mid_merge_or_rebase_conflicts_are_indexed_and_reported(git_vault: Path,
     cmd = ["merge", "a"] if state == "merge" else ["rebase", "a"]
     proc = os.system(f"cd {git_vault} && git {' '.join(cmd)} >/dev/null 2>&1")
     assert proc != 0  # conflict
-    mdmem("--vault", str(git_vault), "reindex")
+    mdmem_in_process("--vault", str(git_vault), "reindex")
     assert search_paths(git_vault, "iguana") == ["notes/bare-date.md"]
-    doc = mdmem("--vault", str(git_vault), "doctor", "--json", check=False)
+    doc = mdmem_in_process("--vault", str(git_vault), "doctor", "--json", check=False)
     assert doc.returncode == 1
     assert any(p["path"] == "notes/bare-date.md" and "conflict" in p["message"]
                for p in json.loads(doc.stdout)["problems"])
@@ -182,7 +182,7 @@ def test_mid_merge_or_rebase_conflicts_are_indexed_and_reported(git_vault: Path,
 def test_file_checkout_restoring_a_note_is_reindexed(git_vault: Path) -> None:
     note = git_vault / "notes" / "bare-date.md"
     note.write_text("scribbled wombat\n")
-    mdmem("--vault", str(git_vault), "reindex")
+    mdmem_in_process("--vault", str(git_vault), "reindex")
     assert search_paths(git_vault, "wombat") == ["notes/bare-date.md"]
     git(git_vault, "checkout", "--", "notes/bare-date.md")  # post-checkout with flag 0, HEAD unchanged
     assert search_paths(git_vault, "wombat") == []

@@ -20,7 +20,7 @@ from mdmem.links import analyze_body, normalize_ref, split_wikilink
 from mdmem.note import MAX_FRONTMATTER, parse_note, render_note, set_fields
 from mdmem.vault import Vault
 
-from .conftest import snapshot
+from .conftest import mdmem_in_process, snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,9 +32,16 @@ def _hash_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(vault: Path, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess, with a timeout (a hang is a failure, not a stuck suite)."""
+    """The real CLI in a subprocess, with a timeout (a hang is a failure, not a stuck suite). For the
+    bombs and the huge note: a regression there could take all memory, or hang inside C (a regex)
+    where no signal reaches it; neither may take pytest with it."""
     return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], input=input,
                           capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+
+
+def run(vault: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The CLI in this process, with a timeout, for small odd inputs (names, paths, empty files)."""
+    return mdmem_in_process("--vault", str(vault), *args, timeout=timeout, check=False)
 
 
 def make_vault(tmp_path: Path, notes: dict[str, str | bytes]) -> Path:
@@ -188,14 +195,14 @@ def test_empty_and_blank_files_are_indexed_with_their_stem_as_title(tmp_path: Pa
         assert note.title == "empty one" and note.id == "notes/empty one"
         assert v.resolve("notes/empty one") == "notes/empty one.md"
         assert v.store.catalog.count() == 2
-    r = cli(root, "get", "notes/empty one.md", "--json")
+    r = run(root, "get", "notes/empty one.md", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["title"] == "empty one"
-    assert cli(root, "links", "notes/empty one.md").returncode == 0
+    assert run(root, "links", "notes/empty one.md").returncode == 0
 
 
 def test_binary_note_through_get_shows_no_raw_bytes(tmp_path: Path) -> None:
     root = make_vault(tmp_path, {"notes/bin.md": b"\x00\x01\x02binary\xff\xfe" * 100})
-    r = cli(root, "get", "notes/bin.md", "--json")
+    r = run(root, "get", "notes/bin.md", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["title"] == "bin" and d["problems"][0]["field"] == "file"
@@ -269,7 +276,7 @@ def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, P
 def test_cli_add_refuses_a_path_outside_the_vault(walled: tuple[Path, Path], path: str) -> None:
     root, tmp = walled
     before_out = files_outside(tmp, root)
-    r = cli(root, "add", "--title", "Escape", "--body", "nope", "--path", path)
+    r = run(root, "add", "--title", "Escape", "--body", "nope", "--path", path)
     assert r.returncode == 1, r.stderr
     assert "outside the vault" in r.stderr or "already exists" in r.stderr or "too long" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
@@ -356,16 +363,16 @@ def test_unusual_file_names_are_indexed_and_resolvable(tmp_path: Path) -> None:
             v.resolve("NOTES/a")
         assert type(err.value).__name__ == "AmbiguousNote"
         assert "notes/A.md" in str(err.value) and "notes/a.md" in str(err.value)
-    r = cli(root, "get", "--", "notes/-dash")
+    r = run(root, "get", "--", "notes/-dash")
     assert r.returncode == 0 and "worddash" in r.stdout
-    r = cli(root, "get", "notes/C# tips.md")
+    r = run(root, "get", "notes/C# tips.md")
     assert r.returncode == 0 and "wordhash" in r.stdout
-    r = cli(root, "get", "notes/my note")
+    r = run(root, "get", "notes/my note")
     assert r.returncode == 0 and "wordspaces" in r.stdout
-    r = cli(root, "pin", "notes/a")
+    r = run(root, "pin", "notes/a")
     assert r.returncode == 0, r.stderr
     assert "pinned: true" in (root / "notes/a.md").read_text() and "pinned" not in (root / "notes/A.md").read_text()
-    r = cli(root, "get", "A")
+    r = run(root, "get", "A")
     assert r.returncode == 1 and "notes/A.md" in r.stderr and "notes/a.md" in r.stderr
 
 

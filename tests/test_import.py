@@ -11,7 +11,7 @@ import pytest
 from mdmem import Vault
 from mdmem.importer import entry_id, parse_jsonl_line, parse_memory_markdown
 
-from .conftest import git, mdmem, snapshot
+from .conftest import git, mdmem_in_process, snapshot
 
 AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
 
@@ -39,7 +39,7 @@ code blocks stay with their entry
 
 
 def import_(vault: Path, src: Path, *args: str, check: bool = True):  # type: ignore[no-untyped-def]
-    return mdmem("--vault", str(vault), "import", str(src), *args, "--json", check=check)
+    return mdmem_in_process("--vault", str(vault), "import", str(src), *args, "--json", check=check)
 
 
 def notes_under(vault: Path, folder: str) -> list[Path]:
@@ -103,8 +103,8 @@ def test_memory_md_import_is_idempotent_committed_and_redacted(git_vault: Path, 
     assert again["written"] == [] and again["skipped"] == 7 and again["commit"] is None
     assert len(notes_under(git_vault, "memory")) == 7
 
-    hits = json.loads(mdmem("--vault", str(git_vault), "search", "Postgres billing", "--type", "decision",
-                            "--json").stdout)["results"]
+    hits = json.loads(mdmem_in_process("--vault", str(git_vault), "search", "Postgres billing", "--type",
+                                       "decision", "--json").stdout)["results"]
     assert hits and hits[0]["date"].startswith("2026-03-14")
 
 
@@ -174,7 +174,7 @@ def test_obsidian_vault_is_adopted_in_place(tmp_path: Path) -> None:
     (obs / "Daily" / "2026-03-14.md").write_text("Met [[Dana]] about the #billing rewrite.\n")
     (obs / "Dana.md").write_text("---\ntags: [person]\n---\nDana owns billing.\n")
     before = snapshot(obs)
-    out = mdmem("import", str(obs)).stdout
+    out = mdmem_in_process("import", str(obs)).stdout
     assert "Adopted" in out
     after = snapshot(obs)
     assert {k: v for k, v in after.items() if k in before} == before  # no note rewritten
@@ -182,17 +182,18 @@ def test_obsidian_vault_is_adopted_in_place(tmp_path: Path) -> None:
     assert not (obs / ".git").exists()  # not a repository before, so none is made unasked
     hits = Vault.open(obs).search("billing rewrite")
     assert hits and hits[0].path == "Daily/2026-03-14.md"
-    assert "Adopted" in mdmem("import", str(obs)).stdout and snapshot(obs) == after  # again: nothing changes
+    again = mdmem_in_process("import", str(obs)).stdout
+    assert "Adopted" in again and snapshot(obs) == after  # again: nothing changes
 
 
 def test_bad_sources_say_what_to_do(git_vault: Path, tmp_path: Path) -> None:
     (tmp_path / "data.csv").write_text("a,b\n")
-    proc = mdmem("--vault", str(git_vault), "import", str(tmp_path / "data.csv"), check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "import", str(tmp_path / "data.csv"), check=False)
     assert proc.returncode == 1 and "MEMORY.md-style markdown" in proc.stderr
     (tmp_path / "empty").mkdir()
-    proc = mdmem("--vault", str(git_vault), "import", str(tmp_path / "empty"), check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "import", str(tmp_path / "empty"), check=False)
     assert proc.returncode == 1 and "nothing to import" in proc.stderr
-    proc = mdmem("--vault", str(git_vault), "import", str(git_vault / "notes"), check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "import", str(git_vault / "notes"), check=False)
     assert proc.returncode == 1 and "inside the vault" in proc.stderr
-    proc = mdmem("--vault", str(git_vault), "import", str(tmp_path / "nope.md"), check=False)
+    proc = mdmem_in_process("--vault", str(git_vault), "import", str(tmp_path / "nope.md"), check=False)
     assert proc.returncode == 2

@@ -54,7 +54,7 @@ def test_title_outranks_body(vault_dir: Path) -> None:
     hits = v.search("release train schedule")
     assert hits[0].path == "notes/bare-date.md"
     assert hits[0].id == "notes/bare-date" and hits[0].title == "Release train schedule"
-    assert hits[0].score > 0 and "**" in hits[0].snippet or hits[0].snippet == ""
+    assert hits[0].score > 0 and ("**" in hits[0].snippet or hits[0].snippet == "")
 
 
 def test_filters(vault_dir: Path) -> None:

@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
-from .conftest import git, mdmem
+from .conftest import git, mdmem, mdmem_in_process
 
 TOOLS = {"recall", "query", "search", "vsearch", "get", "multi_get", "add", "correct", "pin", "snooze", "forget",
          "restore", "status", "why", "timeline", "neighbors", "link"}
@@ -230,6 +230,7 @@ def test_http_session_on_loopback(git_vault: Path, http_server: Any) -> None:
 
 
 def test_http_off_loopback_requires_the_bearer_token(git_vault: Path, http_server: Any) -> None:
+    # A real process: were the refusal broken, it would serve on 0.0.0.0 until killed.
     refused = mdmem("--vault", str(git_vault), "mcp", "--http", "--host", "0.0.0.0", "--port", str(free_port()),
                     check=False, env={"MDMEM_MCP_TOKEN": ""})
     assert refused.returncode == 1 and "--token" in refused.stderr and refused.stdout == ""
@@ -259,7 +260,7 @@ def test_http_off_loopback_requires_the_bearer_token(git_vault: Path, http_serve
 
 def test_graph_tools_why_timeline_neighbors_link(tmp_path: Path) -> None:
     vault = tmp_path / "v"
-    mdmem("init", str(vault))  # the template's notes link a decision to its causes
+    mdmem_in_process("init", str(vault))  # the template's notes link a decision to its causes
 
     async def main() -> None:
         async with stdio_session(vault, tmp_path / "err.log") as s:

@@ -9,6 +9,7 @@ import pickle
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +17,23 @@ import pytest
 
 from mdmem.note import parse_note
 
-from .conftest import snapshot
+from .conftest import mdmem_in_process, snapshot
 
 MDMEM_SRC = Path(__file__).resolve().parent.parent / "mdmem"
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
-def cli(vault: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None,
+def cli(vault: Path, *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None,
         timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """The CLI in this process (what is tested is what it reads and writes, not how it starts)."""
+    return mdmem_in_process("--vault", str(vault), *args, env=env, input=input, timeout=timeout, check=False)
+
+
+def cli_process(vault: Path, *args: str, env: dict[str, str] | None = None,
+                timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """The CLI as a real process: one per user, where two users' keys must not meet in one process."""
     return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], capture_output=True,
-                          text=True, timeout=timeout, input=input, env={**os.environ, **(env or {})})
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def plain_vault(tmp_path: Path, toml: str = "", name: str = "vault") -> Path:
@@ -83,7 +91,10 @@ class _Payload:
 
 
 def test_a_cloned_index_is_never_opened(tmp_path: Path) -> None:
-    """A .mdmem/ that arrives with the vault: Whoosh's table of contents is a pickle that runs a command."""
+    """A .mdmem/ that arrives with the vault: Whoosh's table of contents is a pickle that runs a command.
+
+    Real processes: one process remembers every key it has read (mdmem.index.state._KEYS, so tests may change
+    $MDMEM_HOME), so in one process the victim would trust the attacker's seal."""
     from whoosh import index as windex
     from whoosh.fields import Schema
     from whoosh.filedb.filestore import FileStorage
@@ -97,7 +108,7 @@ def test_a_cloned_index_is_never_opened(tmp_path: Path) -> None:
             return (os.system, (f"touch {marker}",))
 
     def plant() -> str:
-        assert cli(root, "reindex", "--full", env=attacker).returncode == 0
+        assert cli_process(root, "reindex", "--full", env=attacker).returncode == 0
         gen = json.loads((root / ".mdmem" / "manifest.json").read_text())["generation"]
         lex = root / ".mdmem" / gen / "lexical"
         ix = windex.open_dir(str(lex), indexname="notes")
@@ -112,7 +123,7 @@ def test_a_cloned_index_is_never_opened(tmp_path: Path) -> None:
 
     plant()
     # The attacker's own mdmem would run it (the seal is this user's; it cannot help there):
-    cli(root, "search", "coffee", env=attacker)
+    cli_process(root, "search", "coffee", env=attacker)
     assert marker.exists()
     marker.unlink()
     gen = plant()
@@ -120,10 +131,10 @@ def test_a_cloned_index_is_never_opened(tmp_path: Path) -> None:
     victim = {"MDMEM_HOME": str(tmp_path / "victim-home"), "MDMEM_EMBED_MODEL": "hash"}
     for cmd in (["search", "coffee"], ["status"], ["get", "kafka"], ["links", "kafka"], ["reindex"],
                 ["query", "coffee", "--no-vectors"], ["doctor"]):
-        r = cli(root, *cmd, env=victim)
+        r = cli_process(root, *cmd, env=victim)
         assert r.returncode in (0, 1) and "Traceback" not in r.stderr, (cmd, r.stderr)
         assert not marker.exists(), cmd
-    assert "notes/coffee.md" in cli(root, "search", "coffee", env=victim).stdout
+    assert "notes/coffee.md" in cli_process(root, "search", "coffee", env=victim).stdout
     assert not (root / ".mdmem" / gen).exists()  # the foreign generation was removed unopened
 
 
@@ -214,14 +225,13 @@ candidates = 5
 """
     root = plain_vault(tmp_path, toml)
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
-    env = {k: v for k, v in os.environ.items() if k != "MDMEM_EMBED_MODEL"}
+    env: dict[str, str | None] = {"MDMEM_EMBED_MODEL": None}
     outside_before = sorted(p.name for p in tmp_path.iterdir() if p.name != "home")  # home: the user's key
     before = snapshot(root)
     results = {}
     for cmd in (["reindex"], ["search", "coffee"], ["query", "coffee"], ["vsearch", "coffee"],
                 ["recall", "coffee"], ["embed"], ["doctor"], ["status"], ["hooks", "install"]):
-        r = subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(root), *cmd], capture_output=True,
-                           text=True, timeout=180, env=env)
+        r = cli(root, *cmd, env=env)
         results[cmd[0]] = r
         assert "Traceback" not in r.stderr, (cmd, r.stderr)
         assert not marker.exists(), cmd
