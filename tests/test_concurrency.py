@@ -153,7 +153,7 @@ def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> N
     assert status["fresh"], status["git"]  # our own commits kept last_commit = HEAD
     queries = [tag for tag in expected.values()] + ["zqcorrected", "release train", "shared title"]
     rows = assert_incremental_equals_full(git_vault, queries)
-    for path, tag in expected.items():
+    for path in expected:
         assert path in rows
     _, hits = index_state(git_vault, list(expected.values()))
     assert [h[:1] for h in hits] == [[p] for p in expected]
@@ -180,7 +180,7 @@ def test_the_same_memory_added_at_once_is_written_once(git_vault: Path) -> None:
                                "Deploys freeze on Fridays", "--body", "No deploys after 3 pm on Fridays.", "--json"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate(timeout=120) for p in procs]
-    for (out, err), p in zip(outs, procs):
+    for (_, err), p in zip(outs, procs):
         no_traceback(err)
         assert p.returncode == 0, err
     decisions = sorted(json.loads(out)["decision"] for out, _ in outs)

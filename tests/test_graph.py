@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from mdmem import Vault
 from mdmem.cli import cli
-from mdmem.linkedit import add_link_entry, remove_link_entries
 from mdmem.graph import Edge, build_graph, edge_type
+from mdmem.linkedit import add_link_entry, remove_link_entries
 
 from .conftest import cli_commands, git
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mdmem.links import analyze_body, normalize_ref, split_wikilink
 from mdmem.note import MAX_FRONTMATTER, parse_note, render_note, set_fields
