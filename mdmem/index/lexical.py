@@ -294,7 +294,15 @@ class LexicalIndex:
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
             return self._scorer.search(weighted, limit, flt, mask)
-        results = s.search(query, limit=limit, filter=flt, mask=mask or None, terms=coverage)
+        # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
+        # until the boundary's whole tie is in, so the sort below picks by path and an incremental
+        # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
+        want = limit
+        while True:
+            results = s.search(query, limit=want, filter=flt, mask=mask or None, terms=coverage)
+            if len(results) < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
+                break
+            want *= 2
         idf: dict[str, float] = {}
         if coverage:
             n = max(1, s.doc_count())
@@ -318,7 +326,7 @@ class LexicalIndex:
         # Equal scores in path order, not in the index's insertion order, so an incremental
         # index and a full rebuild rank the same.
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
-        return hits
+        return hits[:limit]
 
     def _filter_docs(self, searcher: Any, filters: Filters) -> Any:
         """The filter's document set, cached per index generation: the visibility ranges cost
@@ -459,20 +467,19 @@ class _ArrayBM25:
         cand = np.flatnonzero(matched)
         if len(cand) > limit:
             cand = cand[np.argpartition(-scores[cand], limit - 1)[:limit]]
-            # the boundary may cut through a tie: take every doc with the limit-th score
+            # the boundary may cut through a tie: take every doc with the limit-th score (the sort
+            # below then picks among them by path, as LexicalIndex.search does)
             floor = scores[cand].min()
             cand = np.flatnonzero(matched & (scores >= floor))
-        # whoosh's order: best score first, then lower docnum
-        order = sorted(cand.tolist(), key=lambda d: (-scores[d], d))[:limit]
         hits = []
-        for d in order:
+        for d in cand.tolist():
             r = self.searcher.stored_fields(d)
             hits.append(LexicalHit(
                 path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
                 scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
                 date=r.get("date"), score=float(scores[d])))
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
-        return hits
+        return hits[:limit]
 
 
 def _hidden_docs(searcher: Any, f: Filters) -> set[int]:
