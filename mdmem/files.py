@@ -123,10 +123,10 @@ class Files:
                 extra.append(Problem(rel, "encoding", f"not valid UTF-8 (byte {exc.start}); "
                                      "unreadable bytes were replaced", "save the file as UTF-8"))
                 text = raw.decode("utf-8", errors="replace")
-        if len(text) > MAX_INDEXED_BYTES:
+        if len(raw) > MAX_INDEXED_BYTES:
             extra.append(Problem(rel, "file", f"{len(raw)} bytes; only the first "
                                  f"{MAX_INDEXED_BYTES // 1048576} MB are indexed", "split the note"))
-            text = text[:MAX_INDEXED_BYTES]
+            text = text.encode("utf-8")[:MAX_INDEXED_BYTES].decode("utf-8", errors="ignore")  # whole characters
         note = parse_note(text, rel)
         note.problems = extra + note.problems
         return note, digest, raw

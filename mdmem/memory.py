@@ -36,9 +36,20 @@ SUPERSEDED_FACTOR = 0.5  # a superseded note keeps half its score and never outr
 
 def superseded_scores(scores: Mapping[str, float], successors: Mapping[str, str]) -> dict[str, float]:
     """The scores after version chains: each note another note supersedes (``successors``: old → new)
-    keeps ``SUPERSEDED_FACTOR`` of its score and, when its successor is listed, stays below it."""
+    keeps ``SUPERSEDED_FACTOR`` of its score and, when its successor is listed, stays below it.
+    Newest links first, so in v1 → v2 → v3 v2 is placed below v3 before v1 is placed below v2."""
+
+    def depth(path: str) -> int:  # links from ``path`` to the head of its chain
+        seen, n = {path}, 0
+        while path in successors and successors[path] not in seen:
+            path = successors[path]
+            seen.add(path)
+            n += 1
+        return n
+
     out = dict(scores)
-    for old, new in successors.items():
+    for old in sorted(successors, key=lambda p: (depth(p), p)):
+        new = successors[old]
         score = out[old] * SUPERSEDED_FACTOR
         if new in out and score >= out[new]:
             score = out[new] - 1e-6

@@ -275,3 +275,47 @@ def test_any_lifecycle_sequence_keeps_notes_and_index_consistent(mem: Path, ops:
     assert [paths(v.search(q, include=["forgotten", "archived", "snoozed", "expired"])) for q in queries] == inc
     assert json.dumps(sorted(v.store.catalog.counts_by("status").items())) == status_inc
     v.close()
+
+
+# -- superseded_scores (pure) ----------------------------------------------------------------------
+
+TIE = 1e-6  # how far below its successor a superseded note is put when halving is not enough
+
+
+@pytest.mark.parametrize(("scores", "successors", "expected"), [
+    ({"a": 1.0}, {}, {"a": 1.0}),
+    ({"a": 0.8}, {"a": "z"}, {"a": 0.4}),  # successor not among the scores: halved only
+    ({"a": 1.0, "b": 0.9}, {"a": "b"}, {"a": 0.5, "b": 0.9}),  # half is below the successor already
+    ({"a": 1.0, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # half would still outrank it
+    ({"a": 0.6, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # a tie goes below
+    ({"a": 1.0, "b": 0.2, "c": 0.9}, {"a": "b"}, {"a": 0.2 - TIE, "b": 0.2, "c": 0.9}),  # others untouched
+    ({"a": 0.9, "b": 1.0, "x": 0.4, "y": 0.1}, {"a": "b", "x": "y"}, {"a": 0.45, "b": 1.0, "x": 0.1 - TIE, "y": 0.1}),
+])
+def test_superseded_scores(scores: dict[str, float], successors: dict[str, str], expected: dict[str, float]) -> None:
+    """A superseded note keeps half its score and, when its successor is listed, stays below it."""
+    from mdmem.memory import superseded_scores
+
+    got = superseded_scores(scores, successors)
+    assert got == pytest.approx(expected, rel=0, abs=1e-9)
+    assert all(got[old] < got[new] for old, new in successors.items() if new in got)
+
+
+def test_superseded_scores_leave_their_input_alone() -> None:
+    """The scores passed in are not changed (callers keep them for --explain)."""
+    from mdmem.memory import superseded_scores
+
+    scores = {"a": 1.0, "b": 0.3}
+    superseded_scores(scores, {"a": "b"})
+    assert scores == {"a": 1.0, "b": 0.3}
+
+
+@pytest.mark.parametrize("successors", [
+    {"v2.md": "v3.md", "v1.md": "v2.md"},  # the newest link first
+    {"v1.md": "v2.md", "v2.md": "v3.md"},  # the oldest link first, as Catalog.superseded_by gives them by path
+], ids=["newest link first", "oldest link first"])
+def test_superseded_scores_keep_a_version_chain_in_order(successors: dict[str, str]) -> None:
+    """v1 → v2 → v3: each version ranks below the one that supersedes it, whatever the mapping's order."""
+    from mdmem.memory import superseded_scores
+
+    got = superseded_scores({"v1.md": 1.0, "v2.md": 0.9, "v3.md": 0.2}, successors)
+    assert got["v3.md"] > got["v2.md"] > got["v1.md"]

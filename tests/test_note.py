@@ -156,3 +156,99 @@ def test_set_fields_round_trip(updates: dict, body: str) -> None:  # type: ignor
             assert data[k] == v
     for k, v in updates.items():
         assert data[k] == v
+
+
+# -- ids and timestamps ----------------------------------------------------------------------------
+
+CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def id_number(nid: str) -> int:
+    """The number a note id spells in Crockford base32."""
+    n = 0
+    for ch in nid.removeprefix("m-"):
+        n = n * 32 + CROCKFORD.index(ch)
+    return n
+
+
+def test_new_id_has_its_shape() -> None:
+    """``m-`` and 12 lower-case Crockford base32 characters (no i, l, o, u)."""
+    import re
+
+    from mdmem.note import new_id
+
+    ids = [new_id() for _ in range(100)]
+    assert all(re.fullmatch(r"m-[0-9a-hjkmnp-tv-z]{12}", i) for i in ids), ids[:3]
+
+
+def test_new_ids_of_one_millisecond_differ_only_in_the_last_three_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nine characters of time, then three random ones (15 bits: a repeat within a millisecond is possible,
+    which is why ``IndexStore.new_id`` checks the catalogue)."""
+    import time
+
+    from mdmem.note import new_id
+
+    monkeypatch.setattr(time, "time", lambda: 1_764_511_351.1235)
+    ids = {new_id() for _ in range(50)}
+    assert len({i[:11] for i in ids}) == 1 and len({i[11:] for i in ids}) > 1
+
+
+@pytest.mark.parametrize("ms", [0, 1, 999, 1_700_000_000_000, 1_764_511_351_123, 32_000_000_000_000])
+def test_new_id_carries_its_millisecond(monkeypatch: pytest.MonkeyPatch, ms: int) -> None:
+    """All but the last 15 bits of an id are the creation time in milliseconds."""
+    import time
+
+    from mdmem.note import new_id
+
+    monkeypatch.setattr(time, "time", lambda: (ms + 0.5) / 1000)
+    assert id_number(new_id()) >> 15 == ms
+
+
+def test_new_ids_sort_by_creation_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ids made a millisecond or more apart sort as they were made (as text, the way files list)."""
+    import time
+
+    from mdmem.note import new_id
+
+    ids = []
+    for ms in (0, 1, 31, 32, 1023, 1024, 1_700_000_000_000, 1_700_000_000_001, 1_700_000_001_000, 32_000_000_000_000):
+        monkeypatch.setattr(time, "time", lambda ms=ms: (ms + 0.5) / 1000)
+        ids.append(new_id())
+    assert sorted(ids) == ids
+
+
+@pytest.mark.parametrize(("ts", "iso"), [
+    (None, None),
+    (0, "1970-01-01T00:00:00Z"),
+    (0.999, "1970-01-01T00:00:00Z"),  # to the second, never rounded up
+    (-1, "1969-12-31T23:59:59Z"),
+    (951782400, "2000-02-29T00:00:00Z"),
+    (1764511351, "2025-11-30T14:02:31Z"),
+    (1764511351.7, "2025-11-30T14:02:31Z"),
+])
+def test_iso_from_timestamp(ts: float | None, iso: str | None) -> None:
+    """Timestamps as mdmem writes times: ISO 8601, UTC, to the second, with a Z."""
+    from mdmem.note import iso_from_timestamp
+
+    assert iso_from_timestamp(ts) == iso
+
+
+@given(st.integers(min_value=-(2**31), max_value=2**35))
+def test_iso_from_timestamp_round_trips(ts: int) -> None:
+    """Reading back a written time gives the same second."""
+    from mdmem.note import iso_from_timestamp, iso_to_timestamp
+
+    assert iso_to_timestamp(iso_from_timestamp(ts)) == ts
+
+
+def test_now_iso_is_the_current_second_in_the_written_format() -> None:
+    """``now_iso`` is ``iso_from_timestamp`` of the clock."""
+    import time
+
+    from mdmem.note import iso_from_timestamp, now_iso
+
+    before = iso_from_timestamp(time.time())
+    now = now_iso()
+    after = iso_from_timestamp(time.time())
+    assert before is not None and after is not None and before <= now <= after
+    assert len(now) == 20 and now.endswith("Z")

@@ -68,3 +68,40 @@ def test_index_fast_path_agrees_with_tokenize(text: str) -> None:
 def test_snippet_does_not_double_bold_a_word_already_bold_in_the_note() -> None:
     out = snippet("We chose **Hotwire** over React; Hotwire ships.", set(terms("hotwire")))
     assert out == "We chose **Hotwire** over React; **Hotwire** ships."
+
+
+@pytest.mark.parametrize(("title", "slug"), [
+    ("Use Hotwire!", "use-hotwire"),
+    ("  Hello,   World  ", "hello-world"),
+    ("snake_case and--dashes", "snake-case-and-dashes"),
+    ("Café Déjà Vu", "café-déjà-vu"),
+    ("Straße", "strasse"),
+    ("数据库迁移计划", "数据库迁移计划"),
+    ("C# tips: v1.2", "c-tips-v12"),
+    ("🚀 Launch day", "launch-day"),
+    ("../../etc/passwd", "etcpasswd"),
+    ("!!!", "note"),
+    ("", "note"),
+    ("___", "note"),
+    ("a" * 100, "a" * 80),
+    ("a" * 79 + " b", "a" * 79),  # cut at 80 characters, then no dash left at the end
+    ("𠀀" * 100, "𠀀" * 50),  # 4-byte characters: cut to 200 bytes
+])
+def test_slugify(title: str, slug: str) -> None:
+    """A file-name slug keeps letters of every script, drops the rest, and fits a file name."""
+    from mdmem.text import slugify
+
+    assert slugify(title) == slug
+
+
+@settings(max_examples=200)
+@given(st.text())
+def test_slugify_always_gives_a_safe_file_name(title: str) -> None:
+    """Words joined by single dashes: no separator, no dot, no empty name, at most 80 chars and 200 bytes."""
+    import re
+
+    from mdmem.text import slugify
+
+    slug = slugify(title)
+    assert re.fullmatch(r"[^\W_]+(-[^\W_]+)*", slug), slug
+    assert len(slug) <= 80 and len(slug.encode()) <= 200

@@ -422,7 +422,11 @@ class IndexStore:
                 raise MdmemError(f"The file name in {rel!r} is too long (over 240 bytes); choose a shorter --path.")
             if self.files.safe_path(rel).exists():
                 raise MdmemError(f"{rel} already exists; choose another --path.")
-            return self.files.rel(self.files.safe_path(rel))
+            rel = self.files.rel(self.files.safe_path(rel))
+            if is_hidden(rel) or self.files.excluded(rel):
+                raise MdmemError(f"{rel} is in a hidden folder or excluded by mdmem.toml, where notes are not "
+                                 "indexed; choose another --path.")
+            return rel
         slug = slugify(title)
         base = f"{self.config.notes_dir}/{slug}" if self.config.notes_dir else slug
         rel, n = f"{base}.md", 2
