@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .graph import SEQUENCE_EDGES
+from .schema import SEQUENCE_EDGES
 
 CONFIG_FILE = "mdmem.toml"
 

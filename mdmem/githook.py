@@ -11,8 +11,6 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from .index.state import STATE_DIR
-
 if TYPE_CHECKING:
     from .vault import Vault
 
@@ -51,6 +49,8 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
 
 def rebuild_in_background(vault: Vault) -> None:
     """Start ``mdmem reindex`` in its own session (output to ``.mdmem/reindex.log``) and return at once."""
+    from .index.state import STATE_DIR
+
     state = vault.root / STATE_DIR
     state.mkdir(exist_ok=True)
     with open(state / "reindex.log", "ab") as log:

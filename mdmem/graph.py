@@ -24,11 +24,6 @@ ABOUT = "about"  # note → entity it is about (from ``entities``)
 MENTIONS = "mentions"  # body [[wikilinks]] and markdown links
 NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}  # as Vault.resolve
 
-# Edge types that mean "comes right before/after" (a conversation, a log, a series of notes):
-# ``query`` lends relevance along them (``config.QuerySettings.spread``).
-SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
-                  "continued_by")
-
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
 # effect to its cause). "X led_to Y": X is the cause. ``supersedes`` points at the older version,
 # which came first. Types are compared after ``edge_type`` normalisation.

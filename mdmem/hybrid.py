@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .config import QuerySettings
-from .graph_view import connection_hints
 from .memory import PRIOR_WEIGHT, superseded_scores
 from .note import iso_from_timestamp
 from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
@@ -77,6 +76,8 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
 def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:
     """Connection hints on the top hits: up to ``per_hit`` typed neighbours each (causal links
     first, then other typed links, then mentions and entities), so an agent can follow them."""
+    from .graph_view import connection_hints  # the graph loads only for the hits that show their links
+
     if not hits:
         return hits
     hints = connection_hints(store, [h.path for h in hits[:top]], per_hit)

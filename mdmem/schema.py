@@ -13,3 +13,7 @@ INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
 # The retrieval filters every read takes (CLI options, MCP parameters and Vault keyword arguments
 # alike); ``IndexStore.filters`` turns them into ``rank.Filters``.
 FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "include", "as_of")
+# Edge types that mean "comes right before/after" (a conversation, a log, a series of notes): ``query``
+# lends relevance along them (``config.QuerySettings.spread``). The causal types are in ``graph``.
+SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
+                  "continued_by")

@@ -3,37 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..results import (
-    AddReport,
-    BacklinksAnswer,
-    Change,
-    Correction,
-    DoctorReport,
-    EmbedReport,
-    EntityAnswer,
-    ExportReport,
-    FileChange,
-    History,
-    Hits,
-    ImportReport,
-    InitReport,
-    LinksAnswer,
-    MemoryContext,
-    NeighborsAnswer,
-    NoteDoc,
-    NoteText,
-    PathAnswer,
-    ReindexReport,
-    SetupReport,
-    SweepReport,
-    TimelineAnswer,
-    VaultStatus,
-    WhyAnswer,
-)
 from .lines import (
+    Table,
     bold,
     commit_suffix,
     dated_line,
@@ -45,6 +18,36 @@ from .lines import (
     reason_suffix,
     shell_path,
 )
+
+if TYPE_CHECKING:
+    from ..results import (
+        AddReport,
+        BacklinksAnswer,
+        Change,
+        Correction,
+        DoctorReport,
+        EmbedReport,
+        EntityAnswer,
+        ExportReport,
+        FileChange,
+        History,
+        Hits,
+        ImportReport,
+        InitReport,
+        LinksAnswer,
+        MemoryContext,
+        NeighborsAnswer,
+        NoteDoc,
+        NoteText,
+        PathAnswer,
+        ReindexReport,
+        SetupReport,
+        SweepReport,
+        TimelineAnswer,
+        VaultStatus,
+        WhyAnswer,
+    )
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +73,7 @@ class Printer:
         return Output("".join(self.out), "".join(self.err), code)
 
 
-@singledispatch
-def _cli(result: object, p: Printer, **options: Any) -> int | None:
-    raise TypeError(f"The CLI has no text for a {type(result).__name__}.")
+_cli = Table("The CLI")
 
 
 def cli(result: Any, **options: Any) -> Output:

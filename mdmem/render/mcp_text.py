@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import re
-from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..results import (
-    AddReport,
-    Change,
-    Correction,
-    Hit,
-    Hits,
-    MissingNote,
-    NeighborsAnswer,
-    NoteBatch,
-    NoteText,
-    TimelineAnswer,
-    VaultStatus,
-    WhyAnswer,
-)
 from .lines import (
+    Table,
     commit_suffix,
     dated_line,
     edge_line,
@@ -31,17 +17,31 @@ from .lines import (
     strip_marks,
 )
 
+if TYPE_CHECKING:
+    from ..results import (
+        AddReport,
+        Change,
+        Correction,
+        Hit,
+        Hits,
+        NeighborsAnswer,
+        NoteBatch,
+        NoteText,
+        TimelineAnswer,
+        VaultStatus,
+        WhyAnswer,
+    )
 
-@singledispatch
-def _mcp(result: object, **options: Any) -> tuple[str, dict[str, Any]]:
-    raise TypeError(f"MCP has no text for a {type(result).__name__}.")
+
+
+_mcp = Table("MCP")
 
 
 def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
     """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
     text, data = _mcp(result, **options)
     if warnings:
-        sep = "\n" if isinstance(result, Hits) else " "  # after a list of hits, on a line of its own
+        sep = "\n" if type(result).__name__ == "Hits" else " "  # after a list of hits, on a line of its own
         text += f"{sep}Warning: " + " ".join(warnings)
         data = {**data, "warnings": list(warnings)}
     return text, data
@@ -92,7 +92,7 @@ def _note_text(note: NoteText) -> tuple[str, dict[str, Any]]:
 
 @_mcp.register
 def _note_batch(batch: NoteBatch) -> tuple[str, dict[str, Any]]:
-    parts = [f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote)
+    parts = [f"=== {i.ref}: {i.error}" if type(i).__name__ == "MissingNote"
              else f"=== {i.note.path} (id {i.note.id})\n{i.text}" for i in batch.items]
     return "\n\n".join(parts), batch.to_dict()
 
