@@ -1,7 +1,6 @@
 """The line formats the CLI and MCP texts share: a node, an edge, a reason, a hit's links, a commit.
 
-Defined once (cli.py, cli_graph.py and mcp_server.py each had copies); pure, no click: the ANSI
-codes are those ``click.style`` writes.
+Pure, no click: the ANSI codes are those ``click.style`` writes.
 """
 
 from __future__ import annotations
