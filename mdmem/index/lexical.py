@@ -297,7 +297,7 @@ class LexicalIndex:
         # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
         # until the boundary's whole tie is in, so the sort below picks by path and an incremental
         # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
-        want = limit
+        want = limit + 1  # one more than asked tells whether a tie runs past the limit
         while True:
             results = s.search(query, limit=want, filter=flt, mask=mask or None, terms=coverage)
             if len(results) < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
