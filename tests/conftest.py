@@ -146,9 +146,12 @@ def cli_commands(family: str | None = None) -> list[list[str]]:
     from mdmem.cli import cli
 
     found: list[list[str]] = []
+    ctx = click.Context(cli)
 
     def walk(group: click.Group, prefix: list[str]) -> None:
-        for name, command in sorted(group.commands.items()):
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, f"{' '.join([*prefix, name])} is listed but cannot be loaded"
             words = [*prefix, name]
             module = getattr(command.callback, "__module__", None) or ""
             if family is None or module == f"mdmem.cli.{family}":

@@ -40,6 +40,23 @@ def test_help_is_cheap_no_index_libraries_imported() -> None:
     assert out.strip().endswith("HEAVY []")
 
 
+def test_a_command_loads_only_its_own_family(tmp_path: Path) -> None:
+    """`mdmem search` imports mdmem.cli.search, not the graph, agent or eval commands (cold-start cost)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mdmem.cli import cli\n"
+            f"try: cli(['--vault', {str(tmp_path / 'nope')!r}, 'search', 'x'])\nexcept SystemExit: pass\n"
+            "print('FAMILIES', sorted(m for m in sys.modules if m.startswith('mdmem.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "FAMILIES ['mdmem.cli.options', 'mdmem.cli.search']"
+
+
+def test_an_unknown_command_is_named() -> None:
+    r = CliRunner().invoke(cli, ["serch", "x"])
+    assert r.exit_code == 2 and "No such command 'serch'" in r.output
+
+
 def test_missing_vault_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(cli, ["search", "x"])

@@ -1,20 +1,49 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
 The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``) and is registered below by name.
+(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``), named in ``COMMANDS`` below and
+imported only when its command runs (or ``--help`` lists them all), so a cold ``mdmem search`` loads one family.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from ..version import __version__
-from . import admin, agents, graph, notes, search
-from .eval import eval_command
 from .options import State
 
+# command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
+COMMANDS: dict[str, str] = {
+    **{name: f"notes:{name}" for name in (
+        "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
+    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
+    **{name: f"graph:{name}" for name in (
+        "links", "backlinks", "neighbors", "path", "why", "timeline", "entity", "link", "unlink", "graph")},
+    **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
+    "eval": "eval:eval_command",
+    **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},
+    "import": "agents:import_",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use, from the ``COMMANDS`` table."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attribute = COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+            assert command.name == cmd_name, f"COMMANDS says {cmd_name!r}, the command says {command.name!r}"
+            self.add_command(command)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--vault", "vault_path", envvar="MDMEM_VAULT", metavar="PATH",
               help="The vault to use [env MDMEM_VAULT; default: found by walking up from the current folder].")
 @click.version_option(__version__, prog_name="mdmem")
@@ -31,19 +60,6 @@ def cli(ctx: click.Context, vault_path: str | None) -> None:
     state = State(vault_path)
     ctx.obj = state
     ctx.call_on_close(state.close)  # index handles close with the command (in-process callers too)
-
-
-COMMANDS: tuple[click.Command, ...] = (
-    notes.init, notes.add, notes.get, notes.pin, notes.unpin, notes.snooze, notes.forget, notes.restore,
-    notes.correct, notes.history, notes.sweep,
-    search.search, search.vsearch, search.query, search.recall, search.context, search.embed,
-    graph.links, graph.backlinks, graph.neighbors, graph.path, graph.why, graph.timeline, graph.entity,
-    graph.link, graph.unlink, graph.graph,
-    admin.reindex, admin.status, admin.doctor, admin.hooks, admin.serve, eval_command,
-    agents.hook, agents.mcp, agents.setup, agents.import_,
-)
-for _command in COMMANDS:
-    cli.add_command(_command)
 
 
 def main() -> None:
