@@ -9,12 +9,9 @@ done: a kill -9 or a full disk leaves it behind) and ``stale`` (a git hook could
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
 import re
-import secrets
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,7 +74,7 @@ class IndexState:
 
     def new_generation(self) -> str:
         """Make an empty generation folder beside the current one; returns its name."""
-        gen = f"gen-{time.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(3)}"
+        gen = f"gen-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(3).hex()}"
         (self.dir / gen).mkdir(parents=True)
         return gen
 
@@ -92,6 +89,8 @@ class IndexState:
         self.remove_other_generations(generation)
 
     def remove_other_generations(self, keep: str) -> None:
+        import shutil  # hmac and shutil load where they are used: serve.json readers need neither
+
         for old in self.dir.glob("gen-*"):
             if old.name != keep:
                 shutil.rmtree(old, ignore_errors=True)
@@ -99,6 +98,8 @@ class IndexState:
     def discard(self, generation: str) -> None:
         """Remove a generation that never became current (a failed rebuild leaves no gen-* behind)."""
         if self.generation() != generation:
+            import shutil
+
             shutil.rmtree(self.dir / generation, ignore_errors=True)
 
     # -- marks -----------------------------------------------------------------------------------
@@ -280,10 +281,10 @@ def machine_key() -> bytes:
     try:
         if not path.is_file():
             home.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = home / f".index.key.{secrets.token_hex(4)}"
+            tmp = home / f".index.key.{os.urandom(4).hex()}"
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as fh:
-                fh.write(secrets.token_hex(32) + "\n")
+                fh.write(os.urandom(32).hex() + "\n")
             try:
                 os.link(tmp, path)  # another process may have made one meanwhile: theirs wins
             except FileExistsError:
@@ -292,19 +293,23 @@ def machine_key() -> bytes:
                 tmp.unlink()
         key = bytes.fromhex(path.read_text().strip())
     except (OSError, ValueError):
-        key = secrets.token_bytes(32)
+        key = os.urandom(32)
     _KEYS[path] = key
     return key
 
 
 def seal(generation: str, key: bytes | None = None) -> str:
     """The manifest's seal for ``generation`` under ``key`` (default: this user's key)."""
+    import hmac
+
     return hmac.new(key or machine_key(), f"mdmem index {generation}".encode(), "sha256").hexdigest()
 
 
 def sealed_here(generation: str, stamp: str) -> bool:
     """Whether ``stamp`` was made with this user's key (or another key this process already read:
     $MDMEM_HOME/HOME may change within one process, e.g. under tests)."""
+    import hmac
+
     keys = [*_KEYS.values()] or [machine_key()]
     if any(hmac.compare_digest(stamp, seal(generation, k)) for k in keys):
         return True

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +111,8 @@ def strip_marks(s: str | None) -> str:
 
 def shell_path(path: str, cwd: str | None) -> str:
     """``path`` for a shell command: relative to ``cwd`` when it is below it, else as it is; quoted."""
+    import shlex  # only the commands that print a shell line need it
+
     if cwd is None:
         return shlex.quote(path)
     try:
