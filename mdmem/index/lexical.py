@@ -300,7 +300,8 @@ class LexicalIndex:
         want = limit + 1  # one more than asked tells whether a tie runs past the limit
         while True:
             results = s.search(query, limit=want, filter=flt, mask=mask or None, terms=coverage)
-            if len(results) < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
+            # scored_length(): the hits collected; len(results) would count every matching note
+            if results.scored_length() < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
                 break
             want *= 2
         idf: dict[str, float] = {}
