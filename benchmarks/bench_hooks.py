@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_spine import add_common_args, child_env, git, log, machine, median, p95, write_results  # noqa: E402
 from corpus import make_corpus, make_queries  # noqa: E402
+from setup_env import compile_package  # noqa: E402
 
 TARGETS = {"cold": 1000.0, "served": 300.0}  # ms, issue 6
 
@@ -98,11 +99,7 @@ def bench(notes: int, runs: int, seed: int, model: str | None, vault: Path, reus
         git(vault, "init", "-q")
         git(vault, "add", "-A")
         git(vault, "commit", "-qm", "corpus")
-    # An installed package has its bytecode compiled; a checkout run with PYTHONDONTWRITEBYTECODE
-    # would otherwise compile the hook's modules on every call.
-    import mdmem as package
-
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(package.__file__).parent)], check=True)
+    compile_package()
     t = time.perf_counter()
     mdmem(vault, "reindex", env=env)
     log(f"  indexed in {time.perf_counter() - t:.1f} s")
