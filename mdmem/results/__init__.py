@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         WhyItem,
         flat,
     )
+    from .indexing import EmbedReport, ReindexReport
     from .notes import (
         AddReport,
         AddResult,
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
     )
     from .reports import (
         DoctorReport,
-        EmbedReport,
         ExportReport,
         FileChange,
         GitInfo,
@@ -64,7 +64,6 @@ if TYPE_CHECKING:
         IndexInfo,
         InitReport,
         Pending,
-        ReindexReport,
         ServeInfo,
         SetupReport,
         VaultStatus,
@@ -117,7 +116,7 @@ _HOME = {
     "Version": "notes",
     "note_doc": "notes",
     "DoctorReport": "reports",
-    "EmbedReport": "reports",
+    "EmbedReport": "indexing",
     "ExportReport": "reports",
     "FileChange": "reports",
     "GitInfo": "reports",
@@ -125,7 +124,7 @@ _HOME = {
     "IndexInfo": "reports",
     "InitReport": "reports",
     "Pending": "reports",
-    "ReindexReport": "reports",
+    "ReindexReport": "indexing",
     "ServeInfo": "reports",
     "SetupReport": "reports",
     "VaultStatus": "reports",

@@ -1,4 +1,4 @@
-"""Vault reports: status, doctor, reindex, embed, init, import, setup and graph export."""
+"""Vault reports: status, doctor, init, import, setup and graph export (reindex and embed: ``indexing``)."""
 
 from __future__ import annotations
 
@@ -108,43 +108,6 @@ class DoctorReport(Result):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(problems(d["problems"]))
-
-
-@dataclass(frozen=True, slots=True)
-class ReindexReport(Result):
-    """What a reindex did."""
-
-    full: bool = False
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    seconds: float = 0.0
-    commit: str | None = None
-    reason: str = ""  # why it was a full rebuild
-
-    @property
-    def changed(self) -> int:
-        return len(self.added) + len(self.updated) + len(self.deleted)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "problems": problems(d["problems"])})
-
-
-@dataclass(frozen=True, slots=True)
-class EmbedReport(Result):
-    """What ``embed`` did."""
-
-    model: str
-    embedded: int = 0  # chunks run through the model
-    reused: int = 0  # chunks whose vector came from the cache
-    removed: int = 0
-    done: int = 0  # chunks with a vector now
-    total: int = 0
-    interrupted: bool = False
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
