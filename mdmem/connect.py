@@ -19,7 +19,7 @@ from .graph_view import Visible, edge_types, graph_edge, graph_node, graph_step,
 from .lifecycle import add_checked, edit_note
 from .linkedit import add_link_entry, remove_link_entries
 from .memory import WHY_MATCHES
-from .note import Problem, iso_from_timestamp, to_link, yaml_scalar
+from .note import iso_from_timestamp, to_link, yaml_scalar
 from .results import (
     AddReport,
     BacklinksAnswer,
@@ -389,27 +389,6 @@ def save(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool
     want (``suggest_links``, never written)."""
     check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
     return AddReport(check, added, suggest_links(store, added.path) if added is not None else [])
-
-
-def dangling_problems(store: IndexStore) -> list[Problem]:
-    """One problem per link whose target matches no note, and per ambiguous target."""
-    g = load_graph(store)
-    out = []
-    for src, edges in sorted(g.out.items()):
-        for e in edges:
-            fld = "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
-            if e.dst is None:
-                if fld == "body":
-                    fix = f"create a note named {e.target!r}, or correct the link in the body"
-                else:
-                    fix = (f"create a note named {e.target!r}, correct the target, or remove it: "
-                           f"mdmem unlink {shlex.quote(src)} {shlex.quote(e.target)}")
-                out.append(Problem(src, fld, f"dangling {e.type} link: {e.target!r} matches no note", fix))
-            elif e.candidates:
-                out.append(Problem(src, fld, f"{e.type} link {e.target!r} is ambiguous: it matches "
-                                   f"{', '.join(e.candidates)} (using {e.dst})",
-                                   "link by the note's id or path instead"))
-    return out
 
 
 # -- export ----------------------------------------------------------------------------------------

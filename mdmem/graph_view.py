@@ -1,5 +1,5 @@
 """The store's note graph as features read it: cached per index change, nodes and edges as results,
-retrieval visibility on graph nodes, and the connection hints hits carry.
+retrieval visibility on graph nodes, the connection hints hits carry, and the dangling links doctor reports.
 
 The pure graph is ``graph.py``; this is its view of one store (``index.store``).
 """
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .errors import NoteNotFound
 from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
+from .note import Problem
 from .results import GraphEdge, GraphNode, LinkHint
 
 if TYPE_CHECKING:
@@ -146,3 +147,26 @@ class Visible:
         if key not in self.cache:
             self.prefetch([key])
         return self.cache[key]
+
+
+def dangling_problems(store: IndexStore) -> list[Problem]:
+    """One problem per link whose target matches no note, and per ambiguous target."""
+    from shlex import quote
+
+    g = load_graph(store)
+    out = []
+    for src, edges in sorted(g.out.items()):
+        for e in edges:
+            fld = "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
+            if e.dst is None:
+                if fld == "body":
+                    fix = f"create a note named {e.target!r}, or correct the link in the body"
+                else:
+                    fix = (f"create a note named {e.target!r}, correct the target, or remove it: "
+                           f"mdmem unlink {quote(src)} {quote(e.target)}")
+                out.append(Problem(src, fld, f"dangling {e.type} link: {e.target!r} matches no note", fix))
+            elif e.candidates:
+                out.append(Problem(src, fld, f"{e.type} link {e.target!r} is ambiguous: it matches "
+                                   f"{', '.join(e.candidates)} (using {e.dst})",
+                                   "link by the note's id or path instead"))
+    return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .connect import dangling_problems
 from .errors import MdmemError
 from .files import content_hash
 from .note import Problem
@@ -54,6 +53,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
 def doctor(store: IndexStore) -> DoctorReport:
     """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
+    from .graph_view import dangling_problems  # the graph: doctor needs it, status does not
 
     store.repair()
     out = list(store.catalog.problems())
