@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from .errors import NoteNotFound
 from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
 from .note import Problem
-from .results import GraphEdge, GraphNode, LinkHint
+from .results import GraphEdge, GraphNode
 
 if TYPE_CHECKING:
     from .index.store import IndexStore
     from .rank import Filters
+    from .results import LinkHint
 
 
 def load_graph(store: IndexStore) -> Graph:
@@ -77,6 +78,8 @@ def graph_step(graph: Graph, step: Step) -> GraphEdge:
 def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[LinkHint]]:
     """A few typed neighbours of each note, for an agent to follow: causal links first, then other
     typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out."""
+    from .results import LinkHint  # the search results' type: graph commands do not load them
+
     g = load_graph(store)
     visible = Visible(store, store.filters(), g)
 

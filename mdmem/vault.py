@@ -1,5 +1,5 @@
 """Vault: the Python API, a thin facade over the index store (``index.store``), its vector side
-(``index.semantic``) and the features (``hybrid``, ``recall``, ``connect``, ``lifecycle``,
+(``index.semantic``) and the features (``hybrid``, ``recall``, ``connect``, ``linking``, ``lifecycle``,
 ``health``). It delegates and documents; the policy lives below it.
 """
 
@@ -244,7 +244,7 @@ class Vault:
     def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> r.AddReport:
         """``add`` after the duplicate check: written (ADD) with the links it may want, or not written
         when a near duplicate (UPDATE, unless ``force``) or the same text (NOOP) is already there."""
-        from .connect import save
+        from .linking import save
 
         return save(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
 
@@ -374,19 +374,19 @@ class Vault:
     def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
              commit: bool | None = None) -> r.Change:
         """Add a typed link from note A to note B in A's frontmatter."""
-        from .connect import link
+        from .linking import link
 
         return link(self.store, a, b, type, reason, commit=commit)
 
     def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> r.Change:
         """Remove A's frontmatter links to B (only of ``type`` if given)."""
-        from .connect import unlink
+        from .linking import unlink
 
         return unlink(self.store, a, b, type, commit=commit)
 
     def suggest_links(self, ref: str, limit: int = 3) -> list[r.LinkSuggestion]:
         """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
-        from .connect import suggest_links
+        from .linking import suggest_links
 
         return suggest_links(self.store, ref, limit)
 

@@ -1,8 +1,7 @@
-"""The result model: every to_dict() is today's shape, key by key and in order; from_dict() takes it back.
-
-Where today's code builds the shape in a pure function or dataclass (vault.Hit, lifecycle.Change,
-connect.edge_dict, …), the two are compared directly; the CLI's and MCP's documents are compared in
-test_render.py, against the real commands.
+"""The result model: every to_dict() is the JSON shape the commands printed before the result model
+existed (then built by vault.Hit, lifecycle.Change, connect.edge_dict, …), key by key and in order;
+from_dict() takes it back. The CLI's and MCP's documents are compared in test_render.py, against the
+real commands.
 """
 
 from __future__ import annotations

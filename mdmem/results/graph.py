@@ -10,7 +10,7 @@ from .base import Result
 
 @dataclass(frozen=True, slots=True)
 class GraphNode(Result):
-    """A note or an entity of the graph (``connect.node_dict``)."""
+    """A note or an entity of the graph (``graph_view.graph_node``)."""
 
     id: str
     path: str | None  # None for an entity
@@ -31,7 +31,7 @@ def _node(d: dict[str, Any] | None) -> GraphNode | None:
 
 @dataclass(frozen=True, slots=True)
 class GraphEdge(Result):
-    """A typed edge as stored (``from_`` → ``to``), with both ends named (``connect.edge_dict``)."""
+    """A typed edge as stored (``from_`` → ``to``), with both ends named (``graph_view.graph_edge``)."""
 
     from_: GraphNode
     type: str

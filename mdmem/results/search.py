@@ -11,7 +11,7 @@ from .base import Result, own
 
 @dataclass(frozen=True, slots=True)
 class LinkHint(Result):
-    """A typed neighbour of a hit for an agent to follow (``connect.connection_hints``)."""
+    """A typed neighbour of a hit for an agent to follow (``graph_view.connection_hints``)."""
 
     type: str
     direction: str  # "out": the hit links to it; "in": it links to the hit

@@ -1,0 +1,208 @@
+"""Notes written and changed: add (with its duplicate check and link suggestions), correct, the
+lifecycle changes (pin, snooze, forget, restore, link, …), history and sweep."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from .base import Result, own
+
+
+@dataclass(frozen=True, slots=True)
+class Change(Result):
+    """What a lifecycle command (pin, snooze, forget, restore, link, unlink, …) did to one note."""
+
+    action: str
+    id: str
+    path: str
+    title: str
+    fields: dict[str, Any] = field(default_factory=dict)  # the keys set (None: removed); link/unlink: more
+    commit: str | None = None
+    changed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult(Result):
+    """The note ``add`` wrote."""
+
+    id: str
+    path: str
+    title: str
+    commit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateMatch(Result):
+    """An existing note like a new one: the same text (``similarity``) or close (``lexical``, ``cosine``)."""
+
+    id: str
+    path: str
+    title: str
+    similarity: float | None = None  # these three are left out when None
+    lexical: float | None = None
+    cosine: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in Result.to_dict(self).items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateCheck(Result):
+    """How a new note relates to the vault: ADD (new), UPDATE (a near duplicate) or NOOP (already there)."""
+
+    decision: str
+    reason: str
+    matches: list[DuplicateMatch] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(d["decision"], d.get("reason", ""), [DuplicateMatch.from_dict(m) for m in d["matches"]])
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSuggestion(Result):
+    """A similar note the new one does not link to yet, with the command that would link them."""
+
+    id: str
+    path: str
+    title: str
+    similarity: float
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddReport(Result):
+    """``add`` after its duplicate check: the note written (None: not written) and likely links."""
+
+    check: DuplicateCheck
+    added: AddResult | None = None
+    suggested_links: list[LinkSuggestion] = field(default_factory=list)
+    redacted: int | None = None  # secrets redacted: MCP reports it, the CLI says it on stderr
+
+    @property
+    def written(self) -> bool:
+        return self.added is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.added is None:
+            d = {**self.check.to_dict(), "written": False}
+        else:
+            d = {"decision": self.check.decision, "written": True, **self.added.to_dict(),
+                 "matches": [m.to_dict() for m in self.check.matches],
+                 "suggested_links": [s.to_dict() for s in self.suggested_links]}
+        if self.redacted is not None:
+            d["redacted"] = self.redacted
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        check = DuplicateCheck.from_dict(d)  # a written note's dict has no reason
+        if not d["written"]:
+            return cls(check, redacted=d.get("redacted"))
+        links = [LinkSuggestion.from_dict(s) for s in d["suggested_links"]]
+        return cls(check, AddResult.from_dict(d), links, d.get("redacted"))
+
+
+@dataclass(frozen=True, slots=True)
+class Correction(Result):
+    """``correct``: the successor note and the old one's change (archived, pointing to its successor)."""
+
+    new: AddResult
+    old: Change
+    redacted: int | None = None  # left out when None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"new": {"id": self.new.id, "path": self.new.path, "title": self.new.title},
+                             "old": self.old.to_dict(), "commit": self.old.commit}
+        if self.redacted is not None:
+            d["redacted"] = self.redacted
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(AddResult.from_dict(d["new"]), Change.from_dict(d["old"]), d.get("redacted"))
+
+
+# -- history and sweep -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry(Result):
+    """One commit in a file's git log."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+
+
+@dataclass(frozen=True, slots=True)
+class Version(Result):
+    """One note in a version chain."""
+
+    id: str
+    path: str
+    title: str
+    status: str
+    created: str | None
+    updated: str | None
+    supersedes: str | None
+    current: bool
+    git_log: list[LogEntry] = field(default_factory=list)  # newest first
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "git_log": [LogEntry.from_dict(c) for c in d["git_log"]]})
+
+
+@dataclass(frozen=True, slots=True)
+class History(Result):
+    """The version chain through a note, oldest first (``history``)."""
+
+    note: str  # the path of the note asked about
+    versions: list[Version] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(d["note"], [Version.from_dict(v) for v in d["versions"]])
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRule(Result):
+    """Which notes a sweep archives: active, unpinned, old, of low salience and of a type that decays."""
+
+    min_age_days: float = 180.0
+    max_salience: float = 0.3
+    types: tuple[str, ...] = ("handoff", "progress", "conversation", "context", "note", "idea")
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "types": tuple(d["types"])})
+
+
+@dataclass(frozen=True, slots=True)
+class SweepCandidate(Result):
+    """A note a sweep archives (or would)."""
+
+    id: str
+    path: str
+    title: str
+    type: str
+    salience: float | None
+    age_days: int
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport(Result):
+    """What ``sweep`` found and, when applied, archived."""
+
+    rule: SweepRule
+    applied: bool
+    notes: list[SweepCandidate] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)  # paths
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(SweepRule.from_dict(d["rule"]), d["applied"], [SweepCandidate.from_dict(n) for n in d["notes"]],
+                   list(d["archived"]))
