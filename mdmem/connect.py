@@ -97,14 +97,14 @@ def _use_vectors(store: IndexStore, vectors: bool | None) -> bool:
     return done > 0  # never load the model just for this when nothing is embedded yet
 
 
-def _query(store: IndexStore, sem: Semantic, text: str, limit: int, filters: dict[str, Any],
+def _query(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: dict[str, Any],
            vectors: bool = True) -> list[Any]:
     from . import hybrid
 
     return hybrid.query(store, sem if vectors else None, text, limit, store.filters(**filters))
 
 
-def why(store: IndexStore, sem: Semantic, text: str, limit: int = 10, *, depth: int = 3,
+def why(store: IndexStore, sem: Semantic | None, text: str, limit: int = 10, *, depth: int = 3,
         vectors: bool | None = None, seeds: list[Any] | None = None,
         filters: dict[str, Any] | None = None) -> WhyAnswer:
     """The notes that best match ``text`` with their causes (and effects) along causal edges."""
@@ -137,7 +137,7 @@ def why(store: IndexStore, sem: Semantic, text: str, limit: int = 10, *, depth: 
 # -- timeline ------------------------------------------------------------------------------------
 
 
-def timeline(store: IndexStore, sem: Semantic, ref: str, window: int = 5, *, all_notes: bool = False,
+def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5, *, all_notes: bool = False,
              vectors: bool | None = None, filters: dict[str, Any] | None = None) -> TimelineAnswer:
     """The notes just before and after a note in time: among its related notes (graph neighbours
     within two hops and notes on the same subject), or among all notes with ``all_notes``."""

@@ -353,8 +353,8 @@ class Vault:
         """
         from .connect import why
 
-        return why(self.store, self.semantic, text, limit, depth=depth, vectors=vectors, seeds=seeds,
-                   filters=filters)
+        sem = None if vectors is False else self.semantic  # vectors=False: no model code loads
+        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
 
     def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
                  **filters: Any) -> r.TimelineAnswer:
@@ -362,8 +362,8 @@ class Vault:
         related notes (``all_notes``: among all)."""
         from .connect import timeline
 
-        return timeline(self.store, self.semantic, ref, window, all_notes=all_notes, vectors=vectors,
-                        filters=filters)
+        sem = None if vectors is False else self.semantic
+        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
 
     def entity(self, name: str, **filters: Any) -> r.EntityAnswer:
         """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
