@@ -67,9 +67,10 @@ class Files:
         """Whether ``mdmem.toml``'s ``[vault] exclude`` globs leave this path out."""
         return any(fnmatch.fnmatch(rel, pat) for pat in self.exclude)
 
-    def scan(self) -> dict[str, os.stat_result]:
+    def scan(self, attachments: list[str] | None = None) -> dict[str, os.stat_result]:
         """Every note file: vault-relative path → stat. Hidden folders and excludes are skipped;
-        symlinks are followed only when they stay inside the vault."""
+        symlinks are followed only when they stay inside the vault. ``attachments``, if given,
+        receives the paths of every other file (images, PDFs, canvases …: what links may embed)."""
         found: dict[str, os.stat_result] = {}
         root = str(self.root)
         cut = len(root) + 1
@@ -100,6 +101,10 @@ class Files:
                         rel = entry.path[cut:].replace(os.sep, "/")
                         if not (exclude and self.excluded(rel)):
                             found[rel] = entry.stat()
+                    elif attachments is not None and entry.is_file():
+                        rel = entry.path[cut:].replace(os.sep, "/")
+                        if not (exclude and self.excluded(rel)):
+                            attachments.append(rel)
                 except OSError:
                     continue
         return found

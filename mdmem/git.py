@@ -77,14 +77,14 @@ def head_commit(root: Path) -> str | None:
 
 
 def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
-    """Vault-relative ``.md`` paths that differ between two commits (added, changed, deleted,
-    both sides of a rename), or None if git cannot tell. Plain git, like ``head_commit``: this
+    """Vault-relative paths (notes and attachments) that differ between two commits (added, changed,
+    deleted, both sides of a rename), or None if git cannot tell. Plain git, like ``head_commit``: this
     runs in every hook, where GitPython's import would cost more than the whole diff."""
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
     proc = subprocess.run(
-        ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head, "--", "*.md"],
+        ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head],
         cwd=root, env=env, capture_output=True)
     if proc.returncode != 0:
         return None

@@ -10,7 +10,6 @@ the adjacency API other code (graph-aware ranking) can reuse: ``edges``, ``neigh
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -18,11 +17,13 @@ from typing import Any, NamedTuple
 
 from .links import normalize_ref
 from .note import iso_to_timestamp
+from .targets import LinkResolver
 
 ENTITY = "entity:"  # node-key prefix of entity nodes (note keys are paths ending in .md)
+ATTACHMENT = "attachment"  # the kind of a node that is a non-markdown file (its key is its path)
 ABOUT = "about"  # note → entity it is about (from ``entities``)
 MENTIONS = "mentions"  # body [[wikilinks]] and markdown links
-NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}  # as Vault.resolve
+NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "heading": 3, "alias": 4}  # as Vault.resolve
 
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
 # effect to its cause). "X led_to Y": X is the cause. ``supersedes`` points at the older version,
@@ -70,7 +71,7 @@ class Node(NamedTuple):
     id: str
     title: str
     type: str = "note"
-    kind: str = "note"  # note | entity
+    kind: str = "note"  # note | entity | attachment (a non-markdown file a link names)
     status: str = "active"
     date: float | None = None  # when it happened: authored, else created, else the index date
     snoozed_until: str | None = None  # the visibility fields, so default filters need no SQL
@@ -78,7 +79,7 @@ class Node(NamedTuple):
     valid_until: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "path": self.key if self.kind == "note" else None, "title": self.title,
+        return {"id": self.id, "path": self.key if self.kind in ("note", ATTACHMENT) else None, "title": self.title,
                 "type": self.type, "kind": self.kind, "status": self.status}
 
 
@@ -92,7 +93,8 @@ class Edge(NamedTuple):
     reason: str | None = None
     label: str | None = None
     heading: str | None = None
-    candidates: tuple[str, ...] = ()  # all notes an ambiguous target named (dst is one of them)
+    candidates: tuple[str, ...] = ()  # all files a shared name matched (dst is one of them)
+    how: str = ""  # how the target was found (``LinkResolver``): "path", "name, same folder", …
 
 
 class Step(NamedTuple):
@@ -123,7 +125,7 @@ class CausalHit:
 class Graph:
     """Notes, entity nodes and typed edges, with outgoing and incoming adjacency lists."""
 
-    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities")
+    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver")
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
@@ -132,26 +134,25 @@ class Graph:
         self.dangling: list[Edge] = []
         self._names: dict[str, list[tuple[str, str]]] = {}
         self._entities: dict[str, str] = {}  # entity_norm → node key (an entity node or a note)
+        self.resolver: LinkResolver | None = None
 
     # -- lookups -------------------------------------------------------------------------------
 
     def resolve(self, ref: str, src: str | None = None) -> tuple[str | None, tuple[str, ...]]:
-        """The note a link target names (id > path > stem > title > alias), and all candidates
-        when it is ambiguous. A markdown link ending in .md is tried relative to ``src`` first."""
-        tries = []
-        raw = ref.strip()
-        if src is not None and raw.lower().endswith(".md") and "://" not in raw:
-            rel = raw.lstrip("/") if raw.startswith("/") else posixpath.normpath(
-                posixpath.join(posixpath.dirname(src), raw))
-            tries.append(normalize_ref(rel))
-        tries.append(normalize_ref(raw))
-        for norm in tries:
-            cands = self._names.get(norm)
-            if cands:
-                return self._pick(cands)
-        return None, ()
+        """The note (or attachment) a link target written in ``src`` names, as Obsidian resolves
+        it (``LinkResolver``), and every candidate when several shared the name."""
+        dst, _how, cands = self._resolver().resolve(ref, normalize_ref(ref), src)
+        return dst, cands
+
+    def _resolver(self) -> LinkResolver:
+        if self.resolver is None:  # build_graph sets it; a hand-made Graph gets one here
+            self.resolver = LinkResolver(((n, p, k) for n, items in self._names.items() for p, k in items), (),
+                                         self.nodes)
+        return self.resolver
 
     def _pick(self, cands: list[tuple[str, str]]) -> tuple[str | None, tuple[str, ...]]:
+        """Of notes sharing a title or alias (an entity's name): the best kind of name, then the
+        active version of a note, then the first by path (all candidates returned when unsure)."""
         if len(cands) == 1:
             return cands[0][0], ()
         best = min(NAME_RANK.get(k, 9) for _, k in cands)
@@ -170,7 +171,7 @@ class Graph:
 
     def named(self, name: str) -> list[str]:
         """Notes whose title or an alias is ``name`` (case-insensitive)."""
-        return sorted({p for p, k in self._names.get(normalize_ref(name), ()) if k in ("title", "alias")})
+        return sorted({p for p, k in self._names.get(normalize_ref(name), ()) if k in ("title", "heading", "alias")})
 
     def title(self, key: str) -> str:
         node = self.nodes.get(key)
@@ -333,12 +334,12 @@ LinkRow = tuple[Any, ...]
 
 
 def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
-                links: Iterable[LinkRow]) -> Graph:
+                links: Iterable[LinkRow], attachments: Iterable[str] = ()) -> Graph:
     """The graph from catalogue rows.
 
     notes: (path, id, title, type, status, entities JSON, aliases JSON, date, created, authored
     [, snoozed_until, valid_from, valid_until]); names: (norm, path, kind);
-    links: (src, target, type, label, heading, reason, target_norm).
+    links: (src, target, type, label, heading, reason, target_norm); attachments: file paths.
     """
     g = Graph()
     entity_lists: list[tuple[str, list[str]]] = []
@@ -354,25 +355,23 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
             entity_lists.append((path, ents))
     for norm, path, kind in names:
         g._names.setdefault(norm, []).append((path, kind))
-    # Many links share a target and a handful of types: resolve and normalise each once. (This loop
-    # is most of a cold graph command at 10k notes, hence the local names.)
-    resolved: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+    resolver = g.resolver = LinkResolver(
+        ((n, p, k) for n, items in g._names.items() for p, k in items), attachments, g.nodes)
+    # Many links share a target and a handful of types: the resolver caches each target's lookup.
+    # (This loop is most of a cold graph command at 10k notes, hence the local names.)
     types: dict[str, str] = {}
-    nodes, out, inc, dangling, pick = g.nodes, g.out, g.inc, g.dangling, g._pick
-    for src, target, typ, label, heading, reason, norm in links:
+    nodes, out, inc, dangling, resolve = g.nodes, g.out, g.inc, g.dangling, resolver.resolve
+    for src, target, typ, label, heading, reason, norm, *_ in links:
         if src not in nodes:
             continue
-        if target[-3:].lower() == ".md":
-            dst, cands = g.resolve(target, src)  # relative to its note: not shareable
-        else:
-            hit = resolved.get(norm)
-            if hit is None:
-                hit = resolved[norm] = pick(g._names[norm]) if norm in g._names else (None, ())
-            dst, cands = hit
+        dst, how, cands = resolve(target, norm, src)
+        if dst is not None and dst not in nodes:
+            name = dst.rpartition("/")[2]
+            nodes[dst] = Node(dst, dst, name, ATTACHMENT, ATTACHMENT)
         t = types.get(typ)
         if t is None:
             t = types[typ] = edge_type(typ)
-        e = Edge(src, dst, t, target, reason, label, heading, cands)
+        e = Edge(src, dst, t, target, reason, label, heading, cands, how)
         if src in out:
             out[src].append(e)
         else:
@@ -402,7 +401,7 @@ def _entity_node(g: Graph, name: str, en: str) -> str:
     if key is not None:
         return key
     norm = normalize_ref(name)
-    cands = [(p, k) for p, k in g._names.get(norm, ()) if k in ("title", "alias")] if norm == en else []
+    cands = [(p, k) for p, k in g._names.get(norm, ()) if k in ("title", "heading", "alias")] if norm == en else []
     if cands:
         key = g._pick(cands)[0]
     if key is None:

@@ -79,8 +79,8 @@ def _parser() -> MarkdownIt:
 
 
 def split_wikilink(inner: str) -> Link:
-    """``target#heading|label`` → Link."""
-    target, _, label = inner.partition("|")
+    """``target#heading|label`` → Link (``\\|`` is the label bar inside a table cell)."""
+    target, _, label = inner.replace("\\|", "|").partition("|")
     target, _, heading = target.partition("#")
     return Link(
         target=target.strip(), label=label.strip() or None, heading=heading.strip() or None
@@ -112,11 +112,11 @@ def analyze_body(body: str) -> BodyInfo:
                 if link.target:
                     info.links.append(link)
                 text_parts.append(link.label or link.target)
-            elif child.type == "link_open":
-                href = str(child.attrs.get("href", ""))
-                target = _note_href(href)
+            elif child.type in ("link_open", "image"):
+                href = str(child.attrs.get("href" if child.type == "link_open" else "src", ""))
+                target, heading = _file_href(href)
                 if target:
-                    info.links.append(Link(target=target))
+                    info.links.append(Link(target=target, heading=heading))
             elif child.type == "text":
                 text_parts.append(child.content)
                 for m in _TAG.finditer(child.content):
@@ -142,14 +142,18 @@ def _inline_text(inline) -> str:  # type: ignore[no-untyped-def]
     return "".join(parts).strip()
 
 
-def _note_href(href: str) -> str | None:
-    """A markdown link's target if it points at a note in the vault, else None."""
-    if not href or href.startswith("#") or _EXTERNAL.match(href):
-        return None
-    path = unquote(href.split("#", 1)[0].split("?", 1)[0])
-    if not path.lower().endswith(".md"):
-        return None
-    return path
+def _file_href(href: str) -> tuple[str | None, str | None]:
+    """A markdown link's (or image's) target and heading if it points at a file in the vault: a
+    note (``x.md``) or an attachment (any other extension); else (None, None). URL-encoding is
+    undone (``My%20Note.md``); web links, ``#anchors`` and extension-less paths are not files."""
+    if not href or href.startswith("#") or _EXTERNAL.match(href) or href.startswith("//"):
+        return None, None
+    path, _, heading = href.partition("#")
+    path = unquote(path.split("?", 1)[0])
+    name = path.rsplit("/", 1)[-1]
+    if not name or "." not in name.strip("."):
+        return None, None
+    return path, unquote(heading).strip() or None
 
 
 def normalize_ref(ref: str) -> str:

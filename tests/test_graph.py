@@ -340,7 +340,7 @@ def test_ambiguous_target_prefers_the_active_note() -> None:
             ("b.md", "b", "Plan", "note", "active", None, None, 0.0, None, None)]
     names = [("plan", "old.md", "title"), ("plan", "new.md", "title"), ("a", "a.md", "id"), ("plan", "b.md", "title")]
     g = build_graph(rows[:3], names[:3], [("a.md", "[[Plan]]", "mentions", None, None, None, "plan")])
-    assert g.out["a.md"][0] == Edge("a.md", "new.md", "mentions", "[[Plan]]")
+    assert g.out["a.md"][0] == Edge("a.md", "new.md", "mentions", "[[Plan]]", how="title")
     g = build_graph(rows, names, [("a.md", "[[Plan]]", "mentions", None, None, None, "plan")])
     assert g.out["a.md"][0].candidates == ("b.md", "new.md", "old.md")  # reported by doctor
 

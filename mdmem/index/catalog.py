@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS links (
   src TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, label TEXT, heading TEXT, reason TEXT,
   target_norm TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS attachments (path TEXT PRIMARY KEY);
 CREATE INDEX IF NOT EXISTS links_norm ON links(target_norm);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
@@ -54,8 +55,10 @@ CREATE INDEX IF NOT EXISTS chunks_vec ON chunks(vec);
 CREATE TABLE IF NOT EXISTS vec_dead (key INTEGER PRIMARY KEY);
 """
 
-# The order in which name kinds win when a reference matches several notes.
-NAME_KINDS = ("id", "path", "stem", "title", "alias")
+# The order in which name kinds win when a reference matches several notes. "title" is a title
+# the frontmatter gives; "heading" one taken from the first H1 (a reference may use either, a link
+# inside a note neither: Obsidian links name files).
+NAME_KINDS = ("id", "path", "stem", "title", "heading", "alias")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,8 @@ class Catalog:
                     ),
                 )
                 stem = note.path.rsplit("/", 1)[-1]
-                names = [("id", note.id), ("path", note.path), ("stem", stem), ("title", note.title)]
+                titled = "title" if note.meta.get("title") not in (None, "") else "heading"
+                names = [("id", note.id), ("path", note.path), ("stem", stem), (titled, note.title)]
                 names += [("alias", a) for a in note.aliases]
                 cur.executemany(
                     "INSERT INTO names VALUES (?,?,?)",
@@ -136,6 +140,20 @@ class Catalog:
         except BaseException:
             cur.execute("ROLLBACK")
             raise
+
+    def set_attachments(self, present: Iterable[str], gone: Iterable[str] = (), *, replace: bool = False) -> None:
+        """Record the vault's attachments (non-markdown files links may name): add ``present``,
+        drop ``gone``; ``replace`` makes ``present`` the whole set (after a full scan)."""
+        self._writes += 1
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if replace:
+                self.db.execute("DELETE FROM attachments")
+            self.db.executemany("DELETE FROM attachments WHERE path=?", [(p,) for p in gone])
+            self.db.executemany("INSERT OR IGNORE INTO attachments VALUES (?)", [(p,) for p in present])
+
+    def attachments(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT path FROM attachments ORDER BY path")]
 
     @staticmethod
     def _delete(cur: sqlite3.Cursor, path: str) -> None:
@@ -299,8 +317,8 @@ class Catalog:
 
     # -- graph (issue 5) -------------------------------------------------------------------------
 
-    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any]]:
-        """(notes, names, links) rows ``graph.build_graph`` takes, read in one transaction."""
+    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any], list[str]]:
+        """(notes, names, links, attachments) rows ``graph.build_graph`` takes, read in one transaction."""
         with self.db:
             self.db.execute("BEGIN")
             notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
@@ -308,7 +326,8 @@ class Catalog:
             names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
             links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
                                     "ORDER BY rowid").fetchall()
-        return notes, names, links
+            attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
+        return notes, names, links, attachments
 
     # -- queries for the features ----------------------------------------------------------------
 

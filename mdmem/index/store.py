@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 4  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields
+SCHEMA_VERSION = 5  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields;
+# 5: attachments, titles from the frontmatter told from H1 titles
 PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
 
 Progress = Callable[[int, int], None]
@@ -259,7 +260,8 @@ class IndexStore:
         from .lexical import LexicalIndex
 
         directory = self.state.dir / gen
-        stats = self.files.scan()
+        attachments: list[str] = []
+        stats = self.files.scan(attachments)
         parsed: list[tuple[Note, FileState, Any]] = []
 
         def docs() -> Iterator[LexicalDoc]:
@@ -273,6 +275,7 @@ class IndexStore:
         catalog = Catalog(directory / "catalog.sqlite")
         try:
             catalog.apply(((n, s) for n, s, _ in parsed), ())
+            catalog.set_attachments(attachments, replace=True)
             commit = self.head()
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
@@ -291,17 +294,25 @@ class IndexStore:
         catalog, lexical = self.catalog, self.lexical
         lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
         stamps = catalog.stamps()
+        attachments: list[str] = []
         if only is None:
-            stats = self.files.scan()
+            stats = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
+            known_files = set(catalog.attachments())
+            if known_files != set(attachments):
+                catalog.set_attachments(attachments, replace=True)
         else:
-            stats, gone = {}, []
+            stats, gone, lost = {}, [], []
             for rel in only:
                 p = self.files.safe_path(rel)
-                if p.is_file():
+                if rel[-3:].lower() != ".md":
+                    (attachments if p.is_file() else lost).append(rel)
+                elif p.is_file():
                     stats[rel] = p.stat()
                 elif rel in stamps:
                     gone.append(rel)
+            if attachments or lost:
+                catalog.set_attachments(attachments, lost)
         candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size)]
         known = catalog.hashes(candidates)
         parsed = list(self._parse_stream(sorted(candidates), stats, progress))
@@ -341,7 +352,7 @@ class IndexStore:
             return None
 
     def commit_changes(self) -> tuple[list[str], str] | None:
-        """(note paths changed between the last indexed commit and HEAD, HEAD), or None when
+        """(paths changed between the last indexed commit and HEAD, HEAD), or None when
         that cannot be told cheaply (no git, nothing indexed yet, unknown commit)."""
         from ..git import changed_since
 
