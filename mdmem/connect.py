@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import MdmemError, NoteNotFound
 from .graph import ABOUT, ENTITY, MENTIONS
 from .graph import timeline as order_timeline
-from .graph_view import Visible, edge_types, graph_edge, graph_node, graph_step, load_graph, node_key
+from .graph_view import Visible, edge_types, graph_node, graph_step, link_rows, load_graph, node_key
 from .memory import WHY_MATCHES
 from .note import iso_from_timestamp
 from .results import (
@@ -47,14 +47,15 @@ def links(store: IndexStore, ref: str) -> LinksAnswer:
     """Edges going out of a note: frontmatter links, body mentions, supersedes, entities."""
     g = load_graph(store)
     key = node_key(store, g, ref)
-    return LinksAnswer(graph_node(g, key), [graph_edge(g, e, dangling=e.dst is None) for e in g.out.get(key, ())])
+    return LinksAnswer(graph_node(g, key), link_rows(store, g, g.out.get(key, [])))
 
 
 def backlinks(store: IndexStore, ref: str) -> BacklinksAnswer:
     """Edges coming into a note (or entity) from other notes."""
     g = load_graph(store)
     key = node_key(store, g, ref)
-    return BacklinksAnswer(graph_node(g, key), [graph_edge(g, e) for e in g.inc.get(key, ()) if e.src != key])
+    return BacklinksAnswer(graph_node(g, key), link_rows(store, g, [e for e in g.inc.get(key, ()) if e.src != key],
+                                                         into=True))
 
 
 def neighbors(store: IndexStore, ref: str, depth: int = 1, *, types: list[str] | None = None,

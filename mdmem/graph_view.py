@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import NoteNotFound
-from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
+from .errors import MdmemError, NoteNotFound
+from .graph import ABOUT, ATTACHMENT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
+from .links import normalize_ref
 from .note import Problem
-from .results import GraphEdge, GraphNode
+from .results import DANGLING_LINK, MISSING_ATTACHMENT, GraphEdge, GraphNode
 
 if TYPE_CHECKING:
     from .index.store import IndexStore
@@ -57,7 +58,7 @@ def graph_node(graph: Graph, key: str) -> GraphNode:
     node = graph.nodes.get(key)
     if node is None:
         return GraphNode(id=key.removesuffix(".md"), path=key, title=key, status="unindexed")
-    return GraphNode(id=node.id, path=node.key if node.kind == "note" else None, title=node.title,
+    return GraphNode(id=node.id, path=node.key if node.kind in ("note", ATTACHMENT) else None, title=node.title,
                      type=node.type, kind=node.kind, status=node.status)
 
 
@@ -67,6 +68,48 @@ def graph_edge(graph: Graph, e: Edge, *, dangling: bool | None = None, direction
                      to=graph_node(graph, e.dst) if e.dst is not None else None, written=e.target,
                      reason=e.reason, heading=e.heading or None, ambiguous=list(e.candidates) or None,
                      dangling=dangling, direction=direction)
+
+
+def link_rows(store: IndexStore, graph: Graph, edges: list[Edge], *, into: bool = False) -> list[GraphEdge]:
+    """``links``/``backlinks`` rows: one per linked note (or dangling target) and edge type, in the
+    order first written, with the number of links and the first line in the linking note that
+    has one (body links; a typed link's reason says why instead)."""
+    groups: dict[tuple[str, str], list[Edge]] = {}
+    for e in edges:
+        other = e.src if into else (e.dst if e.dst is not None else "\0" + normalize_ref(e.target))
+        groups.setdefault((other, e.type), []).append(e)
+    bodies: dict[str, list[str]] = {}
+    rows = []
+    for group in groups.values():
+        e = group[0]
+        context = None
+        if e.type == MENTIONS:
+            if e.src not in bodies:
+                try:
+                    bodies[e.src] = store.files.body(e.src).splitlines()
+                except (OSError, MdmemError):
+                    bodies[e.src] = []
+            context = _context_line(bodies[e.src], [x.target for x in group])
+        rows.append(GraphEdge(
+            from_=graph_node(graph, e.src), type=e.type, to=graph_node(graph, e.dst) if e.dst is not None else None,
+            written=e.target, reason=e.reason, heading=e.heading or None, ambiguous=list(e.candidates) or None,
+            dangling=None if into else e.dst is None, count=len(group), context=context,
+            how=e.how or ("entity" if e.type == ABOUT else None)))
+    return rows
+
+
+def _context_line(lines: list[str], targets: list[str], width: int = 160) -> str | None:
+    """The first line that links one of ``targets`` (``[[t``, ``](t``, URL-encoded or not), trimmed."""
+    from urllib.parse import quote
+
+    wanted = {f"{mark}{w}" for t in targets for w in (t.casefold(), quote(t).casefold()) if w
+              for mark in ("[[", "](", "](<")}
+    for line in lines:
+        low = line.casefold()
+        if any(w in low for w in wanted):
+            text = " ".join(line.split())
+            return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    return None
 
 
 def graph_step(graph: Graph, step: Step) -> GraphEdge:
@@ -153,23 +196,31 @@ class Visible:
 
 
 def dangling_problems(store: IndexStore) -> list[Problem]:
-    """One problem per link whose target matches no note, and per ambiguous target."""
+    """One problem per note and target that matches no file: a dangling link, or a missing
+    attachment (a target with a file extension). A name several files share is not a problem:
+    it resolves as Obsidian resolves it (``links --explain`` shows the choice)."""
     from shlex import quote
 
     g = load_graph(store)
-    out = []
+    found: dict[tuple[str, str, str], list[Edge]] = {}
     for src, edges in sorted(g.out.items()):
         for e in edges:
-            fld = "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
             if e.dst is None:
-                if fld == "body":
-                    fix = f"create a note named {e.target!r}, or correct the link in the body"
-                else:
-                    fix = (f"create a note named {e.target!r}, correct the target, or remove it: "
-                           f"mdmem unlink {quote(src)} {quote(e.target)}")
-                out.append(Problem(src, fld, f"dangling {e.type} link: {e.target!r} matches no note", fix))
-            elif e.candidates:
-                out.append(Problem(src, fld, f"{e.type} link {e.target!r} is ambiguous: it matches "
-                                   f"{', '.join(e.candidates)} (using {e.dst})",
-                                   "link by the note's id or path instead"))
+                fld = "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
+                found.setdefault((src, fld, normalize_ref(e.target)), []).append(e)
+    out = []
+    for (src, fld, _), edges in found.items():
+        e = edges[0]
+        times = f" ({len(edges)} links)" if len(edges) > 1 else ""
+        name = e.target.rsplit("/", 1)[-1]
+        if "." in name.strip(".") and not name.lower().endswith(".md"):
+            out.append(Problem(src, fld, f"{MISSING_ATTACHMENT}: {e.target!r} is not in the vault{times}",
+                               f"add the file {name!r} to the vault (any folder), or correct the link"))
+            continue
+        if fld == "body":
+            fix = f"create a note named {e.target!r}, or correct the link in the body"
+        else:
+            fix = (f"create a note named {e.target!r}, correct the target, or remove it: "
+                   f"mdmem unlink {quote(src)} {quote(e.target)}")
+        out.append(Problem(src, fld, f"{DANGLING_LINK}: {e.type} {e.target!r} matches no note{times}", fix))
     return out

@@ -31,7 +31,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     head = store.head()
     last = cat.get_meta("last_commit")
     manifest = store.state.manifest() or {}
-    problems = list(cat.problems())
+    problems = doctor(store).problems  # the same count as doctor's
     try:
         done, total = sem.coverage()
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total)
@@ -53,7 +53,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
 def doctor(store: IndexStore) -> DoctorReport:
     """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
-    from .graph_view import dangling_problems  # the graph: doctor needs it, status does not
+    from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
 
     store.repair()
     out = list(store.catalog.problems())

@@ -466,8 +466,9 @@ def test_vectors_unavailable_and_a_problem_without_a_fix() -> None:
         "index     w, schema 4, 2.5 MB, updated t", "vectors   unavailable: The model is not installed."]
     assert render.mcp(status)[0].splitlines()[2] == "vectors: The model is not installed."
     doctor = render.cli(DoctorReport([Problem("a.md", "tags", "not a list"), Problem("b.md", "f", "m", "do x")]))
-    assert doctor == render.Output("a.md: tags: not a list\nb.md: f: m\n    fix: do x\n\n2 problem(s). Notes with "
-                                   "problems are still indexed with defaults.\n", "", 1)
+    assert doctor == render.Output(  # grouped by kind (most first, then by name), a problem's fix under it
+        "f: 1 in 1 file(s)\n  b.md: f: m\n      fix: do x\n\ntags: 1 in 1 file(s)\n  a.md: tags: not a list\n\n"
+        "2 problem(s) of 2 kind(s). Notes with problems are still indexed with defaults.\n", "", 1)
 
 
 def test_warnings_after_a_commit_git_refused(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -266,7 +266,8 @@ def test_reports() -> None:
     assert VectorStatus("hash", 1, 2, False).to_dict() == {"model": "hash", "chunks_with_vectors": 1, "chunks": 2,
                                                            "complete": False}
     assert same(DoctorReport([Problem("a.md", "f", "m", "x")]).to_dict(),
-                {"count": 1, "problems": [{"path": "a.md", "field": "f", "message": "m", "fix": "x"}]})
+                {"count": 1, "kinds": [{"kind": "f", "count": 1, "files": 1}],
+                 "problems": [{"path": "a.md", "field": "f", "message": "m", "fix": "x"}]})
     ctx = MemoryContext("t", 10, 600, [ContextItem("m", "p", "T", "fact", "pinned", None)], "why", 1.5)
     assert list(ctx.to_dict()) == ["text", "tokens", "budget", "items", "intent", "ms"]
     assert list(SetupReport("/v", True).to_dict()) == ["vault", "dry_run", "files"]

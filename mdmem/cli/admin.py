@@ -93,11 +93,14 @@ def status(state: State, as_json: bool) -> None:
 
 
 @click.command()
+@click.option("--all", "show_all", is_flag=True, help="List every problem, not a few examples of each kind.")
 @output
 @pass_state
-def doctor(state: State, as_json: bool) -> None:
-    """List every problem: broken notes (file, field, fix) and vault setup. Exits 1 if any."""
-    show(state.vault.doctor(), as_json)
+def doctor(state: State, show_all: bool, as_json: bool) -> None:
+    """Every problem with the vault, grouped by kind with counts and a few examples each (all of
+    them with --all or --json): broken frontmatter (file, field, fix), dangling links, missing
+    attachments, vault setup. Exits 1 if there is any."""
+    show(state.vault.doctor(), as_json, show_all=show_all)
 
 
 # -- hooks ---------------------------------------------------------------------------------------

@@ -28,23 +28,33 @@ type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
 # -- links / backlinks / neighbors / path --------------------------------------------------------
 
 
-@click.command()
-@click.argument("note")
-@output
-@pass_state
-def links(state: State, note: str, as_json: bool) -> None:
-    """Edges out of NOTE: typed frontmatter links (with reasons), [[wikilinks]] and markdown links
-    in the body (mentions), supersedes, and the entities it is about. Dangling links are marked."""
-    show(state.vault.links(note), as_json)
+explain_links = click.option("--explain", is_flag=True,
+                             help="Say how each target was found (path, suffix, nearest file name, …) and "
+                                  "which files shared its name (--json always has it).")
 
 
 @click.command()
 @click.argument("note")
+@explain_links
 @output
 @pass_state
-def backlinks(state: State, note: str, as_json: bool) -> None:
-    """Edges into NOTE (or an entity) from other notes, with their types and reasons."""
-    show(state.vault.backlinks(note), as_json)
+def links(state: State, note: str, explain: bool, as_json: bool) -> None:
+    """Edges out of NOTE, one row per linked note and type: typed frontmatter links (with reasons),
+    [[wikilinks]], embeds and markdown links in the body (mentions, with how many and the first line
+    that has one), supersedes, and the entities it is about. Links resolve as Obsidian resolves
+    them; attachments are listed, and dangling links and missing attachments are marked."""
+    show(state.vault.links(note), as_json, explain=explain)
+
+
+@click.command()
+@click.argument("note")
+@explain_links
+@output
+@pass_state
+def backlinks(state: State, note: str, explain: bool, as_json: bool) -> None:
+    """Notes that link to NOTE (or an entity), one row per note and type, with how many links and
+    the first line that has one."""
+    show(state.vault.backlinks(note), as_json, explain=explain)
 
 
 @click.command()

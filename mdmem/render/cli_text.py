@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         EntityAnswer,
         ExportReport,
         FileChange,
+        GraphEdge,
         History,
         Hits,
         ImportReport,
@@ -236,15 +237,23 @@ def _status(s: VaultStatus, p: Printer) -> None:
 
 
 @_cli.register
-def _doctor(r: DoctorReport, p: Printer) -> int:
+def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
     if not r.problems:
         p("No problems found.")
         return 0
-    for pr in r.problems:
-        p(f"{pr.path}: {pr.field}: {pr.message}")
-        if pr.fix:
-            p(f"    fix: {pr.fix}")
-    p(f"\n{len(r.problems)} problem(s). Notes with problems are still indexed with defaults.")
+    kinds = r.kinds(examples=len(r.problems) if show_all else 3)
+    for k in kinds:
+        p(f"{k.kind}: {k.count} in {k.files} file(s)")
+        for pr in k.examples:
+            p(f"  {pr.path}: {pr.field}: {pr.message}")
+            if pr.fix:
+                p(f"      fix: {pr.fix}")
+        if k.count > len(k.examples):
+            p(f"  … and {k.count - len(k.examples)} more")
+        p("")
+    more = "" if show_all or all(k.count <= len(k.examples) for k in kinds) else " (all of them: mdmem doctor --all)"
+    p(f"{len(r.problems)} problem(s) of {len(kinds)} kind(s){more}. Notes with problems are still indexed "
+      "with defaults.")
     return 1
 
 
@@ -319,23 +328,49 @@ def _export(r: ExportReport, p: Printer) -> None:
 
 
 @_cli.register
-def _links(a: LinksAnswer, p: Printer) -> None:
+def _links(a: LinksAnswer, p: Printer, *, explain: bool = False) -> None:
     p(node_line(a.note))
     if not a.links:
         p(f"  no links. Add one: mdmem link {a.note.id} OTHER --type TYPE")
     for e in a.links:
-        target = node_line(e.to) if e.to else f"{e.written!r}  DANGLING: no note matches"
-        extra = f"  (ambiguous: {', '.join(e.ambiguous)})" if e.ambiguous else ""
-        p(f"  {e.type:<12} → {target}{reason_suffix(e.reason)}{extra}")
+        if e.to is not None:
+            target = node_line(e.to)
+        elif _is_file_name(e.written):
+            target = f"{e.written!r}  MISSING ATTACHMENT: no such file in the vault"
+        else:
+            target = f"{e.written!r}  DANGLING: no note matches"
+        p(f"  {e.type:<12} → {target}{_times(e.count)}{reason_suffix(e.reason)}")
+        _row_details(e, p, explain)
 
 
 @_cli.register
-def _backlinks(a: BacklinksAnswer, p: Printer) -> None:
+def _backlinks(a: BacklinksAnswer, p: Printer, *, explain: bool = False) -> None:
     p(node_line(a.note))
     if not a.backlinks:
         p("  no backlinks.")
     for e in a.backlinks:
-        p(f"  {e.type:<12} ← {node_line(e.from_)}{reason_suffix(e.reason)}")
+        p(f"  {e.type:<12} ← {node_line(e.from_)}{_times(e.count)}{reason_suffix(e.reason)}")
+        _row_details(e, p, explain)
+
+
+def _times(count: int | None) -> str:
+    return f"  ×{count}" if count and count > 1 else ""
+
+
+def _is_file_name(written: str) -> bool:
+    """Whether a link target names a file other than a note (``image.png``, ``doc.pdf``)."""
+    name = written.rsplit("/", 1)[-1]
+    return "." in name.strip(".") and not name.lower().endswith(".md")
+
+
+def _row_details(e: GraphEdge, p: Printer, explain: bool) -> None:
+    """A links row's first context line; with ``explain``, how its target was found."""
+    if e.context:
+        p(f"{'':15}“{e.context}”")
+    if explain:
+        how = e.how or ("no file matches" if e.to is None else "?")
+        also = f"; candidates: {', '.join(e.ambiguous)}" if e.ambiguous else ""
+        p(f"{'':15}found by: {how} (written {e.written!r}){also}")
 
 
 @_cli.register

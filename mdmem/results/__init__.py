@@ -58,6 +58,8 @@ if TYPE_CHECKING:
         note_doc,
     )
     from .reports import (
+        DANGLING_LINK,
+        MISSING_ATTACHMENT,
         DoctorReport,
         ExportReport,
         FileChange,
@@ -66,10 +68,12 @@ if TYPE_CHECKING:
         IndexInfo,
         InitReport,
         Pending,
+        ProblemKind,
         ServeInfo,
         SetupReport,
         VaultStatus,
         VectorStatus,
+        problem_kind,
     )
     from .search import (
         ContextItem,
@@ -117,7 +121,11 @@ _HOME = {
     "SweepRule": "changes",
     "Version": "changes",
     "note_doc": "notes",
+    "DANGLING_LINK": "reports",
     "DoctorReport": "reports",
+    "MISSING_ATTACHMENT": "reports",
+    "ProblemKind": "reports",
+    "problem_kind": "reports",
     "EmbedReport": "indexing",
     "ExportReport": "reports",
     "FileChange": "reports",
@@ -139,6 +147,8 @@ _HOME = {
 }
 
 __all__ = [
+    "DANGLING_LINK",
+    "MISSING_ATTACHMENT",
     "AddReport",
     "AddResult",
     "BacklinksAnswer",
@@ -173,6 +183,7 @@ __all__ = [
     "NeighborsAnswer",
     "NoteBatch",
     "NoteDoc",
+    "ProblemKind",
     "NoteLink",
     "NoteText",
     "PathAnswer",
@@ -193,6 +204,7 @@ __all__ = [
     "WhyItem",
     "flat",
     "note_doc",
+    "problem_kind",
 ]
 
 

@@ -16,7 +16,7 @@ class GraphNode(Result):
     path: str | None  # None for an entity
     title: str
     type: str = "note"
-    kind: str = "note"  # note | entity
+    kind: str = "note"  # note | entity | attachment
     status: str = "active"  # "unindexed": a file the index has not seen yet
 
 
@@ -42,6 +42,11 @@ class GraphEdge(Result):
     ambiguous: list[str] | None = None  # every note an ambiguous target names
     dangling: bool | None = None  # ``links`` says it for each edge
     direction: str | None = None  # a walk's step: "out" (it went from → to) or "in"
+    # ``links``/``backlinks`` rows: one per linked note and type, with how often the note links
+    # it, the first line that does, and how the target was found (``targets.LinkResolver``)
+    count: int | None = None
+    context: str | None = None
+    how: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"from": self.from_.to_dict(), "type": self.type,
@@ -55,12 +60,17 @@ class GraphEdge(Result):
             d["dangling"] = self.dangling
         if self.direction is not None:
             d["direction"] = self.direction
+        for name in ("count", "context", "how"):
+            value = getattr(self, name)
+            if value is not None:
+                d[name] = value
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(GraphNode.from_dict(d["from"]), d["type"], _node(d["to"]), d["written"], d["reason"],
-                   d.get("heading"), d.get("ambiguous"), d.get("dangling"), d.get("direction"))
+                   d.get("heading"), d.get("ambiguous"), d.get("dangling"), d.get("direction"),
+                   d.get("count"), d.get("context"), d.get("how"))
 
 
 def _edges(items: list[dict[str, Any]]) -> list[GraphEdge]:

@@ -90,9 +90,33 @@ class VaultStatus(Result):
                       "pending": Pending.from_dict(d["pending"]), "git": GitInfo.from_dict(d["git"])})
 
 
+# The kinds of problem the note graph finds (``graph_view.dangling_problems`` starts messages so).
+DANGLING_LINK = "dangling link"
+MISSING_ATTACHMENT = "missing attachment"
+
+
+def problem_kind(p: Problem) -> str:
+    """What kind of problem: a dangling link, a missing attachment, else the field at fault
+    (``links[2]`` → ``links``; ``file``, ``encoding``, ``hooks`` …)."""
+    for kind in (DANGLING_LINK, MISSING_ATTACHMENT):
+        if p.message.startswith(kind):
+            return kind
+    return p.field.split("[", 1)[0] or "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemKind(Result):
+    """Problems of one kind: how many, in how many files, and the first few."""
+
+    kind: str
+    count: int
+    files: int
+    examples: list[Problem] = field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class DoctorReport(Result):
-    """Every problem with the vault (``doctor``)."""
+    """Every problem with the vault (``doctor``), and the same grouped by kind."""
 
     problems: list[Problem] = field(default_factory=list)
 
@@ -102,8 +126,17 @@ class DoctorReport(Result):
     def __len__(self) -> int:
         return len(self.problems)
 
+    def kinds(self, examples: int = 3) -> list[ProblemKind]:
+        """The problems grouped by ``problem_kind``, most first, with ``examples`` of each."""
+        groups: dict[str, list[Problem]] = {}
+        for p in self.problems:
+            groups.setdefault(problem_kind(p), []).append(p)
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [ProblemKind(k, len(ps), len({p.path for p in ps}), ps[:examples]) for k, ps in ranked]
+
     def to_dict(self) -> dict[str, Any]:
-        return {"count": len(self.problems), **Result.to_dict(self)}
+        kinds = [{"kind": k.kind, "count": k.count, "files": k.files} for k in self.kinds()]
+        return {"count": len(self.problems), "kinds": kinds, **Result.to_dict(self)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
