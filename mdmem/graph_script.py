@@ -80,7 +80,7 @@ SCRIPT = """"use strict";
 
   // -- layout: Barnes-Hut repulsion, springs along pairs, gravity; cooled over a fixed number of steps
   const K = 30, THETA2 = 0.81, REACH = 5 * K;
-  function simulation(act, X, Y, steps, pin) {
+  function simulation(act, X, Y, plan, pin) {
     const m = act.length, at = new Int32Array(n).fill(-1);
     act.forEach((v, i) => { at[v] = i; });
     const sp = [];
@@ -90,7 +90,7 @@ SCRIPT = """"use strict";
     const qx = new Float64Array(cap), qy = new Float64Array(cap), qh = new Float64Array(cap);
     const mx = new Float64Array(cap), my = new Float64Array(cap), ms = new Float64Array(cap);
     const ch = new Int32Array(4 * cap), pt = new Int32Array(cap), stack = new Int32Array(4096);
-    let used = 0, done = 0;
+    let used = 0, done = 0, steps = plan;
     const t0 = K * Math.sqrt(m) / 3, gravity = 0.06;
     function make(cx, cy, h) {
       const c = used++;
@@ -155,7 +155,6 @@ SCRIPT = """"use strict";
       done++;
     }
     return {
-      steps: steps,
       run(ms_) {  // steps for about ms_ milliseconds; true when done
         const end = performance.now() + ms_;
         while (done < steps && performance.now() < end) step();
@@ -163,6 +162,7 @@ SCRIPT = """"use strict";
         return done >= steps;
       },
       get done() { return done; },
+      hurry() { steps = Math.min(steps, done + 15); },  // cool down now: a few steps at low temperature
     };
   }
   // Start from the folders: each folder's nodes on a sunflower around the folder's own centre.
@@ -506,11 +506,14 @@ SCRIPT = """"use strict";
   };
   window.mdmemGraph = api;
   (function slice() {
+    // On a slow or busy machine the layout stops refining after ~4 s rather than keep the page busy.
+    if (performance.now() - started > 4000) global.hurry();
     const finished = global.run(60);
     if (!moved && !local) fit();  // follow the settling graph until the user pans or zooms
     draw();
     if (finished) {
       api.settledMs = Math.round(performance.now() - started);
+      api.stepsDone = global.done;
       document.body.setAttribute("data-settled", String(api.settledMs));
     } else setTimeout(slice, 0);
   })();
