@@ -274,6 +274,11 @@ def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | Non
         visible.prefetch([k for k, n in g.nodes.items() if n.kind == "note"])
         keep = visible
     data = export_data(g, types=edge_types(types), entities=entities, keep=keep)
+    # Tags are not in the cached graph (no graph query needs them); the HTML page filters by them.
+    rows = store.catalog.rows(n["key"] for n in data["nodes"] if n["kind"] == "note")
+    for n in data["nodes"]:
+        if n["key"] in rows:
+            n["tags"] = rows[n["key"]].get("tags") or []
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     if fmt == "dot":

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from mdmem.graph import Edge, build_graph, edge_type
 from mdmem.linkedit import add_link_entry, remove_link_entries
 
 from .conftest import cli_commands, git
+from .headless import CHROMIUM, Browser
 
 HOTWIRE = """---
 id: m-hot
@@ -416,33 +415,29 @@ def test_export_html_escapes_titles(gv: Path, tmp_path: Path) -> None:
     assert 'class="node' not in page.split('<script type="application/json"')[0]  # drawn by the script
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
 def test_html_export_draws_the_nodes_in_headless_chromium(gv: Path, tmp_path: Path) -> None:
     _evil_vault(gv)
     out = tmp_path / "graph.html"
     run(gv, "graph", "export", "-f", "html", "-o", str(out))
     data = json.loads(run(gv, "graph", "export").output)
-    profile = tmp_path / "chromium-profile"
-    proc = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-         "--virtual-time-budget=5000", "--dump-dom", out.as_uri()],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
-    dom = proc.stdout
-    assert proc.returncode == 0 and "<svg" in dom, proc.stderr[-2000:]
-    drawn = re.findall(r'<g class="node (?:note|entity|missing)[^"]*"[^>]*data-key="([^"]*)"', dom)
-    assert len(drawn) == len(data["nodes"]) >= 10
-    assert f'data-rendered="{len(data["nodes"])}"' in dom
-    titles = re.findall(r"<title>([^<]*)</title>", dom)
-    for n in data["nodes"]:
-        if n["kind"] == "note" and n["key"] != "notes/evil.md":
-            assert any(t.startswith(n["title"]) for t in titles), n["title"]
-    assert len(re.findall(r"<line ", dom)) == len([e for e in data["edges"] if e["source"] != e["target"]])
-    # The hostile title is text in the drawing, never markup.
-    assert "&lt;/script&gt;&lt;script&gt;alert" in dom and "<img src" not in dom
+    assert {"notes/people/mei-lin.md", "notes/hotwire.md"} <= {n["key"] for n in data["nodes"] if "tags" in n}
+    with Browser() as b:
+        b.open(out.as_uri(), ready="document.body.dataset.settled")
+        assert b.errors == []
+        assert b.eval("document.body.dataset.rendered") == str(len(data["nodes"])) and len(data["nodes"]) >= 10
+        assert b.eval("mdmemGraph.visibleKeys().length") == len(data["nodes"])
+        folders = b.eval("[...document.querySelectorAll('#folders li')].map(li => li.dataset.value)")
+        assert sorted(folders) == ["(top level)", "people"]  # below notes/, which every note shares
+        kinds = b.eval("[...document.querySelectorAll('#kinds input')].map(i => i.dataset.kind)")
+        assert {"note", "entity", "missing"} <= set(kinds)
+        # The hostile title is text in the panel and on the canvas, never markup.
+        b.eval("mdmemGraph.select('notes/evil.md')")
+        assert b.eval("document.querySelector('#info h2').textContent") == EVIL
+        assert b.eval("document.querySelectorAll('img').length") == 0
+        assert b.eval("document.scripts.length") == 2 and b.errors == []
+        assert b.eval("[...document.querySelectorAll('#info ul.out li')].map(li => li.textContent)") == \
+            ["\u2192 Q3 budget approved"]
 
 
 # -- help ----------------------------------------------------------------------------------------
