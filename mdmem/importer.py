@@ -228,7 +228,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list):
-        raise ValueError("tags must be a list of strings")
+        raise ValueError(f"tags must be a list of strings, got {tags!r}")
     entities = obj.get("entities") or []
     scope = obj.get("scope")
     if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", str(scope)):
