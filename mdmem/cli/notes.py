@@ -148,11 +148,18 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
 
 @click.command()
 @click.argument("note")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1_000_000),
+              help="The newest commits to show per version.")
+@click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
 @output
 @pass_state
-def history(state: State, note: str, as_json: bool) -> None:
-    """The version chain of NOTE (oldest first) and each version's git log."""
-    show(state.vault.history(note), as_json)
+def history(state: State, note: str, limit: int, show_all: bool, as_json: bool) -> None:
+    """The version chain of NOTE (oldest first) and each version's git log.
+
+    Each version shows its newest commits (--limit) and says when there are more; --json gives
+    each version's "commits" (all of them) and "truncated".
+    """
+    show(state.vault.history(note, None if show_all else limit), as_json)
 
 
 @click.command()

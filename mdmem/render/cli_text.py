@@ -185,8 +185,10 @@ def _link_change(c: Change, p: Printer) -> None:
 def _history(h: History, p: Printer) -> None:
     for v in h.versions:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
-        for c in v.git_log[:5]:
+        for c in v.git_log:
             p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+        if v.truncated:
+            p(f"      … the newest {len(v.git_log)} of {v.commits} commits; --all shows every one")
 
 
 @_cli.register
