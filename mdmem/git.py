@@ -59,6 +59,16 @@ def init_repo(root: Path) -> bool:
     return True
 
 
+def has_changes(root: Path, rel: str) -> bool:
+    """True when git sees uncommitted changes to ``rel`` (modified, staged or untracked)."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", rel], cwd=root, env=env,
+                          capture_output=True, text=True)
+    return proc.returncode != 0 or bool(proc.stdout.strip())
+
+
 def head_commit(root: Path) -> str | None:
     """The commit HEAD points at, or None (no repository, or no commit yet).
 

@@ -307,7 +307,8 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
 
         adopted = None
         if not dry_run:
-            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git)
+            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git,
+                                 commit=commit is not False)
         return ImportReport(kind=kind, source=str(path), dry_run=dry_run, adopted=adopted)
     if vault is None:
         raise MdmemError("No vault to import into; pass --vault PATH (or run inside a vault).")

@@ -270,11 +270,10 @@ def _embed(r: EmbedReport, p: Printer) -> None:
 
 
 @_cli.register
-def _init(r: InitReport, p: Printer, *, cwd: str | None = None) -> None:
-    """``cwd``: the current directory, to show the vault's path relative to it."""
+def _init(r: InitReport, p: Printer) -> None:
     for line in r.messages:
         p(line)
-    p(f"\nNext: mdmem --vault {shell_path(r.vault, cwd)} search \"WORDS\"")
+    p(f"\nNext: mdmem --vault {shell_path(r.vault)} search \"WORDS\"")
 
 
 @_cli.register
