@@ -59,6 +59,16 @@ def init_repo(root: Path) -> bool:
     return True
 
 
+def has_changes(root: Path, rel: str) -> bool:
+    """True when git sees uncommitted changes to ``rel`` (modified, staged or untracked)."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", rel], cwd=root, env=env,
+                          capture_output=True, text=True)
+    return proc.returncode != 0 or bool(proc.stdout.strip())
+
+
 def head_commit(root: Path) -> str | None:
     """The commit HEAD points at, or None (no repository, or no commit yet).
 
@@ -155,12 +165,14 @@ def _commit_once(repo: Any, paths: list[Path], message: str) -> tuple[str, str |
     return str(head.hexsha), (str(head.parents[0].hexsha) if head.parents else None)
 
 
-def file_log(root: Path, path: Path, limit: int = 20) -> list[dict[str, str]]:
-    """A file's commits, newest first, following renames: sha, date, author, subject."""
+def file_log(root: Path, path: Path, limit: int | None = 20) -> list[dict[str, str]]:
+    """A file's commits, newest first, following renames: sha, date, author, subject (``limit``
+    None: all of them)."""
     with open_repo(root) as repo:
         rel = os.path.relpath(path, repo.working_tree_dir)
+        count = [f"-n{limit}"] if limit is not None else []
         try:
-            out = repo.git.log("--follow", f"-n{limit}", "--format=%H%x09%aI%x09%an%x09%s", "--", rel)
+            out = repo.git.log("--follow", *count, "--format=%H%x09%aI%x09%an%x09%s", "--", rel)
         except Exception:
             return []
     rows = []
@@ -168,6 +180,16 @@ def file_log(root: Path, path: Path, limit: int = 20) -> list[dict[str, str]]:
         sha, date, author, subject = (line.split("\t", 3) + ["", "", "", ""])[:4]
         rows.append({"commit": sha, "date": date, "author": author, "subject": subject})
     return rows
+
+
+def file_commit_count(root: Path, path: Path) -> int:
+    """How many commits touched a file, following renames (0 when git cannot tell)."""
+    with open_repo(root) as repo:
+        rel = os.path.relpath(path, repo.working_tree_dir)
+        try:
+            return len(repo.git.log("--follow", "--format=%h", "--", rel).split())
+        except Exception:
+            return 0
 
 
 def _has_identity(repo: Any) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .config import QuerySettings
+from .links import display_text
 from .memory import PRIOR_WEIGHT, superseded_scores
 from .note import iso_from_timestamp
 from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
@@ -63,7 +64,7 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
         row = rows.get(c.path)
         if row is None:
             continue
-        body = c.chunk_text or _body(store, c.path)
+        body = display_text(c.chunk_text) if c.chunk_text else _body(store, c.path)
         hits.append(Hit(
             id=row["id"], path=c.path, title=row["title"], score=round(c.score, 6),
             snippet=snippet(body, qterms), type=row["type"], tags=row["tags"], scope=row["scope"],
@@ -85,8 +86,9 @@ def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) ->
 
 
 def _body(store: IndexStore, path: str) -> str:
+    """A note's body as a reader sees it (``display_text``): what snippets are cut from."""
     try:
-        return store.files.body(path)
+        return display_text(store.files.body(path))
     except OSError:
         return ""
 

@@ -228,7 +228,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list):
-        raise ValueError("tags must be a list of strings")
+        raise ValueError(f"tags must be a list of strings, got {tags!r}")
     entities = obj.get("entities") or []
     scope = obj.get("scope")
     if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", str(scope)):
@@ -307,7 +307,8 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
 
         adopted = None
         if not dry_run:
-            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git)
+            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git,
+                                 commit=commit is not False)
         return ImportReport(kind=kind, source=str(path), dry_run=dry_run, adopted=adopted)
     if vault is None:
         raise MdmemError("No vault to import into; pass --vault PATH (or run inside a vault).")

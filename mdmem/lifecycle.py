@@ -209,9 +209,13 @@ def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None,
     return added, replace(change, commit=sha)
 
 
-def history(store: IndexStore, ref: str) -> History:
-    """The version chain through ``ref`` (oldest first) and each file's git log."""
-    from .git import file_log, find_git_dir
+HISTORY_COMMITS = 10  # commits shown per version unless asked for more (the text said nothing past 5 before)
+
+
+def history(store: IndexStore, ref: str, limit: int | None = HISTORY_COMMITS) -> History:
+    """The version chain through ``ref`` (oldest first) and each file's git log: its newest ``limit``
+    commits (None: all), with how many there are in all."""
+    from .git import file_commit_count, file_log, find_git_dir
 
     start = store.resolve(ref)
     chain = [start]
@@ -243,10 +247,15 @@ def history(store: IndexStore, ref: str) -> History:
     versions = []
     for rel in chain:
         n = store.files.read_note(rel)[0]
-        log = file_log(store.root, store.files.safe_path(rel)) if in_git else []
+        path = store.files.safe_path(rel)
+        # One commit more than shown tells whether there are more; only then are they counted.
+        log = file_log(store.root, path, None if limit is None else limit + 1) if in_git else []
+        total = len(log)
+        if limit is not None and total > limit:
+            log, total = log[:limit], max(file_commit_count(store.root, path), total)
         versions.append(Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1],
-                                [LogEntry(**c) for c in log]))
-    return History(start, versions)
+                                [LogEntry(**c) for c in log], total))
+    return History(start, versions, limit)
 
 
 # -- sweep -----------------------------------------------------------------------------------------

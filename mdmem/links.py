@@ -166,3 +166,131 @@ def normalize_ref(ref: str) -> str:
         r = r[:-3]
     # NFC: a file named in decomposed form (macOS, some zips) matches the composed text people type.
     return unicodedata.normalize("NFC", r.casefold())
+
+
+# -- the body as a reader sees it (snippets, key lines) ----------------------------------------------
+# Regular expressions, not markdown-it: a cold "mdmem search" would load markdown-it (~35 ms) and
+# parse every hit's body just to show ~200 characters of it. What the index holds is unchanged
+# (``analyze_body``): only what a reader is shown.
+
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|%%.*?(?:%%|\Z)", re.DOTALL)  # HTML and Obsidian comments
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
+_RULE = re.compile(r"^[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+)$")
+_TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
+_LIST = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)")  # ![[image.png]], ![alt](img.png)
+_WIKILINK = re.compile(r"\[\[([^\]\n]+)\]\]")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")  # [text](url), [text][ref]
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>", re.IGNORECASE)
+_TAG_HTML = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")
+_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$")
+_EMPHASIS = (
+    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"),
+    re.compile(r"(~~|==)(?=\S)(.+?)(?<=\S)\1"),
+    re.compile(r"(?<![*\w])(\*)(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])"),
+    re.compile(r"(?<![_\w])(_)(?=[^\s_])(.+?)(?<=[^\s_])_(?![_\w])"),  # snake_case stays
+)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_ESCAPED = 0xF0000  # escaped characters wait in a private-use plane (U+F0021…U+F007E)
+_UNESCAPE = re.compile("[\U000F0021-\U000F007E]")
+
+
+def display_text(body: str) -> str:
+    """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
+    (emphasis, heading #s, link targets, embeds, table pipes, list and quote markers); a link shows
+    its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one."""
+    out: list[str] = []
+    prose: list[str] = []
+    fence = ""
+    for line in body.splitlines():
+        m = _FENCE_LINE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+            else:
+                out.append(line)
+            continue
+        if m:
+            out.extend(_prose(prose))
+            prose.clear()
+            fence = m.group(1)
+            continue
+        prose.append(line)
+    out.extend(_prose(prose))
+    return "\n".join(out).strip("\n")
+
+
+def _prose(lines: list[str]) -> list[str]:
+    """Lines of markdown outside code fences as plain text lines."""
+    lines = _COMMENT.sub("", "\n".join(lines)).split("\n")
+    out = []
+    in_table = False
+    for i, line in enumerate(lines):
+        line = _QUOTE.sub("", line)
+        line = _CALLOUT.sub("", line)
+        if _TABLE_SEP.match(line) and "-" in line and (in_table or (i and "|" in lines[i - 1])):
+            in_table = True
+            continue
+        next_sep = i + 1 < len(lines) and "|" in lines[i + 1] and _TABLE_SEP.match(_QUOTE.sub("", lines[i + 1]))
+        in_table = (in_table and "|" in line) or bool(next_sep and "|" in line)
+        if _RULE.match(line):
+            out.append("")
+            continue
+        h = _HEADING_LINE.match(line)
+        if h:
+            line = h.group(1)
+        else:
+            line = _LIST.sub("", line)
+        text = _inline(line, table=in_table)
+        out.append(text)
+    return out
+
+
+def _inline(line: str, *, table: bool = False) -> str:
+    """One line's inline markdown as text; code spans keep their text, without backticks."""
+    parts = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(line):
+        parts.append(_inline_prose(line[pos:m.start()], table))
+        parts.append(m.group(2).strip() if m.group(2).strip() else m.group(2))
+        pos = m.end()
+    parts.append(_inline_prose(line[pos:], table))
+    return "".join(parts).strip()
+
+
+def _inline_prose(s: str, table: bool) -> str:
+    import html
+
+    # A backslash-escaped character is text: hidden from the rules below, shown bare at the end.
+    s = _ESCAPE.sub(lambda m: chr(_ESCAPED + ord(m.group(1))), s)
+    s = _EMBED.sub("", s)
+    s = _WIKILINK.sub(lambda m: _link_text(m.group(1)), s)
+    s = _MD_LINK.sub(lambda m: m.group(1), s)
+    s = _AUTOLINK.sub(lambda m: m.group(1), s)
+    s = _TAG_HTML.sub(lambda m: " " if m.group(0).lower().startswith("<br") else "", s)
+    s = _FOOTNOTE.sub("", s)
+    s = _BLOCK_ID.sub("", s)
+    for rx in _EMPHASIS:
+        for _ in range(3):  # nested emphasis: ***x***, **_x_**
+            s2 = rx.sub(lambda m: m.group(2), s)
+            if s2 == s:
+                break
+            s = s2
+    if table:
+        s = " · ".join(c.strip() for c in s.strip().strip("|").split("|"))
+    return html.unescape(_UNESCAPE.sub(lambda m: chr(ord(m.group()) - _ESCAPED), s))
+
+
+def _link_text(inner: str) -> str:
+    """What Obsidian shows for ``[[inner]]``: the label, else the target (› heading)."""
+    link = split_wikilink(inner.replace(chr(_ESCAPED + ord("|")), "|"))
+    if link.label:
+        return link.label
+    if link.heading:
+        return f"{link.target} › {link.heading.lstrip('^')}" if link.target else link.heading.lstrip("^")
+    return link.target

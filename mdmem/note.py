@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -254,14 +255,10 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
                 "e.g. 'scope: project:acme'")
     for key in ("tags", "aliases", "entities"):
         if key in meta and meta[key] is not None:
-            items = _to_str_list(meta[key])
-            if items is None:
-                bad(key, f"{key} must be a list of strings, got {type(meta[key]).__name__}",
-                    f"write '{key}: [a, b]'")
-            else:
-                if key == "tags":
-                    items = [t.lstrip("#") for t in items if t.lstrip("#")]
-                setattr(note, key, items)
+            items = _str_list(key, meta[key], bad)
+            if key == "tags":
+                items = [t.lstrip("#") for t in items if t.lstrip("#")]
+            setattr(note, key, items)
     for key in DATE_KEYS:
         if key in meta and meta[key] is not None:
             iso = to_iso(meta[key])
@@ -279,7 +276,7 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
     if "links" in meta and meta["links"] is not None:
         v = meta["links"]
         if not isinstance(v, list):
-            bad("links", f"links must be a list, got {type(v).__name__}",
+            bad("links", f"links must be a list; YAML read it as {yaml_value(v)}",
                 "write 'links:' as a list of {to: ..., type: ...} entries")
         else:
             for i, item in enumerate(v):
@@ -310,21 +307,63 @@ def _to_bool(v: Any) -> bool | None:
     return None
 
 
-def _to_str_list(v: Any) -> list[str] | None:
+def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None]) -> list[str]:
+    """A list field's strings (tags, aliases, entities); each item YAML did not read as text is
+    reported by its place and value, with how to write it (issue 13), and the rest are kept."""
     if isinstance(v, str):
         # Obsidian accepts "tags: a, b" and "tags: a b"; so do we.
         return [p for p in re.split(r"[,\s]+", v.strip()) if p]
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return [str(v)]
-    if isinstance(v, list):
-        out = []
-        for item in v:
-            if isinstance(item, (str, int, float)) and not isinstance(item, bool) and str(item).strip():
+    if isinstance(v, (dt.date, dt.datetime)):
+        return [v.isoformat()]
+    if not isinstance(v, list):
+        bad(key, f"{key} must be a list of strings; YAML read it as {yaml_value(v)}", f"write '{key}: [a, b]'"
+            + (f", or quote it: {key}: \"{_as_written(v)}\"" if isinstance(v, (bool, dict)) else ""))
+        return []
+    out = []
+    for i, item in enumerate(v):
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            if str(item).strip():
                 out.append(str(item).strip())
-            elif item is not None:
-                return None
-        return out
-    return None
+        elif isinstance(item, (dt.date, dt.datetime)):
+            out.append(item.isoformat())  # a date reads back as the text that was written
+        elif item is not None:
+            bad(f"{key}[{i}]", f"{key} item {i + 1} is not text: YAML read it as {yaml_value(item)}", _quote_fix(item))
+    return out
+
+
+def yaml_value(v: Any) -> str:
+    """What YAML made of a value, in words a person can match to what they wrote."""
+    if isinstance(v, bool):
+        return (f"the boolean {str(v).lower()} (YAML reads yes/no, on/off and true/false, in any case, "
+                "as booleans)")
+    if isinstance(v, dict):
+        return f"a mapping {_as_written(v)!r} (YAML reads 'key: value' as a mapping)"
+    if isinstance(v, list):
+        return f"a list {v!r}"
+    if isinstance(v, str):
+        return f"the text {v!r}"
+    if isinstance(v, (int, float)):
+        return f"the number {v!r}"
+    return f"{type(v).__name__} {v!r}"
+
+
+def _as_written(v: Any) -> str:
+    """A boolean or a one-entry mapping as its author probably wrote it."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {val}" if val is not None else f"{k}:" for k, val in v.items())
+    return str(v)
+
+
+def _quote_fix(item: Any) -> str:
+    if isinstance(item, bool):
+        return f"quote the word as you wrote it, e.g. - \"{_as_written(item).capitalize()}\""
+    if isinstance(item, dict):
+        return f"quote it: - \"{_as_written(item)}\""
+    return "write each item as one quoted string"
 
 
 def to_link(item: Any) -> Link | None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
+from .links import display_text
 from .memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from .rank import Candidate, spread
 from .results import ContextItem, Hits, MemoryContext
@@ -152,11 +153,12 @@ def time_window(text: str) -> tuple[float, float] | None:
 def key_line(body: str, limit: int = 160) -> str:
     """The first line of a body that says something (no headings, fences or blank lines)."""
     for line in body.splitlines():
-        line = line.strip().lstrip("-*> ").strip()
-        if not line or line.startswith(("#", "```", "|", "---")):
+        raw = line.strip().lstrip("> ")
+        if not raw or raw.startswith(("#", "```", "~~~", "|", "---")):
             continue
-        line = re.sub(r"\[\[([^\]|]+)\|([^\]]+)\]\]", r"\2", line)
-        line = re.sub(r"\[\[([^\]]+)\]\]", r"\1", line).replace("**", "")
+        line = " ".join(display_text(line).split())  # text, not HTML or markdown syntax (issue 13)
+        if not line:
+            continue  # a line of only tags, an embed or a comment says nothing
         return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
     return ""
 

@@ -150,8 +150,12 @@ def estimate_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4
 
 
+_LOOKALIKE = {"**": "\u2217\u2217"}
+
+
 def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "**") -> str:
-    """The passage of ``text`` with the most distinct query terms, hits wrapped in ``mark``."""
+    """The passage of ``text`` with the most distinct query terms, hits wrapped in ``mark`` (the only
+    marks in it). Give it plain text (``links.display_text``), not markdown."""
     if not text.strip():
         return ""
     passages = _passages(text)
@@ -169,12 +173,15 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
         start = max(start, first - width // 3)
         end = min(end, start + width)
     spans = _merge_spans([(t.start - start, t.end - start) for t in hits if start <= t.start and t.end <= end])
-    piece = text[start:end]
+    # The marks are the only ones in a snippet: a mark already in the text (``2**10`` in code, an
+    # author's **bold** when given raw markdown) becomes look-alike asterisks (U+2217) of the same
+    # length, so a reader (and ``render.highlight``) never sees a match nested in the author's
+    # emphasis (issue 13: "**Open local **graph****").
+    piece = text[start:end].replace(mark, _LOOKALIKE.get(mark, " " * len(mark)))
     outp, pos = [], 0
     for s, e in spans:
         outp.append(piece[pos:s])
-        already = piece[max(0, s - len(mark)):s] == mark and piece[e:e + len(mark)] == mark
-        outp.append(piece[s:e] if already else f"{mark}{piece[s:e]}{mark}")  # **bold** in the note stays as is
+        outp.append(f"{mark}{piece[s:e]}{mark}")
         pos = e
     outp.append(piece[pos:])
     result = " ".join("".join(outp).split())

@@ -215,11 +215,12 @@ class Vault:
         """The note ``ref`` names, parsed fresh from its file."""
         return self.store.get(ref)
 
-    def history(self, ref: str) -> r.History:
-        """The version chain through a note (oldest first) and each version's git log."""
+    def history(self, ref: str, limit: int | None = 10) -> r.History:
+        """The version chain through a note (oldest first) and each version's git log: the newest
+        ``limit`` commits of each (None: all); ``Version.commits`` counts them all."""
         from .lifecycle import history
 
-        return history(self.store, ref)
+        return history(self.store, ref, limit)
 
     def handoffs(self, scope: str | None = None, limit: int = 3) -> list[dict[str, Any]]:
         """The newest visible handoff notes (catalogue rows), those of ``scope`` first."""

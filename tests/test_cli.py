@@ -187,3 +187,31 @@ def test_recall_and_context_commands(vault_dir: Path, monkeypatch: pytest.Monkey
                          "--no-vectors", vault=vault_dir).output)
     assert ctx["tokens"] <= 100 and ctx["items"][0]["id"] == "m-fixture01"
     assert run("context", "frontend hotwire", "--no-vectors", vault=vault_dir).output.startswith("Relevant memory")
+
+
+def test_history_says_when_it_shows_only_the_newest_commits_and_can_show_all(tmp_path: Path) -> None:
+    """Issue 13: history silently stopped at 5 commits (text) and 20 (--json)."""
+    from mdmem import Vault
+
+    from .conftest import git
+
+    root = tmp_path / "v"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for i in range(13):
+        (root / "n.md").write_text(f"# N\n\nversion {i}\n")
+        git(root, "add", "n.md")
+        git(root, "commit", "-qm", f"edit {i}")
+    text = run("history", "n", vault=root).output
+    assert "edit 12" in text and "edit 3" in text and "edit 2" not in text
+    assert "the newest 10 of 13 commits; --all shows every one" in text
+    doc = json.loads(run("history", "n", "--json", "-n", "4", vault=root).output)
+    [version] = doc["versions"]
+    assert (len(version["git_log"]), version["commits"], version["truncated"], doc["limit"]) == (4, 13, True, 4)
+    every = run("history", "n", "--all", vault=root).output
+    assert "edit 0" in every and "--all" not in every
+    doc = json.loads(run("history", "n", "--all", "--json", vault=root).output)
+    assert (len(doc["versions"][0]["git_log"]), doc["versions"][0]["truncated"], doc["limit"]) == (13, False, None)
+    with Vault.open(root) as v:
+        assert v.history("n", limit=13)["versions"][0]["truncated"] is False
+        assert [c.subject for c in v.history("n", limit=None).versions[0].git_log][-1] == "edit 0"

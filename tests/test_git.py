@@ -84,10 +84,11 @@ def test_existing_hook_is_chained_and_restored(tmp_path: Path) -> None:
     original = hook.read_text()
     out = mdmem_in_process("init", str(v)).stdout
     assert "post-commit.legacy" in out
+    assert (tmp_path / "legacy.log").read_text() == "legacy-ran\n"  # init's own commit (mdmem.toml, .gitignore)
     (v / "n.md").write_text("a quokka\n")
     git(v, "add", "-A")
     git(v, "commit", "-qm", "x")
-    assert (tmp_path / "legacy.log").read_text() == "legacy-ran\n"
+    assert (tmp_path / "legacy.log").read_text() == "legacy-ran\n" * 2
     assert search_paths(v, "quokka") == ["n.md"]
     mdmem_in_process("--vault", str(v), "hooks", "uninstall")
     assert hook.read_text() == original
@@ -144,6 +145,60 @@ def test_init_adopts_an_existing_folder_without_rewriting_notes(vault_dir: Path)
     after = snapshot(vault_dir)
     assert {k: v for k, v in after.items() if k in before} == before
     assert set(after) - set(before) == {"mdmem.toml", ".gitignore"}
+
+
+def _user_repo(root: Path) -> Path:
+    """A repository of someone's notes: a committed .gitignore, then a staged edit and an untracked note."""
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# A\n\nAlpacas graze.\n")
+    (root / ".gitignore").write_text("node_modules\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "notes")
+    (root / "notes" / "a.md").write_text("# A\n\nAlpacas graze at dawn.\n")
+    git(root, "add", "notes/a.md")
+    (root / "notes" / "b.md").write_text("untracked draft\n")
+    return root
+
+
+def test_init_on_an_existing_repository_says_what_it_did_and_commits_only_its_files(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: init said it "added .gitignore" when it appended to it, left mdmem.toml and .gitignore
+    uncommitted without a word, and printed a relative path in its hint."""
+    v = _user_repo(tmp_path / "v")
+    before = snapshot(v)
+    monkeypatch.chdir(tmp_path)
+    out = mdmem_in_process("init", "v").stdout
+    assert f"Adopted vault at {v} (created mdmem.toml; appended .mdmem/ to .gitignore)" in out
+    assert "added" not in out
+    assert f'Next: mdmem --vault {v} search "WORDS"' in out  # absolute: right from any folder
+    assert git(v, "show", "--name-only", "--format=%s", "HEAD").split() == [
+        "mdmem:", "adopt", "this", "folder", "as", "a", "vault", "(mdmem.toml,", ".gitignore)", ".gitignore", "mdmem.toml"]
+    assert "Committed mdmem.toml, .gitignore" in out
+    assert git(v, "status", "--porcelain").splitlines() == ["M  notes/a.md", "?? notes/b.md"]  # theirs, untouched
+    after = snapshot(v)
+    assert {k: b for k, b in after.items() if k != ".gitignore" and k in before} == {
+        k: b for k, b in before.items() if k != ".gitignore"}  # no note touched
+    assert after[".gitignore"].startswith(before[".gitignore"])  # appended to, not rewritten
+    again = mdmem_in_process("init", str(v)).stdout  # nothing left to do: nothing made, nothing committed
+    assert "Committed" not in again and "created" not in again and git(v, "rev-list", "--count", "HEAD") == "2\n"
+
+
+def test_init_no_commit_and_a_gitignore_with_the_users_changes_stay_uncommitted(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    v = _user_repo(tmp_path / "v")
+    out = mdmem_in_process("init", str(v), "--no-commit").stdout
+    assert f"Not committed (--no-commit): {v / 'mdmem.toml'}, {v / '.gitignore'}." in out
+    assert git(v, "rev-list", "--count", "HEAD") == "1\n"
+    w = _user_repo(tmp_path / "w")
+    with open(w / ".gitignore", "a") as fh:
+        fh.write("*.log\n")  # the user's own uncommitted change
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)  # and no git identity at all (HOME is empty): mdmem's commits still work
+    out = mdmem_in_process("init", str(w)).stdout
+    assert "Committed mdmem.toml (" in out and f"Not committed (it has changes of yours): {w / '.gitignore'}." in out
+    assert git(w, "show", "--name-only", "--format=%an", "HEAD").split() == ["mdmem", "mdmem.toml"]
+    assert " M .gitignore" in git(w, "status", "--porcelain")
 
 
 def test_add_commits_only_its_note(git_vault: Path) -> None:

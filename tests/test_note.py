@@ -252,3 +252,31 @@ def test_now_iso_is_the_current_second_in_the_written_format() -> None:
     after = iso_from_timestamp(time.time())
     assert before is not None and after is not None and before <= now <= after
     assert len(now) == 20 and now.endswith("Z")
+
+
+def test_list_field_errors_name_the_item_what_yaml_made_of_it_and_how_to_quote_it() -> None:
+    """Issue 13: "aliases must be a list of strings, got list" when the list held ``Yes`` (a boolean to
+    YAML) and a ``key: value`` string (a mapping). Each bad item is named; the good ones are kept."""
+    n = parse_note("---\naliases:\n  - Yes\n  - Obsidian: the app\n  - Fine\n  - 2024-01-02\n---\nbody\n", "x.md")
+    assert n.aliases == ["Fine", "2024-01-02"]
+    by_field = {p.field: p for p in n.problems}
+    assert set(by_field) == {"aliases[0]", "aliases[1]"}
+    yes, mapping = by_field["aliases[0]"], by_field["aliases[1]"]
+    assert "item 1" in yes.message and "boolean true" in yes.message and 'quote' in yes.fix and '"Yes"' in yes.fix
+    assert "item 2" in mapping.message and "'Obsidian: the app'" in mapping.message
+    assert mapping.fix == 'quote it: - "Obsidian: the app"'
+
+
+@pytest.mark.parametrize(("frontmatter", "field", "words"), [
+    ("tags: [ok, no]", "tags[1]", ["item 2", "boolean false", '"No"']),
+    ("entities: [[a, b]]", "entities[0]", ["item 1", "a list ['a', 'b']"]),
+    ("tags: {a: 1}", "tags", ["a mapping 'a: 1'", 'tags: "a: 1"']),
+    ("aliases: on", "aliases", ["boolean true", 'aliases: "yes"']),
+    ("links: just a string", "links", ["the text 'just a string'"]),
+])
+def test_every_list_field_says_what_yaml_read(frontmatter: str, field: str, words: list[str]) -> None:
+    n = parse_note(f"---\n{frontmatter}\n---\n", "x.md")
+    [problem] = n.problems
+    assert problem.field == field
+    for w in words:
+        assert w in problem.message + " " + problem.fix, (w, problem)

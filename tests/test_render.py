@@ -439,7 +439,7 @@ def test_init_golden(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     seen = spy(monkeypatch, scaffold, "init_vault")
     for path in ("new", str(tmp_path.parent / f"{tmp_path.name}-elsewhere")):
         out = run(tmp_path, "init", path, "--no-git")
-        assert render.cli(InitReport.from_dict(seen[-1].to_dict()), cwd=str(tmp_path)) == out
+        assert render.cli(InitReport.from_dict(seen[-1].to_dict())) == out
     doc = run(tmp_path, "init", "other", "--no-git", "--json")
     assert render.to_json(InitReport.from_dict(json.loads(doc.out))) == doc.out
 
@@ -694,6 +694,8 @@ def test_commit_suffix(commit: str | None, sep: str, text: str) -> None:
 @pytest.mark.parametrize(("snippet", "title", "key"), [
     ("We chose **Hotwire**.", "X", "We chose Hotwire."),
     ("# Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
+    ("Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
+    ("Coffee machines descale", "Coffee machine", "Coffee machines descale"),
     ("word " * 60, "X", ("word " * 40)[:199].rstrip() + "…"),
     ("", "X", ""),
 ])
@@ -702,12 +704,9 @@ def test_compact_key(snippet: str, title: str, key: str) -> None:
     assert render.compact_hit(hit)["key"] == key
 
 
-@pytest.mark.parametrize(("path", "cwd", "shown"), [
-    ("/v/notes", "/v", "notes"), ("/v/my notes", "/v", "'my notes'"), ("/elsewhere/v", "/home/u", "/elsewhere/v"),
-    ("/v", "/v", "."), ("/v", None, "/v"),
-])
-def test_shell_path(path: str, cwd: str | None, shown: str) -> None:
-    assert render.shell_path(path, cwd) == shown
+@pytest.mark.parametrize(("path", "shown"), [("/v/notes", "/v/notes"), ("/v/my notes", "'/v/my notes'"), ("/v", "/v")])
+def test_shell_path(path: str, shown: str) -> None:
+    assert render.shell_path(path) == shown
 
 
 @pytest.mark.parametrize(("fields", "text"), [({"pinned": True}, "pinned=True"),
@@ -733,3 +732,47 @@ def test_render_is_pure() -> None:
             "('mdmem.vault', 'mdmem.cli', 'mdmem.connect', 'mdmem.graph')]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+OBSIDIAN_NOTE = """---
+title: Graph view
+---
+# Graph view
+
+**Open local graph** to see the links of a note, as in [[Local graph|the local graph]] and
+[the docs](https://help.obsidian.md/graph). ![[graph-view.png]]
+
+| Setting | What the graph shows |
+| --- | --- |
+| Orphans | notes without links \\| in the graph |
+
+<span class="git-footer">Edited on the graph page</span>
+"""
+
+
+@pytest.mark.parametrize("tool", ["search", "query", "vsearch", "recall"])
+def test_snippets_and_key_lines_show_text_not_syntax(plain: Path, tool: str) -> None:
+    """Issue 13: snippets showed the author's HTML and markdown, and nested the match marks in the author's bold
+    (``**Open local **graph****``); the CLI text, --json and MCP key lines all come from the hit's snippet."""
+    (plain / "notes" / "graph.md").write_text(OBSIDIAN_NOTE, encoding="utf-8")
+    run(plain, "reindex")
+    hits = json.loads(run(plain, tool, "open local graph", "--json").out)["results"]
+    snip = next(h["snippet"] for h in hits if h["path"] == "notes/graph.md")
+    for syntax in ("<span", "[[", "]]", "](", "![", "| ", "# ", "graph-view.png", "https://"):
+        assert syntax not in snip, (syntax, snip)
+    parts = snip.split("**")  # between the marks, only matches: no match nested in the author's bold
+    assert parts[1::2] and {p.lower() for p in parts[1::2]} <= {"open", "local", "graph"}, snip
+    text = run(plain, tool, "open local graph").out
+    assert "<span" not in text and "[[" not in text and "**" not in text.replace(snip, "")
+    mcp_text, data = call_tool(plain, tool, {"query": "open local graph"})
+    key = next(h["key"] for h in data["results"] if h["path"] == "notes/graph.md")
+    assert key and "**" not in key and "<span" not in key and "[[" not in key and "|" not in key
+    assert key in mcp_text
+
+
+def test_context_key_line_shows_text_not_syntax() -> None:
+    from mdmem.recall import key_line
+
+    assert key_line("# T\n\n<div>\n**Open local graph** via [[Local graph|the local graph]]") == \
+        "Open local graph via the local graph"
+    assert key_line("![[image.png]]\n- *Second* line") == "Second line"

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mdmem.links import display_text
 from mdmem.text import estimate_tokens, index_terms, snippet, terms, tokenize
 
 
@@ -65,9 +66,48 @@ def test_index_fast_path_agrees_with_tokenize(text: str) -> None:
     assert index_terms(text) == [t.text for t in tokenize(text)]
 
 
-def test_snippet_does_not_double_bold_a_word_already_bold_in_the_note() -> None:
-    out = snippet("We chose **Hotwire** over React; Hotwire ships.", set(terms("hotwire")))
+def test_snippet_never_nests_a_match_in_the_authors_emphasis() -> None:
+    # Issue 13: "**Open local **graph****" — a reader could not tell the match from the bold.
+    assert snippet(display_text("**Open local graph** today"), {"graph"}) == "Open local **graph** today"
+    out = snippet(display_text("We chose **Hotwire** over React; Hotwire ships."), set(terms("hotwire")))
     assert out == "We chose **Hotwire** over React; **Hotwire** ships."
+    # Asterisks that are text (code) are never taken for marks.
+    out = snippet("x = 2**10 graph **", {"graph"})
+    assert out.count("**") == 2 and "**graph**" in out and "2\u2217\u221710" in out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab *_#[]|<>\n`", max_size=60))
+def test_snippet_marks_are_only_the_matches(text: str) -> None:
+    """Split at the marks, the odd parts are exactly the query's matches: nothing nests, nothing leaks."""
+    parts = snippet(text, {"a"}).split("**")
+    assert len(parts) % 2 == 1
+    assert all(p == "a" for p in parts[1::2])
+    assert all("a" not in [t.text for t in tokenize(p)] for p in parts[0::2])
+
+
+@pytest.mark.parametrize(("markdown", "shown"), [
+    ("**Open local graph**", "Open local graph"),
+    ("*it* _em_ ***both*** ~~gone~~ ==hi== snake_case_name 2*3*4", "it em both gone hi snake_case_name 2*3*4"),
+    ("## Heading ##", "Heading"),
+    ('see <span class="git-footer">the footer</span><br>next', "see the footer next"),
+    ("<div>\nInside &amp; out\n</div>", "Inside & out"),
+    ("[[target|label]] [[Plain]] [[Note#Part]] [[#Local]] [[Note#^block1]]", "label Plain Note › Part Local Note › block1"),
+    ("![[image.png]] ![[lucide-table.svg#icon]] before ![alt](img/x.png) after", "before  after"),
+    ("[text](https://example.com) [ref][1] <https://x.org/a>", "text ref https://x.org/a"),
+    ("- [ ] task\n* bullet\n1. first\n> quoted", "task\nbullet\nfirst\nquoted"),
+    ("> [!warning]- Callout title\n> body", "Callout title\nbody"),
+    ("| Name | Link |\n| --- | :-: |\n| a \\| b | [[x\\|shown]] |", "Name · Link\na | b · shown"),
+    ("a | b but no table", "a | b but no table"),
+    ("text <!-- hidden\nstill hidden --> %%secret%% end ^abc-1", "text   end"),
+    ("before\n\n---\n\nafter", "before\n\n\n\nafter"),
+    ("`**code**` and `a|b`", "**code** and a|b"),
+    ("```python\nx = 2**10  # <b>\n```\n**after**", "x = 2**10  # <b>\nafter"),
+    ("\\*not em\\* \\[[x]]", "*not em* [[x]]"),
+    ("footnote[^1] here", "footnote here"),
+])
+def test_display_text_shows_text_not_syntax(markdown: str, shown: str) -> None:
+    assert display_text(markdown) == shown
 
 
 @pytest.mark.parametrize(("title", "slug"), [

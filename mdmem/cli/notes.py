@@ -3,7 +3,6 @@ correct, history, sweep."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,12 +17,19 @@ from .options import State, commit_option, output, pass_state, read_body, redact
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option("--git/--no-git", "use_git", default=True, show_default=True,
               help="Run git init (if the folder is not in a repository yet) and install the hooks.")
+@click.option("--commit/--no-commit", default=True, show_default=True,
+              help="Commit the files init made (only those) in one commit.")
 @output
-def init(path: Path, use_git: bool, as_json: bool) -> None:
-    """Create a vault at PATH, or adopt an existing folder of notes (no note is rewritten)."""
+def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
+    """Create a vault at PATH, or adopt an existing folder of notes (no note is rewritten).
+
+    \b
+    Says what it created and what it appended to (.gitignore), and commits exactly those files
+    in one commit (not a .gitignore that already had uncommitted changes of yours).
+    """
     from ..scaffold import init_vault
 
-    show(init_vault(path, use_git=use_git), as_json, cwd=os.getcwd())
+    show(init_vault(path, use_git=use_git, commit=commit), as_json)
 
 
 @click.command()
@@ -148,11 +154,18 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
 
 @click.command()
 @click.argument("note")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1_000_000),
+              help="The newest commits to show per version.")
+@click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
 @output
 @pass_state
-def history(state: State, note: str, as_json: bool) -> None:
-    """The version chain of NOTE (oldest first) and each version's git log."""
-    show(state.vault.history(note), as_json)
+def history(state: State, note: str, limit: int, show_all: bool, as_json: bool) -> None:
+    """The version chain of NOTE (oldest first) and each version's git log.
+
+    Each version shows its newest commits (--limit) and says when there are more; --json gives
+    each version's "commits" (all of them) and "truncated".
+    """
+    show(state.vault.history(note, None if show_all else limit), as_json)
 
 
 @click.command()

@@ -186,8 +186,10 @@ def _link_change(c: Change, p: Printer) -> None:
 def _history(h: History, p: Printer) -> None:
     for v in h.versions:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
-        for c in v.git_log[:5]:
+        for c in v.git_log:
             p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+        if v.truncated:
+            p(f"      … the newest {len(v.git_log)} of {v.commits} commits; --all shows every one")
 
 
 @_cli.register
@@ -277,11 +279,10 @@ def _embed(r: EmbedReport, p: Printer) -> None:
 
 
 @_cli.register
-def _init(r: InitReport, p: Printer, *, cwd: str | None = None) -> None:
-    """``cwd``: the current directory, to show the vault's path relative to it."""
+def _init(r: InitReport, p: Printer) -> None:
     for line in r.messages:
         p(line)
-    p(f"\nNext: mdmem --vault {shell_path(r.vault, cwd)} search \"WORDS\"")
+    p(f"\nNext: mdmem --vault {shell_path(r.vault)} search \"WORDS\"")
 
 
 @_cli.register

@@ -6,7 +6,6 @@ Pure, no click: the ANSI codes are those ``click.style`` writes.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -109,17 +108,12 @@ def strip_marks(s: str | None) -> str:
     return s if len(s) <= KEY_CHARS else s[: KEY_CHARS - 1].rstrip() + "…"
 
 
-def shell_path(path: str, cwd: str | None) -> str:
-    """``path`` for a shell command: relative to ``cwd`` when it is below it, else as it is; quoted."""
+def shell_path(path: str) -> str:
+    """``path`` for a shell command, quoted. Give it absolute: a hint that is right from any folder
+    (issue 13: init's relative hint was wrong once the user changed directory)."""
     import shlex  # only the commands that print a shell line need it
 
-    if cwd is None:
-        return shlex.quote(path)
-    try:
-        rel = os.path.relpath(path, cwd)  # both absolute: no look at the process's own directory
-    except ValueError:  # another drive (Windows)
-        return shlex.quote(path)
-    return shlex.quote(rel if not rel.startswith("..") else path)
+    return shlex.quote(path)
 
 
 def to_json(result: Any) -> str:

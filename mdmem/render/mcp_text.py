@@ -58,7 +58,8 @@ def pick(d: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 def compact_hit(hit: Hit) -> dict[str, Any]:
     """The fields an agent needs to decide whether to open a note: a selection of ``hit.to_dict()``."""
     d = hit.to_dict()
-    key = re.sub(r"^#+\s*" + re.escape(d["title"]) + r"\s*", "", strip_marks(d["snippet"]))  # not the title again
+    # Not the title again: the hit's line shows it (a snippet of display text starts with the heading's words).
+    key = re.sub(r"^(?:#+\s*)?" + re.escape(d["title"]) + r"(?:\s+|$)", "", strip_marks(d["snippet"]))
     return {**pick(d, ("id", "type", "title")), "key": key, **pick(d, ("score", "path", "date", "links"))}
 
 

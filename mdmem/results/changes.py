@@ -149,7 +149,16 @@ class Version(Result):
     updated: str | None
     supersedes: str | None
     current: bool
-    git_log: list[LogEntry] = field(default_factory=list)  # newest first
+    git_log: list[LogEntry] = field(default_factory=list)  # newest first; the newest ``History.limit``
+    commits: int = 0  # how many commits touched the file in all (git_log may show fewer)
+
+    @property
+    def truncated(self) -> bool:
+        """True when ``git_log`` shows only the newest of the file's commits."""
+        return self.commits > len(self.git_log)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**Result.to_dict(self), "truncated": self.truncated}  # slots: no zero-argument super()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -162,10 +171,11 @@ class History(Result):
 
     note: str  # the path of the note asked about
     versions: list[Version] = field(default_factory=list)
+    limit: int | None = None  # commits shown per version at most (None: all)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["note"], [Version.from_dict(v) for v in d["versions"]])
+        return cls(d["note"], [Version.from_dict(v) for v in d["versions"]], d.get("limit"))
 
 
 @dataclass(frozen=True, slots=True)

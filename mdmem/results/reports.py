@@ -147,12 +147,15 @@ class DoctorReport(Result):
 class InitReport(Result):
     """What ``init`` made or adopted."""
 
-    vault: str
+    vault: str  # absolute
     adopted: bool
-    written: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # created + appended, relative to the vault
     git_repo_created: bool = False
     indexed: int = 0
     messages: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)  # files that did not exist before
+    appended: list[str] = field(default_factory=list)  # existing files added to (.gitignore)
+    commit: str | None = None  # the one commit of init's own files
 
 
 @dataclass(frozen=True, slots=True)
