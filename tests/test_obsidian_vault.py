@@ -86,9 +86,7 @@ def test_backlinks_stay_in_their_language_folder_one_row_per_note(ov: Path) -> N
 
 def test_a_committed_attachment_resolves_and_a_removed_one_goes_missing(tmp_path: Path) -> None:
     root = build(tmp_path / "v")
-    mdmem_in_process("init", str(root))
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "mdmem files")
+    mdmem_in_process("init", str(root))  # commits its own mdmem.toml and .gitignore
     (root / "en" / "missing.png").write_bytes(b"\x89PNG")
     (root / "en" / "Attachments" / "manual.pdf").unlink()
     git(root, "add", "-A")
