@@ -70,7 +70,8 @@ class Files:
     def scan(self, attachments: list[str] | None = None) -> dict[str, os.stat_result]:
         """Every note file: vault-relative path → stat. Hidden folders and excludes are skipped;
         symlinks are followed only when they stay inside the vault. ``attachments``, if given,
-        receives the paths of every other file (images, PDFs, canvases …: what links may embed)."""
+        receives the paths of every other file (images, PDFs, canvases, excluded markdown …: what links
+        may name)."""
         found: dict[str, os.stat_result] = {}
         root = str(self.root)
         cut = len(root) + 1
@@ -101,6 +102,8 @@ class Files:
                         rel = entry.path[cut:].replace(os.sep, "/")
                         if not (exclude and self.excluded(rel)):
                             found[rel] = entry.stat()
+                        elif attachments is not None:
+                            attachments.append(rel)  # not a note (README.md …), but a file links may name
                     elif attachments is not None and entry.is_file():
                         rel = entry.path[cut:].replace(os.sep, "/")
                         if not (exclude and self.excluded(rel)):

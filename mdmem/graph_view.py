@@ -13,6 +13,7 @@ from .graph import ABOUT, ATTACHMENT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Grap
 from .links import normalize_ref
 from .note import Problem
 from .results import DANGLING_LINK, MISSING_ATTACHMENT, GraphEdge, GraphNode
+from .targets import names_attachment
 
 if TYPE_CHECKING:
     from .index.store import IndexStore
@@ -213,7 +214,7 @@ def dangling_problems(store: IndexStore) -> list[Problem]:
         e = edges[0]
         times = f" ({len(edges)} links)" if len(edges) > 1 else ""
         name = e.target.rsplit("/", 1)[-1]
-        if "." in name.strip(".") and not name.lower().endswith(".md"):
+        if names_attachment(e.target):
             out.append(Problem(src, fld, f"{MISSING_ATTACHMENT}: {e.target!r} is not in the vault{times}",
                                f"add the file {name!r} to the vault (any folder), or correct the link"))
             continue

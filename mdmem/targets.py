@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .links import normalize_ref
+
+_EXTENSION = re.compile(r"\.(?=[0-9]*[A-Za-z])[A-Za-z0-9]{1,8}$")
+
+
+def names_attachment(target: str) -> bool:
+    """Whether a link target names a file that is not a note: its name ends in an extension
+    (``image.png``, ``doc.pdf``, ``board.canvas``) other than .md."""
+    name = target.rsplit("/", 1)[-1].strip()
+    return bool(_EXTENSION.search(name)) and name[:-3].strip(".") != "" and not name.lower().endswith(".md")
 
 
 class LinkResolver:
@@ -41,7 +51,9 @@ class LinkResolver:
             elif kind == "title":
                 self.titles.setdefault(norm, []).append(path)
         for path in attachments:
-            norm = normalize_ref(path + ".md")  # keeps the extension (normalize_ref drops a .md)
+            # keep the extension (normalize_ref drops a .md), except of markdown files that are not
+            # notes (README.md when excluded), which links name without it as they name notes
+            norm = normalize_ref(path if path[-3:].lower() == ".md" else path + ".md")
             self.paths[norm] = path
             self.files.setdefault(norm.rpartition("/")[2], []).append((norm, path))
 

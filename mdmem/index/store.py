@@ -305,7 +305,7 @@ class IndexStore:
             stats, gone, lost = {}, [], []
             for rel in only:
                 p = self.files.safe_path(rel)
-                if rel[-3:].lower() != ".md":
+                if rel[-3:].lower() != ".md" or self.files.excluded(rel):
                     (attachments if p.is_file() else lost).append(rel)
                 elif p.is_file():
                     stats[rel] = p.stat()
@@ -368,7 +368,7 @@ class IndexStore:
         paths = changed_since(self.root, last, head)
         if paths is None:
             return None
-        return [p for p in paths if not is_hidden(p) and not self.files.excluded(p)], head
+        return [p for p in paths if not is_hidden(p)], head  # excluded files: attachments links may name
 
     def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport:
         """After commits, merges or checkouts: index what the commits since the last index touched

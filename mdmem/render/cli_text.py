@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..targets import names_attachment
 from .lines import (
     Table,
     bold,
@@ -336,7 +337,7 @@ def _links(a: LinksAnswer, p: Printer, *, explain: bool = False) -> None:
     for e in a.links:
         if e.to is not None:
             target = node_line(e.to)
-        elif _is_file_name(e.written):
+        elif names_attachment(e.written):
             target = f"{e.written!r}  MISSING ATTACHMENT: no such file in the vault"
         else:
             target = f"{e.written!r}  DANGLING: no note matches"
@@ -356,12 +357,6 @@ def _backlinks(a: BacklinksAnswer, p: Printer, *, explain: bool = False) -> None
 
 def _times(count: int | None) -> str:
     return f"  ×{count}" if count and count > 1 else ""
-
-
-def _is_file_name(written: str) -> bool:
-    """Whether a link target names a file other than a note (``image.png``, ``doc.pdf``)."""
-    name = written.rsplit("/", 1)[-1]
-    return "." in name.strip(".") and not name.lower().endswith(".md")
 
 
 def _row_details(e: GraphEdge, p: Printer, explain: bool) -> None:
