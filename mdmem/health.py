@@ -19,7 +19,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
     from .git import find_git_dir, hooks_installed
 
-    store.repair()
+    store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
     cat = store.catalog
     disk = store.files.scan()
     stamps = cat.stamps()
@@ -31,6 +31,9 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     head = store.head()
     last = cat.get_meta("last_commit")
     manifest = store.state.manifest() or {}
+    job = store.state.job_request()
+    catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
+                                            else "interrupted; the next search finishes it")
     problems = list(cat.problems())
     try:
         done, total = sem.coverage()
@@ -47,6 +50,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
         fresh=not (new or changed or deleted) and (head is None or head == last),
         git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
+        catching_up=catching_up,
     )
 
 
