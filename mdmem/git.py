@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 import sys
 from collections.abc import Iterator
@@ -235,6 +234,8 @@ def hooks_dir(repo: Any) -> Path:
 def _hook_script(name: str, vault_rel: str) -> str:
     # Runs in the top of the work tree. Chains to the previous hook first and exits with its
     # status (post-checkout's status becomes checkout's); our part can never fail the command.
+    import shlex  # here: every read imports this module for head_cheap
+
     py, vault = shlex.quote(sys.executable), shlex.quote(vault_rel)
     # post-checkout's third argument says whether branches (1) or files (0) were checked out.
     arg = f'"{name}:$3"' if name == "post-checkout" else name

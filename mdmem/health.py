@@ -36,7 +36,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
                                             else "interrupted; the next search finishes it")
     problems = list(cat.problems())
     try:
-        done, total = sem.coverage()
+        done, total = sem.coverage(notice=False)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total)
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))

@@ -238,9 +238,9 @@ class Semantic:
         except DamagedVectorFile:
             return None
 
-    def coverage(self) -> tuple[int, int]:
-        """(chunks with a vector of this model, all chunks)."""
-        self.store.repair()
+    def coverage(self, *, notice: bool = True) -> tuple[int, int]:
+        """(chunks with a vector of this model, all chunks); ``notice``: see ``IndexStore.repair``."""
+        self.store.repair(notice=notice)
         cat = self.store.catalog
         if cat.get_meta("vector_model") != self.embedder.fingerprint:
             return 0, cat.coverage()[1]
