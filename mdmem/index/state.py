@@ -177,8 +177,9 @@ class IndexState:
         self.dir.mkdir(exist_ok=True)
         self._ensure_gitignore()
         mark = self.dir / JOB_MARK
-        tmp = self.dir / f".{JOB_MARK}.{os.urandom(4).hex()}.tmp"
-        # No fsync: a lost mark costs nothing, the reads' HEAD and folder check finds the change anyway.
+        # Not ".tmp": tidy() removes those under the writer lock, which this hook does not hold. No fsync:
+        # a lost mark costs nothing, the reads' HEAD and folder check finds the change anyway.
+        tmp = self.dir / f".{JOB_MARK}.{os.urandom(4).hex()}.new"
         tmp.write_text(json.dumps({"why": why, "since": time.time(), "token": os.urandom(8).hex()}) + "\n")
         os.replace(tmp, mark)
         fd = _open_lock(self.dir / JOB_QUEUED)
