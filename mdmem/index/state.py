@@ -186,12 +186,14 @@ class IndexState:
         try:
             if not _try_flock(fd):
                 return False  # a job waits to start: it reads the state after this request
-            _JOBS[:] = [p for p in _JOBS if p.poll() is None]  # reap our finished jobs (serve, tests)
+            _reap()
             with open(self.dir / "catchup.log", "ab") as log:
-                _JOBS.append(subprocess.Popen(
+                proc = subprocess.Popen(
                     [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", JOB_HOOK],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                    pass_fds=(fd,), env={**os.environ, JOB_FD_ENV: str(fd)}))
+                    pass_fds=(fd,), env={**os.environ, JOB_FD_ENV: str(fd)})
+            proc.returncode = 0  # detached, never waited for: _reap() collects it, Popen.__del__ need not warn
+            _JOBS.append(proc.pid)
             return True  # the child holds the queued lock now (the same open file), until it starts its pass
         finally:
             os.close(fd)
@@ -446,7 +448,18 @@ def sealed_here(generation: str, stamp: str) -> bool:
     return hmac.compare_digest(stamp, seal(generation))
 
 
-_JOBS: list[Any] = []  # jobs this process started (a hook exits at once; a long-lived process reaps them)
+_JOBS: list[int] = []  # jobs this process started (a hook exits at once; a long-lived process reaps them)
+
+
+def _reap() -> None:
+    """Collect the jobs this process started that have exited (no zombies in ``serve`` or the tests)."""
+    for pid in list(_JOBS):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            done = True
+        if done:
+            _JOBS.remove(pid)
 
 
 def _open_lock(path: Path) -> int:
