@@ -112,6 +112,23 @@ class Files:
                     continue
         return found
 
+    def folders(self) -> dict[str, int]:
+        """Every folder ``scan`` walks: vault-relative path ("" for the root) → mtime in ns, each taken
+        before the folder is listed (so a change during the walk shows as a later mtime)."""
+        found: dict[str, int] = {}
+        root = str(self.root)
+        cut = len(root) + 1
+        stack = [root]
+        while stack:
+            directory = stack.pop()
+            try:
+                found[directory[cut:].replace(os.sep, "/")] = os.stat(directory).st_mtime_ns
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            stack += [e.path for e in entries if e.name[0] != "." and e.is_dir(follow_symlinks=False)]
+        return found
+
     def read_note(self, rel: str) -> tuple[Note, str, bytes]:
         """Parse one file. Returns the note, its content hash and raw bytes. Never raises on content."""
         path = self.safe_path(rel)

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from .results import LinkHint
 
 
-def load_graph(store: IndexStore) -> Graph:
-    """The store's graph, rebuilt only when the catalogue changed since the last call."""
-    store.repair()
+def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
+    """The store's graph, rebuilt only when the catalogue changed since the last call (``notice``:
+    as ``IndexStore.repair``)."""
+    store.repair(notice=notice)
     cat = store.catalog
     token = cat.change_token()  # read before the rows: a write in between only costs a rebuild
     cached = store.memo.get("graph")
@@ -196,13 +197,13 @@ class Visible:
         return self.cache[key]
 
 
-def dangling_problems(store: IndexStore) -> list[Problem]:
+def dangling_problems(store: IndexStore, *, notice: bool = True) -> list[Problem]:
     """One problem per note and target that matches no file: a dangling link, or a missing
     attachment (a target with a file extension). A name several files share is not a problem:
     it resolves as Obsidian resolves it (``links --explain`` shows the choice)."""
     from shlex import quote
 
-    g = load_graph(store)
+    g = load_graph(store, notice=notice)
     found: dict[tuple[str, str, str], list[Edge]] = {}
     for src, edges in sorted(g.out.items()):
         for e in edges:

@@ -19,7 +19,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
     from .git import find_git_dir, hooks_installed
 
-    store.repair()
+    store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
     cat = store.catalog
     disk = store.files.scan()
     stamps = cat.stamps()
@@ -31,9 +31,12 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     head = store.head()
     last = cat.get_meta("last_commit")
     manifest = store.state.manifest() or {}
-    problems = doctor(store).problems  # the same count as doctor's
+    job = store.state.job_request()
+    catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
+                                            else "interrupted; the next search finishes it")
+    problems = doctor(store, notice=False).problems  # the same count as doctor's
     try:
-        done, total = sem.coverage()
+        done, total = sem.coverage(notice=False)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total)
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
@@ -47,17 +50,19 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
         fresh=not (new or changed or deleted) and (head is None or head == last),
         git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
+        catching_up=catching_up,
     )
 
 
-def doctor(store: IndexStore) -> DoctorReport:
-    """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
+def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
+    """Every problem with the vault: broken notes (file, field, fix) and vault setup (``notice``:
+    catch up with what no hook reported first, as reads do; status does not)."""
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
     from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
 
-    store.repair()
+    store.repair(notice=notice)
     out = list(store.catalog.problems())
-    out += dangling_problems(store)
+    out += dangling_problems(store, notice=notice)
     for tmp, target in store.files.unfinished_writes():
         out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
                            "reached its place; this hidden file holds the text it was writing",

@@ -41,7 +41,7 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
     qterms = set(terms(text))
     return Hits((Hit(id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
                      snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
-                     date=iso_from_timestamp(h.date)) for h in raw), text)
+                     date=iso_from_timestamp(h.date)) for h in raw), text, index_info(store, {}))
 
 
 def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
@@ -59,7 +59,7 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
     (else of the body), and ``explain`` when asked."""
     rows = store.catalog.rows(c.path for c in cands)
     qterms = set(terms(text))
-    hits = Hits(query=text, info=info)
+    hits = Hits(query=text, info=index_info(store, info))
     for c in cands:
         row = rows.get(c.path)
         if row is None:
@@ -72,6 +72,14 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
             explain={**c.explain, "final": round(c.score, 6)} if explain else None,
         ))
     return hits
+
+
+def index_info(store: IndexStore, info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` with ``index`` when the answer came from an index a background job is still catching
+    up (``IndexStore.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
+    if store.catching_up is None:
+        return info
+    return {**info, "index": {"catching_up": True, "why": store.catching_up}}
 
 
 def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:

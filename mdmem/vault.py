@@ -113,9 +113,10 @@ class Vault:
         """Why the index must be rebuilt from scratch (none yet, another version, copied), or None."""
         return self.store.rebuild_reason()
 
-    def catch_up(self, *, timeout: float, whole_tree: bool = False) -> r.ReindexReport:
-        """After commits: index what the commits since the last index touched (``whole_tree``: all)."""
-        return self.store.catch_up(timeout=timeout, whole_tree=whole_tree)
+    def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> r.ReindexReport | str:
+        """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
+        return self.store.after_git(hook, timeout=timeout, whole_tree=whole_tree,
+                                    after_pass=lambda: self.semantic.restore_cached())
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""

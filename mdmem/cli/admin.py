@@ -88,7 +88,7 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
 @output
 @pass_state
 def status(state: State, as_json: bool) -> None:
-    """Note counts, index freshness and the last indexed commit."""
+    """Note counts, index freshness (what the index lacks, or a background catch-up) and the last indexed commit."""
     show(state.vault.status(), as_json)
 
 
@@ -115,7 +115,10 @@ def hooks() -> None:
 @pass_state
 @handle_errors
 def hooks_install(state: State) -> None:
-    """Add post-commit, post-merge, post-checkout and post-rewrite hooks (existing ones keep running)."""
+    """Add post-commit, post-merge, post-checkout and post-rewrite hooks (existing ones keep running).
+
+    A commit is indexed before git returns; a checkout, merge, pull or rebase that changes more than 150
+    notes is indexed by one background job (reads say so until it is done; log: .mdmem/catchup.log)."""
     from ..git import install_hooks
 
     for line in install_hooks(state.vault.root):

@@ -150,6 +150,22 @@ class Semantic:
         self._reader = None
         return len(ready), len(dead)
 
+    def restore_cached(self) -> int:
+        """Give chunks without a vector the vectors the embedding cache holds for their text, and drop
+        removed chunks' vectors (the background catch-up runs this after each pass: a checkout away and
+        back re-adds every chunk, with new keys, and their vectors are all in the cache). Embeds nothing
+        and loads no model; does nothing in a vault that never made vectors. Returns how many it added."""
+        from ..errors import MdmemError
+
+        if not (self.store.state.dir / "embeddings.sqlite").is_file():
+            return 0
+        try:
+            self.embedder  # noqa: B018  (a model setting that cannot load: the next vector read says so)
+        except MdmemError:
+            return 0
+        with self.store.writer_lock():
+            return self._sync()[0]
+
     def _drop_vector_file(self, why: str) -> None:
         """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
         print(f"mdmem: vector index unreadable ({why}); rebuilding it from the embedding cache.", file=sys.stderr)
@@ -222,9 +238,9 @@ class Semantic:
         except DamagedVectorFile:
             return None
 
-    def coverage(self) -> tuple[int, int]:
-        """(chunks with a vector of this model, all chunks)."""
-        self.store.repair()
+    def coverage(self, *, notice: bool = True) -> tuple[int, int]:
+        """(chunks with a vector of this model, all chunks); ``notice``: see ``IndexStore.repair``."""
+        self.store.repair(notice=notice)
         cat = self.store.catalog
         if cat.get_meta("vector_model") != self.embedder.fingerprint:
             return 0, cat.coverage()[1]

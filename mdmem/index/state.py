@@ -22,6 +22,11 @@ from ..errors import LockHeld, MdmemError, write_failure
 
 STATE_DIR = ".mdmem"
 SERVE_FILE = "serve.json"  # a running ``mdmem serve``: pid, port, token (mode 0600)
+JOB_MARK, JOB_QUEUED, JOB_RUNNING = "catchup", "catchup.queued", "catchup.running"
+JOB_HOOK = "catch-up"  # ``reindex --git-hook catch-up``: the background job (githook.py)
+JOB_FD_ENV = "MDMEM_JOB_FD"  # the queued lock's file descriptor, handed from the hook to its job
+TREE_FILE = "folders.json"  # the note folders' mtimes at the last whole scan
+RACY_NS = 50_000_000  # a folder changed this close to the stamp may have changed again unseen (coarse clocks)
 
 
 class IndexState:
@@ -138,6 +143,133 @@ class IndexState:
         if stale.is_symlink():
             stale.unlink()
         stale.touch()
+
+    # -- the background catch-up job -------------------------------------------------------------
+    #
+    # A git operation that changes many notes (a checkout a year back, a big merge) is indexed by a
+    # detached job, so git never waits for it. Three files in .mdmem/ coordinate the jobs:
+    #   catchup          the request mark: a hook (or a read) asked for a catch-up. It stays until a
+    #                    job has finished one whole pass begun after the last request, so a killed job
+    #                    leaves it behind and the next read or hook finishes the work.
+    #   catchup.queued   flock held by the one job that has not started its pass yet. A hook starts a
+    #                    job only if it can take this lock (it hands the lock to the child), so at most
+    #                    one job waits; a later hook's change is seen by that waiting job.
+    #   catchup.running  flock held by the job doing a pass. The queued job waits for it, then releases
+    #                    "queued" before it reads anything: a hook after that starts one new follow-up.
+
+    def job_request(self) -> dict[str, Any] | None:
+        """The catch-up request mark (why, when, token), or None when no catch-up is pending."""
+        try:
+            data = json.loads((self.dir / JOB_MARK).read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return {}  # half-written or damaged: still a request
+
+    def request_job(self, why: str) -> bool:
+        """Record a catch-up request and start a background job unless one is already waiting to start
+        (that one will see this change). Returns whether a job process was started. Never waits."""
+        import subprocess
+        import sys
+
+        self.check_dir()
+        self.dir.mkdir(exist_ok=True)
+        self._ensure_gitignore()
+        mark = self.dir / JOB_MARK
+        # Not ".tmp": tidy() removes those under the writer lock, which this hook does not hold. No fsync:
+        # a lost mark costs nothing, the reads' HEAD and folder check finds the change anyway.
+        tmp = self.dir / f".{JOB_MARK}.{os.urandom(4).hex()}.new"
+        tmp.write_text(json.dumps({"why": why, "since": time.time(), "token": os.urandom(8).hex()}) + "\n")
+        os.replace(tmp, mark)
+        fd = _open_lock(self.dir / JOB_QUEUED)
+        try:
+            if not _try_flock(fd):
+                return False  # a job waits to start: it reads the state after this request
+            _reap()
+            with open(self.dir / "catchup.log", "ab") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", JOB_HOOK],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                    pass_fds=(fd,), env={**os.environ, JOB_FD_ENV: str(fd)})
+            proc.returncode = 0  # detached, never waited for: _reap() collects it, Popen.__del__ need not warn
+            _JOBS.append(proc.pid)
+            return True  # the child holds the queued lock now (the same open file), until it starts its pass
+        finally:
+            os.close(fd)
+
+    def job_active(self) -> bool:
+        """Whether a catch-up job is running or waiting to start (tests the locks without keeping them)."""
+        for name in (JOB_RUNNING, JOB_QUEUED):
+            fd = _open_lock(self.dir / name)
+            try:
+                if not _try_flock(fd):
+                    return True
+            finally:
+                os.close(fd)  # releases the test lock at once
+        return False
+
+    @contextmanager
+    def job_slot(self, wait: bool = True) -> Iterator[bool]:
+        """Hold the running lock for one job's passes (yields False when ``wait`` is off and another job
+        runs). The queued lock this process inherited from the hook (``MDMEM_JOB_FD``) is released once
+        the running lock is held, before the job reads anything."""
+        import fcntl
+
+        self.check_dir()
+        self.dir.mkdir(exist_ok=True)
+        fd = _open_lock(self.dir / JOB_RUNNING)
+        try:
+            if wait:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            elif not _try_flock(fd):
+                yield False
+                return
+            inherited = os.environ.pop(JOB_FD_ENV, None)
+            if inherited and inherited.isdigit():
+                try:
+                    os.close(int(inherited))
+                except OSError:
+                    pass
+            yield True
+        finally:
+            os.close(fd)
+
+    def finish_job(self, token: str | None) -> bool:
+        """After a pass: remove the request mark if no new request came since the pass began (``token``:
+        the mark's token then). False: a request came meanwhile, so do another pass."""
+        now = self.job_request()
+        if now is None:
+            return True
+        if now.get("token") != token:
+            return False
+        (self.dir / JOB_MARK).unlink(missing_ok=True)
+        return True
+
+    # -- what no hook reports: the folders' stamps ------------------------------------------------
+
+    def folders_changed(self, generation: str) -> bool:
+        """Whether a note folder changed since the index last compared every file (a note added,
+        removed or renamed; git's checkout, reset and stash replace files, so they show here too).
+        ~0.1 ms for 20 folders; an edit that rewrites a file in place does not change its folder."""
+        try:
+            data = json.loads((self.dir / TREE_FILE).read_text())
+            if data.get("generation") != generation:
+                return True
+            racy = int(data["taken"]) - RACY_NS
+            for rel, mtime in data["dirs"].items():
+                now = os.stat(self.root / rel if rel else self.root).st_mtime_ns
+                if now != mtime or now >= racy:  # changed, or too close to the stamp to tell
+                    return True
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return True
+        return False
+
+    def record_folders(self, generation: str, dirs: dict[str, int], taken: int) -> None:
+        """Remember the folders' mtimes (taken before a whole scan that the index now matches)."""
+        from ..files import atomic_write
+
+        atomic_write(self.dir / TREE_FILE, json.dumps({"generation": generation, "taken": taken, "dirs": dirs}))
 
     # -- the writer lock -------------------------------------------------------------------------
 
@@ -314,3 +446,33 @@ def sealed_here(generation: str, stamp: str) -> bool:
     if any(hmac.compare_digest(stamp, seal(generation, k)) for k in keys):
         return True
     return hmac.compare_digest(stamp, seal(generation))
+
+
+_JOBS: list[int] = []  # jobs this process started (a hook exits at once; a long-lived process reaps them)
+
+
+def _reap() -> None:
+    """Collect the jobs this process started that have exited (no zombies in ``serve`` or the tests)."""
+    for pid in list(_JOBS):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            done = True
+        if done:
+            _JOBS.remove(pid)
+
+
+def _open_lock(path: Path) -> int:
+    if path.is_symlink():
+        path.unlink()  # never lock (or create) a file outside the vault
+    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+
+
+def _try_flock(fd: int) -> bool:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False

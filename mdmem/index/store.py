@@ -26,6 +26,7 @@ from ..note import Note, iso_to_timestamp, new_id, now_iso
 from ..rank import Filters, make_filters
 from ..text import slugify
 from ..version import __version__
+from .catchup import CatchUp
 from .state import IndexState
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
-class IndexStore:
-    """One vault's files and the index derived from them."""
+class IndexStore(CatchUp):
+    """One vault's files and the index derived from them (catching up after git: ``CatchUp``)."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
@@ -131,10 +132,11 @@ class IndexStore:
 
     # -- repair: the one way a read writes ---------------------------------------------------------
 
-    def repair(self, damaged: Exception | None = None) -> None:
+    def repair(self, damaged: Exception | None = None, *, notice: bool = True) -> None:
         """Make the index answerable before a read: build it when there is none (or it cannot be
         used), finish what a killed writer or a failed hook left (the marks in ``.mdmem/``), and
-        rebuild it when a read found it ``damaged``. The only step by which a read writes."""
+        rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
+        reported (``notice()``). The only step by which a read writes."""
         if damaged is not None:
             print(f"mdmem: index unreadable ({type(damaged).__name__}); rebuilding it.", file=sys.stderr)
             self.close()
@@ -159,6 +161,9 @@ class IndexStore:
             if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
                 raise
             self.repair(damaged=exc)
+            return
+        if notice:
+            self.notice()
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
@@ -207,7 +212,11 @@ class IndexStore:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
+        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
+        taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         report = self._update_marked(full, progress, only)
+        if folders is not None:
+            self.state.record_folders(self.generation, folders, taken)
         self.state.clear_dirty()
         return report
 

@@ -222,7 +222,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
-    if s.fresh:
+    if s.catching_up:
+        p(f"freshness catching up in the background ({s.catching_up}); searches say so until it is done")
+    elif s.fresh:
         p("freshness up to date")
     else:
         n = len(s.pending.new) + len(s.pending.changed) + len(s.pending.deleted)

@@ -177,7 +177,7 @@ def compact_status(s: VaultStatus) -> dict[str, Any]:
     """A selection of ``s.to_dict()``: pending files as counts, no index details."""
     d = s.to_dict()
     return {**pick(d, ("vault", "notes", "types", "fresh")), "pending": {k: len(v) for k, v in d["pending"].items()},
-            **pick(d, ("vectors", "problems", "git"))}
+            **pick(d, ("vectors", "problems", "git", "catching_up"))}
 
 
 @_mcp.register
@@ -185,7 +185,8 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
     d = compact_status(s)
     vec = s.vectors
     lines = [f"{s.notes} notes in {s.vault} (" + ", ".join(f"{k} {v}" for k, v in s.types.items()) + ")",
-             "index: " + ("up to date" if s.fresh else
+             "index: " + (f"catching up in the background ({s.catching_up})" if s.catching_up else
+                          "up to date" if s.fresh else
                           f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
              "vectors: " + (vec.error if vec.error is not None else
                             f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})")]

@@ -81,6 +81,7 @@ class VaultStatus(Result):
     pending: Pending
     fresh: bool
     git: GitInfo
+    catching_up: str | None = None  # a background job is indexing a big git change (why), or None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
