@@ -135,7 +135,7 @@ class Tools:
     def _whole(self, ref: str, max_chars: int) -> NoteText:
         n = self.vault.get(ref)
         text = self.vault.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
-        return NoteText.cut(note_doc(n), text, max_chars)
+        return NoteText.cut(note_doc(n, self.vault.dates(n)), text, max_chars)
 
     def get(self, note: NoteRef, max_chars: Annotated[int, Field(
             ge=200, le=200_000, description="Cut the note after this many characters.")] = 12_000) -> CallToolResult:

@@ -75,11 +75,12 @@ def get(state: State, note: str, meta: bool, as_json: bool) -> None:
     from ..results import NoteText, note_doc
 
     n = state.vault.get(note)
+    doc = note_doc(n, state.vault.dates(n))
     if as_json:
-        show(note_doc(n), as_json)
+        show(doc, as_json)
         return
     text = "" if meta else (state.vault.root / n.path).read_text(encoding="utf-8", errors="replace")
-    show(NoteText(note_doc(n), text), meta=meta)
+    show(NoteText(doc, text), meta=meta)
 
 
 def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:
