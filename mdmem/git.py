@@ -115,16 +115,18 @@ class History:
     complete: bool
 
 
-Commit = tuple[float, list[tuple[str, str, str | None]]]  # author time, [(status, path, old path)]
+Change = tuple[str, str, str | None]  # status, path, old path (of a rename)
+Commit = tuple[float, list[Change]]  # author time, its changes
 
 
-def parse_log(out: bytes) -> list[Commit]:
-    """``git log -z --name-status --format=%x01%at`` output as commits, in the order git gave them."""
-    commits: list[Commit] = []
+def parse_log(out: bytes) -> list[tuple[float, list[str], list[Change]]]:
+    """``git log -z --name-status --format='%x01%at %P'`` output as (author time, parents,
+    changes), in the order git gave them."""
+    commits: list[tuple[float, list[str], list[Change]]] = []
     for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
         head, _, rest = chunk.partition("\0")
         tokens = [t for t in rest.lstrip("\n").split("\0") if t]
-        changes: list[tuple[str, str, str | None]] = []
+        changes: list[Change] = []
         i = 0
         while i + 1 < len(tokens):
             status = tokens[i][:1]
@@ -135,7 +137,8 @@ def parse_log(out: bytes) -> list[Commit]:
             else:
                 changes.append((status, tokens[i + 1], None))
                 i += 2
-        commits.append((float(head.split()[0]), changes))
+        when, *parents = head.split()
+        commits.append((float(when), parents, changes))
     return commits
 
 
@@ -177,19 +180,35 @@ class PendingHistory:
 
     def __init__(self, root: Path, since: str | None, head: str) -> None:
         self.root, self.head = root, head
-        self.since = since if since and since != head and _is_ancestor(root, since, head) else None
-        rng = [f"^{self.since}", head] if self.since else [head]
+        self.since = since if since and since != head else None
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        rng = [f"^{self.since}", self.head] if self.since else [self.head]
         # Author dates: when the text was written, which a rebase or cherry-pick keeps. Merges show
         # no changes here, so a file is dated by the commits that changed it on either side.
-        self.proc = _git(root, "log", "--topo-order", "--root", "-M", "--name-status", "-z", "--relative",
-                         "--format=%x01%at", *rng, "--", NOTES_PATHSPEC)
+        return _git(self.root, "log", "--topo-order", "--root", "-M", "--name-status", "-z", "--relative",
+                    "--format=%x01%at %P", *rng, "--", NOTES_PATHSPEC)
 
     def result(self) -> History | None:
         """The files the commits touched (None when git failed)."""
         out, _ = self.proc.communicate()
-        if self.proc.returncode != 0:
+        commits = parse_log(out) if self.proc.returncode == 0 else None
+        if self.since is not None and (commits is None or not self._descends(commits)):
+            # HEAD does not descend from ``since`` (a checkout back, a rebase, a reset) or git no
+            # longer has it: walk the whole history.
+            self.since = None
+            self.proc = self._start()
+            return self.result()
+        if commits is None:
             return None
-        return History(walk_history(parse_log(out)), complete=self.since is None)
+        return History(walk_history([(when, changes) for when, _, changes in commits]), complete=self.since is None)
+
+    def _descends(self, commits: list[tuple[float, list[str], list[Change]]]) -> bool:
+        """Whether HEAD descends from ``since``: a commit of the range names it as a parent (the
+        usual case, no more git), else git says so."""
+        assert self.since is not None
+        return any(self.since in parents for _, parents, _ in commits) or _is_ancestor(self.root, self.since, self.head)
 
 
 def history(root: Path, since: str | None, head: str) -> History | None:

@@ -94,8 +94,9 @@ class Dating:
         mtime = st.st_mtime_ns / 1e9
         git = self._git.get(note.path)
         modified = False
-        if git is not None and mtime > git[1] and not (note.created and note.updated):
-            # Newer than its last commit (every file of a fresh clone is): is it edited, or only written by git?
+        if git is not None and mtime >= git[1] + 1 and not (note.created and note.updated):
+            # Newer than its last commit (every file of a fresh clone is): edited, or only written by
+            # git? (Commit times are whole seconds: a file written in its commit's second counts as committed.)
             modified = note.path in self.modified()
         return note_dates(note, mtime, git, modified)
 
