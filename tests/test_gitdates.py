@@ -125,6 +125,21 @@ def test_recency_follows_git(clone: Path) -> None:
     assert [h["path"] for h in hits][:2] == ["notes/new-plan.md", "notes/old-plan.md"]
 
 
+@pytest.mark.parametrize(("query", "now"), [("the ledger and the queue in 2023", None),
+                                          ("the ledger and the queue last week", "2023-03-01")])
+def test_recall_time_windows_follow_git(clone: Path, monkeypatch: pytest.MonkeyPatch, query: str,
+                                        now: str | None) -> None:
+    from mdmem import Vault
+
+    if now:
+        monkeypatch.setenv("MDMEM_NOW", now)
+    v = Vault.open(clone)
+    v.reindex()
+    hits = v.recall(query, 5, explain=True, vectors=False)
+    assert v.last_info["intent"] == "when"
+    assert [h.path for h in hits if (h.explain or {}).get("in_window")] == ["notes/gamma.md"]  # last commit 2023-02-20
+
+
 def test_commits_through_the_hooks_move_the_dates(clone: Path) -> None:
     from mdmem import Vault
 
