@@ -54,7 +54,8 @@ Types = Annotated[str | list[str] | None, Field(
     description="Only these note types, e.g. decision, preference, fact, problem, handoff.")]
 Tags = Annotated[str | list[str] | None, Field(description="Only notes with all of these tags.")]
 Scope = Annotated[str | None, Field(description="Only this scope (e.g. project:acme); global notes always qualify.")]
-Since = Annotated[str | None, Field(description="Only notes dated on or after this day (YYYY-MM-DD).")]
+Since = Annotated[str | None, Field(description="Only notes dated on or after this day (YYYY-MM-DD); "
+                                                   "undated notes by their last commit.")]
 Until = Annotated[str | None, Field(description="Only notes dated on or before this day (YYYY-MM-DD).")]
 Include = Annotated[list[str] | None, Field(
     description="Also show notes hidden by default: forgotten, archived, snoozed, expired.")]

@@ -67,7 +67,8 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
 
 @click.command()
 @click.argument("note")
-@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file.")
+@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file (created/updated as the index "
+              "dates the note, and where each came from: frontmatter, git or mtime).")
 @output
 @pass_state
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
