@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +137,159 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     if proc.returncode != 0:
         return None
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+# -- dates from history (issue 13) -------------------------------------------------------------------
+
+NOTES_PATHSPEC = ":(icase)*.md"  # what ``Files.scan`` takes for a note
+
+
+@dataclass(frozen=True, slots=True)
+class FileHistory:
+    """What a run of commits did to one file, named by its path at the newest commit."""
+
+    first: float  # author time of the oldest commit in the run that touched it
+    last: float  # author time of the newest one
+    origin: str | None  # its path before the run; None when the run added it
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """Per file, the commits that touched it; ``complete``: since the first commit, not a range."""
+
+    files: dict[str, FileHistory]
+    complete: bool
+
+
+Change = tuple[str, str, str | None]  # status, path, old path (of a rename)
+Commit = tuple[float, list[Change]]  # author time, its changes
+
+
+def parse_log(out: bytes) -> list[tuple[float, list[str], list[Change]]]:
+    """``git log -z --name-status --format='%x01%at %P'`` output as (author time, parents,
+    changes), in the order git gave them."""
+    commits: list[tuple[float, list[str], list[Change]]] = []
+    for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
+        head, _, rest = chunk.partition("\0")
+        tokens = [t for t in rest.lstrip("\n").split("\0") if t]
+        changes: list[Change] = []
+        i = 0
+        while i + 1 < len(tokens):
+            status = tokens[i][:1]
+            if status in ("R", "C"):  # R100, old path, new path
+                if i + 2 < len(tokens):
+                    changes.append((status, tokens[i + 2], tokens[i + 1]))
+                i += 3
+            else:
+                changes.append((status, tokens[i + 1], None))
+                i += 2
+        when, *parents = head.split()
+        commits.append((float(when), parents, changes))
+    return commits
+
+
+def walk_history(commits: list[Commit]) -> dict[str, FileHistory]:
+    """Each file's first and last commit among ``commits`` (children before parents, as
+    ``--topo-order`` gives them), following renames back: a file is named by its newest path.
+
+    Walking back, a rename maps the old path's older commits to the new name, and an add (or a
+    delete) ends a path: older commits under that name touched another file (issue 13)."""
+    alias: dict[str, str | None] = {}  # a path in older commits → the file it is now (None: none)
+    first: dict[str, float] = {}
+    last: dict[str, float] = {}
+    origin: dict[str, str | None] = {}
+    for when, changes in commits:
+        for status, path, old in changes:
+            if status == "D":
+                alias[path] = None
+                continue
+            key = alias[path] if path in alias else path
+            if key is not None:
+                first[key] = min(when, first.get(key, when))
+                last[key] = max(when, last.get(key, when))
+                origin[key] = None if status == "A" else (old if status == "R" else path)
+            if status in ("A", "R"):
+                alias[path] = None
+            if status == "R" and old is not None:
+                alias[old] = key
+    return {k: FileHistory(first[k], last[k], origin[k]) for k in first}
+
+
+def _git(root: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    return subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+class PendingHistory:
+    """The history pass, started in the background (a full index parses notes meanwhile)."""
+
+    def __init__(self, root: Path, since: str | None, head: str) -> None:
+        self.root, self.head = root, head
+        self.since = since if since and since != head else None
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        rng = [f"^{self.since}", self.head] if self.since else [self.head]
+        # Author dates: when the text was written, which a rebase or cherry-pick keeps. Merges show
+        # no changes here, so a file is dated by the commits that changed it on either side.
+        return _git(self.root, "log", "--topo-order", "--root", "-M", "--name-status", "-z", "--relative",
+                    "--format=%x01%at %P", *rng, "--", NOTES_PATHSPEC)
+
+    def result(self) -> History | None:
+        """The files the commits touched (None when git failed)."""
+        out, _ = self.proc.communicate()
+        commits = parse_log(out) if self.proc.returncode == 0 else None
+        if self.since is not None and (commits is None or not self._descends(commits)):
+            # HEAD does not descend from ``since`` (a checkout back, a rebase, a reset) or git no
+            # longer has it: walk the whole history.
+            self.since = None
+            self.proc = self._start()
+            return self.result()
+        if commits is None:
+            return None
+        return History(walk_history([(when, changes) for when, _, changes in commits]), complete=self.since is None)
+
+    def _descends(self, commits: list[tuple[float, list[str], list[Change]]]) -> bool:
+        """Whether HEAD descends from ``since``: a commit of the range names it as a parent (the
+        usual case, no more git), else git says so."""
+        assert self.since is not None
+        return any(self.since in parents for _, parents, _ in commits) or _is_ancestor(self.root, self.since, self.head)
+
+
+def history(root: Path, since: str | None, head: str) -> History | None:
+    """The notes' commits from ``since`` (exclusive) to ``head``; the whole history when ``since``
+    is None or not an ancestor of ``head`` (a checkout back, a rebase)."""
+    return PendingHistory(root, since, head).result()
+
+
+def _is_ancestor(root: Path, old: str, new: str) -> bool:
+    proc = _git(root, "merge-base", "--is-ancestor", old, new)
+    proc.communicate()
+    return proc.returncode == 0
+
+
+def tracked_files(root: Path, paths: list[str]) -> list[str]:
+    """Those of ``paths`` that HEAD holds."""
+    found = []
+    for i in range(0, len(paths), 1000):  # well below the kernel's limit on a command line
+        proc = _git(root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "HEAD", "--",
+                    *paths[i : i + 1000])
+        out, _ = proc.communicate()
+        if proc.returncode == 0:
+            found += [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    return found
+
+
+def modified_files(root: Path) -> set[str] | None:
+    """Notes whose text differs from HEAD's (staged or not; untracked files are not listed), or
+    None when git cannot tell."""
+    proc = _git(root, "diff", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--",
+                NOTES_PATHSPEC)
+    out, _ = proc.communicate()
+    if proc.returncode != 0:
+        return None
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
 
 
 GIT_LOCK_WAIT = 3.0  # seconds a commit waits for another git process's .git/index.lock (MDMEM_GIT_LOCK_WAIT)

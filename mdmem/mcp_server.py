@@ -54,7 +54,8 @@ Types = Annotated[str | list[str] | None, Field(
     description="Only these note types, e.g. decision, preference, fact, problem, handoff.")]
 Tags = Annotated[str | list[str] | None, Field(description="Only notes with all of these tags.")]
 Scope = Annotated[str | None, Field(description="Only this scope (e.g. project:acme); global notes always qualify.")]
-Since = Annotated[str | None, Field(description="Only notes dated on or after this day (YYYY-MM-DD).")]
+Since = Annotated[str | None, Field(description="Only notes dated on or after this day (YYYY-MM-DD); "
+                                                   "undated notes by their last commit.")]
 Until = Annotated[str | None, Field(description="Only notes dated on or before this day (YYYY-MM-DD).")]
 Include = Annotated[list[str] | None, Field(
     description="Also show notes hidden by default: forgotten, archived, snoozed, expired.")]
@@ -135,7 +136,7 @@ class Tools:
     def _whole(self, ref: str, max_chars: int) -> NoteText:
         n = self.vault.get(ref)
         text = self.vault.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
-        return NoteText.cut(note_doc(n), text, max_chars)
+        return NoteText.cut(note_doc(n, self.vault.dates(n)), text, max_chars)
 
     def get(self, note: NoteRef, max_chars: Annotated[int, Field(
             ge=200, le=200_000, description="Cut the note after this many characters.")] = 12_000) -> CallToolResult:

@@ -146,7 +146,7 @@ def parse_until(until: str | None, duration: str | None, today: dt.date | None =
 _INTENTS: tuple[tuple[str, str], ...] = (
     ("why", r"\b(why|reason|reasons|because|cause[ds]?|rationale|motivation|led to|warum|pourquoi)\b|为什么|なぜ"),
     ("recent", r"\b(latest|recent(ly)?|last time|newest|current(ly)?|now|most recent|these days|nowadays|this week|today|yesterday)\b"),
-    ("when", r"\b(when|what date|which day|how long ago|timeline|since when|in (january|february|march|april|may|june|july|august|september|october|november|december))\b"
+    ("when", r"\b(when|what date|which day|how long ago|timeline|since when|(last|past) (week|month|year)|in (january|february|march|april|may|june|july|august|september|october|november|december))\b"
              # a year, but not one inside an identifier such as INV-2026-000123
              r"|(?<![\w-])(19|20)\d{2}(?![\w-])"),
     ("who", r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"),

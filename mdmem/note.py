@@ -75,6 +75,58 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
+class NoteDates:
+    """A note's dates as the index keeps them, and where each came from: "frontmatter", "git" (the
+    first and last commit that touched the file, following renames) or "mtime" (issue 13)."""
+
+    date: float | None  # what filters, recency and decay go by (see ``note_dates``)
+    created: str | None = None
+    updated: str | None = None
+    created_from: str | None = None
+    updated_from: str | None = None
+    git_created: float | None = None  # the file's first and last commit (author time), if git knows it
+    git_updated: float | None = None
+
+
+def note_dates(note: Note, mtime: float, git: tuple[float, float] | None = None,
+               modified: bool = False) -> NoteDates:
+    """Dates for a note: the frontmatter's win; git's history fills what it leaves out; the file's
+    mtime is used only for a file git does not know, or a tracked file edited (``modified``) since
+    its last commit, when that edit is newer.
+
+    ``date`` is the frontmatter's own date (authored, updated, created) when it has one, else
+    ``updated``. ``created`` stays empty for a note whose frontmatter has only other dates and that
+    git does not know, so its timeline place is still its own date, not the file's.
+    """
+    git_created, git_updated = git if git is not None else (None, None)
+    own = note.date is not None
+    created: str | None
+    created_from: str | None
+    updated: str | None
+    updated_from: str | None
+    if note.created:
+        created, created_from = note.created, "frontmatter"
+    elif git_created is not None:
+        created, created_from = iso_from_timestamp(git_created), "git"
+    elif not own:
+        created, created_from = iso_from_timestamp(mtime), "mtime"
+    else:
+        created = created_from = None
+    edited = git_updated is None or (modified and mtime > git_updated)
+    file_time = mtime if edited else git_updated
+    if note.updated:
+        updated, updated_from = note.updated, "frontmatter"
+    elif not edited:
+        updated, updated_from = iso_from_timestamp(git_updated), "git"
+    elif not own or git_updated is not None:
+        updated, updated_from = iso_from_timestamp(mtime), "mtime"
+    else:
+        updated = updated_from = None
+    date = iso_to_timestamp(note.date) if own else file_time
+    return NoteDates(date, created, updated, created_from, updated_from, git_created, git_updated)
+
+
+@dataclass(frozen=True, slots=True)
 class NewNote:
     """A note ``add_many`` writes: its frontmatter (with ``id`` and ``title``), body and folder; with
     ``replace``, a note that already has its id takes the new body instead of being skipped."""

@@ -116,8 +116,9 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
 
 
 def _time_boost(store: IndexStore, text: str, ranked: list[Candidate]) -> list[Candidate]:
-    """If the query names a month or a year, notes dated then rise."""
-    window = time_window(text)
+    """If the query names a month or a year, or the last week, month or year, notes dated then rise
+    (dated as the index dates them: their own dates, else git's, issue 13)."""
+    window = time_window(text, store.now())
     if window is None or not ranked:
         return ranked
     start, end = window
@@ -131,8 +132,23 @@ def _time_boost(store: IndexStore, text: str, ranked: list[Candidate]) -> list[C
     return sorted(ranked, key=lambda c: (-c.score, c.path))
 
 
-def time_window(text: str) -> tuple[float, float] | None:
-    """(start, end) timestamps of a month ("March 2026") or year ("in 2025") the query names."""
+def time_window(text: str, now: float | None = None) -> tuple[float, float] | None:
+    """(start, end) timestamps of a month ("March 2026") or year ("in 2025") the query names, or,
+    before ``now``, the calendar week, month or year "last week/month/year" means, or the days "past
+    week/month/year" means (7, 31, 366)."""
+    m = re.search(r"\b(last|past) (week|month|year)\b", text, re.I)
+    if m and now is not None:
+        which, unit = m.group(1).lower(), m.group(2).lower()
+        if which == "past":
+            return now - {"week": 7, "month": 31, "year": 366}[unit] * 86400.0, now + 1.0
+        today = dt.datetime.fromtimestamp(now, dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        if unit == "week":
+            start = today - dt.timedelta(days=today.weekday() + 7)  # the Monday before this week's
+            return start.timestamp(), (start + dt.timedelta(days=7)).timestamp()
+        if unit == "month":
+            end = today.replace(day=1)
+            return (end - dt.timedelta(days=1)).replace(day=1).timestamp(), end.timestamp()
+        return today.replace(year=today.year - 1, month=1, day=1).timestamp(), today.replace(month=1, day=1).timestamp()
     m = re.search(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{4})\b", text, re.I)
     if m:
         month, year = _MONTHS[m.group(1).lower()], int(m.group(2))

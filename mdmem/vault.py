@@ -1,7 +1,6 @@
 """Vault: the Python API, a thin facade over the index store (``index.store``), its vector side
 (``index.semantic``) and the features (``hybrid``, ``recall``, ``connect``, ``linking``, ``lifecycle``,
-``health``). It delegates and documents; the policy lives below it.
-"""
+``health``). It delegates and documents; the policy lives below it."""
 
 from __future__ import annotations
 
@@ -20,19 +19,17 @@ if TYPE_CHECKING:
     from . import results as r
     from .graph import Graph
     from .index.semantic import Semantic
-    from .note import NewNote, Note
+    from .note import NewNote, Note, NoteDates
 
 
 class Vault:
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
-    Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``,
-    ``scope``, ``status`` (a value or a list; several tags must all be present; unscoped notes pass
-    a scope filter), ``since``/``until`` (the note's date: authored, updated, created, else the
-    file's time), ``path`` (a folder or glob), ``include`` (forgotten, archived, snoozed, expired)
-    and ``as_of`` (judge snoozes and validity at that date). Writes take ``commit`` (None: as
-    ``mdmem.toml`` says).
-    """
+    Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``, ``scope``,
+    ``status`` (a value or a list; several tags must all be present; unscoped notes pass a scope filter),
+    ``since``/``until`` (the note's date: authored, updated, created; else its last commit, else its file's
+    time), ``path`` (a folder or glob), ``include`` (forgotten, archived, snoozed, expired) and ``as_of``
+    (judge snoozes and validity then). Writes take ``commit`` (None: as ``mdmem.toml`` says)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -132,8 +129,7 @@ class Vault:
         Args:
             progress: called with (embedded, to embed).
             max_new: embed at most this many new chunks (the rest stay for later).
-        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes.
-        """
+        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes."""
         return self.semantic.embed(progress, max_new=max_new)
 
     def status(self) -> r.VaultStatus:
@@ -215,6 +211,10 @@ class Vault:
     def get(self, ref: str) -> Note:
         """The note ``ref`` names, parsed fresh from its file."""
         return self.store.get(ref)
+
+    def dates(self, note: Note) -> NoteDates:
+        """A note's created/updated as the index dates it, and their source: frontmatter, git or mtime."""
+        return self.store.dates(note)
 
     def history(self, ref: str, limit: int | None = 10) -> r.History:
         """The version chain through a note (oldest first) and each version's git log: the newest

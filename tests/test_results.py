@@ -169,16 +169,20 @@ def test_graph_edge_from_the_graph(edge: tuple[Any, ...]) -> None:
 
 
 def test_note_doc_of_a_parsed_note() -> None:
-    from mdmem.note import parse_note
+    from mdmem.note import note_dates, parse_note
     from mdmem.results import note_doc
 
     n = parse_note("---\nid: m-a\ntitle: A\ntype: fact\ntags: [x]\nlinks:\n  - {to: m-b, type: led_to, reason: r}\n"
                    "created: 2026-01-05\n---\n# Head\n\nSee [[B|the b]] and [[C#Part]].\n", "notes/a.md")
     d = json.loads(json.dumps(note_doc(n).to_dict()))
     assert list(d) == ["id", "path", "title", "type", "status", "scope", "salience", "confidence", "pinned", "tags",
-                       "aliases", "entities", "created", "updated", "authored", "snoozed_until", "valid_from",
-                       "valid_until", "supersedes", "links", "headings", "problems", "body"]
+                       "aliases", "entities", "created", "updated", "authored", "created_from", "updated_from",
+                       "snoozed_until", "valid_from", "valid_until", "supersedes", "links", "headings", "problems", "body"]
     assert (d["id"], d["type"], d["tags"], d["created"], d["headings"]) == ("m-a", "fact", ["x"], "2026-01-05", ["Head"])
+    assert d["created_from"] is None  # without the index's dates, the note's own fields only
+    dated = note_doc(n, note_dates(n, 1.8e9, (1.7e9, 1.75e9))).to_dict()
+    assert [dated[k] for k in ("created", "created_from", "updated", "updated_from")] == [
+        "2026-01-05", "frontmatter", "2025-06-15T15:06:40Z", "git"]
     assert d["links"][0] == {"target": "m-b", "type": "led_to", "label": None, "heading": None, "reason": "r"}
     assert same(NoteDoc.from_dict(d).to_dict(), d)
     assert [ln.type for ln in NoteDoc.from_dict(d).links] == ["led_to", "mentions", "mentions"]

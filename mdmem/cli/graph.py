@@ -134,7 +134,8 @@ def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, 
     """What came before and after NOTE in time (a note reference, or a query whose best match is used).
 
     Related notes are its graph neighbours within two hops (links, mentions, versions, shared
-    entities) and notes on the same subject; dates are authored, else created.
+    entities) and notes on the same subject; dates are authored, else created (a note without dates of
+    its own: its first commit, following renames; a file git does not know: its mtime).
     """
     ref = " ".join(note)
     doc = state.vault.timeline(ref, window, all_notes=all_notes, vectors=False if no_vectors else None,

@@ -73,7 +73,8 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
 
 @click.command()
 @click.argument("note")
-@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file.")
+@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file (created/updated as the index "
+              "dates the note, and where each came from: frontmatter, git or mtime).")
 @output
 @pass_state
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
@@ -81,11 +82,12 @@ def get(state: State, note: str, meta: bool, as_json: bool) -> None:
     from ..results import NoteText, note_doc
 
     n = state.vault.get(note)
+    doc = note_doc(n, state.vault.dates(n))
     if as_json:
-        show(note_doc(n), as_json)
+        show(doc, as_json)
         return
     text = "" if meta else (state.vault.root / n.path).read_text(encoding="utf-8", errors="replace")
-    show(NoteText(note_doc(n), text), meta=meta)
+    show(NoteText(doc, text), meta=meta)
 
 
 def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:

@@ -124,7 +124,8 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Only notes in this scope, e.g. project:acme (global notes always qualify)."),
         click.option("--status", "statuses", multiple=True,
                      type=click.Choice(STATUSES), help="Only notes with this status."),
-        click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD)."),
+        click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD; "
+                     "a note without dates of its own: its last commit)."),
         click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
         click.option("--path", "path_glob", metavar="FOLDER|GLOB",
                      help="Only notes under this folder or matching this glob."),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..chunk import chunk_note
 from ..links import normalize_ref
-from ..note import Note, Problem, iso_to_timestamp
+from ..note import Note, NoteDates, Problem, note_dates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS notes (
   status TEXT NOT NULL, scope TEXT NOT NULL, salience REAL, confidence REAL, pinned INTEGER,
   tags TEXT, aliases TEXT, entities TEXT, supersedes TEXT,
   created TEXT, updated TEXT, authored TEXT, snoozed_until TEXT, valid_from TEXT, valid_until TEXT,
-  date REAL, hash TEXT NOT NULL, mtime_ns INTEGER, size INTEGER, problems TEXT, has_id INTEGER
+  date REAL, hash TEXT NOT NULL, mtime_ns INTEGER, size INTEGER, problems TEXT, has_id INTEGER,
+  created_from TEXT, updated_from TEXT, git_created REAL, git_updated REAL
 );
 CREATE INDEX IF NOT EXISTS notes_id ON notes(id);
 CREATE TABLE IF NOT EXISTS names (norm TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL);
@@ -91,29 +92,32 @@ class Catalog:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def apply(self, notes: Iterable[tuple[Note, FileState]], deletes: Iterable[str],
-              touches: Iterable[tuple[str, FileState]] = ()) -> None:
-        """Upsert notes, delete paths and refresh file stats in one transaction."""
+    def apply(self, notes: Iterable[tuple[Note, FileState] | tuple[Note, FileState, NoteDates]],
+              deletes: Iterable[str], touches: Iterable[tuple[str, FileState]] = ()) -> None:
+        """Upsert notes (with their dates; without, dated as files git does not know), delete paths
+        and refresh file stats in one transaction."""
         cur = self.db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         self._writes += 1
         try:
             for path in deletes:
                 self._delete(cur, path)
-            for note, state in notes:
+            for item in notes:
+                note, state = item[0], item[1]
+                d = item[2] if len(item) > 2 else note_dates(note, state.mtime_ns / 1e9)  # type: ignore[misc]
                 self._delete(cur, note.path)
                 cur.execute(
-                    "INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         note.path, note.id, note.title, note.type, note.status, note.scope,
                         note.salience, note.confidence, int(note.pinned), json.dumps(note.tags),
                         json.dumps(note.aliases), json.dumps(note.entities), note.supersedes,
-                        note.created, note.updated, note.authored, note.snoozed_until,
-                        note.valid_from, note.valid_until,
-                        # the same fallback as the lexical index: file time for undated notes
-                        iso_to_timestamp(note.date) or state.mtime_ns / 1e9,
+                        # created/updated: the frontmatter's, else git's, else the file's (as lexical's date)
+                        d.created, d.updated, note.authored, note.snoozed_until,
+                        note.valid_from, note.valid_until, d.date,
                         state.hash, state.mtime_ns, state.size,
                         json.dumps([_problem_dict(p) for p in note.problems]), int(note.has_id),
+                        d.created_from, d.updated_from, d.git_created, d.git_updated,
                     ),
                 )
                 stem = note.path.rsplit("/", 1)[-1]
@@ -240,6 +244,38 @@ class Catalog:
             q = f"SELECT path, hash FROM notes WHERE path IN ({','.join('?' * len(part))})"
             out.update(self.db.execute(q, part))
         return out
+
+    def file_dates(self, paths: Iterable[str]) -> dict[str, tuple[str, NoteDates]]:
+        """path → (content hash, the dates indexed): what decides whether a note must be rewritten."""
+        out: dict[str, tuple[str, NoteDates]] = {}
+        paths = list(paths)
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            for path, h, *d in self.db.execute(
+                    "SELECT path, hash, date, created, updated, created_from, updated_from, git_created, git_updated "
+                    f"FROM notes WHERE path IN ({','.join('?' * len(part))})", part):
+                out[path] = (h, NoteDates(*d))
+        return out
+
+    def git_dates(self, paths: Iterable[str] | None) -> dict[str, tuple[float, float] | None]:
+        """path → (first commit, last commit) as indexed (None: git did not know the file); all notes
+        when ``paths`` is None."""
+        q = "SELECT path, git_created, git_updated FROM notes"
+        if paths is None:
+            rows: Iterable[tuple[str, float | None, float | None]] = self.db.execute(q)
+        else:
+            wanted = list(dict.fromkeys(paths))
+            rows = [r for i in range(0, len(wanted), 500) for r in self.db.execute(
+                f"{q} WHERE path IN ({','.join('?' * len(wanted[i:i + 500]))})", wanted[i:i + 500])]
+        return {p: (c, u) if c is not None and u is not None else None for p, c, u in rows}
+
+    def set_git_dates(self, dates: dict[str, tuple[float, float]]) -> None:
+        """Record notes' first and last commits only (a commit of notes whose frontmatter dates them)."""
+        self._writes += 1
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("UPDATE notes SET git_created=?, git_updated=? WHERE path=?",
+                                [(c, u, p) for p, (c, u) in dates.items()])
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])

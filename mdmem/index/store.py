@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..config import Config
 from ..errors import AmbiguousNote, IndexMissing, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
 from ..files import Files, is_hidden
-from ..note import Note, iso_to_timestamp, new_id, now_iso
+from ..note import Note, NoteDates, iso_to_timestamp, new_id, note_dates, now_iso
 from ..rank import Filters, make_filters
 from ..text import slugify
 from ..version import __version__
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 5  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields;
-# 5: attachments, titles from the frontmatter told from H1 titles
+SCHEMA_VERSION = 6  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles
 PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
 
 Progress = Callable[[int, int], None]
@@ -187,7 +187,7 @@ class IndexStore(CatchUp):
         """Bring the index up to date with the files (see ``Vault.reindex``)."""
         started = time.perf_counter()
         with self.writer_lock(timeout if wait else 0.0):
-            report = self._update(full, progress, only)
+            report = self._update(full, progress, only, head)
             if head and only is not None and not report.full:
                 self.catalog.set_meta("last_commit", head)
                 report = replace(report, commit=head)
@@ -197,7 +197,8 @@ class IndexStore(CatchUp):
         """Under the writer lock: index these vault-relative paths now (after a write)."""
         return self._update(False, None, paths)
 
-    def _update(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+    def _update(self, full: bool, progress: Progress | None, only: list[str] | None,
+                head: str | None = None) -> ReindexReport:
         """reindex() under the writer lock.
 
         The "dirty" mark is written first and removed last: if this process is killed (or the
@@ -214,17 +215,18 @@ class IndexStore(CatchUp):
         self.state.clear_stale()
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
-        report = self._update_marked(full, progress, only)
+        report = self._update_marked(full, progress, only, head)
         if folders is not None:
             self.state.record_folders(self.generation, folders, taken)
         self.state.clear_dirty()
         return report
 
-    def _update_marked(self, full: bool, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+    def _update_marked(self, full: bool, progress: Progress | None, only: list[str] | None,
+                       head: str | None) -> ReindexReport:
         reason = self.rebuild_reason()
         if reason is None and not full:
             try:
-                return self._incremental(progress, only)
+                return self._incremental(progress, only, head)
             except MdmemError:
                 raise
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
@@ -266,26 +268,31 @@ class IndexStore(CatchUp):
     def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
         from ..results import ReindexReport
         from .catalog import Catalog
+        from .dating import Dating
         from .lexical import LexicalIndex
 
         directory = self.state.dir / gen
+        commit = self.head()
+        dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
         stats = self.files.scan(attachments)
-        parsed: list[tuple[Note, FileState, Any]] = []
+        parsed: list[tuple[Note, FileState, NoteDates]] = []
 
         def docs() -> Iterator[LexicalDoc]:
-            for item in self._parse_stream(sorted(stats), stats, progress):
-                parsed.append(item)
-                yield lexical_doc(*item)
+            for i, (note, state, st) in enumerate(self._parse_stream(sorted(stats), stats, progress)):
+                if i == 0:
+                    dating.start_full()
+                parsed.append((note, state, dating.dates(note, st)))
+                yield lexical_doc(*parsed[-1])
 
         lexical = LexicalIndex.create(directory / "lexical")
         lexical.write(docs(), (), bulk=True)
         lexical.close()
+        dating.history()  # waited for already, unless the vault has no notes
         catalog = Catalog(directory / "catalog.sqlite")
         try:
-            catalog.apply(((n, s) for n, s, _ in parsed), ())
+            catalog.apply(parsed, ())
             catalog.set_attachments(attachments, replace=True)
-            commit = self.head()
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
         finally:
@@ -296,14 +303,22 @@ class IndexStore(CatchUp):
         return ReindexReport(full=True, added=[n.path for n, _, _ in parsed],
                              problems=[p for n, _, _ in parsed for p in n.problems], commit=commit)
 
-    def _incremental(self, progress: Progress | None, only: list[str] | None) -> ReindexReport:
+    def _incremental(self, progress: Progress | None, only: list[str] | None,
+                     head: str | None = None) -> ReindexReport:
         from ..results import ReindexReport
+        from .dating import Dating
 
         self._open_generation()
         catalog, lexical = self.catalog, self.lexical
         lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
         stamps = catalog.stamps()
         attachments: list[str] = []
+        last = catalog.get_meta("last_commit")
+        commit = self.head() if only is None else (head or last)
+        # Commits since the last index date the notes they touched (issue 13), even a note whose
+        # file did not change on disk (a commit of an edit indexed before it was committed).
+        dating = Dating(self.root, commit, since=last)
+        moved = dating.changes(catalog)
         if only is None:
             stats = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
@@ -312,7 +327,7 @@ class IndexStore(CatchUp):
                 catalog.set_attachments(attachments, replace=True)
         else:
             stats, gone, lost = {}, [], []
-            for rel in only:
+            for rel in dict.fromkeys([*only, *(p for p in moved if p in stamps)]):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):
                     (attachments if p.is_file() else lost).append(rel)
@@ -322,21 +337,23 @@ class IndexStore(CatchUp):
                     gone.append(rel)
             if attachments or lost:
                 catalog.set_attachments(attachments, lost)
-        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size)]
-        known = catalog.hashes(candidates)
-        parsed = list(self._parse_stream(sorted(candidates), stats, progress))
-        # A note without a date of its own is dated by its file's mtime, so a new mtime is a change
-        # even when the text is not (or the index would differ from --full; a reader can also stat a
-        # file mid-write and see the final text with an earlier mtime).
-        same = {n.path for n, s, _ in parsed if known.get(n.path) == s.hash and iso_to_timestamp(n.date) is not None}
-        changed = [(n, s, st) for n, s, st in parsed if n.path not in same]
+        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved]
+        known = catalog.file_dates(candidates)
+        dating.use_stored(known)
+        dating.adopt([p for p in candidates if p not in known and p not in moved])
+        parsed = [(n, s, dating.dates(n, st)) for n, s, st in self._parse_stream(sorted(candidates), stats, progress)]
+        # A note is rewritten when its text or its dates changed: an undated note's date may come
+        # from its file's mtime, so a new mtime can be a change even when the text is not (or the
+        # index would differ from --full; a reader can also stat a file mid-write and see the final
+        # text with an earlier mtime).
+        same = {n.path for n, s, d in parsed if known.get(n.path) == (s.hash, d)}
+        changed = [item for item in parsed if item[0].path not in same]
         touched = [(n.path, s) for n, s, _ in parsed if n.path in same]
         if changed or gone:
             # Lexical first, catalogue second: if we die between the two, the catalogue still
             # holds the old hashes, so the next run redoes these notes (upserts are idempotent).
-            lexical.write((lexical_doc(n, s, st) for n, s, st in changed), gone)
-        commit = self.head() if only is None else catalog.get_meta("last_commit")
-        catalog.apply(((n, s) for n, s, _ in changed), gone, touched)
+            lexical.write((lexical_doc(*item) for item in changed), gone)
+        catalog.apply(changed, gone, touched)
         if only is None:
             catalog.set_meta("last_commit", commit)
         catalog.set_meta("indexed_at", now_iso())
@@ -344,7 +361,7 @@ class IndexStore(CatchUp):
             added=[n.path for n, _, _ in changed if n.path not in known],
             updated=[n.path for n, _, _ in changed if n.path in known],
             deleted=sorted(gone), unchanged=len(stats) - len(changed),
-            problems=[p for n, _, _ in changed for p in n.problems], commit=commit,
+            problems=[p for n, _, _ in changed for p in n.problems], commit=commit if only is None else last,
         )
 
     # -- git ---------------------------------------------------------------------------------------
@@ -414,6 +431,7 @@ class IndexStore(CatchUp):
                 self.repair()
                 if self.catalog.get_meta("last_commit") == parent:
                     self.catalog.set_meta("last_commit", sha)
+                    self._record_commit(parent, sha)
                 return sha
         except (CommitFailed, LockHeld) as exc:
             import shlex
@@ -422,6 +440,25 @@ class IndexStore(CatchUp):
             self.warnings.append(f"{', '.join(paths)} saved and indexed, but not committed: "
                                  f"{str(exc).rstrip('.')}. Commit it with: git add {files} && git commit")
             return None
+
+    def _record_commit(self, parent: str | None, sha: str) -> None:
+        """Our commit's date as the git dates of the notes in it. Only those columns: the notes
+        mdmem writes carry ``created``/``updated`` of their own, which the index already dates them by."""
+        from .dating import Dating
+
+        changed = Dating(self.root, sha, since=parent).changes(self.catalog)
+        self.catalog.set_git_dates({p: d for p, d in changed.items() if d is not None})
+
+    def dates(self, note: Note) -> NoteDates:
+        """A note's dates and where each came from: its frontmatter as read now, the git dates and
+        file time the index holds (a note not indexed yet: its file's time)."""
+        self.repair()
+        row = self.catalog.row(note.path)
+        if row is None:
+            return note_dates(note, self.files.safe_path(note.path).stat().st_mtime_ns / 1e9)
+        git = (row["git_created"], row["git_updated"]) if row["git_updated"] is not None else None
+        edited = git is not None and row["updated_from"] == "mtime"  # the index found it edited since its commit
+        return note_dates(note, row["mtime_ns"] / 1e9, git, modified=edited)
 
     # -- notes -------------------------------------------------------------------------------------
 
@@ -523,11 +560,10 @@ class IndexStore(CatchUp):
                             path=path, include=include, visible_at=self.now(as_of))
 
 
-def lexical_doc(note: Note, state: FileState, st: os.stat_result) -> LexicalDoc:
-    """One note as the BM25 index stores it."""
+def lexical_doc(note: Note, state: FileState, dates: NoteDates) -> LexicalDoc:
+    """One note as the BM25 index stores it (dated as the catalogue dates it)."""
     from .lexical import FOREVER, LexicalDoc
 
-    date = iso_to_timestamp(note.date)
     until = iso_to_timestamp(note.valid_until)
     if until is not None and note.valid_until and len(note.valid_until) == 10:
         until += 86400  # a date-only valid_until holds through that whole day
@@ -536,7 +572,7 @@ def lexical_doc(note: Note, state: FileState, st: os.stat_result) -> LexicalDoc:
         entities=" \n".join(note.entities), tags=note.tags,
         headings=" \n".join(h.text for h in note.headings), body=note.text,
         type=note.type, scope=note.scope, status=note.status,
-        date=date if date is not None else st.st_mtime, hash=state.hash,
+        date=dates.date if dates.date is not None else state.mtime_ns / 1e9, hash=state.hash,
         hide_until=iso_to_timestamp(note.snoozed_until) or 0.0,
         vfrom=iso_to_timestamp(note.valid_from) or 0.0,
         vuntil=until if until is not None else FOREVER,

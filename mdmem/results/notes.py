@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from ..links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
-from ..note import Note, Problem
+from ..note import Note, NoteDates, Problem
 from .base import Result, own, problems
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.
@@ -33,6 +33,8 @@ class NoteDoc(Result):
     created: str | None = None
     updated: str | None = None
     authored: str | None = None
+    created_from: str | None = None  # where created and updated came from: frontmatter, git or mtime
+    updated_from: str | None = None
     snoozed_until: str | None = None
     valid_from: str | None = None
     valid_until: str | None = None
@@ -48,8 +50,12 @@ class NoteDoc(Result):
                       "problems": problems(d.get("problems", []))})
 
 
-def note_doc(n: Note) -> NoteDoc:
-    """A parsed note as a result."""
+def note_doc(n: Note, dates: NoteDates | None = None) -> NoteDoc:
+    """A parsed note as a result; with ``dates`` (``Vault.dates``), created and updated are the ones
+    the index goes by (the frontmatter's, else git's, else the file's) and say where each came from."""
+    if dates is not None:
+        return replace(note_doc(n), created=dates.created, updated=dates.updated,
+                       created_from=dates.created_from, updated_from=dates.updated_from)
     return NoteDoc(
         id=n.id, path=n.path, title=n.title, type=n.type, status=n.status, scope=n.scope, salience=n.salience,
         confidence=n.confidence, pinned=n.pinned, tags=list(n.tags), aliases=list(n.aliases),
