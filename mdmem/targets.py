@@ -32,7 +32,7 @@ class LinkResolver:
     old links dangle instead of finding a stranger.
     """
 
-    __slots__ = ("paths", "ids", "titles", "files", "nodes", "_cache")
+    __slots__ = ("paths", "ids", "titles", "files", "nodes", "_cache", "_near")
 
     def __init__(self, names: Iterable[tuple[str, str, str]], attachments: Iterable[str],
                  nodes: Mapping[str, Any]) -> None:
@@ -42,6 +42,7 @@ class LinkResolver:
         self.files: dict[str, list[tuple[str, str]]] = {}  # file name → [(normalised path, file)]
         self.nodes = nodes
         self._cache: dict[str, tuple[str | None, str, tuple[str, ...]]] = {}
+        self._near: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {}
         for norm, path, kind in names:
             if kind == "path":
                 self.paths[norm] = path
@@ -72,7 +73,12 @@ class LinkResolver:
             found = self._cache[norm] = self._lookup(norm)
         dst, how, cands = found
         if dst is None and cands:
-            return self._nearest(cands, src, how)
+            # the choice depends only on the linking note's folder: links from one folder share it
+            here = src.rpartition("/")[0] if src else ""
+            near = self._near.get((norm, here))
+            if near is None:
+                near = self._near[(norm, here)] = self._nearest(cands, here, how)
+            return near
         return found
 
     def _lookup(self, norm: str) -> tuple[str | None, str, tuple[str, ...]]:
@@ -104,12 +110,12 @@ class LinkResolver:
         return None, how, tuple(sorted(p for _, p in named))
 
     @staticmethod
-    def _nearest(cands: tuple[str, ...], src: str | None, how: str) -> tuple[str, str, tuple[str, ...]]:
-        """Of several files sharing a name, the one nearest ``src`` (see the class docstring)."""
-        here = posixpath.dirname(src or "").split("/")
+    def _nearest(cands: tuple[str, ...], folder: str, how: str) -> tuple[str, str, tuple[str, ...]]:
+        """Of several files sharing a name, the one nearest a note in ``folder`` (see the class docstring)."""
+        here = folder.split("/")
 
         def key(path: str) -> tuple[bool, int, int, str]:
-            there = posixpath.dirname(path).split("/")
+            there = path.rpartition("/")[0].split("/")
             shared = 0
             for a, b in zip(here, there, strict=False):
                 if a != b or not a:
