@@ -105,3 +105,11 @@ def test_a_committed_attachment_resolves_and_a_removed_one_goes_missing(tmp_path
 def test_aliases_still_name_notes_for_people(ov: Path) -> None:
     """A reference typed at the CLI may use an alias; only links inside notes may not."""
     assert jrun(ov, "get", "Whiteboard")["path"] == "en/Plugins/Canvas.md"
+
+
+def test_undated_notes_take_their_dates_from_git_following_the_rename(ov: Path) -> None:
+    canvas = jrun(ov, "get", "en/Plugins/Canvas.md")
+    assert (canvas["created"][:10], canvas["created_from"]) == ("2023-03-01", "git")
+    assert jrun(ov, "get", "de/Start.md")["created"][:10] == "2024-06-15"
+    renamed = jrun(ov, "get", "en/New name.md")
+    assert renamed["created"][:10] == "2023-03-01" and renamed["created_from"] == "git"  # older than its name
