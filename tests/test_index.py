@@ -357,3 +357,18 @@ def test_a_new_mtime_redates_an_undated_note_as_a_full_rebuild_would(tmp_path: P
     incremental = v.store.catalog.rows(["undated.md", "dated.md"])
     v.reindex(full=True)
     assert v.store.catalog.rows(["undated.md", "dated.md"]) == incremental
+
+
+def test_text_fields_index_the_postings_the_analyzer_would() -> None:
+    """TermsText skips whoosh's token objects; its postings must be exactly the analyzer's."""
+    from whoosh.fields import TEXT
+
+    from mdmem.index.lexical import make_schema
+
+    schema = make_schema()
+    text = ("The Quick brown-fox jumps over the lazy dog; user_id=42 snake_case CamelCase 東京大学 Übergröße "
+            "naïve café. Fox fox FOX.")
+    for name in ("title", "aliases", "entities", "tags", "headings", "body"):
+        field = schema[name]
+        assert sorted(field.index(text)) == sorted(TEXT.index(field, text)), name
+    assert dict((w, f) for w, f, _, _ in schema["body"].index(text))[b"fox"] == 4

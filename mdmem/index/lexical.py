@@ -147,6 +147,20 @@ def _tokens(value: str) -> list:  # type: ignore[type-arg]
     return tokenize(value)
 
 
+class TermsText(TEXT):  # type: ignore[misc]
+    """A TEXT field whose indexing counts ``index_terms`` directly: the postings whoosh's analyzer
+    chain and ``Frequency.word_values`` would make (the analyzer is the bare tokenizer), without a
+    token object per word. Queries still go through the analyzer."""
+
+    def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
+        from collections import Counter
+
+        from whoosh.system import pack_uint
+
+        boost = self.format.field_boost
+        return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in Counter(index_terms(value)).items()]
+
+
 def make_schema() -> Schema:
     """The index schema. Changing it means bumping the manifest's schema version."""
     analyzer = MdmemTokenizer()
@@ -154,12 +168,12 @@ def make_schema() -> Schema:
     return Schema(
         path=ID(stored=True, unique=True),
         nid=ID(stored=True),
-        title=TEXT(analyzer=analyzer, stored=True, phrase=False),
-        aliases=TEXT(analyzer=analyzer, phrase=False),
-        entities=TEXT(analyzer=analyzer, phrase=False),
-        tags=TEXT(analyzer=analyzer, phrase=False),
-        headings=TEXT(analyzer=analyzer, phrase=False),
-        body=TEXT(analyzer=analyzer, phrase=False),
+        title=TermsText(analyzer=analyzer, stored=True, phrase=False),
+        aliases=TermsText(analyzer=analyzer, phrase=False),
+        entities=TermsText(analyzer=analyzer, phrase=False),
+        tags=TermsText(analyzer=analyzer, phrase=False),
+        headings=TermsText(analyzer=analyzer, phrase=False),
+        body=TermsText(analyzer=analyzer, phrase=False),
         tagf=KEYWORD(lowercase=True, commas=True, stored=True),
         type=ID(stored=True),
         scope=ID(stored=True),
