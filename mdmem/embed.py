@@ -45,7 +45,7 @@ class EmbedSettings:
     max_length: int = 256
     batch_size: int = 16  # 32 raised peak RSS by ~140 MB (672 vs 533 MB on a 384-chunk probe) for no speed
     threads: int = 1  # torch threads; 2 were slower than 1 on a loaded 2-core machine
-    multilingual: bool = False  # False: queries in non-Latin scripts skip the vector leg
+    multilingual: bool = False  # a local model folder that knows many languages (the e5 model always does)
 
     def __post_init__(self) -> None:
         # mdmem.toml comes with the vault: a cloned one must not make a command take all memory or CPU.
@@ -72,6 +72,11 @@ class EmbedSettings:
             )
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] in mdmem.toml has a bad value: {exc}") from exc
+
+    @property
+    def any_language(self) -> bool:
+        """Whether the model's vectors mean something for text outside English (and the Latin script)."""
+        return self.multilingual or self.model == MULTILINGUAL_MODEL
 
 
 def make_embedder(settings: EmbedSettings) -> Embedder:

@@ -268,6 +268,28 @@ def test_multilingual_e5_embeds_any_script_offline() -> None:
     assert emb.embed([]).shape == (0, 384)
 
 
+def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (vault_dir / "notes" / "db-host.md").write_text(
+        "# Database host\n\nThe production database now runs on db3.internal, port 5432.\n")
+    (vault_dir / "notes" / "浏览器支持范围.md").write_text(
+        "# 浏览器支持范围\n\n我们只支持 Chrome、Firefox 和 Safari 的最新两个版本，不再支持 IE。\n")
+    question = "现在的数据库主机地址是什么"  # "what is the database host now": no word in common with the note
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")  # an English-only model: the vector leg is skipped
+    v = Vault.open(vault_dir)
+    v.embed()
+    v.query(question)
+    assert [s for s in v.last_info["stages"] if s.startswith("vectors")] == [
+        'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")']
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "multilingual-e5-small")
+    v = Vault.open(vault_dir)
+    assert v.embed().done > 0
+    hits = v.query(question)
+    assert any(s.startswith("vectors:") and s[8:].isdigit() for s in v.last_info["stages"])
+    assert "notes/db-host.md" in [h.path for h in hits][:3]
+    assert v.vsearch("which browsers do we still support")[0].path == "notes/浏览器支持范围.md"
+
+
 def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
