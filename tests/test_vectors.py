@@ -288,6 +288,9 @@ def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Pat
     assert any(s.startswith("vectors:") and s[8:].isdigit() for s in v.last_info["stages"])
     assert "notes/db-host.md" in [h.path for h in hits][:3]
     assert v.vsearch("which browsers do we still support")[0].path == "notes/浏览器支持范围.md"
+    assert v.semantic.query_settings.duplicate_similarity == 0.95  # e5's own cosine scale
+    (vault_dir / "mdmem.toml").write_text("[query]\nduplicate_similarity = 0.99\n")
+    assert Vault.open(vault_dir).semantic.query_settings.duplicate_similarity == 0.99  # the vault's setting wins
 
 
 def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path,
