@@ -104,9 +104,11 @@ class QuerySettings:
                 raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
 
     @classmethod
-    def from_config(cls, data: dict[str, Any]) -> QuerySettings:
-        """From [query]/[rerank] in mdmem.toml, then $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
-        raw = dict(data.get("query", {})) if isinstance(data.get("query"), dict) else {}
+    def from_config(cls, data: dict[str, Any], defaults: dict[str, Any] | None = None) -> QuerySettings:
+        """From ``defaults`` (the embedding model's), then [query]/[rerank] in mdmem.toml, then
+        $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
+        raw = dict(defaults or {})
+        raw.update(data.get("query", {}) if isinstance(data.get("query"), dict) else {})
         for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
             key, _, value = item.partition("=")
             raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (

