@@ -271,3 +271,30 @@ def test_skip_hook_and_a_bad_setting_never_fail_a_write(fresh: Path, monkeypatch
     proc = mdmem_in_process("--vault", str(fresh), "add", "-t", "Gamma", "-b", "gamma words", check=False)
     assert "Traceback" not in proc.stderr
     assert "gamma" in mdmem_in_process("--vault", str(fresh), "search", "gamma").stdout.lower()
+
+
+def test_inline_or_background_follows_what_the_model_costs_here(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model that states a fast load (the ONNX one: ~0.3 s, ~20 ms a chunk) embeds a commit's few chunks
+    inline; many chunks, or the torch model's cold load, go to the job; a model loaded here is free to start."""
+    from mdmem import Vault
+    from mdmem.embed import HashEmbedder
+
+    class Stated(HashEmbedder):
+        name = "stated"
+        load_seconds = 0.3
+        chunk_seconds = 0.02
+        loaded = False
+
+    with Vault.open(fresh) as v:
+        sem = v.semantic
+        assert sem.inline_ok(5000)  # the hash embedder: no load, next to no time per chunk
+        sem.__dict__["embedder"] = Stated()
+        assert sem.inline_ok(3) and sem.inline_ok(10) and not sem.inline_ok(30)
+        Stated.loaded = True
+        assert sem.inline_ok(20)
+        monkeypatch.delenv("MDMEM_EMBED_MODEL")
+        del sem.__dict__["embedder"], sem.__dict__["settings"]
+        assert sem.embedder.name == "all-MiniLM-L6-v2" and not sem.inline_ok(1)  # torch: 3–8 s to load
+        sem.__dict__["embedder"] = HashEmbedder()
+        monkeypatch.setenv("MDMEM_EMBED_INLINE", "0")  # no time for the model in a write: all to the job
+        assert not sem.inline_ok(1)

@@ -34,10 +34,12 @@ if TYPE_CHECKING:
     from .vectors import VectorIndex
 
 AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
-# What a write may spend embedding its own chunks before it returns (a commit's hook, an add): more goes to
-# the background job. A cold torch MiniLM (3–8 s to load) never fits; an ONNX model (~0.3 s to load,
-# ~20 ms a chunk) fits a few dozen chunks; a model already loaded in this process (serve, MCP) fits too.
-INLINE_SECONDS = 1.0
+# What a write may spend in the model for its own chunks before it returns (a commit's hook, an add): more
+# goes to the background job. A cold torch MiniLM (3–8 s to load) never fits; an ONNX model (~0.3 s to
+# load, ~20 ms a chunk) fits a one-note commit (~10 chunks at most); a model already loaded in this process
+# (serve, MCP) fits a few. Beside it, embedding here costs a hook ~0.3 s of imports (numpy, usearch) and the
+# vector file's update: on 2,000 notes a commit took 0.42 s before and 0.75 s with the hash embedder inline.
+INLINE_SECONDS = 0.5
 # An embedder may say what it costs here (attributes ``load_seconds``, ``chunk_seconds``, ``loaded``);
 # otherwise: a model by name, else the measured torch MiniLM (load ~5 s, 5–12 chunks/s on 2 cores).
 COSTS = {"hash": (0.0, 0.0001)}
@@ -225,8 +227,8 @@ class Semantic:
         if self.inline_ok(len(missing)):
             report = self.embed(wait=False)
             return f"{report.embedded} chunks embedded, {report.reused} from the cache"
-        with self.store.writer_lock(2.0):
-            self._sync()  # what the cache has goes in now; the job embeds the rest
+        # The job adds what the cache has too: opening the vector file here would cost a hook ~0.2 s
+        # (numpy, usearch), and a removed chunk's vector finds no catalogue row, so no read shows it.
         return self._to_job(f"{len(missing)} chunks to embed")
 
     def _to_job(self, why: str) -> str:
