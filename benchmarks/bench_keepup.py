@@ -43,7 +43,7 @@ TARGET_S = 5.0  # issue 14: vectors of a one-note commit complete within 5 s
 
 
 def env_for(mode: str) -> dict[str, str]:
-    return {**child_env(), **MODES[mode], **(BEFORE if mode == "before" else {})}
+    return {**child_env(), "MDMEM_AUTO_EMBED": "1", **MODES[mode], **(BEFORE if mode == "before" else {})}
 
 
 def mdmem(vault: Path, *args: str, env: dict[str, str]) -> str:
