@@ -156,6 +156,10 @@ def test_an_expensive_model_leaves_the_commit_to_one_background_job(
         assert out["results"][0]["path"] == "notes/b3.md"  # the commit is searchable at once
         text = mdmem_in_process("--vault", str(fresh), "status").stdout
         assert "embedded in the background" in text
+        from mdmem import Vault, render
+
+        with Vault.open(fresh) as v:
+            assert "embedding in the background" in render.mcp(v.status())[0]  # the MCP status tool's text
         monkeypatch.setattr(semantic, "AUTO_EMBED_MAX", 0)  # a vector read embeds none itself here
         out = json.loads(mdmem_in_process("--vault", str(fresh), "query", "beta3 words", "--json").stdout)
         assert out["info"]["coverage"]["complete"] is False
