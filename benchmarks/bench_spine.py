@@ -85,9 +85,11 @@ class SizeResult:
 
 
 def child_env() -> dict[str, str]:
-    """Our environment without anything that would redirect mdmem or git."""
+    """Our environment without anything that would redirect mdmem or git, and without the automatic
+    embedding after writes (issue 14): each benchmark measures what it names (``mdmem embed``, a hook's
+    reindex, a checkout) with no model loading beside it. ``bench_keepup.py`` measures it turned on."""
     drop = ("MDMEM_", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX")
-    return {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(drop)}, "MDMEM_AUTO_EMBED": "0"}
 
 
 def measure(cmd: list[str], cwd: Path) -> Sample:

@@ -57,6 +57,19 @@ def load_config(root: Path) -> Config:
                   lock_timeout=timeout, extra=data)
 
 
+def auto_embed(data: dict[str, object]) -> bool:
+    """[embed] auto in mdmem.toml (default true): give changed chunks their vectors after every write,
+    inline when cheap, else in a background job (issue 14). $MDMEM_AUTO_EMBED (0/1) overrides."""
+    env = os.environ.get("MDMEM_AUTO_EMBED")
+    if env:
+        return env.strip().lower() not in ("0", "false", "no", "off")
+    raw = data.get("embed", {})
+    value = raw.get("auto", True) if isinstance(raw, dict) else True
+    if not isinstance(value, bool):  # bool("no") is True
+        raise ConfigError(f"[embed] auto must be true or false, got {value!r}.")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class QuerySettings:
     """[query] in mdmem.toml: fusion weights and thresholds (measured with ``mdmem eval``)."""

@@ -37,7 +37,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     problems = doctor(store, notice=False).problems  # the same count as doctor's
     try:
         done, total = sem.coverage(notice=False)
-        vectors = VectorStatus(sem.embedder.name, done, total, done >= total)
+        vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding())
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
     return VaultStatus(

@@ -126,7 +126,7 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
     cands = sem.note_candidates(qvec, limit, filters, sem.query_settings.min_similarity)
     for c in cands:
         c.score = c.explain["cosine"]
-    info = {"coverage": _coverage(done, total), "model": sem.embedder.name,
+    info = {"coverage": _coverage(done, total, sem), "model": sem.embedder.name,
             "ms_embed": round((time.perf_counter() - t0) * 1000, 1)}
     return cands, info
 
@@ -147,7 +147,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     vec: list[Candidate] = []
     if sem is not None:
         sem.repair()
-        info["coverage"] = _coverage(*sem.coverage())
+        info["coverage"] = _coverage(*sem.coverage(), sem)
         lap("coverage")
     foreign = sem is not None and not sem.settings.any_language and _non_latin(text)
     if foreign:
@@ -381,5 +381,8 @@ def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int,
     return out + ranked[len(pool):]
 
 
-def _coverage(done: int, total: int) -> dict[str, Any]:
-    return {"chunks_with_vectors": done, "chunks": total, "complete": done >= total}
+def _coverage(done: int, total: int, sem: Semantic) -> dict[str, Any]:
+    out: dict[str, Any] = {"chunks_with_vectors": done, "chunks": total, "complete": done >= total}
+    if done < total and (embedding := sem.embedding()):
+        out["embedding"] = embedding  # "in the background" (the rest follow by themselves), "interrupted"
+    return out

@@ -38,6 +38,7 @@ class Vault:
         self.files = self.store.files  # the note files: scan, read_note, safe_path, body
         self.warnings = self.store.warnings  # what went wrong after the work was done (a commit git refused)
         self._semantic: Semantic | None = None
+        self.store.state.after_write = lambda: self.semantic.keep_up()  # vectors follow every write (issue 14)
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query/recall did (coverage, stages)
 
     @classmethod
@@ -112,8 +113,7 @@ class Vault:
 
     def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> r.ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
-        return self.store.after_git(hook, timeout=timeout, whole_tree=whole_tree,
-                                    after_pass=lambda: self.semantic.restore_cached())
+        return self.store.after_git(hook, timeout=timeout, whole_tree=whole_tree, after_pass=self.semantic.keep_up)
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""

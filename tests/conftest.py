@@ -26,6 +26,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for key in ("MDMEM_VAULT", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "MDMEM_SKIP_HOOK"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # Writes do not embed by themselves here: most tests run the real model's settings, and loading it
+    # in a job after every commit would cost seconds each. Tests of that turn it on (test_keepup.py).
+    monkeypatch.setenv("MDMEM_AUTO_EMBED", "0")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

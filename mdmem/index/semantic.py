@@ -1,23 +1,29 @@
 """The vector side of the store: the embedder, the embedding cache and the usearch file.
 
-The model is never needed to keep BM25 fresh: ``reindex`` only records chunks, and vectors are
-filled by ``embed`` (or by a vector query's ``repair``, a few at a time, or by ``mdmem serve``).
+The model is never needed to keep BM25 fresh: ``reindex`` records chunks, and vectors follow (issue 14):
+after every write that changed chunks (``keep_up``, run when the writer lock is released: reindex, the
+git hooks, add, import, the lifecycle writes) cached vectors are added at once, and new chunks are
+embedded inline when that is cheap, else by one detached background job (``run_job``). ``embed`` does
+them all in the foreground, a vector query's ``repair`` a few, ``mdmem serve`` whatever is left.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import QuerySettings
+from ..config import QuerySettings, auto_embed
 from ..embed import QUERY_DEFAULTS, EmbedSettings, make_embedder, release_memory
-from ..errors import LockHeld, write_failure
+from ..errors import LockHeld, MdmemError, write_failure
 from ..rank import Candidate, Filters
 from ..results import EmbedReport
+from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,6 +34,17 @@ if TYPE_CHECKING:
     from .vectors import VectorIndex
 
 AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
+# What a write may spend in the model for its own chunks before it returns (a commit's hook, an add): more
+# goes to the background job. A cold torch MiniLM (3–8 s to load) never fits; an ONNX model (~0.3 s to
+# load, ~20 ms a chunk) fits a one-note commit (~10 chunks at most); a model already loaded in this process
+# (serve, MCP) fits a few. Beside it, embedding here costs a hook ~0.3 s of imports (numpy, usearch) and the
+# vector file's update: on 2,000 notes a commit took 0.42 s before and 0.75 s with the hash embedder inline.
+INLINE_SECONDS = 0.5
+# An embedder may say what it costs here (attributes ``load_seconds``, ``chunk_seconds``, ``loaded``);
+# otherwise: a model by name, else the measured torch MiniLM (load ~5 s, 5–12 chunks/s on 2 cores).
+COSTS = {"hash": (0.0, 0.0001)}
+DEFAULT_COST = (5.0, 0.1)
+JOB_ROUND = 256  # the background job adds vectors to the index every this many chunks (status shows progress)
 
 
 class Semantic:
@@ -38,6 +55,8 @@ class Semantic:
         self._cache: EmbeddingCache | None = None
         self._reader: tuple[Any, VectorIndex] | None = None
         self._reranker: Any = None
+        self._warm = False  # this process has run the model (its load is paid)
+        self._keeping_up = False
 
     # Read on first use, so a BM25-only command never trips over [embed]/[query] settings.
     @cached_property
@@ -80,7 +99,8 @@ class Semantic:
               wait: bool = True) -> EmbedReport:
         """Embed chunks that have no vector (cache first), then add them to the vector index."""
         started = time.perf_counter()
-        self.store.repair()
+        with self._busy():
+            self.store.repair()
         fp = self.embedder.fingerprint
         embedded, interrupted = 0, False
         cat = self.store.catalog
@@ -97,6 +117,7 @@ class Semantic:
             for i in range(0, len(missing), batch):
                 part = missing[i : i + batch]
                 vectors = self.embedder.embed([text_of[h] for h in part])
+                self._warm = True
                 self.cache.put_many(fp, list(zip(part, vectors)))
                 embedded += len(part)
                 release_memory()
@@ -150,21 +171,108 @@ class Semantic:
         self._reader = None
         return len(ready), len(dead)
 
-    def restore_cached(self) -> int:
-        """Give chunks without a vector the vectors the embedding cache holds for their text, and drop
-        removed chunks' vectors (the background catch-up runs this after each pass: a checkout away and
-        back re-adds every chunk, with new keys, and their vectors are all in the cache). Embeds nothing
-        and loads no model; does nothing in a vault that never made vectors. Returns how many it added."""
-        from ..errors import MdmemError
+    # -- keeping up with the files (issue 14) ---------------------------------------------------------
 
-        if not (self.store.state.dir / "embeddings.sqlite").is_file():
-            return 0
+    @cached_property
+    def auto(self) -> bool:
+        """Whether writes give their chunks vectors by themselves ([embed] auto, $MDMEM_AUTO_EMBED)."""
+        return auto_embed(self.store.config.extra)
+
+    def keep_up(self) -> str:
+        """After a write changed chunks (run when the writer lock is released) and after each pass of the
+        background catch-up: vectors the embedding cache holds are added at once (a ``reindex --full``, a
+        checkout away and back, a revert: no model needed); new chunks are embedded now when that is
+        cheap (``inline_ok``), else one background job is asked for (``run_job``). With ``auto`` off
+        only the cache is used, and only in a vault that has one. Never fails the write it follows: a
+        model setting that cannot load is left to the vector reads to report, anything else becomes a
+        warning. Returns what it did, for the hooks' and the job's log."""
+        if self._keeping_up:
+            return "busy"  # an embed or a vector read is under way here: it sees these chunks itself
         try:
-            self.embedder  # noqa: B018  (a model setting that cannot load: the next vector read says so)
-        except MdmemError:
-            return 0
-        with self.store.writer_lock():
-            return self._sync()[0]
+            with self._busy():
+                return self._keep_up()
+        except MdmemError as exc:
+            if isinstance(exc, LockHeld):
+                return self._to_job("the writer lock was busy")
+            return f"vectors not updated: {exc}"
+        except Exception as exc:
+            err = write_failure(exc, self.store.state.dir)
+            self.store.warnings.append(f"vectors not updated: {err or exc}")
+            return f"vectors not updated: {err or exc}"
+
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
+        """While this process embeds (or reads vectors), its own writes leave their chunks to it."""
+        outer, self._keeping_up = self._keeping_up, True
+        try:
+            yield
+        finally:
+            self._keeping_up = outer
+
+    def _keep_up(self) -> str:
+        auto = self.auto
+        if not auto and not (self.store.state.dir / "embeddings.sqlite").is_file():
+            return "off"
+        cat = self.store.catalog
+        fp = self.embedder.fingerprint
+        same_model = cat.get_meta("vector_model") == fp
+        pending = cat.pending_chunks() if same_model else cat.all_chunks()
+        if not pending and same_model and not cat.dead_keys():
+            return "complete"
+        missing = self.cache.missing(fp, [h for _, h, _ in pending]) if auto else []
+        if not missing:
+            with self.store.writer_lock(2.0):
+                added = self._sync()[0]
+            return f"{added} vectors from the cache"
+        if self.inline_ok(len(missing)):
+            report = self.embed(wait=False)
+            return f"{report.embedded} chunks embedded, {report.reused} from the cache"
+        # The job adds what the cache has too: opening the vector file here would cost a hook ~0.2 s
+        # (numpy, usearch), and a removed chunk's vector finds no catalogue row, so no read shows it.
+        return self._to_job(f"{len(missing)} chunks to embed")
+
+    def _to_job(self, why: str) -> str:
+        if not self.auto:
+            return why
+        self.store.state.request_job(why, EMBED_HOOK)
+        return f"{why}; embedding in the background"
+
+    def inline_ok(self, chunks: int) -> bool:
+        """Whether embedding ``chunks`` here now fits ``inline_seconds()``: the model's load (none when
+        this process has it loaded) plus its time per chunk, as the embedder states them or as measured."""
+        emb = self.embedder
+        load, per = COSTS.get(emb.name, DEFAULT_COST)
+        loaded = getattr(emb, "loaded", None)
+        warm = self._warm if loaded is None else bool(loaded)
+        cost = (0.0 if warm else float(getattr(emb, "load_seconds", load))) + chunks * float(
+            getattr(emb, "chunk_seconds", per))
+        return cost <= inline_seconds()
+
+    def embedding(self) -> str | None:
+        """Whether the background embedding job is at work ("in the background"), was stopped before it
+        finished ("interrupted"), or neither (None)."""
+        if self.store.state.job_request(EMBED_HOOK) is None:
+            return None
+        return "in the background" if self.store.state.job_active(EMBED_HOOK) else "interrupted"
+
+    def run_job(self) -> str:
+        """The background embedding job (``reindex --git-hook embed``): under the job's running lock,
+        embed every chunk without a vector, ``JOB_ROUND`` at a time (each round's vectors are cached and
+        added to the index, so a kill loses at most a round's model time and ``status`` shows progress),
+        until no request came during a pass. One runs at a time and at most one waits, as for the
+        catch-up job (``IndexState.request_job``); the writer lock is held only to add vectors."""
+        state = self.store.state
+        embedded = 0
+        with state.job_slot(kind=EMBED_HOOK), self._busy():
+            while True:
+                token = (state.job_request(EMBED_HOOK) or {}).get("token")
+                while True:
+                    report = self.embed(max_new=JOB_ROUND)
+                    embedded += report.embedded
+                    if report.embedded < JOB_ROUND or report.done >= report.total:
+                        break
+                if state.finish_job(token, EMBED_HOOK):
+                    return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
 
     def _drop_vector_file(self, why: str) -> None:
         """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
@@ -179,7 +287,8 @@ class Semantic:
         step by which a vector read writes."""
         from .vectors import DamagedVectorFile
 
-        self.store.repair()
+        with self._busy():
+            self.store.repair()  # chunks it records are this read's to fill (_fill), not keep_up's
         try:
             self._fill()
         except LockHeld:
@@ -206,6 +315,8 @@ class Semantic:
         else:
             with self.store.writer_lock(0.0):
                 self._sync()
+            if self.auto and self.embedding() != "in the background":
+                self._to_job(f"{len(missing)} chunks to embed")  # a vault from before, or a killed job
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -302,6 +413,14 @@ class Semantic:
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.threads)
         return self._reranker
+
+
+def inline_seconds() -> float:
+    """``INLINE_SECONDS``, or $MDMEM_EMBED_INLINE (0: always in the background)."""
+    try:
+        return float(os.environ.get("MDMEM_EMBED_INLINE", INLINE_SECONDS))
+    except ValueError:
+        return INLINE_SECONDS
 
 
 def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Catalog) -> list[Candidate]:

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ STATE_DIR = ".mdmem"
 SERVE_FILE = "serve.json"  # a running ``mdmem serve``: pid, port, token (mode 0600)
 JOB_MARK, JOB_QUEUED, JOB_RUNNING = "catchup", "catchup.queued", "catchup.running"
 JOB_HOOK = "catch-up"  # ``reindex --git-hook catch-up``: the background job (githook.py)
+EMBED_HOOK = "embed"  # ``reindex --git-hook embed``: the background embedding job, a sibling with its own files
+JOB_FILES = {JOB_HOOK: (JOB_MARK, JOB_QUEUED, JOB_RUNNING), EMBED_HOOK: ("embed", "embed.queued", "embed.running")}
 JOB_FD_ENV = "MDMEM_JOB_FD"  # the queued lock's file descriptor, handed from the hook to its job
 TREE_FILE = "folders.json"  # the note folders' mtimes at the last whole scan
 RACY_NS = 50_000_000  # a folder changed this close to the stamp may have changed again unseen (coarse clocks)
@@ -37,6 +39,10 @@ class IndexState:
         self.dir = root / STATE_DIR
         self.lock_timeout = lock_timeout
         self._lock_depth = 0
+        # Set by a writer whose work changed the notes' chunks; ``after_write`` (the vector side's keep-up,
+        # wired by the Vault) runs once the outermost writer lock is released (issue 14).
+        self.changed = False
+        self.after_write: Callable[[], object] | None = None
 
     # -- manifest --------------------------------------------------------------------------------
 
@@ -156,19 +162,22 @@ class IndexState:
     #                    one job waits; a later hook's change is seen by that waiting job.
     #   catchup.running  flock held by the job doing a pass. The queued job waits for it, then releases
     #                    "queued" before it reads anything: a hook after that starts one new follow-up.
+    # The embedding job (``kind`` EMBED_HOOK: chunks without vectors, issue 14) has the same three files
+    # of its own (embed, embed.queued, embed.running), so a long embedding never holds back the catch-up
+    # of a commit's notes, and reads do not say "catching up" while only vectors are missing.
 
-    def job_request(self) -> dict[str, Any] | None:
-        """The catch-up request mark (why, when, token), or None when no catch-up is pending."""
+    def job_request(self, kind: str = JOB_HOOK) -> dict[str, Any] | None:
+        """The job's request mark (why, when, token), or None when none is pending."""
         try:
-            data = json.loads((self.dir / JOB_MARK).read_text(encoding="utf-8"))
+            data = json.loads((self.dir / JOB_FILES[kind][0]).read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else {}
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
             return {}  # half-written or damaged: still a request
 
-    def request_job(self, why: str) -> bool:
-        """Record a catch-up request and start a background job unless one is already waiting to start
+    def request_job(self, why: str, kind: str = JOB_HOOK) -> bool:
+        """Record a request for the ``kind`` job and start one unless one is already waiting to start
         (that one will see this change). Returns whether a job process was started. Never waits."""
         import subprocess
         import sys
@@ -176,20 +185,21 @@ class IndexState:
         self.check_dir()
         self.dir.mkdir(exist_ok=True)
         self._ensure_gitignore()
-        mark = self.dir / JOB_MARK
+        name, queued, _ = JOB_FILES[kind]
         # Not ".tmp": tidy() removes those under the writer lock, which this hook does not hold. No fsync:
-        # a lost mark costs nothing, the reads' HEAD and folder check finds the change anyway.
-        tmp = self.dir / f".{JOB_MARK}.{os.urandom(4).hex()}.new"
+        # a lost mark costs nothing, the reads' HEAD and folder check finds the change anyway (and the
+        # chunks without vectors are in the catalogue).
+        tmp = self.dir / f".{name}.{os.urandom(4).hex()}.new"
         tmp.write_text(json.dumps({"why": why, "since": time.time(), "token": os.urandom(8).hex()}) + "\n")
-        os.replace(tmp, mark)
-        fd = _open_lock(self.dir / JOB_QUEUED)
+        os.replace(tmp, self.dir / name)
+        fd = _open_lock(self.dir / queued)
         try:
             if not _try_flock(fd):
                 return False  # a job waits to start: it reads the state after this request
             _reap()
-            with open(self.dir / "catchup.log", "ab") as log:
+            with open(self.dir / f"{name}.log", "ab") as log:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", JOB_HOOK],
+                    [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", kind],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
                     pass_fds=(fd,), env={**os.environ, JOB_FD_ENV: str(fd)})
             proc.returncode = 0  # detached, never waited for: _reap() collects it, Popen.__del__ need not warn
@@ -198,9 +208,10 @@ class IndexState:
         finally:
             os.close(fd)
 
-    def job_active(self) -> bool:
-        """Whether a catch-up job is running or waiting to start (tests the locks without keeping them)."""
-        for name in (JOB_RUNNING, JOB_QUEUED):
+    def job_active(self, kind: str = JOB_HOOK) -> bool:
+        """Whether a ``kind`` job is running or waiting to start (tests the locks without keeping them)."""
+        _, queued, running = JOB_FILES[kind]
+        for name in (running, queued):
             fd = _open_lock(self.dir / name)
             try:
                 if not _try_flock(fd):
@@ -210,7 +221,7 @@ class IndexState:
         return False
 
     @contextmanager
-    def job_slot(self, wait: bool = True) -> Iterator[bool]:
+    def job_slot(self, wait: bool = True, kind: str = JOB_HOOK) -> Iterator[bool]:
         """Hold the running lock for one job's passes (yields False when ``wait`` is off and another job
         runs). The queued lock this process inherited from the hook (``MDMEM_JOB_FD``) is released once
         the running lock is held, before the job reads anything."""
@@ -218,7 +229,7 @@ class IndexState:
 
         self.check_dir()
         self.dir.mkdir(exist_ok=True)
-        fd = _open_lock(self.dir / JOB_RUNNING)
+        fd = _open_lock(self.dir / JOB_FILES[kind][2])
         try:
             if wait:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -235,15 +246,15 @@ class IndexState:
         finally:
             os.close(fd)
 
-    def finish_job(self, token: str | None) -> bool:
+    def finish_job(self, token: str | None, kind: str = JOB_HOOK) -> bool:
         """After a pass: remove the request mark if no new request came since the pass began (``token``:
         the mark's token then). False: a request came meanwhile, so do another pass."""
-        now = self.job_request()
+        now = self.job_request(kind)
         if now is None:
             return True
         if now.get("token") != token:
             return False
-        (self.dir / JOB_MARK).unlink(missing_ok=True)
+        (self.dir / JOB_FILES[kind][0]).unlink(missing_ok=True)
         return True
 
     # -- what no hook reports: the folders' stamps ------------------------------------------------
@@ -283,7 +294,9 @@ class IndexState:
         """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it.
 
         A write the disk refuses under the lock (full, read-only, I/O error) becomes one
-        ``IndexNotWritten`` line instead of a traceback from whichever store hit it.
+        ``IndexNotWritten`` line instead of a traceback from whichever store hit it. When the work
+        under the outermost lock changed chunks (``changed``), ``after_write`` runs after the release:
+        the lock is free for it, and whatever it does comes after the write is complete.
         """
         try:
             with self._lock(timeout):
@@ -293,6 +306,9 @@ class IndexState:
             if err is None:
                 raise
             raise err from exc
+        if self.changed and not self._lock_depth and self.after_write is not None:
+            self.changed = False
+            self.after_write()
 
     @contextmanager
     def _lock(self, timeout: float | None) -> Iterator[None]:

@@ -216,6 +216,7 @@ class IndexStore(CatchUp):
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         report = self._update_marked(full, progress, only, head)
+        self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
         if folders is not None:
             self.state.record_folders(self.generation, folders, taken)
         self.state.clear_dirty()

@@ -95,8 +95,10 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         p(f"intent: {info.get('intent')}  route: {info.get('route')}")
     cov = info.get("coverage")
     if cov and not cov.get("complete"):
+        finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
+                  else "Run \"mdmem embed\" to finish.")
         p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
-          "results lean on BM25. Run \"mdmem embed\" to finish.", err=True)
+          f"results lean on BM25. {finish}", err=True)
     if not hits:
         p(f"No notes match {hits.query!r}.", err=True)
         return
@@ -218,7 +220,10 @@ def _status(s: VaultStatus, p: Printer) -> None:
     if vec.error is not None:
         p(f"vectors   unavailable: {vec.error}")
     else:
-        todo = "" if vec.complete else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
+        todo = ("" if vec.complete else " — the rest are being embedded in the background"
+                if vec.embedding == "in the background" else
+                " — the background embedding stopped; the next write resumes it, or run \"mdmem embed\""
+                if vec.embedding else " — run \"mdmem embed\" (or \"mdmem serve\") to finish")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")

@@ -30,12 +30,14 @@ class VectorStatus(Result):
     chunks: int = 0
     complete: bool = False
     error: str | None = None
+    embedding: str | None = None  # the background embedding job: "in the background", "interrupted"
 
     def to_dict(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        return {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-                "complete": self.complete}
+        out = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
+               "complete": self.complete}
+        return out if self.embedding is None else {**out, "embedding": self.embedding}
 
 
 @dataclass(frozen=True, slots=True)
