@@ -17,7 +17,7 @@ from .config import QuerySettings
 from .links import display_text
 from .memory import PRIOR_WEIGHT, superseded_scores
 from .note import iso_from_timestamp
-from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
+from .rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
 from .results import Hit, Hits
 from .text import snippet, terms
 
@@ -140,7 +140,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
     store.repair()
-    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=qs.min_coverage > 0))
+    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio)
@@ -186,6 +186,17 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
+    share = flatness(max((h.coverage for h in lex), default=0.0), qs.blend_coverage_full, qs.blend_coverage)
+    if share > 0 and lists["vec"]:
+        # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
+        # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
+        mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
+                      qs.blend_vector_weight, qs.min_similarity)
+        for path, score in mixed.items():
+            c = by_path.setdefault(path, Candidate(path=path))
+            c.score = score
+            c.explain["blend"] = round(score, 6)
+        info["stages"].append(f"blend:{share:.2f}")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
         # word) unless the vectors find them genuinely close. Questions about things the vault

@@ -288,12 +288,13 @@ class LexicalIndex:
             return []  # nothing passes the filter (whoosh would read an empty set as "no filter")
         mask = _hidden_docs(s, filters) if filters else None
         self._searches += 1
-        if self._searches > 1 and not coverage:
+        if self._searches > 1:
             # A warm process (serve, eval, a hook host): the same scores from cached postings
             # arrays, ~10× faster than whoosh's matcher tree once the terms have been seen.
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
-            return self._scorer.search(weighted, limit, flt, mask)
+            return self._scorer.search(weighted, limit, flt, mask,
+                                       _coverage_idf(s, qterms) if coverage else None)
         # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
         # until the boundary's whole tie is in, so the sort below picks by path and an incremental
         # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
@@ -304,12 +305,7 @@ class LexicalIndex:
             if results.scored_length() < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
                 break
             want *= 2
-        idf: dict[str, float] = {}
-        if coverage:
-            n = max(1, s.doc_count())
-            for t in qterms:
-                df = max(s.doc_frequency(f, t) for f in ("body", "title", "aliases", "entities", "tags", "headings"))
-                idf[t] = math.log(1 + n / max(df, 1))  # a word no note has weighs most: it is missing
+        idf = _coverage_idf(s, qterms) if coverage else {}
         total = sum(idf.values()) or 1.0
 
         def covered(r: Any) -> float:
@@ -372,6 +368,14 @@ class LexicalIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
+    """Each query term's weight in ``LexicalHit.coverage``: its IDF over the fields (a word no note
+    has weighs most: it is missing)."""
+    n = max(1, searcher.doc_count())
+    return {t: math.log(1 + n / max(1, max(searcher.doc_frequency(f, t) for f in FIELD_WEIGHTS)))
+            for t in qterms}
 
 
 class _ArrayBM25:
@@ -451,16 +455,25 @@ class _ArrayBM25:
         return arr
 
     def search(self, weighted: Sequence[tuple[str, float]], limit: int, flt: set[int] | None,
-               mask: set[int] | None) -> list[LexicalHit]:
+               mask: set[int] | None, idf: dict[str, float] | None = None) -> list[LexicalHit]:
+        """The top ``limit`` documents; with ``idf`` (``_coverage_idf``) each hit's coverage too."""
         np = self._np
         scores = np.zeros(self.n)
         matched = np.zeros(self.n, dtype=bool)
+        covered = np.zeros(self.n)
+        pending = dict(idf or {})  # each query term counts once, however often it is in the query
         for term, weight in weighted:
+            has = np.zeros(self.n, dtype=bool) if term in pending else None
             for field, fw in FIELD_WEIGHTS.items():
                 docs, sc = self._term(field, term)
                 if len(docs):
                     scores[docs] += (weight * fw) * sc
                     matched[docs] = True
+                    if has is not None:
+                        has[docs] = True
+            if has is not None:
+                covered[has] += pending.pop(term)
+        total = sum((idf or {}).values()) or 1.0
         if flt is not None:
             matched &= self._allowed(flt)
         if mask:
@@ -478,7 +491,8 @@ class _ArrayBM25:
             hits.append(LexicalHit(
                 path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
                 scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"), score=float(scores[d])))
+                date=r.get("date"), score=float(scores[d]),
+                coverage=float(covered[d]) / total if idf is not None else 1.0))
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
         return hits[:limit]
 
