@@ -143,7 +143,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
-    strong = _clear_winner(text, lex, qs.strong_ratio)
+    strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
     vec: list[Candidate] = []
     if sem is not None:
         sem.repair()
@@ -302,15 +302,17 @@ def _non_latin(text: str) -> bool:
     return latin < len(letters) / 2
 
 
-def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
+def _clear_winner(text: str, lex: list[Any], ratio: float, coverage: float) -> bool:
     """A lexical hit that the vector leg cannot improve on: an identifier-like query with one
-    dominant match (its score ``ratio`` times the next one's, or the only match)."""
+    dominant match (its score ``ratio`` times the next one's, or the only match) that covers at
+    least ``coverage`` of the query. A number in a paraphrase ("push v2 live to customers") makes
+    no identifier query: a dominant match of a few of its words is no answer."""
     if not lex:
         return False
     q = terms(text)
     identifier = any(any(c.isdigit() for c in t) or "_" in t or "." in t for t in q)
     second = lex[1].score if len(lex) > 1 else 0.0
-    return identifier and lex[0].score >= ratio * second
+    return identifier and lex[0].score >= ratio * second and lex[0].coverage >= coverage
 
 
 def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weight: float,

@@ -140,6 +140,14 @@ def test_clear_bm25_winner_skips_vectors(vault_dir: Path, hashed: None) -> None:
     assert "skipped" in " ".join(v.last_info["stages"])
 
 
+def test_a_number_in_a_paraphrase_keeps_the_vector_leg(vault_dir: Path, hashed: None) -> None:
+    # ERR_X_42's note dominates BM25 but matches a sliver of this question: no clear winner.
+    v = Vault.open(vault_dir)
+    v.embed()
+    v.query("ERR_X_42 what did the orchestra rehearse with the violin and cello players")
+    assert "skipped" not in " ".join(v.last_info["stages"])
+
+
 def test_hnsw_path_agrees_with_exact(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from mdmem.index import vectors
 
