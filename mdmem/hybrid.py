@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
     """BM25 over the notes (no model is loaded); a superseded note goes below its successor."""
     store.repair()
-    raw = store.read(lambda: _superseded_last(store, store.lexical.search(text, limit, filters)))
+    raw = store.read(lambda: _superseded_last(store, store.lexical.search(
+        text, limit, filters, corrections=store.lexical.corrections(text))))
     # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
     # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
     # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
@@ -140,7 +141,10 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
     store.repair()
-    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True))
+    fixes = store.read(lambda: store.lexical.corrections(text))
+    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True, corrections=fixes))
+    if fixes:  # words no note has, read as the name one edit away ("dataveiw" → dataview)
+        info["stages"].append("typos:" + ",".join(f"{a}→{b}" for a, b in fixes.items()))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)

@@ -144,6 +144,22 @@ def terms(text: str) -> list[str]:
     return list(seen)
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: insert, delete, replace a character, or swap two neighbours
+    (optimal string alignment), so the typo "dataveiw" is one edit from "dataview"."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))

@@ -61,6 +61,14 @@ def test_coverage_is_the_same_cold_and_warm(vault_dir: Path) -> None:
     assert 0 < max(c for _, c in runs[0].values()) < 1  # "xylophone" is in no note
 
 
+def test_a_misspelled_name_finds_its_note(vault_dir: Path) -> None:
+    v = Vault.open(vault_dir)
+    assert paths(v.search("release trian schedule"))[0] == "notes/bare-date.md"  # title: Release train schedule
+    fixes = v.store.lexical.corrections("relaese trian shcedule xylophone")
+    assert fixes == {"relaes": "releas", "trian": "train", "shcedul": "schedul"}  # stems; xylophone is no name
+    assert v.store.lexical.corrections("release train") == {}  # words the vault has are never changed
+
+
 def test_title_outranks_body(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
     hits = v.search("release train schedule")

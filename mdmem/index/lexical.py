@@ -74,7 +74,7 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 
 from ..rank import Filters  # noqa: E402
-from ..text import index_terms, terms, tokenize  # noqa: E402
+from ..text import edit_distance, index_terms, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -90,6 +90,7 @@ FIELD_WEIGHTS = {
     "headings": 1.5,
     "body": 1.0,
 }
+NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
 
 
 def engine_version() -> str:
@@ -222,6 +223,7 @@ class LexicalIndex:
         self._searcher: Any = None
         self._filter_cache: dict[Any, set[int]] = {}
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
+        self._name_words: tuple[Any, dict[str, list[str]]] | None = None  # corrections' vocabulary, per searcher
         self._searches = 0  # queries answered by the current searcher
 
     @classmethod
@@ -266,14 +268,51 @@ class LexicalIndex:
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
+    def corrections(self, text: str) -> dict[str, str]:
+        """Spelling fixes for the query's words that no note has: each such word of 5+ letters →
+        the name word (title, aliases, entities, tags, headings) with the same first letter within one
+        edit (two from 9 letters on; swapping neighbours is one edit; replacing a letter only from 7
+        letters on) that most notes have, the closest first: "dataveiw" → "dataview", "obsidain" → "obsidian".
+
+        Names only: the body's vocabulary is ~10× larger (slower to scan) and holds more near-misses
+        that are other words ("restaurant" → "restart" at two edits).
+        """
+        s = self._current_searcher()
+        fixes: dict[str, str] = {}
+        for t in terms(text):
+            if len(t) < 5 or not t.isalpha() or any(s.doc_frequency(f, t) for f in FIELD_WEIGHTS):
+                continue
+            maxdist = 2 if len(t) >= 9 else 1
+            near = [(d, -max(s.doc_frequency(f, w) for f in FIELD_WEIGHTS), w)
+                    for w in self._names(s).get(t[0], ())
+                    if abs(len(w) - len(t)) <= maxdist and (d := edit_distance(w, t)) <= maxdist
+                    and (len(t) >= 7 or not _replaces_a_letter(w, t))]
+            if near:
+                fixes[t] = min(near)[2]
+        return fixes
+
+    def _names(self, s: Any) -> dict[str, list[str]]:
+        """The words of the name fields by first letter, read once per searcher."""
+        if self._name_words is None or self._name_words[0] is not s:
+            reader = s.reader()
+            words = {w for f in NAME_FIELDS for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f))
+                     if len(w) >= 3 and w.isalpha()}
+            by_letter: dict[str, list[str]] = {}
+            for w in sorted(words):
+                by_letter.setdefault(w[0], []).append(w)
+            self._name_words = (s, by_letter)
+        return self._name_words[1]
+
     def search(self, text: str, limit: int, filters: Filters | None = None,
-               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False) -> list[LexicalHit]:
+               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False,
+               corrections: dict[str, str] | None = None) -> list[LexicalHit]:
         """BM25F over the weighted fields; only notes containing a query term are returned.
 
         ``extra_terms`` are (term, weight) pairs added to the query (pseudo-relevance feedback).
         ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
+        ``corrections`` (from ``corrections``) replace misspelled query terms.
         """
-        qterms = terms(text)
+        qterms = list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
         weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
@@ -368,6 +407,12 @@ class LexicalIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _replaces_a_letter(a: str, b: str) -> bool:
+    """Whether one edit from ``a`` to ``b`` replaces a letter: in a short word that more often makes
+    another word than a typo ("recent" → "retent"; a swap, a missing or doubled letter stay typos)."""
+    return len(a) == len(b) and sorted(a) != sorted(b)
 
 
 def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
