@@ -160,6 +160,17 @@ def edit_distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+def looks_like_name(word: str, *, first: bool = False) -> bool:
+    """Whether a query word is written like a name: a capital after its first letter (GDPR, iOS,
+    PagerDuty), or a capital first letter where a sentence does not start (``first``: the query's
+    first word, capitalised by habit). Words with digits are codes (Q2), not names."""
+    if not word or any(c.isdigit() for c in word) or not word[0].isalpha():
+        return False
+    if any(c.isupper() for c in word[1:]):
+        return True
+    return word[0].isupper() and not first
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))

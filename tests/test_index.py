@@ -69,6 +69,16 @@ def test_a_misspelled_name_finds_its_note(vault_dir: Path) -> None:
     assert v.store.lexical.corrections("release train") == {}  # words the vault has are never changed
 
 
+def test_unknown_names_are_names_no_note_has(vault_dir: Path) -> None:
+    v = Vault.open(vault_dir)
+    v.store.repair()
+    lx = v.store.lexical
+    assert lx.unknown_names("who is our account manager at Datadog and GDPR") == ["Datadog", "GDPR"]
+    assert lx.unknown_names("Datadog account") == []  # the query's first word is capitalised by habit
+    assert lx.unknown_names("the Release Train schedule") == []  # names the vault has
+    assert lx.unknown_names("the Release Trian", lx.corrections("the Release Trian")) == []  # a typo of one
+
+
 def test_title_outranks_body(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
     hits = v.search("release train schedule")

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mdmem.links import display_text
-from mdmem.text import edit_distance, estimate_tokens, index_terms, snippet, terms, tokenize
+from mdmem.text import edit_distance, estimate_tokens, index_terms, looks_like_name, snippet, terms, tokenize
 
 
 @pytest.mark.parametrize(
@@ -159,3 +159,12 @@ def test_slugify_always_gives_a_safe_file_name(title: str) -> None:
 ])
 def test_edit_distance(a: str, b: str, expected: int) -> None:
     assert edit_distance(a, b) == expected == edit_distance(b, a)
+
+
+@pytest.mark.parametrize(("word", "first", "expected"), [
+    ("GDPR", False, True), ("iOS", True, True), ("PagerDuty", True, True),  # capitals inside: a name anywhere
+    ("Datadog", False, True), ("Datadog", True, False),  # a capital first letter: a name unless it starts the query
+    ("account", False, False), ("Q2", False, False), ("ERR_PAY_504", False, False), ("", False, False),
+])
+def test_looks_like_name(word: str, first: bool, expected: bool) -> None:
+    assert looks_like_name(word, first=first) is expected

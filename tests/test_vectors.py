@@ -148,6 +148,15 @@ def test_a_number_in_a_paraphrase_keeps_the_vector_leg(vault_dir: Path, hashed: 
     assert "skipped" not in " ".join(v.last_info["stages"])
 
 
+def test_a_question_about_what_no_note_mentions_says_nothing_matches(vault_dir: Path, hashed: None) -> None:
+    v = Vault.open(vault_dir)
+    v.embed()
+    hits = v.query("release schedule of our Datadog and GDPR vendors")
+    assert hits.info["relevant"] is False and hits.info["unknown"] == ["Datadog", "GDPR"]
+    assert v.context("release schedule of our Datadog and GDPR vendors").items == []  # no memory beats a wrong one
+    assert v.query("release train schedule").info["relevant"] is True
+
+
 def test_hnsw_path_agrees_with_exact(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from mdmem.index import vectors
 

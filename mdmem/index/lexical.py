@@ -74,7 +74,7 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 
 from ..rank import Filters  # noqa: E402
-from ..text import edit_distance, index_terms, terms, tokenize  # noqa: E402
+from ..text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -290,6 +290,21 @@ class LexicalIndex:
             if near:
                 fixes[t] = min(near)[2]
         return fixes
+
+    def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
+        """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
+        after the first word: "at Datadog") in no field of any note and not a typo of one. A question
+        about a thing the vault never mentions ("our account manager at Datadog") has no answer here."""
+        s = self._current_searcher()
+        fixes = corrections or {}
+        out: list[str] = []
+        start = len(text) - len(text.lstrip())
+        for tok in tokenize(text):
+            word = text[tok.start:tok.end]
+            if (looks_like_name(word, first=tok.start == start) and tok.text not in fixes and word not in out
+                    and not any(s.doc_frequency(f, tok.text) for f in FIELD_WEIGHTS)):
+                out.append(word)
+        return out
 
     def _names(self, s: Any) -> dict[str, list[str]]:
         """The words of the name fields by first letter, read once per searcher."""
