@@ -68,6 +68,7 @@ class Outcome:
     query: Query
     ranked: tuple[str, ...]
     seconds: float
+    silenced: bool = False  # the mode said nothing in the vault matches well (hits kept for the metrics)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +86,11 @@ class Row:
     mrr: float | None
     ndcg10: float | None
     ms_per_query: float
-    quiet: float | None = None  # share of no-answer queries that returned no hit
+    quiet: float | None = None  # share of no-answer queries that returned no hit or said nothing matches well
     n_noanswer: int = 0
     leak: float | None = None  # share of queries with excluded notes that showed one in the top 10
     n_excluded: int = 0
+    muted: float | None = None  # share of answerable queries wrongly said to have no good match
 
 
 def _mean(xs: Sequence[float]) -> float | None:
@@ -112,9 +114,10 @@ def summarize(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: st
         mrr=avg(lambda o: reciprocal_rank(o.ranked, o.query.relevant)),
         ndcg10=avg(lambda o: ndcg_at(o.ranked, o.query.relevant, 10)),
         ms_per_query=1000 * (_mean([o.seconds for o in outcomes]) or 0.0),
-        quiet=_mean([1.0 if not o.ranked else 0.0 for o in noanswer]), n_noanswer=len(noanswer),
+        quiet=_mean([1.0 if not o.ranked or o.silenced else 0.0 for o in noanswer]), n_noanswer=len(noanswer),
         leak=_mean([1.0 if set(o.ranked[:10]) & set(o.query.excluded) else 0.0 for o in guarded]),
         n_excluded=len(guarded),
+        muted=_mean([1.0 if o.silenced else 0.0 for o in answerable]),
     )
 
 
@@ -141,14 +144,15 @@ def format_table(rows: Sequence[Row]) -> str:
     extra = any(r.n_noanswer or r.n_excluded for r in rows)
     head = ["dataset", "level", "group", "mode", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "n", "ms/q"]
     if extra:
-        head += ["quiet", "leak"]
+        head += ["quiet", "leak", "muted"]
     body = []
     for r in rows:
         cells = [r.dataset, r.level, r.group, r.mode, _fmt(r.r1), _fmt(r.r5), _fmt(r.r10), _fmt(r.mrr),
                  _fmt(r.ndcg10), str(r.n), f"{r.ms_per_query:.1f}"]
         if extra:
             cells += [f"{_fmt(r.quiet)} /{r.n_noanswer}" if r.n_noanswer else "",
-                      f"{_fmt(r.leak)} /{r.n_excluded}" if r.n_excluded else ""]
+                      f"{_fmt(r.leak)} /{r.n_excluded}" if r.n_excluded else "",
+                      _fmt(r.muted) if r.muted else ""]
         body.append(cells)
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
     left = 4  # text columns are left-aligned, numbers right-aligned
@@ -171,7 +175,7 @@ def format_table(rows: Sequence[Row]) -> str:
 # ---------------------------------------------------------------------------------------------
 # retrieval modes
 
-Searcher = Callable[[str], list[str]]  # query text → ranked note ids (at most LIMIT)
+Searcher = Callable[[str], tuple[list[str], bool]]  # query text → ranked note ids (at most LIMIT), silenced
 
 
 def query_words(text: str) -> list[str]:
@@ -217,10 +221,15 @@ def make_searcher(vault: Vault, mode: str) -> Searcher:
     """A function that runs ``mode`` on ``vault``."""
     if mode == "grep":
         docs = grep_docs(vault)
-        return lambda text: grep_rank(text, docs, LIMIT)
+        return lambda text: (grep_rank(text, docs, LIMIT), False)
     name, extra = MODE_CALLS.get(mode, (mode, {}))
     method = getattr(vault, name)
-    return lambda text: [h.id for h in method(text, limit=LIMIT, **extra)]
+
+    def run(text: str) -> tuple[list[str], bool]:
+        hits = method(text, limit=LIMIT, **extra)
+        return [h.id for h in hits], getattr(hits, "info", {}).get("relevant") is False
+
+    return run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,8 +374,8 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
                     search = make_searcher(v, mode)
                     for q in queries:
                         t0 = time.perf_counter()
-                        ranked = search(q.text)
-                        results[mode].append(Outcome(q, tuple(ranked[:LIMIT]), time.perf_counter() - t0))
+                        ranked, silenced = search(q.text)
+                        results[mode].append(Outcome(q, tuple(ranked[:LIMIT]), time.perf_counter() - t0, silenced))
     return results
 
 

@@ -17,7 +17,7 @@ from .config import QuerySettings
 from .links import display_text
 from .memory import PRIOR_WEIGHT, superseded_scores
 from .note import iso_from_timestamp
-from .rank import Candidate, Filters, hold_back_duplicates, rrf, tied_ranks
+from .rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
 from .results import Hit, Hits
 from .text import snippet, terms
 
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
     """BM25 over the notes (no model is loaded); a superseded note goes below its successor."""
     store.repair()
-    raw = store.read(lambda: _superseded_last(store, store.lexical.search(text, limit, filters)))
+    raw = store.read(lambda: _superseded_last(store, store.lexical.search(
+        text, limit, filters, corrections=store.lexical.corrections(text))))
     # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
     # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
     # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
@@ -140,10 +141,13 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
     store.repair()
-    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=qs.min_coverage > 0))
+    fixes = store.read(lambda: store.lexical.corrections(text))
+    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True, corrections=fixes))
+    if fixes:  # words no note has, read as the name one edit away ("dataveiw" → dataview)
+        info["stages"].append("typos:" + ",".join(f"{a}→{b}" for a, b in fixes.items()))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
-    strong = _clear_winner(text, lex, qs.strong_ratio)
+    strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
     vec: list[Candidate] = []
     if sem is not None:
         sem.repair()
@@ -188,6 +192,17 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
+    share = flatness(max((h.coverage for h in lex), default=0.0), qs.blend_coverage_full, qs.blend_coverage)
+    if share > 0 and lists["vec"]:
+        # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
+        # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
+        mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
+                      qs.blend_vector_weight, qs.min_similarity)
+        for path, score in mixed.items():
+            c = by_path.setdefault(path, Candidate(path=path))
+            c.score = score
+            c.explain["blend"] = round(score, 6)
+        info["stages"].append(f"blend:{share:.2f}")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
         # word) unless the vectors find them genuinely close. Questions about things the vault
@@ -217,6 +232,14 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         ranked = _diversify(sem, ranked, limit, qs.duplicate_places, qs.duplicate_similarity)
         info["stages"].append("duplicates")
         lap("duplicates")
+    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes))
+    best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
+    # The query names something no note mentions, BM25 matched little of the rest and no note is
+    # close in meaning: the vault has no answer (gold no-answer queries: 7 of 12 silenced, 1 of 125
+    # answerable ones; LoCoMo turn: 3 of 1,536 answerable ones).
+    info["relevant"] = not (ranked and unknown and share > 0 and best_cosine < qs.strong_similarity)
+    if not info["relevant"]:
+        info["unknown"] = unknown
     return ranked[:limit], info
 
 
@@ -293,15 +316,17 @@ def _non_latin(text: str) -> bool:
     return latin < len(letters) / 2
 
 
-def _clear_winner(text: str, lex: list[Any], ratio: float) -> bool:
+def _clear_winner(text: str, lex: list[Any], ratio: float, coverage: float) -> bool:
     """A lexical hit that the vector leg cannot improve on: an identifier-like query with one
-    dominant match (its score ``ratio`` times the next one's, or the only match)."""
+    dominant match (its score ``ratio`` times the next one's, or the only match) that covers at
+    least ``coverage`` of the query. A number in a paraphrase ("push v2 live to customers") makes
+    no identifier query: a dominant match of a few of its words is no answer."""
     if not lex:
         return False
     q = terms(text)
     identifier = any(any(c.isdigit() for c in t) or "_" in t or "." in t for t in q)
     second = lex[1].score if len(lex) > 1 else 0.0
-    return identifier and lex[0].score >= ratio * second
+    return identifier and lex[0].score >= ratio * second and lex[0].coverage >= coverage
 
 
 def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weight: float,

@@ -159,6 +159,39 @@ def rrf(rankings: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[st
     return out
 
 
+def flatness(best_coverage: float, full: float, none: float) -> float:
+    """How little BM25 can answer a query, from 0 to 1: 1 when its best match covers at most ``full``
+    of the query's IDF mass (the user's words are not in the vault), 0 from ``none`` up, linear between."""
+    if best_coverage >= none:
+        return 0.0
+    if best_coverage <= full or none <= full:
+        return 1.0
+    return (none - best_coverage) / (none - full)
+
+
+def blend(fused: Mapping[str, float], bm25: Sequence[tuple[str, float]], cosines: Sequence[tuple[str, float]],
+          share: float, vector_weight: float, floor: float) -> dict[str, float]:
+    """Fused scores moved ``share`` of the way to a score-aware blend that keeps a clear vector win.
+
+    RRF sees only ranks, so a note far closer in meaning than the rest counts no more than the
+    runner-up, and BM25's near-random order on a query it cannot answer buries it. The blend is
+    BM25 over its best score plus ``vector_weight`` × the cosine's position between ``floor`` and
+    the best cosine; each side is normalised to its top, then mixed: (1 − share)·fused + share·blend.
+    """
+    top_b = bm25[0][1] if bm25 else 0.0
+    top_c = cosines[0][1] if cosines else 0.0
+    mixed: dict[str, float] = {}
+    for item, score in bm25:
+        mixed[item] = mixed.get(item, 0.0) + (score / top_b if top_b > 0 else 0.0)
+    for item, cos in cosines:
+        lift = (cos - floor) / (top_c - floor) if top_c > floor else 1.0
+        mixed[item] = mixed.get(item, 0.0) + vector_weight * max(0.0, lift)
+    top_f = max(fused.values(), default=0.0) or 1.0
+    top_m = max(mixed.values(), default=0.0) or 1.0
+    return {item: (1 - share) * fused.get(item, 0.0) / top_f + share * mixed.get(item, 0.0) / top_m
+            for item in {*fused, *mixed}}
+
+
 @dataclass(frozen=True, slots=True)
 class Lent:
     """Relevance one item received from scored items nearby in the graph."""

@@ -225,6 +225,8 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
     if prompt.strip():
         ranked, info = recall_candidates(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
         intent = info.get("intent")
+        if info.get("relevant") is False:
+            ranked = []  # the vault has no answer: an agent is better off with no memory than a wrong one
         for c in ranked:
             if not take(c.path, "relevant", c.score):
                 break

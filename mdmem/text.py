@@ -144,6 +144,33 @@ def terms(text: str) -> list[str]:
     return list(seen)
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: insert, delete, replace a character, or swap two neighbours
+    (optimal string alignment), so the typo "dataveiw" is one edit from "dataview"."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def looks_like_name(word: str, *, first: bool = False) -> bool:
+    """Whether a query word is written like a name: a capital after its first letter (GDPR, iOS,
+    PagerDuty), or a capital first letter where a sentence does not start (``first``: the query's
+    first word, capitalised by habit). Words with digits are codes (Q2), not names."""
+    if not word or any(c.isdigit() for c in word) or not word[0].isalpha():
+        return False
+    if any(c.isupper() for c in word[1:]):
+        return True
+    return word[0].isupper() and not first
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))

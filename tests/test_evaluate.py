@@ -367,3 +367,13 @@ def test_eval_errors(tmp_path: Path, datasets: tuple[Path, Path], monkeypatch: p
     assert r.exit_code == 2 and "telepathy" in r.output
     r = runner.invoke(eval_command, ["--locomo", str(tmp_path / "missing.json")])
     assert r.exit_code == 2 and "no file" in r.output
+
+
+def test_silenced_answers_count_as_quiet_and_silenced_answerable_ones_as_muted() -> None:
+    none = Query("n", "x", {})
+    some = Query("a", "y", {"g": 3})
+    outcomes = [Outcome(none, ("g",), 0.0, silenced=True), Outcome(none, ("g",), 0.0),
+                Outcome(some, ("g",), 0.0, silenced=True), Outcome(some, ("g",), 0.0)]
+    row = summarize(outcomes, dataset="d", level="l", mode="m", group="g")
+    assert (row.quiet, row.muted, row.r10) == (0.5, 0.5, 1.0)  # recall counts the hits a silenced query kept
+    assert "muted" in format_table([row])

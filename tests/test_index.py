@@ -49,6 +49,36 @@ def test_words_in_no_note_return_nothing(vault_dir: Path) -> None:
     assert v.search("the of and") == []
 
 
+def test_coverage_is_the_same_cold_and_warm(vault_dir: Path) -> None:
+    """The first BM25 search of a process goes through whoosh, later ones through cached arrays:
+    both give each hit the same coverage (the query's IDF mass it matched), which fusion weighs."""
+    v = Vault.open(vault_dir)
+    v.store.repair()
+    lex = v.store.lexical
+    runs = [{h.path: (round(h.score, 6), round(h.coverage, 6))
+             for h in lex.search("release train schedule xylophone", 20, coverage=True)} for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+    assert 0 < max(c for _, c in runs[0].values()) < 1  # "xylophone" is in no note
+
+
+def test_a_misspelled_name_finds_its_note(vault_dir: Path) -> None:
+    v = Vault.open(vault_dir)
+    assert paths(v.search("release trian schedule"))[0] == "notes/bare-date.md"  # title: Release train schedule
+    fixes = v.store.lexical.corrections("relaese trian shcedule xylophone")
+    assert fixes == {"relaes": "releas", "trian": "train", "shcedul": "schedul"}  # stems; xylophone is no name
+    assert v.store.lexical.corrections("release train") == {}  # words the vault has are never changed
+
+
+def test_unknown_names_are_names_no_note_has(vault_dir: Path) -> None:
+    v = Vault.open(vault_dir)
+    v.store.repair()
+    lx = v.store.lexical
+    assert lx.unknown_names("who is our account manager at Datadog and GDPR") == ["Datadog", "GDPR"]
+    assert lx.unknown_names("Datadog account") == []  # the query's first word is capitalised by habit
+    assert lx.unknown_names("the Release Train schedule") == []  # names the vault has
+    assert lx.unknown_names("the Release Trian", lx.corrections("the Release Trian")) == []  # a typo of one
+
+
 def test_title_outranks_body(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
     hits = v.search("release train schedule")

@@ -1,4 +1,4 @@
-"""rank's filter arguments: ``make_filters``, ``filter_args``, ``date_bound`` (pure, tested with tables)."""
+"""rank's filter arguments (``make_filters``, ``filter_args``, ``date_bound``) and fusion arithmetic (pure, tested with tables)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from mdmem.errors import MdmemError
 from mdmem.note import iso_to_timestamp
-from mdmem.rank import Filters, date_bound, filter_args, make_filters
+from mdmem.rank import Filters, blend, date_bound, filter_args, flatness, make_filters
 from mdmem.schema import FILTER_ARGS, INCLUDE_CHOICES
 
 DAY_END = 86399.999  # a bare date as an upper bound means its last millisecond
@@ -110,3 +110,40 @@ def test_filter_args_feed_make_filters() -> None:
     args.pop("as_of")
     f = make_filters(**args)
     assert (f.types, f.tags, f.statuses, f.path, f.include) == (("fact",), ("a",), ("active",), "notes", ("archived",))
+
+
+@pytest.mark.parametrize(("best", "expected"), [
+    (1.0, 0.0), (0.5, 0.0), (0.4, 0.5), (0.3, 1.0), (0.0, 1.0),
+])
+def test_flatness_rises_as_bm25_matches_less_of_the_query(best: float, expected: float) -> None:
+    assert flatness(best, 0.3, 0.5) == pytest.approx(expected)
+
+
+def test_flatness_with_equal_bounds_is_a_step() -> None:
+    assert (flatness(0.39, 0.4, 0.4), flatness(0.4, 0.4, 0.4)) == (1.0, 0.0)
+
+
+def test_blend_keeps_a_clear_vector_win_that_rrf_buries() -> None:
+    # BM25 ranks "answer" 20th of 20 on a paraphrase; the vectors find it far ahead of the rest.
+    bm25 = [(f"n{i}", 10.0 - i * 0.1) for i in range(19)] + [("answer", 8.0)]
+    cosines = [("answer", 0.55), ("n3", 0.32), ("n7", 0.30)]
+    fused = {item: 1 / (60 + rank) for rank, (item, _) in enumerate(bm25, 1)}
+    for rank, (item, _) in enumerate(cosines, 1):
+        fused[item] += 0.3 / (60 + rank)
+    assert max(fused, key=fused.__getitem__) != "answer"
+    mixed = blend(fused, bm25, cosines, share=1.0, vector_weight=1.0, floor=0.2)
+    assert max(mixed, key=mixed.__getitem__) == "answer"
+
+
+@pytest.mark.parametrize(("share", "expected"), [
+    (0.0, {"a": 1.0, "b": 0.5}),  # RRF alone, over its top
+    (1.0, {"a": 1 / 1.5, "b": 1.0}),  # a: BM25's best (1); b: half BM25's best + the best cosine (1.5)
+    (0.5, {"a": (1.0 + 1 / 1.5) / 2, "b": 0.75}),
+])
+def test_blend_share_moves_from_fused_ranks_to_scores(share: float, expected: dict[str, float]) -> None:
+    mixed = blend({"a": 0.02, "b": 0.01}, [("a", 4.0), ("b", 2.0)], [("b", 0.6)], share, 1.0, 0.2)
+    assert mixed == pytest.approx(expected)
+
+
+def test_blend_without_lists_is_the_fused_order() -> None:
+    assert blend({"a": 0.02, "b": 0.01}, [], [], 0.5, 1.0, 0.2) == pytest.approx({"a": 0.5, "b": 0.25})

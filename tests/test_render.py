@@ -776,3 +776,18 @@ def test_context_key_line_shows_text_not_syntax() -> None:
     assert key_line("# T\n\n<div>\n**Open local graph** via [[Local graph|the local graph]]") == \
         "Open local graph via the local graph"
     assert key_line("![[image.png]]\n- *Second* line") == "Second line"
+
+
+def test_a_query_the_vault_cannot_answer_says_so_quietly() -> None:
+    """Text shows one line instead of the weak matches (--explain shows them); MCP says it and keeps
+    them in the structured result; --json has them with info.relevant false."""
+    hit = Hit(id="a", path="a.md", title="A", score=1.0, snippet="", type="fact", tags=[], scope="global",
+              date=None)
+    hits = Hits([hit], "our Datadog account", {"relevant": False, "unknown": ["Datadog"]})
+    line = "Nothing in the vault matches well: no note mentions Datadog.\n"
+    assert render.cli(hits).out == line
+    assert render.cli(hits, explain=True).out.startswith(line + "closest anyway:\n 1. A")
+    text, data = render.mcp(hits)
+    assert "Nothing in the vault matches well: no note mentions Datadog." in text and "1. [fact]" not in text
+    assert data["relevant"] is False and data["results"][0]["id"] == "a"
+    assert hits.to_dict()["info"]["relevant"] is False and hits.to_dict()["count"] == 1

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mdmem.links import display_text
-from mdmem.text import estimate_tokens, index_terms, snippet, terms, tokenize
+from mdmem.text import edit_distance, estimate_tokens, index_terms, looks_like_name, snippet, terms, tokenize
 
 
 @pytest.mark.parametrize(
@@ -145,3 +145,26 @@ def test_slugify_always_gives_a_safe_file_name(title: str) -> None:
     slug = slugify(title)
     assert re.fullmatch(r"[^\W_]+(-[^\W_]+)*", slug), slug
     assert len(slug) <= 80 and len(slug.encode()) <= 200
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("dataview", "dataview", 0),
+    ("dataveiw", "dataview", 1),  # swapped neighbours: one edit
+    ("obsidain", "obsidian", 1),
+    ("lokki", "loki", 1),
+    ("recent", "retent", 1),
+    ("kitten", "sitting", 3),
+    ("", "abc", 3),
+    ("ca", "abc", 3),  # optimal string alignment: no edit of a swapped pair again
+])
+def test_edit_distance(a: str, b: str, expected: int) -> None:
+    assert edit_distance(a, b) == expected == edit_distance(b, a)
+
+
+@pytest.mark.parametrize(("word", "first", "expected"), [
+    ("GDPR", False, True), ("iOS", True, True), ("PagerDuty", True, True),  # capitals inside: a name anywhere
+    ("Datadog", False, True), ("Datadog", True, False),  # a capital first letter: a name unless it starts the query
+    ("account", False, False), ("Q2", False, False), ("ERR_PAY_504", False, False), ("", False, False),
+])
+def test_looks_like_name(word: str, first: bool, expected: bool) -> None:
+    assert looks_like_name(word, first=first) is expected

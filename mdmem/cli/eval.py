@@ -48,7 +48,8 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     \b
     Each LoCoMo question is searched only within its own conversation, written as one note per
     turn (--level turn) or per session (--level session); relevant notes are its evidence.
-    The gold set's no-answer queries give the quiet rate (share with no hit at all) and its
+    The gold set's no-answer queries give the quiet rate (share with no hit, or that said nothing in
+    the vault matches well; "muted" is that share among answerable queries) and its
     queries with excluded notes the leak rate (share showing one in the top 10).
     The vaults are built once under the cache directory and reused; --rebuild remakes them.
     The embedding model is [embed] model's default; compare another with $MDMEM_EMBED_MODEL
@@ -144,6 +145,7 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     for name, t in timings.items():
         click.echo(f"{name}: index {t['index_s']:.1f} s, queries {t['query_s']:.1f} s")
     if any(r.n_noanswer or r.n_excluded for r in rows):
-        click.echo("quiet = share of no-answer queries with no hit at all; "
-                   "leak = share of queries with excluded notes that showed one in the top 10 (/count).")
+        click.echo("quiet = share of no-answer queries with no hit, or that said nothing matches well; "
+                   "leak = share of queries with excluded notes that showed one in the top 10 (/count); "
+                   "muted = share of answerable queries that said nothing matches well.")
     click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")

@@ -16,7 +16,8 @@ from .options import State, filter_options, filters_from, output, pass_state, pr
 @output
 @pass_state
 def search(state: State, query: tuple[str, ...], limit: int, as_json: bool, **kw: Any) -> None:
-    """Full-text (BM25) search for exact words, names and identifiers. No model is loaded."""
+    """Full-text (BM25) search for exact words, names and identifiers; a misspelled name finds the
+    name one edit away. No model is loaded."""
     show(state.vault.search(" ".join(query), limit, **filters_from(kw)), as_json, color=sys.stdout.isatty())
 
 
@@ -35,13 +36,15 @@ def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
-@click.option("--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, priors, final.")
+@click.option("--explain", is_flag=True,
+              help="Show each score's parts: bm25, cosine, ranks, rrf, blend, priors, final.")
 @click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
 @output
 @pass_state
 def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
           **kw: Any) -> None:
-    """Hybrid search: BM25 and vectors fused (RRF), priors, optional rerank, diversity."""
+    """Hybrid search: BM25 and vectors fused (RRF; by their scores when BM25 matches little of QUERY),
+    misspelled names fixed, priors, optional rerank, diversity."""
     _run_hybrid(state, "query", query, limit, explain, no_vectors, as_json, kw)
 
 

@@ -74,7 +74,7 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 
 from ..rank import Filters  # noqa: E402
-from ..text import index_terms, terms, tokenize  # noqa: E402
+from ..text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -90,6 +90,7 @@ FIELD_WEIGHTS = {
     "headings": 1.5,
     "body": 1.0,
 }
+NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
 
 
 def engine_version() -> str:
@@ -236,6 +237,7 @@ class LexicalIndex:
         self._searcher: Any = None
         self._filter_cache: dict[Any, set[int]] = {}
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
+        self._name_words: tuple[Any, dict[str, list[str]]] | None = None  # corrections' vocabulary, per searcher
         self._searches = 0  # queries answered by the current searcher
 
     @classmethod
@@ -280,14 +282,66 @@ class LexicalIndex:
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
+    def corrections(self, text: str) -> dict[str, str]:
+        """Spelling fixes for the query's words that no note has: each such word of 5+ letters →
+        the name word (title, aliases, entities, tags, headings) with the same first letter within one
+        edit (two from 9 letters on; swapping neighbours is one edit; replacing a letter only from 7
+        letters on) that most notes have, the closest first: "dataveiw" → "dataview", "obsidain" → "obsidian".
+
+        Names only: the body's vocabulary is ~10× larger (slower to scan) and holds more near-misses
+        that are other words ("restaurant" → "restart" at two edits).
+        """
+        s = self._current_searcher()
+        fixes: dict[str, str] = {}
+        for t in terms(text):
+            if len(t) < 5 or not t.isalpha() or any(s.doc_frequency(f, t) for f in FIELD_WEIGHTS):
+                continue
+            maxdist = 2 if len(t) >= 9 else 1
+            near = [(d, -max(s.doc_frequency(f, w) for f in FIELD_WEIGHTS), w)
+                    for w in self._names(s).get(t[0], ())
+                    if abs(len(w) - len(t)) <= maxdist and (d := edit_distance(w, t)) <= maxdist
+                    and (len(t) >= 7 or not _replaces_a_letter(w, t))]
+            if near:
+                fixes[t] = min(near)[2]
+        return fixes
+
+    def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
+        """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
+        after the first word: "at Datadog") in no field of any note and not a typo of one. A question
+        about a thing the vault never mentions ("our account manager at Datadog") has no answer here."""
+        s = self._current_searcher()
+        fixes = corrections or {}
+        out: list[str] = []
+        start = len(text) - len(text.lstrip())
+        for tok in tokenize(text):
+            word = text[tok.start:tok.end]
+            if (looks_like_name(word, first=tok.start == start) and tok.text not in fixes and word not in out
+                    and not any(s.doc_frequency(f, tok.text) for f in FIELD_WEIGHTS)):
+                out.append(word)
+        return out
+
+    def _names(self, s: Any) -> dict[str, list[str]]:
+        """The words of the name fields by first letter, read once per searcher."""
+        if self._name_words is None or self._name_words[0] is not s:
+            reader = s.reader()
+            words = {w for f in NAME_FIELDS for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f))
+                     if len(w) >= 3 and w.isalpha()}
+            by_letter: dict[str, list[str]] = {}
+            for w in sorted(words):
+                by_letter.setdefault(w[0], []).append(w)
+            self._name_words = (s, by_letter)
+        return self._name_words[1]
+
     def search(self, text: str, limit: int, filters: Filters | None = None,
-               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False) -> list[LexicalHit]:
+               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False,
+               corrections: dict[str, str] | None = None) -> list[LexicalHit]:
         """BM25F over the weighted fields; only notes containing a query term are returned.
 
         ``extra_terms`` are (term, weight) pairs added to the query (pseudo-relevance feedback).
         ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
+        ``corrections`` (from ``corrections``) replace misspelled query terms.
         """
-        qterms = terms(text)
+        qterms = list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
         weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
@@ -302,12 +356,13 @@ class LexicalIndex:
             return []  # nothing passes the filter (whoosh would read an empty set as "no filter")
         mask = _hidden_docs(s, filters) if filters else None
         self._searches += 1
-        if self._searches > 1 and not coverage:
+        if self._searches > 1:
             # A warm process (serve, eval, a hook host): the same scores from cached postings
             # arrays, ~10× faster than whoosh's matcher tree once the terms have been seen.
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
-            return self._scorer.search(weighted, limit, flt, mask)
+            return self._scorer.search(weighted, limit, flt, mask,
+                                       _coverage_idf(s, qterms) if coverage else None)
         # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
         # until the boundary's whole tie is in, so the sort below picks by path and an incremental
         # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
@@ -318,12 +373,7 @@ class LexicalIndex:
             if results.scored_length() < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
                 break
             want *= 2
-        idf: dict[str, float] = {}
-        if coverage:
-            n = max(1, s.doc_count())
-            for t in qterms:
-                df = max(s.doc_frequency(f, t) for f in ("body", "title", "aliases", "entities", "tags", "headings"))
-                idf[t] = math.log(1 + n / max(df, 1))  # a word no note has weighs most: it is missing
+        idf = _coverage_idf(s, qterms) if coverage else {}
         total = sum(idf.values()) or 1.0
 
         def covered(r: Any) -> float:
@@ -386,6 +436,20 @@ class LexicalIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _replaces_a_letter(a: str, b: str) -> bool:
+    """Whether one edit from ``a`` to ``b`` replaces a letter: in a short word that more often makes
+    another word than a typo ("recent" → "retent"; a swap, a missing or doubled letter stay typos)."""
+    return len(a) == len(b) and sorted(a) != sorted(b)
+
+
+def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
+    """Each query term's weight in ``LexicalHit.coverage``: its IDF over the fields (a word no note
+    has weighs most: it is missing)."""
+    n = max(1, searcher.doc_count())
+    return {t: math.log(1 + n / max(1, max(searcher.doc_frequency(f, t) for f in FIELD_WEIGHTS)))
+            for t in qterms}
 
 
 class _ArrayBM25:
@@ -465,16 +529,25 @@ class _ArrayBM25:
         return arr
 
     def search(self, weighted: Sequence[tuple[str, float]], limit: int, flt: set[int] | None,
-               mask: set[int] | None) -> list[LexicalHit]:
+               mask: set[int] | None, idf: dict[str, float] | None = None) -> list[LexicalHit]:
+        """The top ``limit`` documents; with ``idf`` (``_coverage_idf``) each hit's coverage too."""
         np = self._np
         scores = np.zeros(self.n)
         matched = np.zeros(self.n, dtype=bool)
+        covered = np.zeros(self.n)
+        pending = dict(idf or {})  # each query term counts once, however often it is in the query
         for term, weight in weighted:
+            has = np.zeros(self.n, dtype=bool) if term in pending else None
             for field, fw in FIELD_WEIGHTS.items():
                 docs, sc = self._term(field, term)
                 if len(docs):
                     scores[docs] += (weight * fw) * sc
                     matched[docs] = True
+                    if has is not None:
+                        has[docs] = True
+            if has is not None:
+                covered[has] += pending.pop(term)
+        total = sum((idf or {}).values()) or 1.0
         if flt is not None:
             matched &= self._allowed(flt)
         if mask:
@@ -492,7 +565,8 @@ class _ArrayBM25:
             hits.append(LexicalHit(
                 path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
                 scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"), score=float(scores[d])))
+                date=r.get("date"), score=float(scores[d]),
+                coverage=float(covered[d]) / total if idf is not None else 1.0))
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
         return hits[:limit]
 

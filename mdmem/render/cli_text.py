@@ -16,6 +16,7 @@ from .lines import (
     highlight,
     hints_line,
     node_line,
+    nothing_relevant,
     reason_suffix,
     shell_path,
 )
@@ -102,6 +103,11 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if not hits:
         p(f"No notes match {hits.query!r}.", err=True)
         return
+    if info.get("relevant") is False:
+        p(nothing_relevant(info))
+        if not explain:
+            return
+        p("closest anyway:")
     for i, h in enumerate(hits, 1):
         p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {h.path}  score {h.score:.4g}")
         if h.snippet:

@@ -87,6 +87,12 @@ def hints_line(hints: list[LinkHint]) -> str:
     return "; ".join(f"{h.type} {arrow(h.direction)} {h.title} ({h.id})" for h in hints)
 
 
+def nothing_relevant(info: dict[str, Any]) -> str:
+    """What a query the vault cannot answer says instead of its weak matches."""
+    names = ", ".join(info.get("unknown") or [])
+    return "Nothing in the vault matches well" + (f": no note mentions {names}." if names else ".")
+
+
 def dated_line(mark: str, item: TimelineItem) -> str:
     """A timeline row: mark, day ('?' when undated) and the node."""
     return f"{mark} {(item.date or '?')[:10]}  {node_line(item.node)}"

@@ -13,6 +13,7 @@ from .lines import (
     fields_text,
     hints_line,
     node_line,
+    nothing_relevant,
     reason_suffix,
     strip_marks,
 )
@@ -76,6 +77,9 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
         head += f" (intent {info['intent']}: {info.get('route')})"
     if not items:
         return head + ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.", data
+    if info.get("relevant") is False:
+        data["relevant"], data["unknown"] = False, info.get("unknown", [])
+        return f"{head}. {nothing_relevant(info)} (The weak matches are in the structured result.)", data
     lines = [head + ". Whole note: get(id)."]
     for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
         lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
