@@ -278,7 +278,8 @@ def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
 @_cli.register
 def _embed(r: EmbedReport, p: Printer) -> None:
     p(f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
-      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}).")
+      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
+      + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "") + ").")
 
 
 @_cli.register
