@@ -7,7 +7,17 @@ from typing import Any
 
 import click
 
-from .options import State, filter_options, filters_from, output, pass_state, progress_bar, served_or_local, show
+from .options import (
+    State,
+    filter_options,
+    filters_from,
+    output,
+    pass_state,
+    progress_bar,
+    progress_lines,
+    served_or_local,
+    show,
+)
 
 
 @click.command()
@@ -89,9 +99,14 @@ def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[st
 @output
 @pass_state
 def embed(state: State, max_new: int | None, as_json: bool) -> None:
-    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later."""
+    """Compute missing vectors (reused from the cache where the text is unchanged). Ctrl-C resumes later.
+
+    The first run on a machine exports the model to ONNX once (~10 s; see README "Vectors"); later
+    runs and cold queries then skip torch. Progress: a bar on a terminal, else a line on stderr every
+    ~10 s; "mdmem status" shows it from another shell."""
     vault = state.vault
-    progress = progress_bar("Embedding chunks") if not as_json and sys.stderr.isatty() else None
+    tty = not as_json and sys.stderr.isatty()
+    progress = progress_bar("Embedding chunks") if tty else progress_lines("Embedding chunks")
     try:
         report = vault.embed(progress, max_new=max_new)
     except KeyboardInterrupt:

@@ -96,6 +96,7 @@ class Semantic:
             # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
             self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
         batch = max(1, self.settings.batch_size)
+        tracker = EmbedProgress(self.store.state.dir, len(missing)) if len(missing) > AUTO_EMBED_MAX else None
         try:
             for i in range(0, len(missing), batch):
                 part = missing[i : i + batch]
@@ -103,6 +104,8 @@ class Semantic:
                 self.cache.put_many(fp, list(zip(part, vectors)))
                 embedded += len(part)
                 release_memory()
+                if tracker:
+                    tracker.update(embedded)
                 if progress:
                     progress(embedded, len(missing))
         except KeyboardInterrupt:
@@ -112,6 +115,9 @@ class Semantic:
             if err is None:
                 raise
             raise err from exc
+        finally:
+            if tracker:
+                tracker.close()
         with self.store.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
         if interrupted:
@@ -251,6 +257,10 @@ class Semantic:
             return 0, cat.coverage()[1]
         return cat.coverage()
 
+    def running_embed(self) -> dict[str, Any] | None:
+        """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""
+        return embed_progress(self.store.state.dir)
+
     def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
                         min_similarity: float) -> list[Candidate]:
         """Notes by their best chunk's cosine similarity, filtered, above the floor."""
@@ -307,6 +317,70 @@ class Semantic:
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.thread_count)
         return self._reranker
+
+
+PROGRESS_FILE = "embed-progress.json"
+PROGRESS_EVERY = 1.0  # seconds between writes of the progress file
+
+
+class EmbedProgress:
+    """The running embed's progress in ``.mdmem/embed-progress.json``, for ``status`` in another process.
+
+    Written at most every PROGRESS_EVERY seconds (no fsync: it is a hint) and removed at the end; a
+    killed embed leaves it behind, so readers trust it only while its pid lives (``embed_progress``)."""
+
+    def __init__(self, state_dir: Path, total: int) -> None:
+        import os
+
+        self.path = state_dir / PROGRESS_FILE
+        self.started = time.time()
+        self.pid = os.getpid()
+        self.total = total
+        self.last = 0.0
+        self.update(0)
+
+    def update(self, done: int) -> None:
+        import json
+        import os
+
+        now = time.time()
+        if done < self.total and now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        data = {"pid": self.pid, "done": done, "total": self.total, "started": self.started, "updated": now}
+        tmp = self.path.with_name(f".{self.path.name}.{self.pid}.tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a hint only: never fail an embed over it
+
+    def close(self) -> None:
+        import json
+
+        try:
+            if json.loads(self.path.read_text()).get("pid") == self.pid:
+                self.path.unlink()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def embed_progress(state_dir: Path) -> dict[str, Any] | None:
+    """A running embed's progress (done, total, pid, started, updated), or None (none, or it died)."""
+    import json
+    import os
+
+    path = state_dir / PROGRESS_FILE
+    try:
+        data = json.loads(path.read_text())
+        os.kill(int(data["pid"]), 0)
+        if not isinstance(data, dict) or time.time() - float(data["updated"]) > 3600:
+            return None  # a pid reused long after the embed died
+        return {k: data[k] for k in ("pid", "done", "total", "started", "updated")}
+    except PermissionError:  # alive, another user's
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Catalog) -> list[Candidate]:

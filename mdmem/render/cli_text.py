@@ -219,6 +219,11 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"vectors   unavailable: {vec.error}")
     else:
         todo = "" if vec.complete else " — run \"mdmem embed\" (or \"mdmem serve\") to finish"
+        run = vec.embedding
+        if run:
+            pct = 100 * run["done"] // max(1, run["total"])
+            todo = (f" — embedding now: {run['done']}/{run['total']} new chunks ({pct}%, pid {run['pid']}, "
+                    f"{int(run['updated'] - run['started'])} s so far)")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")

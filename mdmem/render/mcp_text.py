@@ -189,7 +189,9 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
                           "up to date" if s.fresh else
                           f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
              "vectors: " + (vec.error if vec.error is not None else
-                            f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})")]
+                            f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})"
+                            + (f"; embedding {vec.embedding['done']}/{vec.embedding['total']} new chunks now"
+                               if vec.embedding else ""))]
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d

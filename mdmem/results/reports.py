@@ -30,12 +30,18 @@ class VectorStatus(Result):
     chunks: int = 0
     complete: bool = False
     error: str | None = None
+    # A running ``mdmem embed`` (another process): pid, done, total, started, updated (epoch seconds).
+    # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
+    embedding: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        return {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-                "complete": self.complete}
+        d = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
+             "complete": self.complete}
+        if self.embedding is not None:
+            d["embedding"] = self.embedding
+        return d
 
 
 @dataclass(frozen=True, slots=True)
