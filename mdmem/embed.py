@@ -189,7 +189,11 @@ class TransformersEmbedder:
             return False
         folder = self.onnx_dir()
         if onnx_ready(folder, self.path):
+            if self.runtime == "torch" and onnxruntime_loadable():
+                self._run = None  # loaded on torch before the export existed: switch on the next embed
             return True
+        if not onnxruntime_loadable():
+            return False
         failed = folder.with_name(folder.name + ".failed")
         if failed.is_file():
             return False
@@ -205,6 +209,8 @@ class TransformersEmbedder:
                 say(f"mdmem: the ONNX export failed ({type(exc).__name__}: {exc}); embedding with torch. "
                     f"Delete {failed} to try again.")
             return False
+        if self.runtime == "torch":
+            self._run = None
         return True
 
     def _load(self) -> Callable[[list[str]], np.ndarray]:
@@ -212,7 +218,7 @@ class TransformersEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         folder = self.onnx_dir()
-        if self.settings.runtime != "torch" and onnx_ready(folder, self.path):
+        if self.settings.runtime != "torch" and onnx_ready(folder, self.path) and onnxruntime_loadable():
             try:
                 run = _onnx_runner(folder, self.settings)
                 self.runtime = "onnx"
@@ -243,6 +249,21 @@ class TransformersEmbedder:
 
 ONNX_FORMAT = 1  # bump when the export changes (inputs, opset, what is inside): old exports are ignored
 ONNX_OPSET = 17
+
+
+def load_onnxruntime_first() -> None:
+    """Import onnxruntime (if installed) before usearch is loaded; call it before opening a vector index.
+
+    In the other order ``import onnxruntime`` kills the process (SIGSEGV; usearch 2.26, which links its
+    C++ runtime statically, then onnxruntime 1.32). Costs ~60 ms, on vector paths only."""
+    if "onnxruntime" not in sys.modules and "usearch.compiled" not in sys.modules:
+        with contextlib.suppress(ImportError):
+            import onnxruntime  # noqa: F401
+
+
+def onnxruntime_loadable() -> bool:
+    """False when importing onnxruntime now would crash the process (see ``load_onnxruntime_first``)."""
+    return "onnxruntime" in sys.modules or "usearch.compiled" not in sys.modules
 
 
 def model_cache_dir() -> Path:

@@ -143,3 +143,16 @@ def test_a_big_embed_reports_its_runtime_and_leaves_no_progress_file(vault_dir: 
     report = v.embed()
     assert report.embedded > 0 and report.threads == default_threads()
     assert not (vault_dir / ".mdmem" / "embed-progress.json").exists()
+
+
+def test_a_cold_cli_query_runs_the_onnx_model_beside_usearch(models_home: Path, vault_dir: Path) -> None:
+    """usearch loaded before onnxruntime made onnxruntime's import segfault: a real vault, real processes."""
+    env = {**os.environ, "MDMEM_HOME": str(models_home), "PYTHONWARNINGS": "ignore"}
+    run = [sys.executable, "-m", "mdmem", "--vault", str(vault_dir)]
+    embed = subprocess.run([*run, "embed"], env=env, capture_output=True, text=True)
+    assert embed.returncode == 0 and ", onnx, " in embed.stdout, embed.stderr
+    for command in ("vsearch", "query", "vsearch"):  # the second vsearch: the usearch file exists first
+        proc = subprocess.run([*run, command, "--json", "kafka consumer lag"], env=env, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["results"]

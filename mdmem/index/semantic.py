@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import QuerySettings
-from ..embed import EmbedSettings, make_embedder, release_memory
+from ..embed import EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
 from ..errors import LockHeld, write_failure
 from ..rank import Candidate, Filters
 from ..results import EmbedReport
@@ -38,6 +38,7 @@ class Semantic:
         self._cache: EmbeddingCache | None = None
         self._reader: tuple[Any, VectorIndex] | None = None
         self._reranker: Any = None
+        self._native_ready = False
 
     # Read on first use, so a BM25-only command never trips over [embed]/[query] settings.
     @cached_property
@@ -69,6 +70,13 @@ class Semantic:
             self._cache.close()
         self._cache = None
         self._reader = None
+
+    def _before_usearch(self) -> None:
+        """onnxruntime must load before usearch in a process (``embed.load_onnxruntime_first``)."""
+        if not self._native_ready:
+            if hasattr(self.embedder, "prepare"):
+                load_onnxruntime_first()
+            self._native_ready = True
 
     def vector_path(self) -> Path:
         """The usearch file of the current generation and model."""
@@ -134,6 +142,7 @@ class Semantic:
 
         from .vectors import DamagedVectorFile, VectorIndex
 
+        self._before_usearch()
         self.store.state.tidy()  # a killed save's temp file goes here
         cat = self.store.catalog
         fp, dim = self.embedder.fingerprint, self.embedder.dim
@@ -225,6 +234,7 @@ class Semantic:
         yet). A damaged file raises ``DamagedVectorFile``; ``repair`` rebuilds it."""
         from .vectors import DamagedVectorFile, VectorIndex
 
+        self._before_usearch()
         path = self.vector_path()
         try:
             st = path.stat()
