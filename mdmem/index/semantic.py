@@ -73,9 +73,8 @@ class Semantic:
 
     def _before_usearch(self) -> None:
         """onnxruntime must load before usearch in a process (``embed.load_onnxruntime_first``)."""
-        if not self._native_ready:
-            if hasattr(self.embedder, "prepare"):
-                load_onnxruntime_first()
+        if not self._native_ready:  # whatever this store's model: a process may open another vault later
+            load_onnxruntime_first()
             self._native_ready = True
 
     def vector_path(self) -> Path:
