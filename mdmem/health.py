@@ -37,7 +37,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     problems = doctor(store, notice=False).problems  # the same count as doctor's
     try:
         done, total = sem.coverage(notice=False)
-        vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding())
+        vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
+                               running=sem.running_embed())
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
     return VaultStatus(

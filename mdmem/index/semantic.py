@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import QuerySettings, auto_embed
-from ..embed import QUERY_DEFAULTS, EmbedSettings, make_embedder, release_memory
+from ..embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
 from ..errors import LockHeld, MdmemError, write_failure
 from ..rank import Candidate, Filters
 from ..results import EmbedReport
@@ -57,6 +57,7 @@ class Semantic:
         self._reranker: Any = None
         self._warm = False  # this process has run the model (its load is paid)
         self._keeping_up = False
+        self._native_ready = False
 
     # Read on first use, so a BM25-only command never trips over [embed]/[query] settings.
     @cached_property
@@ -89,6 +90,12 @@ class Semantic:
         self._cache = None
         self._reader = None
 
+    def _before_usearch(self) -> None:
+        """onnxruntime must load before usearch in a process (``embed.load_onnxruntime_first``)."""
+        if not self._native_ready:  # whatever this store's model: a process may open another vault later
+            load_onnxruntime_first()
+            self._native_ready = True
+
     def vector_path(self) -> Path:
         """The usearch file of the current generation and model."""
         return self.store.directory / f"vectors-{self.embedder.fingerprint}.usearch"
@@ -112,7 +119,11 @@ class Semantic:
         # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
         # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted).
         missing.sort(key=lambda h: len(text_of[h]))
+        if len(missing) > AUTO_EMBED_MAX and hasattr(self.embedder, "prepare"):
+            # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
+            self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
         batch = max(1, self.settings.batch_size)
+        tracker = EmbedProgress(self.store.state.dir, len(missing)) if len(missing) > AUTO_EMBED_MAX else None
         try:
             for i in range(0, len(missing), batch):
                 part = missing[i : i + batch]
@@ -121,6 +132,8 @@ class Semantic:
                 self.cache.put_many(fp, list(zip(part, vectors)))
                 embedded += len(part)
                 release_memory()
+                if tracker:
+                    tracker.update(embedded)
                 if progress:
                     progress(embedded, len(missing))
         except KeyboardInterrupt:
@@ -130,13 +143,18 @@ class Semantic:
             if err is None:
                 raise
             raise err from exc
+        finally:
+            if tracker:
+                tracker.close()
         with self.store.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
         if interrupted:
             raise KeyboardInterrupt
         done, total = self.store.catalog.coverage()
         return EmbedReport(model=fp, embedded=embedded, reused=max(0, added - embedded), removed=removed,
-                           done=done, total=total, seconds=time.perf_counter() - started)
+                           done=done, total=total, seconds=time.perf_counter() - started,
+                           runtime=getattr(self.embedder, "runtime", None) if embedded else None,
+                           threads=self.settings.thread_count if embedded else None)
 
     def _sync(self) -> tuple[int, int]:
         """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
@@ -144,6 +162,7 @@ class Semantic:
 
         from .vectors import DamagedVectorFile, VectorIndex
 
+        self._before_usearch()
         self.store.state.tidy()  # a killed save's temp file goes here
         cat = self.store.catalog
         fp, dim = self.embedder.fingerprint, self.embedder.dim
@@ -325,6 +344,7 @@ class Semantic:
         yet). A damaged file raises ``DamagedVectorFile``; ``repair`` rebuilds it."""
         from .vectors import DamagedVectorFile, VectorIndex
 
+        self._before_usearch()
         path = self.vector_path()
         try:
             st = path.stat()
@@ -356,6 +376,10 @@ class Semantic:
         if cat.get_meta("vector_model") != self.embedder.fingerprint:
             return 0, cat.coverage()[1]
         return cat.coverage()
+
+    def running_embed(self) -> dict[str, Any] | None:
+        """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""
+        return embed_progress(self.store.state.dir)
 
     def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
                         min_similarity: float) -> list[Candidate]:
@@ -411,7 +435,7 @@ class Semantic:
             from ..embed import CrossEncoderReranker
 
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
-                                                  threads=self.settings.threads)
+                                                  threads=self.settings.thread_count)
         return self._reranker
 
 
@@ -421,6 +445,70 @@ def inline_seconds() -> float:
         return float(os.environ.get("MDMEM_EMBED_INLINE", INLINE_SECONDS))
     except ValueError:
         return INLINE_SECONDS
+
+
+PROGRESS_FILE = "embed-progress.json"
+PROGRESS_EVERY = 1.0  # seconds between writes of the progress file
+
+
+class EmbedProgress:
+    """The running embed's progress in ``.mdmem/embed-progress.json``, for ``status`` in another process.
+
+    Written at most every PROGRESS_EVERY seconds (no fsync: it is a hint) and removed at the end; a
+    killed embed leaves it behind, so readers trust it only while its pid lives (``embed_progress``)."""
+
+    def __init__(self, state_dir: Path, total: int) -> None:
+        import os
+
+        self.path = state_dir / PROGRESS_FILE
+        self.started = time.time()
+        self.pid = os.getpid()
+        self.total = total
+        self.last = 0.0
+        self.update(0)
+
+    def update(self, done: int) -> None:
+        import json
+        import os
+
+        now = time.time()
+        if done < self.total and now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        data = {"pid": self.pid, "done": done, "total": self.total, "started": self.started, "updated": now}
+        tmp = self.path.with_name(f".{self.path.name}.{self.pid}.tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a hint only: never fail an embed over it
+
+    def close(self) -> None:
+        import json
+
+        try:
+            if json.loads(self.path.read_text()).get("pid") == self.pid:
+                self.path.unlink()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def embed_progress(state_dir: Path) -> dict[str, Any] | None:
+    """A running embed's progress (done, total, pid, started, updated), or None (none, or it died)."""
+    import json
+    import os
+
+    path = state_dir / PROGRESS_FILE
+    try:
+        data = json.loads(path.read_text())
+        os.kill(int(data["pid"]), 0)
+        if not isinstance(data, dict) or time.time() - float(data["updated"]) > 3600:
+            return None  # a pid reused long after the embed died
+        return {k: data[k] for k in ("pid", "done", "total", "started", "updated")}
+    except PermissionError:  # alive, another user's
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Catalog) -> list[Candidate]:

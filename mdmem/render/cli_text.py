@@ -230,6 +230,11 @@ def _status(s: VaultStatus, p: Printer) -> None:
                 if vec.embedding == "in the background" else
                 " — the background embedding stopped; the next write resumes it, or run \"mdmem embed\""
                 if vec.embedding else " — run \"mdmem embed\" (or \"mdmem serve\") to finish")
+        run = vec.running
+        if run:
+            pct = 100 * run["done"] // max(1, run["total"])
+            todo = (f" — embedding now: {run['done']}/{run['total']} new chunks ({pct}%, pid {run['pid']}, "
+                    f"{int(run['updated'] - run['started'])} s so far)")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
@@ -289,7 +294,8 @@ def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
 @_cli.register
 def _embed(r: EmbedReport, p: Printer) -> None:
     p(f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
-      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}).")
+      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
+      + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "") + ").")
 
 
 @_cli.register

@@ -194,7 +194,9 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
                           f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
              "vectors: " + (vec.error if vec.error is not None else
                             f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})"
-                            + (f", embedding {vec.embedding}" if vec.embedding and not vec.complete else ""))]
+                            + (f"; embedding {vec.running['done']}/{vec.running['total']} new chunks now"
+                               if vec.running else
+                               f", embedding {vec.embedding}" if vec.embedding and not vec.complete else ""))]
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d

@@ -48,3 +48,5 @@ class EmbedReport(Result):
     total: int = 0
     interrupted: bool = False
     seconds: float = 0.0
+    runtime: str | None = None  # what ran the model: "onnx" or "torch" (None: nothing was embedded)
+    threads: int | None = None

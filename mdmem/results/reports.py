@@ -31,13 +31,20 @@ class VectorStatus(Result):
     complete: bool = False
     error: str | None = None
     embedding: str | None = None  # the background embedding job: "in the background", "interrupted"
+    # A running ``mdmem embed`` (another process): pid, done, total, started, updated (epoch seconds).
+    # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
+    running: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        out = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-               "complete": self.complete}
-        return out if self.embedding is None else {**out, "embedding": self.embedding}
+        d = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
+             "complete": self.complete}
+        if self.embedding is not None:
+            d["embedding"] = self.embedding
+        if self.running is not None:
+            d["running"] = self.running
+        return d
 
 
 @dataclass(frozen=True, slots=True)
