@@ -463,6 +463,9 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+_libc: Any = None
+
+
 def release_memory() -> None:
     """Give freed heap memory back to the OS (glibc's malloc_trim; a no-op elsewhere).
 

