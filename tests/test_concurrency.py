@@ -586,7 +586,7 @@ def _bench_soak() -> Any:
 def test_soak_runs_briefly_and_passes(tmp_path: Path) -> None:
     bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_soak.py"
     env = {k: v for k, v in os.environ.items() if k != "MDMEM_NO_SERVE"}
-    p = subprocess.run([sys.executable, str(bench), "--seconds", "5", "--notes", "60", "--clients", "2",
+    p = subprocess.run([sys.executable, str(bench), "--seconds", "2", "--notes", "60", "--clients", "2",
                         "--tmp", str(tmp_path), "--out", "-"], capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "incremental index == reindex --full: yes" in p.stdout and "result: PASS" in p.stdout
