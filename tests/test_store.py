@@ -465,3 +465,12 @@ def test_content_hash_in_the_catalogue_is_the_files(indexed: IndexStore) -> None
     """The catalogue's hash of a note is ``files.content_hash`` of its bytes."""
     raw = (indexed.root / "notes" / "cjk.md").read_bytes()
     assert indexed.catalog.hashes(["notes/cjk.md"]) == {"notes/cjk.md": content_hash(raw)}
+
+
+def test_a_title_from_the_first_heading_is_suggested_too(indexed: IndexStore) -> None:
+    """Titles taken from an H1 (no frontmatter title) are names people type: a typo suggests them."""
+    (indexed.root / "notes" / "h1-only.md").write_text("# Quarterly platypus review\n\nNo frontmatter.\n")
+    indexed.reindex()
+    with pytest.raises(NoteNotFound, match="Did you mean") as exc:
+        indexed.resolve("Quarterly platypus reveiw")
+    assert "quarterly platypus review" in exc.value.suggestions

@@ -294,7 +294,8 @@ class Catalog:
         return [r[0] for r in self.db.execute("SELECT path FROM notes WHERE id=? OR path=? OR path=?", (ref, ref, md))]
 
     def all_names(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT norm FROM names WHERE kind IN ('id','title','stem')")]
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT norm FROM names WHERE kind IN ('id','title','heading','stem')")]
 
     def row(self, path: str) -> dict[str, Any] | None:
         cur = self.db.execute("SELECT * FROM notes WHERE path=?", (path,))
@@ -401,7 +402,8 @@ class Catalog:
             for src, typ, other in self.db.execute(
                     f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
                     f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
-                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 ELSE 4 END LIMIT 1) AS other FROM links l "
+                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 WHEN 'heading' THEN 3 ELSE 4 END LIMIT 1) AS other "
+                    f"FROM links l "
                     f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
                     f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
                     (*part, *types, max_bytes, max_bytes)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from whoosh.analysis import Tokenizer  # noqa: E402
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema  # noqa: E402
 from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: E402
 from whoosh.scoring import BM25F  # noqa: E402
+from whoosh.system import pack_uint  # noqa: E402
 
 from ..rank import Filters  # noqa: E402
 from ..text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
@@ -100,10 +102,6 @@ class TermsText(TEXT):  # type: ignore[misc]
     token object per word. Queries still go through the analyzer."""
 
     def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
-        from collections import Counter
-
-        from whoosh.system import pack_uint
-
         boost = self.format.field_boost
         return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in Counter(index_terms(value)).items()]
 
