@@ -136,6 +136,17 @@ def git_vault(vault_dir: Path) -> Path:
     return vault_dir
 
 
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:
+    """Write each vault-relative path's text (UTF-8) or bytes under ``root``, making folders."""
+    for rel, data in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            p.write_bytes(data)
+        else:
+            p.write_text(data, encoding="utf-8")
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file outside .git and .mdmem, with its bytes."""
     return {

@@ -13,6 +13,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from .conftest import write_files
+
 NOTES: dict[str, str] = {
     "Home.md": "# Help vault\n\nStart with [[Start]] or read about [[Canvas]].\n",
     "en/Start.md": (
@@ -97,27 +99,14 @@ def build(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     _git(root, "init", "-q", "-b", "main")
 
-    def write(rel: str, data: str | bytes) -> None:
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            p.write_bytes(data)
-        else:
-            p.write_text(data, encoding="utf-8")
-
     old = {k: v for k, v in NOTES.items() if not k.startswith("de/")}
     old["en/Old name.md"] = old.pop("en/New name.md")
-    for rel, text in old.items():
-        write(rel, text)
-    for rel, data in ATTACHMENTS.items():
-        if rel.startswith("en/"):
-            write(rel, data)
+    write_files(root, old)
+    write_files(root, {rel: data for rel, data in ATTACHMENTS.items() if rel.startswith("en/")})
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "English pages", when="2023-03-01T10:00:00+00:00")
-    for rel, text in NOTES.items():
-        if rel.startswith("de/"):
-            write(rel, text)
-    write("de/Attachments/diagram.png", ATTACHMENTS["de/Attachments/diagram.png"])
+    write_files(root, {rel: text for rel, text in NOTES.items() if rel.startswith("de/")})
+    write_files(root, {"de/Attachments/diagram.png": ATTACHMENTS["de/Attachments/diagram.png"]})
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "German pages", when="2024-06-15T10:00:00+00:00")
     _git(root, "mv", "en/Old name.md", "en/New name.md")

@@ -21,7 +21,7 @@ from mdmem.links import analyze_body, normalize_ref, split_wikilink
 from mdmem.note import MAX_FRONTMATTER, parse_note, render_note, set_fields
 from mdmem.vault import Vault
 
-from .conftest import mdmem_in_process, snapshot
+from .conftest import mdmem_in_process, snapshot, write_files
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,13 +49,7 @@ def make_vault(tmp_path: Path, notes: dict[str, str | bytes]) -> Path:
     root = tmp_path / "vault"
     root.mkdir()
     (root / "mdmem.toml").write_text("[vault]\nnotes_dir = \"notes\"\n")
-    for rel, content in notes.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            p.write_bytes(content)
-        else:
-            p.write_text(content, encoding="utf-8")
+    write_files(root, notes)
     return root
 
 
