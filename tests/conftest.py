@@ -27,6 +27,17 @@ GIT_ENV = {
 }
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile mdmem's bytecode once: the suite starts hundreds of ``python -m mdmem`` processes (the
+    CLI, git hooks, background jobs), and with PYTHONDONTWRITEBYTECODE set (or a read-only clone) each
+    compiled every module it imported again (a clean clone's suite: 3 m 50 s, compiled 2 m 37 s)."""
+    import compileall
+
+    import mdmem
+
+    compileall.compile_dir(Path(mdmem.__file__).parent, quiet=1)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for key in ("MDMEM_VAULT", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "MDMEM_SKIP_HOOK"):
