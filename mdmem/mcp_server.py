@@ -28,6 +28,7 @@ from .errors import MdmemError
 from .rank import filter_args as filters
 from .render import mcp as render_mcp
 from .results import Correction, MissingNote, NoteBatch, NoteText, note_doc
+from .serve import warm_up
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -302,23 +303,6 @@ def create_server(vault: Vault, *, lock: threading.Lock | None = None,
 # -- running ---------------------------------------------------------------------------------------------
 
 
-def warm_up(vault: Vault, lock: threading.Lock) -> None:
-    """Catch edits made while no one was watching, then load the model, so the first call is quick."""
-    from .errors import LockHeld
-
-    with lock:
-        try:
-            vault.reindex(wait=False)
-        except LockHeld:
-            pass
-        except Exception as exc:  # the tools report index problems themselves
-            print(f"mdmem mcp: reindex at start failed: {exc}", file=sys.stderr)
-        try:
-            vault.semantic.embedder.embed(["warm up"], query=True)
-        except Exception as exc:  # BM25 still works; vector tools will say what is wrong
-            print(f"mdmem mcp: the embedding model is not available: {exc}", file=sys.stderr)
-
-
 @asynccontextmanager
 async def _stdout_to_stderr(_: Any) -> AsyncIterator[dict[str, Any]]:
     """While serving stdio, print() goes to stderr: the SDK already owns the wire, and buffered stray
@@ -337,7 +321,7 @@ def run_stdio(vault: Vault, *, warm: bool = True) -> None:
     lock = threading.Lock()
     server = create_server(vault, lock=lock, lifespan=_stdout_to_stderr)
     if warm:
-        threading.Thread(target=warm_up, args=(vault, lock), daemon=True).start()
+        threading.Thread(target=warm_up, args=(vault, lock, "mdmem mcp"), daemon=True).start()
     server.run("stdio")
 
 
@@ -387,7 +371,7 @@ def run_http(vault: Vault, *, host: str, port: int, token: str | None, warm: boo
     lock = threading.Lock()
     app = http_app(vault, host=host, token=token, lock=lock)
     if warm:
-        threading.Thread(target=warm_up, args=(vault, lock), daemon=True).start()
+        threading.Thread(target=warm_up, args=(vault, lock, "mdmem mcp"), daemon=True).start()
     print(f"mdmem mcp: serving {vault.root} at http://{host}:{port}/mcp"
           + (" (bearer token required)" if token else ""), file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()

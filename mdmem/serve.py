@@ -12,9 +12,12 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .index.state import SERVE_FILE, STATE_DIR, server_info
+
+if TYPE_CHECKING:
+    from .vault import Vault
 
 METHODS = ("search", "vsearch", "query", "recall", "context")
 
@@ -58,17 +61,51 @@ def call_server(root: Path, method: str, params: dict[str, Any], timeout: float 
     return data
 
 
+def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dict[str, Any]:
+    """Catch edits made while no one was watching, load the model (exporting it first if this machine
+    has no ONNX export yet) and answer one hybrid query, so the first real call finds everything warm:
+    the model, the BM25 searcher, the vector index, the catalog. Failures are said and never fatal.
+    Returns what is warm: the model's runtime (None if it could not load) and the seconds it took."""
+    import sys
+
+    from .errors import LockHeld
+
+    started, runtime = time.monotonic(), None
+    with lock:
+        try:
+            vault.reindex(wait=False)
+        except LockHeld:
+            pass
+        except Exception as exc:  # the answers report index problems themselves
+            print(f"{who}: reindex at start failed: {exc}", file=sys.stderr)
+        try:
+            embedder = vault.semantic.embedder
+            prepare = getattr(embedder, "prepare", None)
+            if prepare is not None:  # the ONNX export, once per machine (~10 s); the query model loads next
+                prepare(say=lambda line: print(f"{who}: {line}", file=sys.stderr))
+            embedder.embed(["warm up"], query=True)
+            runtime = str(getattr(embedder, "runtime", type(embedder).__name__))
+        except Exception as exc:  # BM25 still works; vector answers say what is wrong
+            print(f"{who}: the embedding model is not available: {exc}", file=sys.stderr)
+        try:
+            vault.query("warm up", 1)
+        except Exception as exc:
+            print(f"{who}: a first query failed: {exc}", file=sys.stderr)
+    return {"runtime": runtime, "seconds": round(time.monotonic() - started, 3)}
+
+
 class Server:
     """One vault, one thread of work at a time (the vault is not thread-safe), HTTP on 127.0.0.1."""
 
     def __init__(self, root: Path, *, idle_timeout: float = 900.0, port: int = 0,
-                 fill_vectors: bool = True) -> None:
+                 fill_vectors: bool = True, warm: bool = True) -> None:
         from .vault import Vault
 
         self.vault = Vault.open(root)
         self.idle_timeout = idle_timeout
         self.port = port
         self.fill_vectors = fill_vectors
+        self.warm = warm
         import secrets
 
         self.token = secrets.token_urlsafe(24)
@@ -76,6 +113,7 @@ class Server:
         self.last_used = time.monotonic()
         self.stopping = threading.Event()
         self.httpd: Any = None
+        self.warmed: dict[str, Any] | None = None
 
     def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method not in METHODS:
@@ -128,6 +166,8 @@ class Server:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
+        if self.warm:  # clients find the server only once it is warm: none waits on a cold one
+            self.warmed = warm_up(self.vault, self.lock)
         self._write_info()
         threading.Thread(target=self._watchdog, daemon=True).start()
         if self.fill_vectors:
@@ -151,7 +191,7 @@ class Server:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
         with os.fdopen(fd, "w") as fh:
             json.dump({"pid": os.getpid(), "port": self.port, "token": self.token,
-                       "started": time.time(), "vault": str(self.vault.root)}, fh)
+                       "started": time.time(), "vault": str(self.vault.root), "warm": self.warmed}, fh)
         os.replace(tmp, path)
 
     def _remove_info(self) -> None:
@@ -176,16 +216,12 @@ class Server:
                 return
 
     def _fill(self) -> None:
-        """Warm the model, then keep vectors complete (a few chunks at a time between requests)."""
+        """Keep vectors complete (a few chunks at a time between requests)."""
         from .errors import LockHeld
 
-        warm = False
         while not self.stopping.is_set():
             try:
                 with self.lock:
-                    if not warm:
-                        self.vault.semantic.embedder.embed(["warm up"], query=True)
-                        warm = True
                     done, total = self.vault.semantic.coverage()
                     if done < total:
                         # Never wait for the writer lock here: this thread holds the server's lock,

@@ -156,3 +156,24 @@ def test_a_cold_cli_query_runs_the_onnx_model_beside_usearch(models_home: Path, 
                               text=True)
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["results"]
+
+
+def test_serve_detach_returns_once_the_model_is_warm(models_home: Path, vault_dir: Path) -> None:
+    """The server publishes its address only after loading the model and answering one query, so the
+    first CLI call that finds it never waits on a cold model; queries go to it from then on."""
+    env = {**os.environ, "MDMEM_HOME": str(models_home), "PYTHONWARNINGS": "ignore"}
+    env.pop("MDMEM_NO_SERVE", None)
+    run = [sys.executable, "-m", "mdmem", "--vault", str(vault_dir)]
+    started = subprocess.run([*run, "serve", "--detach", "--idle-timeout", "60"], env=env, capture_output=True,
+                             text=True)
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "warm after" in started.stdout
+        info = json.loads((vault_dir / ".mdmem" / "serve.json").read_text())
+        assert info["warm"]["runtime"] == "onnx"  # loaded before the address was published
+        proc = subprocess.run([*run, "query", "--json", "kafka consumer lag"], env=env, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["info"].get("served") is True
+    finally:
+        subprocess.run([*run, "serve", "--stop"], env=env, capture_output=True)

@@ -10,6 +10,8 @@ import click
 from ..errors import MdmemError
 from .options import State, handle_errors, output, pass_state, progress_bar, show
 
+SERVE_START_TIMEOUT = 180.0  # seconds `serve --detach` waits for the server to be warm
+
 
 @click.command()
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch instead of only what changed.")
@@ -36,7 +38,7 @@ def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json
 @click.option("--idle-timeout", default=900.0, show_default=True, type=click.FloatRange(1),
               help="Exit after this many seconds without a request.")
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port on 127.0.0.1 (default: any free one).")
-@click.option("--detach", is_flag=True, help="Run in the background and return once it is listening.")
+@click.option("--detach", is_flag=True, help="Run in the background and return once it is warm (model loaded).")
 @click.option("--stop", is_flag=True, help="Stop the vault's running server.")
 @pass_state
 @handle_errors
@@ -69,16 +71,24 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
                 [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
                  "--idle-timeout", str(idle_timeout), "--port", str(port)],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
-        for _ in range(200):
+        # The server publishes its address only once warm (model loaded, index open), so this waits
+        # for that: ~1 s, or longer the first time on a machine (the model's ONNX export).
+        started, said = time.monotonic(), False
+        while time.monotonic() - started < SERVE_START_TIMEOUT:
             info = read_info(vault.root)
             if info is not None and info["pid"] == proc.pid:
-                click.echo(f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}); "
-                           f"exits after {idle_timeout:.0f}s idle. Log: {log}")
+                click.echo(f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}), warm after "
+                           f"{time.monotonic() - started:.1f} s; exits after {idle_timeout:.0f}s idle. Log: {log}")
                 return
             if proc.poll() is not None:
                 raise MdmemError(f"The server exited at start (code {proc.returncode}); see {log}.")
+            if not said and time.monotonic() - started > 2.0:
+                click.echo("Loading the index and the embedding model (the first time on this machine it is "
+                           "exported, up to a minute) …", err=True)
+                said = True
             time.sleep(0.05)
-        raise MdmemError(f"The server did not start within 10 s; see {log}.")
+        raise MdmemError(f"The server was not ready within {SERVE_START_TIMEOUT:.0f} s (pid {proc.pid} keeps "
+                         f"starting; queries work without it meanwhile); see {log}.")
     server = Server(vault.root, idle_timeout=idle_timeout, port=port)
     signal.signal(signal.SIGTERM, lambda *a: server.stop())
     click.echo(f"Serving {vault.root} on 127.0.0.1 (Ctrl-C to stop; exits after {idle_timeout:.0f}s idle).", err=True)
