@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .vault import Vault
 
 METHODS = ("search", "vsearch", "query", "recall", "context")
+FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (~0.2 s here)
 
 
 def _info_path(root: Path) -> Path:
@@ -110,6 +111,8 @@ class Server:
 
         self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()
+        self.waiting = 0  # requests waiting for or holding ``lock``: the vector filling yields to them
+        self._count = threading.Lock()
         self.last_used = time.monotonic()
         self.stopping = threading.Event()
         self.httpd: Any = None
@@ -122,17 +125,21 @@ class Server:
         text = str(params.pop("text"))
         limit = int(params.pop("limit", 10))
         explain = bool(params.pop("explain", False))
-        if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
+        with self._count:
+            self.waiting += 1
+        try:
             with self.lock:
                 self.last_used = time.monotonic()
-                return {"context": self.vault.context(text, **params).to_dict()}
-        with self.lock:
-            self.last_used = time.monotonic()
-            if method == "search":
-                hits = self.vault.search(text, limit, **params)
-            else:
-                hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
-            self.last_used = time.monotonic()
+                if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
+                    return {"context": self.vault.context(text, **params).to_dict()}
+                if method == "search":
+                    hits = self.vault.search(text, limit, **params)
+                else:
+                    hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
+                self.last_used = time.monotonic()
+        finally:
+            with self._count:
+                self.waiting -= 1
         return {"hits": [h.to_dict() for h in hits], "info": hits.info}
 
     def serve_forever(self) -> None:
@@ -177,7 +184,9 @@ class Server:
         finally:
             self.httpd.server_close()
             self._remove_info()
-            self.vault.close()
+            # Let a vector fill finish its batch: exiting while the model runs in a thread aborts.
+            with self.lock:
+                self.vault.close()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -216,27 +225,36 @@ class Server:
                 return
 
     def _fill(self) -> None:
-        """Keep vectors complete (a few chunks at a time between requests)."""
+        """Keep vectors complete without making a request wait. With ``[embed] auto`` on (the default)
+        that is the vault's own keep-up: inline for a few chunks, else the background embedding job,
+        another process whose vectors the next read picks up. With it off, this thread embeds
+        ``FILL_BATCH`` chunks at a time, only while no request is waiting."""
         from .errors import LockHeld
 
         while not self.stopping.is_set():
+            pause = 10.0
             try:
-                with self.lock:
-                    done, total = self.vault.semantic.coverage()
-                    if done < total:
-                        # Never wait for the writer lock here: this thread holds the server's lock,
-                        # so every query would wait with it (up to lock_timeout, 30 s) while another
-                        # process writes. Embedded batches are cached; the next turn adds them.
-                        self.vault.semantic.embed(max_new=32, wait=False)
-                busy = done < total
+                if self.waiting:
+                    pause = 0.05
+                else:
+                    with self.lock:
+                        semantic = self.vault.semantic
+                        done, total = semantic.coverage()
+                        if done < total and semantic.auto:
+                            if semantic.embedding() != "in the background":
+                                semantic.keep_up()
+                            pause = 2.0
+                        elif done < total:
+                            # Never wait for the writer lock here: this thread holds the server's lock,
+                            # so every query would wait with it (up to lock_timeout, 30 s) while another
+                            # process writes. Embedded batches are cached; the next turn adds them.
+                            semantic.embed(max_new=FILL_BATCH, wait=False)
+                            pause = 0.05
             except LockHeld:
-                busy = True  # another process is writing: try again shortly
-                if self.stopping.wait(0.5):
-                    return
+                pause = 0.5  # another process is writing: try again shortly
             except Exception as exc:  # keep serving BM25 and whatever vectors exist
                 import sys
 
                 print(f"mdmem serve: embedding failed: {exc}", file=sys.stderr)
-                busy = False
-            if self.stopping.wait(0.05 if busy else 10.0):
+            if self.stopping.wait(pause):
                 return
