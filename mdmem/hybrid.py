@@ -172,6 +172,10 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     elif not foreign:
         info["stages"].append("vectors:unavailable")
     lists = {"bm25": [(h.path, h.score) for h in lex], "vec": [(c.path, c.explain["cosine"]) for c in vec]}
+    abstained = _abstain(lex, lists["vec"]) if sem and not sem.settings.any_language else {}
+    if abstained:
+        lists["vec"] = sorted([*lists["vec"], *abstained.items()], key=lambda pc: -pc[1])
+        info["stages"].append(f"vectors:abstained:{len(abstained)}")
     if qs.expand and not strong and len(lex) >= 2:
         prf = _expanded(store, text, lex, qs.candidates, filters)
         if prf:
@@ -187,6 +191,8 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     for h in lex:
         c = by_path.setdefault(h.path, Candidate(path=h.path))
         c.explain["bm25"] = round(h.score, 4)
+        if h.path in abstained:
+            c.explain["vec_abstained"] = 1
     for path, parts in fused.items():
         c = by_path.setdefault(path, Candidate(path=path))
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
@@ -314,6 +320,21 @@ def _non_latin(text: str) -> bool:
         return False
     latin = sum(1 for c in letters if c.isascii() or "\u00c0" <= c <= "\u024f")
     return latin < len(letters) / 2
+
+
+def _abstain(lex: list[Any], cosines: list[tuple[str, float]]) -> dict[str, float]:
+    """The notes an English-only model cannot read (a title mostly outside the Latin script) among
+    BM25's hits, each with the cosine the vector leg has at that note's BM25 rank: the leg abstains,
+    as if it agreed with BM25, instead of voting against them.
+
+    Without this an English query answered by a Japanese note (gold multilingual-03, found at BM25
+    ranks 5 and 7) had that note pushed below the English notes the model could score (R@10 1 → .5).
+    English-only vaults have no such notes: nothing changes there."""
+    if not cosines:
+        return {}
+    seen = {p for p, _ in cosines}
+    return {h.path: cosines[min(rank, len(cosines) - 1)][1]
+            for rank, h in enumerate(lex) if h.path not in seen and _non_latin(h.title)}
 
 
 def _clear_winner(text: str, lex: list[Any], ratio: float, coverage: float) -> bool:

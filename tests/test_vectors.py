@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -385,3 +386,31 @@ def test_serve_answers_over_loopback_and_exits_when_idle(vault_dir: Path, hashed
     assert conn.getresponse().status == 401  # no token, no answer
     t.join(timeout=15)
     assert not t.is_alive() and read_info(vault_dir) is None  # idle timeout: gone, file removed
+
+
+def test_an_english_only_model_abstains_on_notes_it_cannot_read(vault_dir: Path, hashed: None) -> None:
+    """A Japanese note that BM25 found and an English-only model cannot place (no cosine above the
+    floor) is not voted down by the vector leg: the leg abstains (the note gets the leg's cosine at
+    its BM25 rank); for a multilingual model its silence is a vote, as before."""
+    (vault_dir / "notes" / "夜間バッチ.md").write_text(
+        "# 夜間バッチ失敗\n\n売上ダッシュボードが3日間空っぽだった。原因は nightly revenue batch の認証キーの期限切れ。"
+        "cron はエラーをどこにも通知しないので、経理の方から「数字が出ていない」と言われるまで誰も気づかなかった。\n")
+    (vault_dir / "notes" / "revenue-batch.md").write_text("# Revenue batch\n\nThe revenue batch runs nightly.\n")
+    question = "nightly revenue batch failed, dashboard empty"
+
+    def japanese_hit() -> tuple[dict[str, Any], list[str]]:
+        v = Vault.open(vault_dir)
+        v.embed()
+        hits = v.query(question, 20, explain=True)
+        jp = next(h for h in hits if h.path == "notes/夜間バッチ.md")
+        assert all("vec_abstained" not in h.explain for h in hits if h.path != jp.path)
+        return {**jp.explain, "score": jp.score}, v.last_info["stages"]
+
+    abstained, stages = japanese_hit()
+    assert abstained.get("vec_abstained") == 1 and "vec_rank" in abstained and "cosine" not in abstained
+    assert "vectors:abstained:1" in stages
+    (vault_dir / "mdmem.toml").write_text("[embed]\nmultilingual = true\n")  # the model may read it: it votes
+    voted, stages = japanese_hit()
+    assert "vec_abstained" not in voted and "vec_rank" not in voted
+    assert not any(s.startswith("vectors:abstained") for s in stages)
+    assert abstained["rrf"] > voted["rrf"] and abstained["score"] > voted["score"]
