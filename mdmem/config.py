@@ -96,6 +96,7 @@ class QuerySettings:
     blend_coverage: float = 0.5
     blend_coverage_full: float = 0.35
     blend_vector_weight: float = 1.0
+    section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
     min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass

@@ -198,7 +198,12 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
-    share = flatness(max((h.coverage for h in lex), default=0.0), qs.blend_coverage_full, qs.blend_coverage)
+    best = _section_coverage(store, lex, fixes, text) if qs.section_coverage else None
+    if best is not None:
+        info["section_coverage"] = round(best, 3)
+    else:
+        best = max((h.coverage for h in lex), default=0.0)
+    share = flatness(best, qs.blend_coverage_full, qs.blend_coverage)
     if share > 0 and lists["vec"]:
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
         # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
@@ -320,6 +325,33 @@ def _non_latin(text: str) -> bool:
         return False
     latin = sum(1 for c in letters if c.isascii() or "\u00c0" <= c <= "\u024f")
     return latin < len(letters) / 2
+
+
+SECTION_HITS = 10  # BM25's first hits whose sections are read for the coverage of the query
+
+
+def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], text: str) -> float | None:
+    """How much of the query (IDF-weighted) the best-matching *section* covers, among BM25's hits.
+
+    A long note covers a paraphrase's common words somewhere in its thousands ("get", "back",
+    "copy", "note"), so its note-level coverage says BM25 answered when no part of it did, and
+    fusion kept RRF's ranks, burying clear vector wins (help vault: query 13/20 in the top 10,
+    vsearch 18/20). A note of one chunk keeps its note-level coverage (which sees its aliases and
+    tags too); a longer one among the first ``SECTION_HITS`` counts its best chunk."""
+    if not lex:
+        return None
+    counts = store.read(lambda: store.catalog.chunk_counts([h.path for h in lex]))
+    if all(counts.get(h.path, 1) <= 1 for h in lex[:SECTION_HITS]):
+        return None
+    weights = store.read(lambda: store.lexical.term_weights(text, fixes))
+    total = sum(weights.values()) or 1.0
+    best = max((h.coverage for h in lex if counts.get(h.path, 1) <= 1), default=0.0)
+    for h in lex[:SECTION_HITS]:
+        if counts.get(h.path, 1) <= 1 or h.coverage <= best:
+            continue  # a section covers at most what its note does
+        for found in store.read(lambda p=h.path: store.catalog.chunk_terms(p)):
+            best = max(best, min(h.coverage, sum(w for t, w in weights.items() if t in found) / total))
+    return best
 
 
 def _abstain(lex: list[Any], cosines: list[tuple[str, float]]) -> dict[str, float]:

@@ -414,3 +414,29 @@ def test_an_english_only_model_abstains_on_notes_it_cannot_read(vault_dir: Path,
     assert "vec_abstained" not in voted and "vec_rank" not in voted
     assert not any(s.startswith("vectors:abstained") for s in stages)
     assert abstained["rrf"] > voted["rrf"] and abstained["score"] > voted["score"]
+
+
+def test_blend_counts_the_best_section_of_a_long_note_not_its_scattered_words(vault_dir: Path, hashed: None,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long note has every word of a paraphrase somewhere, one per section: at note level BM25
+    "covers" the question and fusion keeps RRF's ranks; by its best section it covers a fifth, so
+    fusion blends in the vectors' scores."""
+    words = ["recover", "snapshot", "deleted", "earlier", "version"]
+    sections = "".join(f"## Part {i}\n\nThis part mentions {w} once among filler text about panes, tabs "
+                       f"and themes. {'Filler sentence. ' * 40}\n\n" for i, w in enumerate(words))
+    (vault_dir / "notes" / "long-guide.md").write_text(f"# Long guide\n\n{sections}")
+    (vault_dir / "notes" / "restore.md").write_text("# Restore\n\nBring back a snapshot.\n")
+    question = "recover an earlier version of a deleted snapshot"
+    monkeypatch.setenv("MDMEM_QUERY", "min_similarity=0.01")  # the hash embedder's cosines are small
+    v = Vault.open(vault_dir)
+    v.embed()
+    assert len(v.store.catalog.chunk_terms("notes/long-guide.md")) >= 5
+    v.query(question, explain=True)
+    info = v.last_info
+    assert info["section_coverage"] < 0.5
+    assert any(s.startswith("blend:") for s in info["stages"])
+    monkeypatch.setenv("MDMEM_QUERY", "min_similarity=0.01,section_coverage=false")  # note level: no blend
+    v = Vault.open(vault_dir)
+    v.query(question, explain=True)
+    assert "section_coverage" not in v.last_info
+    assert not any(s.startswith("blend:") for s in v.last_info["stages"])

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..chunk import chunk_note
 from ..links import normalize_ref
 from ..note import Note, NoteDates, Problem, note_dates
+from ..text import terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -203,6 +204,27 @@ class Catalog:
         """[(hash, embed_text)] of a note's first chunk (empty if the note is not indexed)."""
         return list(self.db.execute(
             "SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
+
+    def chunk_counts(self, paths: Iterable[str]) -> dict[str, int]:
+        """How many chunks each of these notes has."""
+        paths = list(paths)
+        out: dict[str, int] = {}
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            q = f"SELECT path, count(*) FROM chunks WHERE path IN ({','.join('?' * len(part))}) GROUP BY path"
+            out.update(dict(self.db.execute(q, part)))
+        return out
+
+    def chunk_terms(self, path: str) -> list[frozenset[str]]:
+        """Each of a note's chunks as the set of its index terms (``text.terms`` of its embed_text),
+        kept until the index changes: a warm process reads and tokenises a note's sections once."""
+        cache = self._fresh_cache("chunk_terms")
+        if path not in cache:
+            if len(cache) > 20_000:
+                cache.clear()
+            cache[path] = [frozenset(terms(t)) for (t,) in self.db.execute(
+                "SELECT embed_text FROM chunks WHERE path=? ORDER BY ord", (path,))]
+        return cache[path]
 
     def chunks_by_key(self, keys: Iterable[int], *, text: bool = True) -> dict[int, dict[str, Any]]:
         """Chunks by vector key; ``text=False`` leaves out embed_text (a vector query looks at

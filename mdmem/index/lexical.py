@@ -249,6 +249,11 @@ class LexicalIndex:
                 fixes[t] = min(near)[2]
         return fixes
 
+    def term_weights(self, text: str, corrections: dict[str, str] | None = None) -> dict[str, float]:
+        """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
+        qterms = list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
+        return _coverage_idf(self._current_searcher(), qterms)
+
     def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
         """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
         after the first word: "at Datadog") in no field of any note and not a typo of one. A question
