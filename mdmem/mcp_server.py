@@ -229,6 +229,30 @@ class Tools:
         """Make a forgotten, archived or snoozed memory visible again."""
         return self.answer(self.call(lambda: self.vault.restore(note)))
 
+    def set(self, note: NoteRef,
+            salience: Annotated[float | None, Field(ge=0, le=1, description="Importance: 0.8+ critical, 0.5 "
+                                                    "ordinary, 0.3 minor.")] = None,
+            confidence: Annotated[float | None, Field(ge=0, le=1, description="How sure the memory is.")] = None,
+            pinned: Annotated[bool | None, Field(description="true pins, false unpins.")] = None,
+            type: Annotated[str | None, Field(description="decision, preference, fact, context, problem, "
+                                              "handoff, note, …")] = None,
+            tags: Annotated[list[str] | None, Field(description="The note's tags (replaces them).")] = None,
+            scope: Annotated[str | None, Field(description="global, project:NAME or topic:NAME.")] = None,
+            valid_from: Annotated[str | None, Field(description="True from this day (YYYY-MM-DD).")] = None,
+            valid_until: Annotated[str | None, Field(description="True until this day (YYYY-MM-DD); "
+                                                     "after it the note is hidden as expired.")] = None,
+            remove: Annotated[list[str] | None, Field(description="Keys to remove, e.g. [\"valid_until\"].")] = None,
+            ) -> CallToolResult:
+        """Change a memory's metadata in place — importance, confidence, pin, type, tags, scope, validity
+        dates — when the text is still right but how it should be weighed or where it applies changed.
+        Only the keys given are written (one commit); a bad value is refused and nothing changes. To
+        change what the memory says, use correct instead."""
+        given = dict(salience=salience, confidence=confidence, pinned=pinned, type=type, tags=tags, scope=scope,
+                     valid_from=valid_from, valid_until=valid_until)
+        values: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        values.update({k: None for k in remove or ()})
+        return self.answer(self.call(lambda: self.vault.set(note, values)))
+
     # -- graph -----------------------------------------------------------------------------------
 
     def why(self, query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
@@ -283,7 +307,7 @@ TOOLS = (
     ("recall", READ_ONLY), ("query", READ_ONLY), ("search", READ_ONLY), ("vsearch", READ_ONLY),
     ("get", READ_ONLY), ("multi_get", READ_ONLY),
     ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
-    ("restore", IDEMPOTENT),
+    ("restore", IDEMPOTENT), ("set", IDEMPOTENT),
     ("why", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
     ("status", READ_ONLY),
 )

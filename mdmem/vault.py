@@ -287,6 +287,14 @@ class Vault(VaultGraph):
 
         return update_note(self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
 
+    def set(self, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> r.Change:
+        """Set frontmatter keys of a note (``schema.SETTABLE``: salience, confidence, pinned, type, tags,
+        scope, valid_from, valid_until); a value of None or "" removes the key. Values may be text, as
+        typed on a command line; a bad one raises ``BadValue`` and nothing is written. One commit."""
+        from .lifecycle import set_keys
+
+        return set_keys(self.store, ref, values, commit=commit)
+
     def correct(self, ref: str, body: str, *, title: str | None = None,
                 commit: bool | None = None) -> tuple[r.AddResult, r.Change]:
         """A successor note that supersedes ``ref``: (the new note, the change to the old one)."""

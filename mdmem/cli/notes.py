@@ -1,5 +1,5 @@
-"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore,
-correct, history, sweep."""
+"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore, set,
+correct, history, diff, show, sweep."""
 
 from __future__ import annotations
 
@@ -128,6 +128,32 @@ forget = _note_change_command("forget", "Mark NOTE forgotten: hidden from retrie
                      "(restore undoes it).", lambda v, n, c: v.forget(n, commit=c))
 restore = _note_change_command("restore", "Make NOTE active and visible again (undoes forget, archive and snooze).",
                      lambda v, n, c: v.restore(n, commit=c))
+
+
+@click.command("set")
+@click.argument("note")
+@click.argument("assignments", nargs=-1, required=True, metavar="KEY=VALUE...")
+@commit_option
+@output
+@pass_state
+def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | None, as_json: bool) -> None:
+    """Set frontmatter keys of NOTE, only those, in one commit; KEY= (empty) removes a key.
+
+    \b
+    Keys: salience and confidence (0 to 1), pinned (true/false), type, tags (comma-separated),
+    scope (global, project:NAME, topic:NAME), valid_from and valid_until (YYYY-MM-DD).
+    Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
+    A bad value is refused with what the key takes; nothing is written then.
+    """
+    from ..errors import BadValue
+
+    values: dict[str, str] = {}
+    for item in assignments:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BadValue(f"{item!r} is not KEY=VALUE; write e.g. salience=0.8 (or salience= to remove it).")
+        values[key.strip()] = value
+    show(state.vault.set(note, values, commit=commit), as_json)
 
 
 @click.command()
