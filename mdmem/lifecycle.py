@@ -1,4 +1,4 @@
-"""Lifecycle: add, pin, snooze, forget/restore, correct, history, sweep, duplicate checks.
+"""Lifecycle: add, pin, snooze, forget/restore, set, correct, sweep, duplicate checks.
 
 Every change edits only the frontmatter keys it sets (comments, order and unknown keys stay),
 writes the file atomically, reindexes that file and, in a git vault, commits it. Nothing is
@@ -21,12 +21,9 @@ from .results import (
     Change,
     DuplicateCheck,
     DuplicateMatch,
-    History,
-    LogEntry,
     SweepCandidate,
     SweepReport,
     SweepRule,
-    Version,
 )
 
 if TYPE_CHECKING:
@@ -281,7 +278,7 @@ def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: boo
                        message=lambda title: f"mdmem: set {keys} of \"{title}\"")
 
 
-# -- correct / history ---------------------------------------------------------------------------
+# -- correct ---------------------------------------------------------------------------------
 
 
 def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
@@ -304,55 +301,6 @@ def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None,
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
     return added, replace(change, commit=sha)
-
-
-HISTORY_COMMITS = 10  # commits shown per version unless asked for more (the text said nothing past 5 before)
-
-
-def history(store: IndexStore, ref: str, limit: int | None = HISTORY_COMMITS) -> History:
-    """The version chain through ``ref`` (oldest first) and each file's git log: its newest ``limit``
-    commits (None: all), with how many there are in all."""
-    from .git import file_commit_count, file_log, find_git_dir
-
-    start = store.resolve(ref)
-    chain = [start]
-    seen = {start}
-    # Walk back through "supersedes", then forward through successors.
-    cur = start
-    while True:
-        note = store.files.read_note(cur)[0]
-        if not note.supersedes:
-            break
-        try:
-            prev = store.resolve(note.supersedes)
-        except MdmemError:
-            break
-        if prev in seen:
-            break
-        chain.insert(0, prev)
-        seen.add(prev)
-        cur = prev
-    cur = start
-    while True:
-        nxt = store.catalog.superseded_by([cur]).get(cur)
-        if nxt is None or nxt in seen:
-            break
-        chain.append(nxt)
-        seen.add(nxt)
-        cur = nxt
-    in_git = find_git_dir(store.root) is not None
-    versions = []
-    for rel in chain:
-        n = store.files.read_note(rel)[0]
-        path = store.files.safe_path(rel)
-        # One commit more than shown tells whether there are more; only then are they counted.
-        log = file_log(store.root, path, None if limit is None else limit + 1) if in_git else []
-        total = len(log)
-        if limit is not None and total > limit:
-            log, total = log[:limit], max(file_commit_count(store.root, path), total)
-        versions.append(Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1],
-                                [LogEntry(**c) for c in log], total))
-    return History(start, versions, limit)
 
 
 # -- sweep -----------------------------------------------------------------------------------------

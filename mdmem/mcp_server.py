@@ -253,6 +253,31 @@ class Tools:
         values.update({k: None for k in remove or ()})
         return self.answer(self.call(lambda: self.vault.set(note, values)))
 
+    def history(self, note: NoteRef,
+                limit: Annotated[int, Field(ge=1, le=200, description="The newest commits per version.")] = 10,
+                diff: Annotated[bool, Field(description="Include what each commit changed in the note.")] = False,
+                ) -> CallToolResult:
+        """A memory's past: its version chain (what it superseded and what superseded it) and each
+        version's commits, newest first; diff=true adds what each commit changed. Use when asked how a
+        decision or fact evolved, or before correcting a note others have edited."""
+        return self.answer(self.call(lambda: self.vault.history(note, limit, diff=diff)), warn=False)
+
+    def diff(self, note: NoteRef,
+             rev: Annotated[str | None, Field(description="Since this revision: a commit, tag, branch or HEAD~N "
+                                              "(default: the note's previous version).")] = None,
+             ) -> CallToolResult:
+        """What changed in a memory since a revision, or since its previous version, as a unified diff
+        up to the file now (renames followed). Use to see what someone changed in a note."""
+        return self.answer(self.call(lambda: self.vault.diff(note, rev)), warn=False)
+
+    def show(self, note: NoteRef,
+             rev: Annotated[str, Field(description="The revision: a commit (from history), tag, branch or "
+                                       "HEAD~N.")],
+             ) -> CallToolResult:
+        """What a memory said in an earlier revision (the whole file then). Use with history to read an
+        old version, e.g. what a decision said before it was corrected."""
+        return self.answer(self.call(lambda: self.vault.show(note, rev)), warn=False)
+
     # -- graph -----------------------------------------------------------------------------------
 
     def why(self, query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
@@ -308,6 +333,7 @@ TOOLS = (
     ("get", READ_ONLY), ("multi_get", READ_ONLY),
     ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
     ("restore", IDEMPOTENT), ("set", IDEMPOTENT),
+    ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
     ("why", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
     ("status", READ_ONLY),
 )

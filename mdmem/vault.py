@@ -217,12 +217,26 @@ class Vault(VaultGraph):
         """A note's created/updated as the index dates it, and their source: frontmatter, git or mtime."""
         return self.store.dates(note)
 
-    def history(self, ref: str, limit: int | None = 10) -> r.History:
+    def history(self, ref: str, limit: int | None = 10, *, diff: bool = False) -> r.History:
         """The version chain through a note (oldest first) and each version's git log: the newest
-        ``limit`` commits of each (None: all); ``Version.commits`` counts them all."""
-        from .lifecycle import history
+        ``limit`` commits of each (None: all); ``Version.commits`` counts them all. ``diff``: each
+        commit's change to the note in ``LogEntry.diff``."""
+        from .revisions import history
 
-        return history(self.store, ref, limit)
+        return history(self.store, ref, limit, diff=diff)
+
+    def diff(self, ref: str, rev: str | None = None) -> r.NoteDiff:
+        """What changed in a note since revision ``rev`` (a commit, tag, HEAD~N) to its file now; by
+        default since its previous version. Renames are followed. Needs a git vault."""
+        from .revisions import diff
+
+        return diff(self.store, ref, rev)
+
+    def show(self, ref: str, rev: str) -> r.NoteAt:
+        """What a note said in revision ``rev`` (found under the name it had then)."""
+        from .revisions import show
+
+        return show(self.store, ref, rev)
 
     def handoffs(self, scope: str | None = None, limit: int = 3) -> list[dict[str, Any]]:
         """The newest visible handoff notes (catalogue rows), those of ``scope`` first."""

@@ -99,3 +99,60 @@ def test_set_through_the_python_api_takes_typed_values(tvault: Path) -> None:
         assert v.get(SMALL_PRS).scope == "project:acme"
         with pytest.raises(BadValue, match="tags: a tag looks like a secret"):
             v.set(SMALL_PRS, {"tags": ["ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"]})
+
+
+# -- history --diff, diff, show ----------------------------------------------------------------------
+
+
+def test_diff_and_show_follow_a_note_through_edits_and_a_rename(tvault: Path) -> None:
+    first = git(tvault, "rev-parse", "HEAD").strip()
+    run(tvault, "set", SMALL_PRS, "salience=0.9")
+    git(tvault, "mv", SMALL_PRS, "notes/small-prs.md")
+    git(tvault, "commit", "-qm", "rename")
+    new_path = tvault / "notes/small-prs.md"
+
+    # Default: since the previous version — the rename alone is no version, so the set is what changed.
+    _, out, _ = run(tvault, "diff", "notes/small-prs.md", "--json")
+    d = json.loads(out)
+    assert d["old"]["commit"] == first and d["old"]["path"] == SMALL_PRS
+    assert d["new"]["subject"] == "rename" and (d["added"], d["removed"]) == (2, 1)
+    assert "-salience: 0.6\n" in d["diff"] and "+salience: 0.9\n" in d["diff"]
+    assert d["diff"].startswith(f"--- a/{SMALL_PRS}\n+++ b/notes/small-prs.md\n")
+
+    # An edit not committed yet is the change since the last commit.
+    new_path.write_text(new_path.read_text() + "Stacked PRs are fine.\n")
+    _, out, err = run(tvault, "diff", "Prefer small pull requests")
+    assert out.splitlines()[-1] == "+Stacked PRs are fine." and "as it is now" in err
+    _, out, _ = run(tvault, "diff", "notes/small-prs.md", first, "--json")  # since a given revision
+    assert json.loads(out)["added"] == 3
+
+    _, out, err = run(tvault, "show", f"Prefer small pull requests@{first}")
+    assert "salience: 0.6\n" in out and "Stacked" not in out and f"{SMALL_PRS} at {first[:8]}" in err
+    _, out, _ = run(tvault, "show", "notes/small-prs.md@HEAD~1", "--json")
+    at = json.loads(out)
+    assert at["revision"]["path"] == SMALL_PRS and "salience: 0.9\n" in at["text"] and at["rev"] == "HEAD~1"
+
+    _, out, _ = run(tvault, "history", "notes/small-prs.md", "--diff", "--json")
+    log = json.loads(out)["versions"][0]["git_log"]
+    assert [c["subject"] for c in log][0] == "rename" and len(log) == 3
+    assert log[1]["diff"].count("\n+salience: 0.9") == 1 and log[2]["diff"].startswith("--- /dev/null\n")
+    _, out, _ = run(tvault, "history", "notes/small-prs.md", "--json")
+    assert "diff" not in json.loads(out)["versions"][0]["git_log"][0]  # without --diff the JSON is as before
+    _, out, _ = run(tvault, "history", "notes/small-prs.md", "--diff", "-n", "1")
+    assert "+salience" not in out and "the newest 1 of 3 commits" in out
+
+
+def test_diff_and_show_errors_name_the_next_step(tvault: Path, vault_dir: Path) -> None:
+    run(tvault, "add", "--title", "Later note", "--body", "written after the first commit", "--no-dedupe")
+    cases = [
+        (tvault, ["show", f"{SMALL_PRS}@nope"], "git knows no revision 'nope'"),
+        (tvault, ["diff", SMALL_PRS, "nope"], "git knows no revision 'nope'"),
+        (tvault, ["show", SMALL_PRS], "Name a revision: mdmem show"),
+        (tvault, ["show", "Later note@HEAD~1"], "was not in the vault at HEAD~1"),
+        (vault_dir, ["diff", "notes/with-id.md"], "is not in a git repository"),
+    ]
+    (tvault / "notes/draft.md").write_text("# Draft\n")
+    cases.append((tvault, ["diff", "notes/draft.md"], "has not been committed yet"))
+    for vault, args, message in cases:
+        code, _, err = run(vault, *args, check=False)
+        assert code == 1 and message in err and len(err.strip().splitlines()) == 1, (args, err)

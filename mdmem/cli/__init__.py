@@ -18,7 +18,7 @@ from .options import State
 COMMANDS: dict[str, str] = {
     **{name: f"notes:{name}" for name in (
         "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
-    "set": "notes:set_",
+    "set": "notes:set_", "show": "notes:show_", "diff": "notes:diff",
     **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
     **{name: f"graph:{name}" for name in (
         "links", "backlinks", "neighbors", "path", "why", "timeline", "entity", "link", "unlink", "graph")},

@@ -185,15 +185,49 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1_000_000),
               help="The newest commits to show per version.")
 @click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
+@click.option("--diff", "with_diff", is_flag=True, help="With each commit, what it changed in the note.")
 @output
 @pass_state
-def history(state: State, note: str, limit: int, show_all: bool, as_json: bool) -> None:
+def history(state: State, note: str, limit: int, show_all: bool, with_diff: bool, as_json: bool) -> None:
     """The version chain of NOTE (oldest first) and each version's git log.
 
     Each version shows its newest commits (--limit) and says when there are more; --json gives
-    each version's "commits" (all of them) and "truncated".
+    each version's "commits" (all of them) and "truncated" (and with --diff each commit's "diff").
     """
-    show(state.vault.history(note, None if show_all else limit), as_json)
+    show(state.vault.history(note, None if show_all else limit, diff=with_diff), as_json)
+
+
+@click.command()
+@click.argument("note")
+@click.argument("rev", required=False)
+@output
+@pass_state
+def diff(state: State, note: str, rev: str | None, as_json: bool) -> None:
+    """What changed in NOTE since REV (a commit, tag, branch or HEAD~N), up to its file now.
+
+    \b
+    Without REV: since its previous version — its last commit if the file changed since, else
+    the commit before that. Renames are followed. "mdmem history NOTE" lists its commits.
+    """
+    show(state.vault.diff(note, rev), as_json)
+
+
+@click.command("show")
+@click.argument("note_at", metavar="NOTE@REV")
+@output
+@pass_state
+def show_(state: State, note_at: str, as_json: bool) -> None:
+    """What NOTE said in revision REV (a commit, tag, branch or HEAD~N), e.g. "DB host@HEAD~2".
+
+    The text goes to stdout as it was in the file; the commit it comes from to stderr.
+    """
+    from ..errors import MdmemError
+
+    note, at, rev = note_at.rpartition("@")
+    if not at or not note or not rev:
+        raise MdmemError(f"Name a revision: mdmem show \"{note_at}@HEAD~1\" (\"mdmem history {note_at}\" "
+                         "lists the note's commits).")
+    show(state.vault.show(note, rev), as_json)
 
 
 @click.command()

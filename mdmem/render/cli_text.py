@@ -18,6 +18,7 @@ from .lines import (
     node_line,
     nothing_relevant,
     reason_suffix,
+    revision_line,
     shell_path,
 )
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
         LinksAnswer,
         MemoryContext,
         NeighborsAnswer,
+        NoteAt,
+        NoteDiff,
         NoteDoc,
         NoteText,
         PathAnswer,
@@ -197,8 +200,26 @@ def _history(h: History, p: Printer) -> None:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
         for c in v.git_log:
             p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+            if c.diff is not None:
+                p("".join(f"        {line}" for line in c.diff.splitlines(keepends=True)), nl=False)
         if v.truncated:
             p(f"      … the newest {len(v.git_log)} of {v.commits} commits; --all shows every one")
+
+
+@_cli.register
+def _note_diff(d: NoteDiff, p: Printer) -> None:
+    p(f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')}  (+{d.added} -{d.removed})",
+      err=True)
+    if d.diff:
+        p(d.diff, nl=False)
+    else:
+        p("no change", err=True)
+
+
+@_cli.register
+def _note_at(n: NoteAt, p: Printer) -> None:
+    p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
+    p(n.text, nl=False)
 
 
 @_cli.register

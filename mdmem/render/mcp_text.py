@@ -15,6 +15,7 @@ from .lines import (
     node_line,
     nothing_relevant,
     reason_suffix,
+    revision_line,
     strip_marks,
 )
 
@@ -23,10 +24,13 @@ if TYPE_CHECKING:
         AddReport,
         Change,
         Correction,
+        History,
         Hit,
         Hits,
         NeighborsAnswer,
+        NoteAt,
         NoteBatch,
+        NoteDiff,
         NoteText,
         TimelineAnswer,
         VaultStatus,
@@ -146,6 +150,31 @@ def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, 
     if not c.changed:
         return f"{c.path}: already so, nothing changed.", c.to_dict()
     return f"{c.action}: {c.path} ({fields_text(c.fields)})" + commit_suffix(c.commit, ", "), c.to_dict()
+
+
+@_mcp.register
+def _history(h: History) -> tuple[str, dict[str, Any]]:
+    lines = []
+    for v in h.versions:
+        lines.append(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
+        for c in v.git_log:
+            lines.append(f"    {c.commit[:8]} {c.date[:10]} {c.subject}")
+            if c.diff:
+                lines.append(c.diff.rstrip("\n"))
+        if v.truncated:
+            lines.append(f"    … the newest {len(v.git_log)} of {v.commits} commits")
+    return "\n".join(lines), h.to_dict()
+
+
+@_mcp.register
+def _note_diff(d: NoteDiff) -> tuple[str, dict[str, Any]]:
+    head = f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')} (+{d.added} -{d.removed})"
+    return head + ("\n" + d.diff.rstrip("\n") if d.diff else "; no change"), d.to_dict()
+
+
+@_mcp.register
+def _note_at(n: NoteAt) -> tuple[str, dict[str, Any]]:
+    return f"{n.revision.path} at {revision_line(n.revision)}:\n{n.text}", n.to_dict()
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------
