@@ -290,6 +290,14 @@ class Tools:
         f = filters(type=type, tag=tag, scope=scope)
         return self.answer(self.call(lambda: self.vault.why(query, limit, depth=depth, **f)), warn=False)
 
+    def find_similar(self, note: NoteRef, limit: Limit = 8, type: Types = None, tag: Tags = None,
+                     scope: Scope = None) -> CallToolResult:
+        """The memories most like one memory, by meaning and by its distinctive words; itself left out,
+        those already linked with it marked (linked: out, in, both). Use before adding or correcting
+        (is it already there, in other words?) and to find notes worth linking to it."""
+        f = filters(type=type, tag=tag, scope=scope)
+        return self.answer(self.call(lambda: self.vault.similar(note, limit, **f)), warn=False)
+
     def timeline(self, note: Annotated[str, Field(description="A note (id, path, title, alias) or a question whose "
                                                   "best match is used.")],
                  window: Annotated[int, Field(ge=1, le=50, description="Notes before and after.")] = 5,
@@ -334,7 +342,7 @@ TOOLS = (
     ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
     ("restore", IDEMPOTENT), ("set", IDEMPOTENT),
     ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
-    ("why", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
+    ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

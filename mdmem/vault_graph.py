@@ -94,11 +94,19 @@ class VaultGraph:
 
         return unlink(self.store, a, b, type, commit=commit)
 
+    def similar(self, ref: str, limit: int = 10, *, vectors: bool = True, **filters: Any) -> r.SimilarNotes:
+        """The notes most like ``ref`` by meaning (its vectors, when the index has them; no model runs)
+        and by its distinctive words, fused; itself left out, those already linked with it marked
+        (``SimilarNote.linked``). ``vectors`` False: words alone."""
+        from .similar import similar
+
+        return similar(self.store, self.semantic if vectors else None, ref, limit, self.store.filters(**filters))
+
     def suggest_links(self, ref: str, limit: int = 3) -> list[r.LinkSuggestion]:
         """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
         from .linking import suggest_links
 
-        return suggest_links(self.store, ref, limit)
+        return suggest_links(self.store, self.semantic, ref, limit)
 
     def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
                      **filters: Any) -> str:

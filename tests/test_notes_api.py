@@ -156,3 +156,28 @@ def test_diff_and_show_errors_name_the_next_step(tvault: Path, vault_dir: Path) 
     for vault, args, message in cases:
         code, _, err = run(vault, *args, check=False)
         assert code == 1 and message in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+# -- similar -----------------------------------------------------------------------------------------
+
+
+def test_similar_fuses_words_and_vectors_leaves_the_note_out_and_marks_links(tvault: Path) -> None:
+    copy = ("Prefer Hotwire for new frontends: the team knows Rails, Turbo frames keep pages fast, "
+            "and the budget has no room for a separate frontend team.")
+    run(tvault, "add", "--title", "Hotwire over React for frontends", "--type", "idea", "--no-dedupe", "--body", copy)
+    with Vault.open(tvault) as v:
+        words = v.similar("Use Hotwire for new frontends", vectors=False)
+        assert not words.vectors and words.path == "notes/use-hotwire-for-new-frontends.md"
+        by_title = {n.title: n for n in words.results}
+        assert "Use Hotwire for new frontends" not in by_title
+        assert by_title["Team skills survey"].linked == "out"  # the note's caused_by link
+        assert by_title["Hotwire over React for frontends"].linked is None
+        assert all(n.cosine is None for n in words.results)
+        v.embed()
+        both = v.similar("Use Hotwire for new frontends", limit=3)
+        assert both.vectors and both.results[0].title == "Hotwire over React for frontends"
+        assert both.results[0].cosine is not None and both.results[0].cosine > 0.5
+        assert [n.title for n in v.similar("Use Hotwire for new frontends", type="research").results] == \
+            ["Team skills survey"]
+    _, out, _ = run(tvault, "similar", "m-example-hotwire", "-n", "2")
+    assert out.startswith("like Use Hotwire for new frontends") and " 1. Hotwire over React for frontends" in out

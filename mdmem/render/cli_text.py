@@ -20,6 +20,7 @@ from .lines import (
     reason_suffix,
     revision_line,
     shell_path,
+    similar_detail,
 )
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         PathAnswer,
         ReindexReport,
         SetupReport,
+        SimilarNotes,
         SweepReport,
         TimelineAnswer,
         VaultStatus,
@@ -220,6 +222,15 @@ def _note_diff(d: NoteDiff, p: Printer) -> None:
 def _note_at(n: NoteAt, p: Printer) -> None:
     p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
     p(n.text, nl=False)
+
+
+@_cli.register
+def _similar(a: SimilarNotes, p: Printer) -> None:
+    p(f"like {a.title} ({a.path})" + ("" if a.vectors else ", by words alone (no vectors for it yet)") + ":")
+    for i, n in enumerate(a.results, 1):
+        p(f"{i:>2}. {n.title}  [{n.type}]  {n.path}  {similar_detail(n)}")
+    if not a.results:
+        p("nothing similar")
 
 
 @_cli.register

@@ -16,6 +16,7 @@ from .lines import (
     nothing_relevant,
     reason_suffix,
     revision_line,
+    similar_detail,
     strip_marks,
 )
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         NoteBatch,
         NoteDiff,
         NoteText,
+        SimilarNotes,
         TimelineAnswer,
         VaultStatus,
         WhyAnswer,
@@ -175,6 +177,14 @@ def _note_diff(d: NoteDiff) -> tuple[str, dict[str, Any]]:
 @_mcp.register
 def _note_at(n: NoteAt) -> tuple[str, dict[str, Any]]:
     return f"{n.revision.path} at {revision_line(n.revision)}:\n{n.text}", n.to_dict()
+
+
+@_mcp.register
+def _similar(a: SimilarNotes) -> tuple[str, dict[str, Any]]:
+    lines = [f"{len(a.results)} note(s) like {a.title!r}" + ("" if a.vectors else " (by words; no vectors yet)")
+             + ". Unlinked ones may deserve a link."]
+    lines += [f"{i}. {n.title} [{n.type}] id {n.id} {similar_detail(n)}" for i, n in enumerate(a.results, 1)]
+    return "\n".join(lines), a.to_dict()
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------

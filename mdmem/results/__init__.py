@@ -84,6 +84,8 @@ if TYPE_CHECKING:
         Hits,
         LinkHint,
         MemoryContext,
+        SimilarNote,
+        SimilarNotes,
     )
 
 # name → the module that defines it: a command imports only the results it makes (all of them
@@ -150,6 +152,8 @@ _HOME = {
     "Hits": "search",
     "LinkHint": "search",
     "MemoryContext": "search",
+    "SimilarNote": "search",
+    "SimilarNotes": "search",
 }
 
 __all__ = [
@@ -201,6 +205,8 @@ __all__ = [
     "Result",
     "ServeInfo",
     "SetupReport",
+    "SimilarNote",
+    "SimilarNotes",
     "SweepCandidate",
     "SweepReport",
     "SweepRule",
