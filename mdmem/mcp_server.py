@@ -132,6 +132,13 @@ class Tools:
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
         return self.answer(self.call(lambda: self.vault.vsearch(query, limit, **f)), tool="vsearch")
 
+    def profile(self, budget: Annotated[int, Field(ge=50, le=20_000, description="Most tokens to return.")] = 600,
+                scope: Scope = None) -> CallToolResult:
+        """Who the user is and where things stand, in one call: standing facts (pinned rules, important
+        preferences and facts, conventions) and recent context (latest handoffs, active decisions, open
+        problems), within a token budget. Call it once when a session starts cold, before recall."""
+        return self.answer(self.call(lambda: self.vault.profile(budget, scope=scope)), warn=False)
+
     # -- reading ---------------------------------------------------------------------------------
 
     def _whole(self, ref: str, max_chars: int) -> NoteText:
@@ -327,6 +334,46 @@ class Tools:
         Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them."""
         return self.answer(self.call(lambda: self.vault.link(source, target, type, reason)), link_type=type)
 
+    def links(self, note: NoteRef) -> CallToolResult:
+        """The links out of a memory: typed frontmatter links (with reasons), body mentions, what it
+        supersedes, its entities. Use to see what a note depends on or points to."""
+        return self.answer(self.call(lambda: self.vault.links(note)), warn=False)
+
+    def backlinks(self, note: Annotated[str, Field(description="A note (id, path, title, alias) or an entity.")],
+                  ) -> CallToolResult:
+        """The memories that link to a note or mention an entity. Use to see what depends on a note
+        before changing or forgetting it."""
+        return self.answer(self.call(lambda: self.vault.backlinks(note)), warn=False)
+
+    def path(self, source: NoteRef, target: NoteRef) -> CallToolResult:
+        """The fewest links between two memories, in either direction. Use to see how two things relate."""
+        return self.answer(self.call(lambda: self.vault.shortest_path(source, target)), warn=False)
+
+    def entity(self, name: Annotated[str, Field(description="A person, system or product, or one of its aliases.")],
+               ) -> CallToolResult:
+        """Everything about an entity: its own note, notes about it, links and mentions. Use for "who is
+        …", "what do we know about …"."""
+        return self.answer(self.call(lambda: self.vault.entity(name)), warn=False)
+
+    def unlink(self, source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
+               target: Annotated[str, Field(description="The note it points to.")],
+               type: Annotated[str | None, Field(description="Only links of this type (default: all).")] = None,
+               ) -> CallToolResult:
+        """Remove a link recorded with link (from the source's frontmatter; committed). Use when a
+        relation was wrong; body mentions stay and are reported."""
+        return self.answer(self.call(lambda: self.vault.unlink(source, target, type)))
+
+    def context(self, prompt: Query, budget: Annotated[int, Field(ge=50, le=20_000, description=(
+                "Most tokens to return."))] = 600) -> CallToolResult:
+        """Memory for a prompt as one block within a token budget: pinned notes first, then the most
+        relevant (what the prompt hook injects). Use recall instead when you want to pick notes."""
+        return self.answer(self.call(lambda: self.vault.context(prompt, budget)), warn=False)
+
+    def reindex(self, full: Annotated[bool, Field(description="Rebuild from scratch.")] = False) -> CallToolResult:
+        """Bring the index up to date with the files now (edits made outside mdmem). Use when status
+        says the index is stale or a note you just edited by hand is not found."""
+        return self.answer(self.call(lambda: self.vault.reindex(full)), warn=False)
+
     # -- health ----------------------------------------------------------------------------------
 
     def status(self) -> CallToolResult:
@@ -338,11 +385,13 @@ class Tools:
 # (tool, annotations) in the order clients list them
 TOOLS = (
     ("recall", READ_ONLY), ("query", READ_ONLY), ("search", READ_ONLY), ("vsearch", READ_ONLY),
-    ("get", READ_ONLY), ("multi_get", READ_ONLY),
+    ("profile", READ_ONLY), ("get", READ_ONLY), ("multi_get", READ_ONLY),
     ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
     ("restore", IDEMPOTENT), ("set", IDEMPOTENT),
     ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
-    ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
+    ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY),
+    ("link", IDEMPOTENT), ("unlink", IDEMPOTENT), ("links", READ_ONLY), ("backlinks", READ_ONLY), ("path", READ_ONLY),
+    ("entity", READ_ONLY), ("context", READ_ONLY), ("reindex", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

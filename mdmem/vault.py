@@ -238,6 +238,14 @@ class Vault(VaultGraph):
 
         return show(self.store, ref, rev)
 
+    def profile(self, budget: int = 600, *, scope: str | None = None) -> r.Profile:
+        """What an agent starting cold should know, within ``budget`` tokens: standing facts (pinned,
+        salient preferences and facts, identity and conventions), then recent context (the latest
+        handoffs, active decisions, open problems; ``scope``'s first). The same for the same vault."""
+        from .profile import profile
+
+        return profile(self.store, budget, scope=scope)
+
     def handoffs(self, scope: str | None = None, limit: int = 3) -> list[dict[str, Any]]:
         """The newest visible handoff notes (catalogue rows), those of ``scope`` first."""
         from .health import latest_handoffs

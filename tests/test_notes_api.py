@@ -181,3 +181,27 @@ def test_similar_fuses_words_and_vectors_leaves_the_note_out_and_marks_links(tva
             ["Team skills survey"]
     _, out, _ = run(tvault, "similar", "m-example-hotwire", "-n", "2")
     assert out.startswith("like Use Hotwire for new frontends") and " 1. Hotwire over React for frontends" in out
+
+
+# -- profile -----------------------------------------------------------------------------------------
+
+
+def test_profile_gives_standing_facts_then_recent_context_within_the_budget(tvault: Path) -> None:
+    run(tvault, "add", "--title", "I am Ana, backend lead", "--type", "fact", "--tag", "identity", "--no-dedupe",
+        "--body", "Ana runs the payments backend and reviews all schema changes.")
+    run(tvault, "add", "--title", "Flaky CI on macOS runners", "--type", "problem", "--no-dedupe",
+        "--body", "The macOS runners time out on the integration suite twice a week.")
+    with Vault.open(tvault) as v:
+        p = v.profile()
+        sections = {i.title: i.why for i in p.items}
+        assert sections["Use Hotwire for new frontends"] == "standing"  # pinned
+        assert sections["I am Ana, backend lead"] == "standing"  # tagged identity
+        assert sections["Flaky CI on macOS runners"] == "recent" and sections["Handoff 2026-05-14"] == "recent"
+        assert "Prefer small pull requests" not in sections  # salience 0.6: not a standing fact
+        assert p.text.index("## Standing facts") < p.text.index("## Recent context")
+        assert 0 < p.tokens <= p.budget == 600 and p.omitted == 0
+        assert v.profile().to_dict() == p.to_dict()  # the same answer every time
+        small = v.profile(budget=80)
+        assert small.tokens <= 80 and small.omitted > 0 and len(small.items) < len(p.items)
+    _, out, _ = run(tvault, "profile", "--budget", "600")
+    assert out == p.text

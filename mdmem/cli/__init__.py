@@ -19,7 +19,7 @@ COMMANDS: dict[str, str] = {
     **{name: f"notes:{name}" for name in (
         "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
     "set": "notes:set_", "show": "notes:show_", "diff": "notes:diff",
-    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
+    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "profile", "embed")},
     **{name: f"graph:{name}" for name in (
         "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         NoteDoc,
         NoteText,
         PathAnswer,
+        Profile,
         ReindexReport,
         SetupReport,
         SimilarNotes,
@@ -231,6 +232,13 @@ def _similar(a: SimilarNotes, p: Printer) -> None:
         p(f"{i:>2}. {n.title}  [{n.type}]  {n.path}  {similar_detail(n)}")
     if not a.results:
         p("nothing similar")
+
+
+@_cli.register
+def _profile(pr: Profile, p: Printer) -> None:
+    p(pr.text or "Nothing yet: pin standing rules, add preferences and decisions, and they show here.\n", nl=False)
+    if pr.omitted:
+        p(f"({pr.omitted} more did not fit {pr.budget} tokens; --budget N)", err=True)
 
 
 @_cli.register

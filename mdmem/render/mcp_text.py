@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         NoteBatch,
         NoteDiff,
         NoteText,
+        Profile,
         SimilarNotes,
         TimelineAnswer,
         VaultStatus,
@@ -46,7 +47,12 @@ _mcp = Table("MCP")
 
 def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
     """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
-    text, data = _mcp(result, **options)
+    if type(result).__name__ in _mcp.table:
+        text, data = _mcp(result, **options)
+    else:  # no text of its own for the model (links, backlinks, entity, path, reindex, import): the CLI's
+        from .cli_text import cli
+
+        text, data = cli(result, **options).out.rstrip("\n"), result.to_dict()
     if warnings:
         sep = "\n" if type(result).__name__ == "Hits" else " "  # after a list of hits, on a line of its own
         text += f"{sep}Warning: " + " ".join(warnings)
@@ -185,6 +191,12 @@ def _similar(a: SimilarNotes) -> tuple[str, dict[str, Any]]:
              + ". Unlinked ones may deserve a link."]
     lines += [f"{i}. {n.title} [{n.type}] id {n.id} {similar_detail(n)}" for i, n in enumerate(a.results, 1)]
     return "\n".join(lines), a.to_dict()
+
+
+@_mcp.register
+def _profile(pr: Profile) -> tuple[str, dict[str, Any]]:
+    more = f"\n({pr.omitted} more did not fit; a larger budget shows them.)" if pr.omitted else ""
+    return (pr.text.rstrip("\n") or "The vault has no standing facts or recent context yet.") + more, pr.to_dict()
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------

@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         Hits,
         LinkHint,
         MemoryContext,
+        Profile,
         SimilarNote,
         SimilarNotes,
     )
@@ -152,6 +153,7 @@ _HOME = {
     "Hits": "search",
     "LinkHint": "search",
     "MemoryContext": "search",
+    "Profile": "search",
     "SimilarNote": "search",
     "SimilarNotes": "search",
 }
@@ -199,6 +201,7 @@ __all__ = [
     "NoteLink",
     "NoteText",
     "PathAnswer",
+    "Profile",
     "Pending",
     "ReindexReport",
     "Revision",

@@ -135,3 +135,19 @@ class SimilarNotes(Result):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(**{**own(cls, d), "results": [SimilarNote.from_dict(x) for x in d["results"]]})
+
+
+@dataclass(frozen=True, slots=True)
+class Profile(Result):
+    """The standing facts and the recent context, within ``budget`` tokens (``profile``); each item's
+    ``why`` says its section: standing or recent."""
+
+    text: str
+    tokens: int
+    budget: int
+    items: list[ContextItem] = field(default_factory=list)
+    omitted: int = 0  # notes that qualified but did not fit the budget
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "items": [ContextItem.from_dict(x) for x in d["items"]]})
