@@ -128,7 +128,7 @@ def suggest_links(store: IndexStore, sem: Semantic | None, ref: str, limit: int 
     would connect them. Nothing is written."""
     from .similar import similar
 
-    found = similar(store, sem, ref, limit + 5, store.filters())
+    found = similar(store, sem, ref, limit + 5, store.filters(), fresh=False)  # add must not embed
     out: list[LinkSuggestion] = []
     for s in found.results:
         close = s.cosine is not None and s.cosine >= SUGGEST_MIN_COSINE

@@ -23,8 +23,11 @@ DISTINCTIVE_TERMS = 12  # the note's words that make the BM25 query
 WEIGHTS = {"words": 1.0, "meaning": 1.0}
 
 
-def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filters: Filters) -> SimilarNotes:
-    """The ``limit`` notes most like ``ref`` that pass ``filters``, best first (``sem`` None: words only)."""
+def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filters: Filters, *,
+            fresh: bool = True) -> SimilarNotes:
+    """The ``limit`` notes most like ``ref`` that pass ``filters``, best first (``sem`` None: words only).
+    ``fresh``: bring the vectors up to date first, as a vector read does (``Semantic.repair``, which may
+    embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``)."""
     store.repair()
     src = store.resolve(ref)
     note = store.files.read_note(src)[0]
@@ -33,6 +36,8 @@ def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filte
     vec = sem.note_vector(src) if sem is not None else None
     meaning: list[tuple[str, float]] = []
     if vec is not None and sem is not None:
+        if fresh:
+            sem.repair()
         cands = sem.note_candidates(vec, limit * 3 + 5, filters, sem.query_settings.min_similarity)
         meaning = [(c.path, c.explain["cosine"]) for c in cands if c.path != src]
     fused = rrf({"words": words, "meaning": meaning}, WEIGHTS)

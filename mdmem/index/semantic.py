@@ -420,7 +420,6 @@ class Semantic:
         done, _ = self.coverage()
         if not done:
             return None
-        self.repair()
         emb = self.embedder
         got = self.cache.get_many(emb.fingerprint, self.store.catalog.chunk_hashes(path), emb.dim)
         if not got:

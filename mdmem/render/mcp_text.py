@@ -23,17 +23,23 @@ from .lines import (
 if TYPE_CHECKING:
     from ..results import (
         AddReport,
+        BacklinksAnswer,
         Change,
         Correction,
+        EntityAnswer,
         History,
         Hit,
         Hits,
+        LinksAnswer,
+        MemoryContext,
         NeighborsAnswer,
         NoteAt,
         NoteBatch,
         NoteDiff,
         NoteText,
+        PathAnswer,
         Profile,
+        ReindexReport,
         SimilarNotes,
         TimelineAnswer,
         VaultStatus,
@@ -47,12 +53,7 @@ _mcp = Table("MCP")
 
 def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
     """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
-    if type(result).__name__ in _mcp.table:
-        text, data = _mcp(result, **options)
-    else:  # no text of its own for the model (links, backlinks, entity, path, reindex, import): the CLI's
-        from .cli_text import cli
-
-        text, data = cli(result, **options).out.rstrip("\n"), result.to_dict()
+    text, data = _mcp(result, **options)
     if warnings:
         sep = "\n" if type(result).__name__ == "Hits" else " "  # after a list of hits, on a line of its own
         text += f"{sep}Warning: " + " ".join(warnings)
@@ -197,6 +198,44 @@ def _similar(a: SimilarNotes) -> tuple[str, dict[str, Any]]:
 def _profile(pr: Profile) -> tuple[str, dict[str, Any]]:
     more = f"\n({pr.omitted} more did not fit; a larger budget shows them.)" if pr.omitted else ""
     return (pr.text.rstrip("\n") or "The vault has no standing facts or recent context yet.") + more, pr.to_dict()
+
+
+def _as_cli(result: Any) -> tuple[str, dict[str, Any]]:
+    """The CLI's lines as the tool's text, ``to_dict()`` as its content: for answers whose text already
+    reads well to a model (links, backlinks, path, entity, context, reindex)."""
+    from .cli_text import cli
+
+    return cli(result).out.rstrip("\n"), result.to_dict()
+
+
+@_mcp.register
+def _links(a: LinksAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _backlinks(a: BacklinksAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _path(a: PathAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _entity(a: EntityAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
+    return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
+
+
+@_mcp.register
+def _reindex(r: ReindexReport) -> tuple[str, dict[str, Any]]:
+    return _as_cli(r)
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------
