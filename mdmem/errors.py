@@ -112,3 +112,19 @@ def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
     what, fix = _DISK_ERRORS[key]
     return IndexNotWritten(f"Could not write {target}: {what}. Notes on disk are untouched; "
                            f"{fix} and run the command again.")
+
+
+class BadValue(MdmemError):
+    """A value ``set`` cannot write: the message names the key and the values it takes."""
+
+
+class NotAGitVault(MdmemError):
+    """Note history (history, diff, show) needs the vault in a git repository."""
+
+
+class UnknownRevision(MdmemError):
+    """A revision git cannot resolve to a commit."""
+
+
+class NotInRevision(MdmemError):
+    """The note did not exist in the revision asked for."""

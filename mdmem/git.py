@@ -491,3 +491,61 @@ def _write_executable(path: Path, text: str) -> None:
     tmp.write_text(text)
     tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     os.replace(tmp, path)
+
+
+# -- a note's past versions (history --diff, diff, show) ---------------------------------------------
+
+
+def repo_prefix(root: Path) -> str | None:
+    """The vault's folder inside its repository ("" at the top, "notes-vault/" below it), or None
+    when the vault is not in a git repository."""
+    top = find_git_dir(root)
+    if top is None:
+        return None
+    rel = root.resolve().relative_to(top.resolve()).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def file_revisions(root: Path, rel: str) -> list[dict[str, str]]:
+    """The commits that touched a file, newest first, following renames: commit, date, author,
+    subject and ``path``, the file's repository-relative path in that commit."""
+    with open_repo(root) as repo:
+        repo_rel = os.path.relpath(root / rel, repo.working_tree_dir)
+        try:
+            out = repo.git.log("--follow", "-z", "--name-only", "--format=%x01%H%x09%aI%x09%an%x09%s",
+                               "--", repo_rel, strip_newline_in_stdout=False)
+        except Exception:
+            return []
+    rows = []
+    for chunk in out.split("\x01")[1:]:
+        head, _, names = chunk.partition("\0")
+        sha, date, author, subject = (head.split("\t", 3) + ["", "", "", ""])[:4]
+        path = next((n for n in names.strip("\n").split("\0") if n.strip("\n")), "").strip("\n")
+        rows.append({"commit": sha, "date": date, "author": author, "subject": subject, "path": path})
+    return rows
+
+
+def resolve_commit(root: Path, rev: str) -> str | None:
+    """The full sha of the commit ``rev`` names (a sha, a branch, a tag, HEAD~2, …), or None."""
+    if not rev or rev.startswith("-"):
+        return None
+    with open_repo(root) as repo:
+        try:
+            return str(repo.git.rev_parse("--verify", "-q", f"{rev}^{{commit}}")).strip() or None
+        except Exception:
+            return None
+
+
+def ancestry(root: Path, commit: str) -> set[str]:
+    """``commit`` and every commit before it."""
+    with open_repo(root) as repo:
+        return set(repo.git.rev_list(commit).split())
+
+
+def file_at(root: Path, commit: str, repo_path: str) -> str | None:
+    """The text of a file (its repository-relative path) in a commit, or None if it is not there."""
+    with open_repo(root) as repo:
+        try:
+            return str(repo.git.show(f"{commit}:{repo_path}", strip_newline_in_stdout=False))
+        except Exception:
+            return None

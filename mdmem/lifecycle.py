@@ -1,4 +1,4 @@
-"""Lifecycle: add, pin, snooze, forget/restore, correct, history, sweep, duplicate checks.
+"""Lifecycle: add, pin, snooze, forget/restore, set, correct, sweep, duplicate checks.
 
 Every change edits only the frontmatter keys it sets (comments, order and unknown keys stay),
 writes the file atomically, reindexes that file and, in a git vault, commits it. Nothing is
@@ -21,12 +21,9 @@ from .results import (
     Change,
     DuplicateCheck,
     DuplicateMatch,
-    History,
-    LogEntry,
     SweepCandidate,
     SweepReport,
     SweepRule,
-    Version,
 )
 
 if TYPE_CHECKING:
@@ -114,8 +111,9 @@ def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, 
 
 
 def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: str, *,
-                commit: bool | None = None, message: str | None = None) -> Change:
-    """Set frontmatter keys of one note (None removes a key), atomically, then index and commit."""
+                commit: bool | None = None, message: str | Callable[[str], str] | None = None) -> Change:
+    """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
+    (``message``: the commit's, or a function of the note's title that makes it)."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
 
     def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
@@ -124,8 +122,12 @@ def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: st
             return text, {}
         return set_fields(text, {**updates, "updated": now_iso()}), wanted
 
-    return edit_note(store, ref, edit, action, commit=commit,
-                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
+    def commit_message(rel: str, title: str, fields: dict[str, Any]) -> str:
+        if callable(message):
+            return message(title)
+        return message or f"mdmem: {action} \"{title}\""
+
+    return edit_note(store, ref, edit, action, commit=commit, message=commit_message)
 
 
 def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
@@ -184,7 +186,99 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-# -- correct / history ---------------------------------------------------------------------------
+# -- set ---------------------------------------------------------------------------------------------
+
+ALLOWED = {  # what each settable key takes, as the one-line error says it
+    "salience": "a number from 0 to 1 (0.8+ critical, 0.5 ordinary, 0.3 minor)",
+    "confidence": "a number from 0 to 1",
+    "pinned": "true or false",
+    "type": "one of " + ", ".join(sorted(TYPES)),
+    "tags": "tags separated by commas (letters, digits, _ - /), e.g. tags=payments,infra",
+    "scope": "global, project:NAME or topic:NAME",
+    "valid_from": "a date, YYYY-MM-DD (or an ISO datetime)",
+    "valid_until": "a date, YYYY-MM-DD (or an ISO datetime)",
+}
+TAG = re.compile(r"^[\w/\-]+$")
+
+
+def check_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """The frontmatter updates ``set`` writes for ``values`` (key → value; None or "" removes the key),
+    each checked and made the type the note format reads. A bad key or value raises ``BadValue``
+    naming the key and what it takes, before anything is written."""
+    from .errors import BadValue
+    from .note import to_iso
+    from .redact import redact
+    from .schema import SETTABLE
+
+    if not values:
+        raise BadValue("Name what to set as KEY=VALUE, e.g. salience=0.8; keys: " + ", ".join(SETTABLE) + ".")
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key not in SETTABLE:
+            raise BadValue(f"{key!r} is not a key mdmem set edits; it edits {', '.join(SETTABLE)} "
+                           "(other keys: edit the file). Nothing was changed.")
+
+        def bad(key: str = key, raw: Any = raw) -> BadValue:
+            return BadValue(f"{key} takes {ALLOWED[key]}; got {raw!r}. Nothing was changed.")
+
+        value = raw.strip() if isinstance(raw, str) else raw
+        if value is None or value == "" or value == []:
+            if key == "type":
+                raise BadValue("type cannot be removed (a note without one is a plain note); set type=note. "
+                               "Nothing was changed.")
+            out[key] = None
+        elif key in ("salience", "confidence"):
+            try:
+                num = float(value) if not isinstance(value, bool) else None
+            except (TypeError, ValueError):
+                num = None
+            if num is None or not 0.0 <= num <= 1.0:
+                raise bad()
+            out[key] = num
+        elif key == "pinned":
+            flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
+                str(value).lower()) if not isinstance(value, bool) else value
+            if flag is None:
+                raise bad()
+            out[key] = True if flag else None  # as unpin does: an unpinned note has no pinned key
+        elif key == "type":
+            if str(value).lower() not in TYPES:
+                raise bad()
+            out[key] = str(value).lower()
+        elif key == "tags":
+            tags = [str(t).strip().lstrip("#") for t in (value.split(",") if isinstance(value, str) else value)]
+            tags = [t for t in tags if t]
+            if not tags or not all(TAG.match(t) for t in tags):
+                raise bad()
+            if redact(" ".join(tags)).count:
+                raise BadValue("tags: a tag looks like a secret (a key or token); tags are not the place for "
+                               "it. Nothing was changed.")
+            out[key] = list(dict.fromkeys(tags))
+        elif key == "scope":
+            if not SCOPE.match(str(value)):
+                raise bad()
+            out[key] = str(value)
+        else:  # valid_from, valid_until
+            iso = to_iso(value)
+            if iso is None:
+                raise bad()
+            out[key] = iso
+    start, end = out.get("valid_from"), out.get("valid_until")
+    if start and end and start[:10] > end[:10]:
+        raise BadValue(f"valid_from ({start}) is after valid_until ({end}); swap them. Nothing was changed.")
+    return out
+
+
+def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> Change:
+    """Set (or remove) the frontmatter keys ``values`` names (``check_settings``), only those, in one
+    atomic write, reindex and commit."""
+    updates = check_settings(values)
+    keys = ", ".join(updates)
+    return update_note(store, ref, updates, "set", commit=commit,
+                       message=lambda title: f"mdmem: set {keys} of \"{title}\"")
+
+
+# -- correct ---------------------------------------------------------------------------------
 
 
 def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
@@ -207,55 +301,6 @@ def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None,
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
     return added, replace(change, commit=sha)
-
-
-HISTORY_COMMITS = 10  # commits shown per version unless asked for more (the text said nothing past 5 before)
-
-
-def history(store: IndexStore, ref: str, limit: int | None = HISTORY_COMMITS) -> History:
-    """The version chain through ``ref`` (oldest first) and each file's git log: its newest ``limit``
-    commits (None: all), with how many there are in all."""
-    from .git import file_commit_count, file_log, find_git_dir
-
-    start = store.resolve(ref)
-    chain = [start]
-    seen = {start}
-    # Walk back through "supersedes", then forward through successors.
-    cur = start
-    while True:
-        note = store.files.read_note(cur)[0]
-        if not note.supersedes:
-            break
-        try:
-            prev = store.resolve(note.supersedes)
-        except MdmemError:
-            break
-        if prev in seen:
-            break
-        chain.insert(0, prev)
-        seen.add(prev)
-        cur = prev
-    cur = start
-    while True:
-        nxt = store.catalog.superseded_by([cur]).get(cur)
-        if nxt is None or nxt in seen:
-            break
-        chain.append(nxt)
-        seen.add(nxt)
-        cur = nxt
-    in_git = find_git_dir(store.root) is not None
-    versions = []
-    for rel in chain:
-        n = store.files.read_note(rel)[0]
-        path = store.files.safe_path(rel)
-        # One commit more than shown tells whether there are more; only then are they counted.
-        log = file_log(store.root, path, None if limit is None else limit + 1) if in_git else []
-        total = len(log)
-        if limit is not None and total > limit:
-            log, total = log[:limit], max(file_commit_count(store.root, path), total)
-        versions.append(Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1],
-                                [LogEntry(**c) for c in log], total))
-    return History(start, versions, limit)
 
 
 # -- sweep -----------------------------------------------------------------------------------------

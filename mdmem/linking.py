@@ -1,5 +1,5 @@
 """Writing links: link and unlink (edits of a note's frontmatter ``links`` through
-``lifecycle.edit_note``), and ``save``: add after the duplicate check, with link suggestions.
+``lifecycle.edit_note``), and ``save``: add after the duplicate check, with link suggestions (from ``similar``).
 
 The reads of the graph are ``connect``; this is the part that writes and searches.
 """
@@ -10,7 +10,6 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from . import hybrid
 from .errors import MdmemError, NoteNotFound
 from .graph import MENTIONS, Graph, edge_type
 from .graph_view import graph_node, load_graph
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
 # A note is suggested as a link when it holds at least this share of the new note's words (and two
 # of them): on the gold vault 0.2 kept the related notes and dropped one-shared-word matches.
 SUGGEST_MIN_SHARE = 0.2
+SUGGEST_MIN_COSINE = 0.8  # or when their vectors are this close
 
 
 # -- link / unlink --------------------------------------------------------------------------------
@@ -122,32 +122,20 @@ def _edit_links(store: IndexStore, a: str, edit: Any, action: str, commit: bool 
 # -- suggestions and checks ------------------------------------------------------------------------
 
 
-def suggest_links(store: IndexStore, ref: str, limit: int = 3) -> list[LinkSuggestion]:
-    """Existing notes similar to ``ref`` that it does not link to yet, each with the ``mdmem link``
-    command that would connect them. Nothing is written."""
-    from .text import terms
+def suggest_links(store: IndexStore, sem: Semantic | None, ref: str, limit: int = 3) -> list[LinkSuggestion]:
+    """Existing notes like ``ref`` (``similar.similar``) that it is not linked with yet and that share
+    enough of its words, or are very close in meaning, each with the ``mdmem link`` command that
+    would connect them. Nothing is written."""
+    from .similar import similar
 
-    g = load_graph(store)
-    src = store.resolve(ref)
-    note = store.files.read_note(src)[0]
-    linked = {e.dst for e in g.out.get(src, ())} | {e.src for e in g.inc.get(src, ())}
-    qset = set(terms(f"{note.title}\n{note.body}"))
-    if not qset:
-        return []
+    found = similar(store, sem, ref, limit + 5, store.filters(), fresh=False)  # add must not embed
     out: list[LinkSuggestion] = []
-    for h in hybrid.search(store, f"{note.title} {note.body[:500]}", limit + 5, store.filters()):
-        if h.path == src or h.path in linked:
+    for s in found.results:
+        close = s.cosine is not None and s.cosine >= SUGGEST_MIN_COSINE
+        if s.linked or not (close or (s.words >= 2 and s.shared >= SUGGEST_MIN_SHARE)):
             continue
-        try:
-            other = store.files.read_note(h.path)[0]
-        except OSError:
-            continue
-        shared = len(qset & set(terms(f"{other.title}\n{other.body}")))
-        share = shared / len(qset)
-        if shared < 2 or share < SUGGEST_MIN_SHARE:
-            continue
-        out.append(LinkSuggestion(h.id, h.path, h.title, round(share, 3),
-                                  f"mdmem link {shlex.quote(note.id)} {shlex.quote(h.id)} --type related"))
+        out.append(LinkSuggestion(s.id, s.path, s.title, s.shared,
+                                  f"mdmem link {shlex.quote(found.id)} {shlex.quote(s.id)} --type related"))
         if len(out) >= limit:
             break
     return out
@@ -158,4 +146,4 @@ def save(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool
     """``add`` after the duplicate check (``lifecycle.add_checked``), with the links the new note may
     want (``suggest_links``, never written)."""
     check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
-    return AddReport(check, added, suggest_links(store, added.path) if added is not None else [])
+    return AddReport(check, added, suggest_links(store, sem, added.path) if added is not None else [])

@@ -132,6 +132,13 @@ class Tools:
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
         return self.answer(self.call(lambda: self.vault.vsearch(query, limit, **f)), tool="vsearch")
 
+    def profile(self, budget: Annotated[int, Field(ge=50, le=20_000, description="Most tokens to return.")] = 600,
+                scope: Scope = None) -> CallToolResult:
+        """Who the user is and where things stand, in one call: standing facts (pinned rules, important
+        preferences and facts, conventions) and recent context (latest handoffs, active decisions, open
+        problems), within a token budget. Call it once when a session starts cold, before recall."""
+        return self.answer(self.call(lambda: self.vault.profile(budget, scope=scope)), warn=False)
+
     # -- reading ---------------------------------------------------------------------------------
 
     def _whole(self, ref: str, max_chars: int) -> NoteText:
@@ -229,6 +236,55 @@ class Tools:
         """Make a forgotten, archived or snoozed memory visible again."""
         return self.answer(self.call(lambda: self.vault.restore(note)))
 
+    def set(self, note: NoteRef,
+            salience: Annotated[float | None, Field(ge=0, le=1, description="Importance: 0.8+ critical, 0.5 "
+                                                    "ordinary, 0.3 minor.")] = None,
+            confidence: Annotated[float | None, Field(ge=0, le=1, description="How sure the memory is.")] = None,
+            pinned: Annotated[bool | None, Field(description="true pins, false unpins.")] = None,
+            type: Annotated[str | None, Field(description="decision, preference, fact, context, problem, "
+                                              "handoff, note, …")] = None,
+            tags: Annotated[list[str] | None, Field(description="The note's tags (replaces them).")] = None,
+            scope: Annotated[str | None, Field(description="global, project:NAME or topic:NAME.")] = None,
+            valid_from: Annotated[str | None, Field(description="True from this day (YYYY-MM-DD).")] = None,
+            valid_until: Annotated[str | None, Field(description="True until this day (YYYY-MM-DD); "
+                                                     "after it the note is hidden as expired.")] = None,
+            remove: Annotated[list[str] | None, Field(description="Keys to remove, e.g. [\"valid_until\"].")] = None,
+            ) -> CallToolResult:
+        """Change a memory's metadata in place — importance, confidence, pin, type, tags, scope, validity
+        dates — when the text is still right but how it should be weighed or where it applies changed.
+        Only the keys given are written (one commit); a bad value is refused and nothing changes. To
+        change what the memory says, use correct instead."""
+        given = dict(salience=salience, confidence=confidence, pinned=pinned, type=type, tags=tags, scope=scope,
+                     valid_from=valid_from, valid_until=valid_until)
+        values: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        values.update({k: None for k in remove or ()})
+        return self.answer(self.call(lambda: self.vault.set(note, values)))
+
+    def history(self, note: NoteRef,
+                limit: Annotated[int, Field(ge=1, le=200, description="The newest commits per version.")] = 10,
+                diff: Annotated[bool, Field(description="Include what each commit changed in the note.")] = False,
+                ) -> CallToolResult:
+        """A memory's past: its version chain (what it superseded and what superseded it) and each
+        version's commits, newest first; diff=true adds what each commit changed. Use when asked how a
+        decision or fact evolved, or before correcting a note others have edited."""
+        return self.answer(self.call(lambda: self.vault.history(note, limit, diff=diff)), warn=False)
+
+    def diff(self, note: NoteRef,
+             rev: Annotated[str | None, Field(description="Since this revision: a commit, tag, branch or HEAD~N "
+                                              "(default: the note's previous version).")] = None,
+             ) -> CallToolResult:
+        """What changed in a memory since a revision, or since its previous version, as a unified diff
+        up to the file now (renames followed). Use to see what someone changed in a note."""
+        return self.answer(self.call(lambda: self.vault.diff(note, rev)), warn=False)
+
+    def show(self, note: NoteRef,
+             rev: Annotated[str, Field(description="The revision: a commit (from history), tag, branch or "
+                                       "HEAD~N.")],
+             ) -> CallToolResult:
+        """What a memory said in an earlier revision (the whole file then). Use with history to read an
+        old version, e.g. what a decision said before it was corrected."""
+        return self.answer(self.call(lambda: self.vault.show(note, rev)), warn=False)
+
     # -- graph -----------------------------------------------------------------------------------
 
     def why(self, query: Query, limit: Limit = 8, depth: Annotated[int, Field(ge=1, le=6, description=(
@@ -240,6 +296,14 @@ class Tools:
         Use for "why did we …", "what led to …", "what depends on …"."""
         f = filters(type=type, tag=tag, scope=scope)
         return self.answer(self.call(lambda: self.vault.why(query, limit, depth=depth, **f)), warn=False)
+
+    def find_similar(self, note: NoteRef, limit: Limit = 8, type: Types = None, tag: Tags = None,
+                     scope: Scope = None) -> CallToolResult:
+        """The memories most like one memory, by meaning and by its distinctive words; itself left out,
+        those already linked with it marked (linked: out, in, both). Use before adding or correcting
+        (is it already there, in other words?) and to find notes worth linking to it."""
+        f = filters(type=type, tag=tag, scope=scope)
+        return self.answer(self.call(lambda: self.vault.similar(note, limit, **f)), warn=False)
 
     def timeline(self, note: Annotated[str, Field(description="A note (id, path, title, alias) or a question whose "
                                                   "best match is used.")],
@@ -270,6 +334,46 @@ class Tools:
         Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them."""
         return self.answer(self.call(lambda: self.vault.link(source, target, type, reason)), link_type=type)
 
+    def links(self, note: NoteRef) -> CallToolResult:
+        """The links out of a memory: typed frontmatter links (with reasons), body mentions, what it
+        supersedes, its entities. Use to see what a note depends on or points to."""
+        return self.answer(self.call(lambda: self.vault.links(note)), warn=False)
+
+    def backlinks(self, note: Annotated[str, Field(description="A note (id, path, title, alias) or an entity.")],
+                  ) -> CallToolResult:
+        """The memories that link to a note or mention an entity. Use to see what depends on a note
+        before changing or forgetting it."""
+        return self.answer(self.call(lambda: self.vault.backlinks(note)), warn=False)
+
+    def path(self, source: NoteRef, target: NoteRef) -> CallToolResult:
+        """The fewest links between two memories, in either direction. Use to see how two things relate."""
+        return self.answer(self.call(lambda: self.vault.shortest_path(source, target)), warn=False)
+
+    def entity(self, name: Annotated[str, Field(description="A person, system or product, or one of its aliases.")],
+               ) -> CallToolResult:
+        """Everything about an entity: its own note, notes about it, links and mentions. Use for "who is
+        …", "what do we know about …"."""
+        return self.answer(self.call(lambda: self.vault.entity(name)), warn=False)
+
+    def unlink(self, source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
+               target: Annotated[str, Field(description="The note it points to.")],
+               type: Annotated[str | None, Field(description="Only links of this type (default: all).")] = None,
+               ) -> CallToolResult:
+        """Remove a link recorded with link (from the source's frontmatter; committed). Use when a
+        relation was wrong; body mentions stay and are reported."""
+        return self.answer(self.call(lambda: self.vault.unlink(source, target, type)))
+
+    def context(self, prompt: Query, budget: Annotated[int, Field(ge=50, le=20_000, description=(
+                "Most tokens to return."))] = 600) -> CallToolResult:
+        """Memory for a prompt as one block within a token budget: pinned notes first, then the most
+        relevant (what the prompt hook injects). Use recall instead when you want to pick notes."""
+        return self.answer(self.call(lambda: self.vault.context(prompt, budget)), warn=False)
+
+    def reindex(self, full: Annotated[bool, Field(description="Rebuild from scratch.")] = False) -> CallToolResult:
+        """Bring the index up to date with the files now (edits made outside mdmem). Use when status
+        says the index is stale or a note you just edited by hand is not found."""
+        return self.answer(self.call(lambda: self.vault.reindex(full)), warn=False)
+
     # -- health ----------------------------------------------------------------------------------
 
     def status(self) -> CallToolResult:
@@ -281,10 +385,13 @@ class Tools:
 # (tool, annotations) in the order clients list them
 TOOLS = (
     ("recall", READ_ONLY), ("query", READ_ONLY), ("search", READ_ONLY), ("vsearch", READ_ONLY),
-    ("get", READ_ONLY), ("multi_get", READ_ONLY),
+    ("profile", READ_ONLY), ("get", READ_ONLY), ("multi_get", READ_ONLY),
     ("add", ADDITIVE), ("correct", ADDITIVE), ("pin", IDEMPOTENT), ("snooze", IDEMPOTENT), ("forget", IDEMPOTENT),
-    ("restore", IDEMPOTENT),
-    ("why", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY), ("link", IDEMPOTENT),
+    ("restore", IDEMPOTENT), ("set", IDEMPOTENT),
+    ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
+    ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY),
+    ("link", IDEMPOTENT), ("unlink", IDEMPOTENT), ("links", READ_ONLY), ("backlinks", READ_ONLY), ("path", READ_ONLY),
+    ("entity", READ_ONLY), ("context", READ_ONLY), ("reindex", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

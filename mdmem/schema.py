@@ -17,3 +17,5 @@ FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "incl
 # lends relevance along them (``config.QuerySettings.spread``). The causal types are in ``graph``.
 SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
                   "continued_by")
+# The frontmatter keys ``mdmem set`` edits (the rest: the lifecycle commands, or the file itself).
+SETTABLE = ("salience", "confidence", "pinned", "type", "tags", "scope", "valid_from", "valid_until")

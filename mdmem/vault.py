@@ -1,6 +1,7 @@
 """Vault: the Python API, a thin facade over the index store (``index.store``), its vector side
 (``index.semantic``) and the features (``hybrid``, ``recall``, ``connect``, ``linking``, ``lifecycle``,
-``health``). It delegates and documents; the policy lives below it."""
+``health``). It delegates and documents; the policy lives below it. The graph's methods are in
+``vault_graph.VaultGraph``, a part of ``Vault`` in its own module."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ from .config import CONFIG_FILE, load_config
 from .errors import VaultNotFound
 from .index.state import STATE_DIR
 from .index.store import IndexStore, Progress
+from .vault_graph import VaultGraph
 
 if TYPE_CHECKING:
     from . import results as r
-    from .graph import Graph
     from .index.semantic import Semantic
     from .note import NewNote, Note, NoteDates
 
 
-class Vault:
+class Vault(VaultGraph):
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
     Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``, ``scope``,
@@ -216,12 +217,34 @@ class Vault:
         """A note's created/updated as the index dates it, and their source: frontmatter, git or mtime."""
         return self.store.dates(note)
 
-    def history(self, ref: str, limit: int | None = 10) -> r.History:
+    def history(self, ref: str, limit: int | None = 10, *, diff: bool = False) -> r.History:
         """The version chain through a note (oldest first) and each version's git log: the newest
-        ``limit`` commits of each (None: all); ``Version.commits`` counts them all."""
-        from .lifecycle import history
+        ``limit`` commits of each (None: all); ``Version.commits`` counts them all. ``diff``: each
+        commit's change to the note in ``LogEntry.diff``."""
+        from .revisions import history
 
-        return history(self.store, ref, limit)
+        return history(self.store, ref, limit, diff=diff)
+
+    def diff(self, ref: str, rev: str | None = None) -> r.NoteDiff:
+        """What changed in a note since revision ``rev`` (a commit, tag, HEAD~N) to its file now; by
+        default since its previous version. Renames are followed. Needs a git vault."""
+        from .revisions import diff
+
+        return diff(self.store, ref, rev)
+
+    def show(self, ref: str, rev: str) -> r.NoteAt:
+        """What a note said in revision ``rev`` (found under the name it had then)."""
+        from .revisions import show
+
+        return show(self.store, ref, rev)
+
+    def profile(self, budget: int = 600, *, scope: str | None = None) -> r.Profile:
+        """What an agent starting cold should know, within ``budget`` tokens: standing facts (pinned,
+        salient preferences and facts, identity and conventions), then recent context (the latest
+        handoffs, active decisions, open problems; ``scope``'s first). The same for the same vault."""
+        from .profile import profile
+
+        return profile(self.store, budget, scope=scope)
 
     def handoffs(self, scope: str | None = None, limit: int = 3) -> list[dict[str, Any]]:
         """The newest visible handoff notes (catalogue rows), those of ``scope`` first."""
@@ -286,6 +309,14 @@ class Vault:
 
         return update_note(self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
 
+    def set(self, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> r.Change:
+        """Set frontmatter keys of a note (``schema.SETTABLE``: salience, confidence, pinned, type, tags,
+        scope, valid_from, valid_until); a value of None or "" removes the key. Values may be text, as
+        typed on a command line; a bad one raises ``BadValue`` and nothing is written. One commit."""
+        from .lifecycle import set_keys
+
+        return set_keys(self.store, ref, values, commit=commit)
+
     def correct(self, ref: str, body: str, *, title: str | None = None,
                 commit: bool | None = None) -> tuple[r.AddResult, r.Change]:
         """A successor note that supersedes ``ref``: (the new note, the change to the old one)."""
@@ -308,93 +339,3 @@ class Vault:
 
         return sweep(self.store, SweepRule(min_age_days=min_age_days, max_salience=max_salience), apply=apply,
                      commit=commit, now=self.now())
-
-    # -- the graph (connect.py, graph.py) --------------------------------------------------------
-
-    def graph(self) -> Graph:
-        """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
-        from .graph_view import load_graph
-
-        return load_graph(self.store)
-
-    def links(self, ref: str) -> r.LinksAnswer:
-        """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
-        from .connect import links
-
-        return links(self.store, ref)
-
-    def backlinks(self, ref: str) -> r.BacklinksAnswer:
-        """Edges into a note (or an entity) from other notes."""
-        from .connect import backlinks
-
-        return backlinks(self.store, ref)
-
-    def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
-                  direction: str = "both", limit: int | None = None) -> r.NeighborsAnswer:
-        """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
-        from .connect import neighbors
-
-        return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
-
-    def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
-                      max_depth: int | None = None) -> r.PathAnswer:
-        """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
-        from .connect import shortest_path
-
-        return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
-
-    def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
-            seeds: list[r.Hit] | None = None, **filters: Any) -> r.WhyAnswer:
-        """Causal answer: the best matches for ``text`` with their causes and effects.
-
-        Args:
-            depth: causal hops to follow from each match, each way.
-            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
-                nothing and the vault has vectors.
-            seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
-        """
-        from .connect import why
-
-        sem = None if vectors is False else self.semantic  # vectors=False: no model code loads
-        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
-
-    def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
-                 **filters: Any) -> r.TimelineAnswer:
-        """The ``window`` notes before and after a note (or a query's best match) in time, among its
-        related notes (``all_notes``: among all)."""
-        from .connect import timeline
-
-        sem = None if vectors is False else self.semantic
-        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
-
-    def entity(self, name: str, **filters: Any) -> r.EntityAnswer:
-        """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
-        from .connect import entity
-
-        return entity(self.store, name, filters=filters)
-
-    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
-             commit: bool | None = None) -> r.Change:
-        """Add a typed link from note A to note B in A's frontmatter."""
-        from .linking import link
-
-        return link(self.store, a, b, type, reason, commit=commit)
-
-    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> r.Change:
-        """Remove A's frontmatter links to B (only of ``type`` if given)."""
-        from .linking import unlink
-
-        return unlink(self.store, a, b, type, commit=commit)
-
-    def suggest_links(self, ref: str, limit: int = 3) -> list[r.LinkSuggestion]:
-        """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
-        from .linking import suggest_links
-
-        return suggest_links(self.store, ref, limit)
-
-    def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
-                     **filters: Any) -> str:
-        """The graph as json, dot or a self-contained html page."""
-        from .connect import export_graph
-
-        return export_graph(self.store, fmt, types=types, entities=entities, filters=filters)

@@ -58,6 +58,7 @@ from mdmem.results import (
     ReindexReport,
     SetupReport,
     SweepReport,
+    SweepRule,
     TimelineAnswer,
     TimelineItem,
     VaultStatus,
@@ -719,8 +720,8 @@ def test_fields_text(fields: dict[str, Any], text: str) -> None:
 def test_a_result_without_a_text_says_so() -> None:
     with pytest.raises(TypeError, match="no text for a str"):
         render.cli("text")
-    with pytest.raises(TypeError, match="no text for a LinksAnswer"):
-        render.mcp(LinksAnswer(NOTE))
+    with pytest.raises(TypeError, match="no text for a SweepRule"):
+        render.mcp(SweepRule())  # no tool answers with one
     with pytest.raises(TypeError):
         render.cli(Hits(), colour=True)  # a misspelt option is not ignored
 

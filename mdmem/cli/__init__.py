@@ -18,9 +18,10 @@ from .options import State
 COMMANDS: dict[str, str] = {
     **{name: f"notes:{name}" for name in (
         "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
-    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
+    "set": "notes:set_", "show": "notes:show_", "diff": "notes:diff",
+    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "profile", "embed")},
     **{name: f"graph:{name}" for name in (
-        "links", "backlinks", "neighbors", "path", "why", "timeline", "entity", "link", "unlink", "graph")},
+        "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},

@@ -1,4 +1,4 @@
-"""Graph commands: links, backlinks, neighbors, path, why, timeline, entity, link, unlink and
+"""Graph commands: links, backlinks, neighbors, path, why, similar, timeline, entity, link, unlink and
 graph export."""
 
 from __future__ import annotations
@@ -117,6 +117,22 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: b
     if vectors:  # a running "mdmem serve" has the model loaded already
         seeds = served_or_local(state, "query", text, WHY_MATCHES, False, filters)
     show(vault.why(text, limit, depth=depth, vectors=vectors, seeds=seeds, **filters), as_json)
+
+
+@click.command()
+@click.argument("note")
+@filter_options
+@click.option("--no-vectors", is_flag=True, help="Words alone (leave the note's vectors out).")
+@output
+@pass_state
+def similar(state: State, note: str, no_vectors: bool, limit: int, as_json: bool, **kw: Any) -> None:
+    """The notes most like NOTE: by meaning (its vectors, when the index has them) and by its
+    distinctive words, fused; NOTE itself left out.
+
+    Notes it already links to or is linked from are marked (linked: out, in, both); the others
+    are candidates for "mdmem link". No model runs: only vectors already in the index are used.
+    """
+    show(state.vault.similar(note, limit, vectors=not no_vectors, **filters_from(kw)), as_json)
 
 
 @click.command()

@@ -1,5 +1,5 @@
-"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore,
-correct, history, sweep."""
+"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore, set,
+correct, history, diff, show, sweep."""
 
 from __future__ import annotations
 
@@ -130,6 +130,32 @@ restore = _note_change_command("restore", "Make NOTE active and visible again (u
                      lambda v, n, c: v.restore(n, commit=c))
 
 
+@click.command("set")
+@click.argument("note")
+@click.argument("assignments", nargs=-1, required=True, metavar="KEY=VALUE...")
+@commit_option
+@output
+@pass_state
+def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | None, as_json: bool) -> None:
+    """Set frontmatter keys of NOTE, only those, in one commit; KEY= (empty) removes a key.
+
+    \b
+    Keys: salience and confidence (0 to 1), pinned (true/false), type, tags (comma-separated),
+    scope (global, project:NAME, topic:NAME), valid_from and valid_until (YYYY-MM-DD).
+    Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
+    A bad value is refused with what the key takes; nothing is written then.
+    """
+    from ..errors import BadValue
+
+    values: dict[str, str] = {}
+    for item in assignments:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BadValue(f"{item!r} is not KEY=VALUE; write e.g. salience=0.8 (or salience= to remove it).")
+        values[key.strip()] = value
+    show(state.vault.set(note, values, commit=commit), as_json)
+
+
 @click.command()
 @click.argument("note")
 @click.option("-b", "--body", help="The corrected text; '-' or omitted with piped input reads stdin.")
@@ -159,15 +185,49 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1_000_000),
               help="The newest commits to show per version.")
 @click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
+@click.option("--diff", "with_diff", is_flag=True, help="With each commit, what it changed in the note.")
 @output
 @pass_state
-def history(state: State, note: str, limit: int, show_all: bool, as_json: bool) -> None:
+def history(state: State, note: str, limit: int, show_all: bool, with_diff: bool, as_json: bool) -> None:
     """The version chain of NOTE (oldest first) and each version's git log.
 
     Each version shows its newest commits (--limit) and says when there are more; --json gives
-    each version's "commits" (all of them) and "truncated".
+    each version's "commits" (all of them) and "truncated" (and with --diff each commit's "diff").
     """
-    show(state.vault.history(note, None if show_all else limit), as_json)
+    show(state.vault.history(note, None if show_all else limit, diff=with_diff), as_json)
+
+
+@click.command()
+@click.argument("note")
+@click.argument("rev", required=False)
+@output
+@pass_state
+def diff(state: State, note: str, rev: str | None, as_json: bool) -> None:
+    """What changed in NOTE since REV (a commit, tag, branch or HEAD~N), up to its file now.
+
+    \b
+    Without REV: since its previous version — its last commit if the file changed since, else
+    the commit before that. Renames are followed. "mdmem history NOTE" lists its commits.
+    """
+    show(state.vault.diff(note, rev), as_json)
+
+
+@click.command("show")
+@click.argument("note_at", metavar="NOTE@REV")
+@output
+@pass_state
+def show_(state: State, note_at: str, as_json: bool) -> None:
+    """What NOTE said in revision REV (a commit, tag, branch or HEAD~N), e.g. "DB host@HEAD~2".
+
+    The text goes to stdout as it was in the file; the commit it comes from to stderr.
+    """
+    from ..errors import MdmemError
+
+    note, at, rev = note_at.rpartition("@")
+    if not at or not note or not rev:
+        raise MdmemError(f"Name a revision: mdmem show \"{note_at}@HEAD~1\" (\"mdmem history {note_at}\" "
+                         "lists the note's commits).")
+    show(state.vault.show(note, rev), as_json)
 
 
 @click.command()

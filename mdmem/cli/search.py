@@ -82,6 +82,23 @@ def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, e
 
 
 @click.command()
+@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
+              help="Most tokens to return (estimated, ~4 characters a token).")
+@click.option("--scope", metavar="SCOPE", help="This scope's notes and handoffs (global notes always qualify).")
+@output
+@pass_state
+def profile(state: State, budget: int, scope: str | None, as_json: bool) -> None:
+    """What an agent starting cold should know, within a token budget, in two labelled sections.
+
+    \b
+    Standing facts: pinned notes, preferences and facts of salience 0.7+, notes tagged identity
+    or convention. Recent context: the latest handoffs, active decisions, open problems.
+    The same vault gives the same answer (fixed order); --json lists each note and its section.
+    """
+    show(state.vault.profile(budget, scope=scope), as_json)
+
+
+@click.command()
 @click.argument("prompt", nargs=-1, required=True)
 @click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
               help="Most tokens of memory to return (estimated, ~4 characters a token).")

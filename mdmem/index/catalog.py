@@ -205,6 +205,10 @@ class Catalog:
         return list(self.db.execute(
             "SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
 
+    def chunk_hashes(self, path: str) -> list[str]:
+        """The content hashes of a note's chunks, in order (their vectors are cached by hash)."""
+        return [h for (h,) in self.db.execute("SELECT hash FROM chunks WHERE path=? ORDER BY ord", (path,))]
+
     def chunk_counts(self, paths: Iterable[str]) -> dict[str, int]:
         """How many chunks each of these notes has."""
         paths = list(paths)

@@ -412,6 +412,22 @@ class Semantic:
                 return out
             want *= 4
 
+    def note_vector(self, path: str) -> np.ndarray | None:
+        """A note as one vector: the normalised mean of its chunks' cached vectors (None when the
+        index has none of them yet; no model runs)."""
+        import numpy as np
+
+        done, _ = self.coverage()
+        if not done:
+            return None
+        emb = self.embedder
+        got = self.cache.get_many(emb.fingerprint, self.store.catalog.chunk_hashes(path), emb.dim)
+        if not got:
+            return None
+        mean = np.mean(np.stack(list(got.values())), axis=0)
+        norm = float(np.linalg.norm(mean))
+        return mean / norm if norm else None
+
     def similarity(self, keys: list[int]) -> Callable[[int, int], float]:
         """Cosine between chunks by key, for the near-duplicate check."""
         import numpy as np

@@ -18,7 +18,9 @@ from .lines import (
     node_line,
     nothing_relevant,
     reason_suffix,
+    revision_line,
     shell_path,
+    similar_detail,
 )
 
 if TYPE_CHECKING:
@@ -40,11 +42,15 @@ if TYPE_CHECKING:
         LinksAnswer,
         MemoryContext,
         NeighborsAnswer,
+        NoteAt,
+        NoteDiff,
         NoteDoc,
         NoteText,
         PathAnswer,
+        Profile,
         ReindexReport,
         SetupReport,
+        SimilarNotes,
         SweepReport,
         TimelineAnswer,
         VaultStatus,
@@ -197,8 +203,42 @@ def _history(h: History, p: Printer) -> None:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
         for c in v.git_log:
             p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+            if c.diff is not None:
+                p("".join(f"        {line}" for line in c.diff.splitlines(keepends=True)), nl=False)
         if v.truncated:
             p(f"      … the newest {len(v.git_log)} of {v.commits} commits; --all shows every one")
+
+
+@_cli.register
+def _note_diff(d: NoteDiff, p: Printer) -> None:
+    p(f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')}  (+{d.added} -{d.removed})",
+      err=True)
+    if d.diff:
+        p(d.diff, nl=False)
+    else:
+        p("no change", err=True)
+
+
+@_cli.register
+def _note_at(n: NoteAt, p: Printer) -> None:
+    p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
+    p(n.text, nl=False)
+
+
+@_cli.register
+def _similar(a: SimilarNotes, p: Printer) -> None:
+    p(f"like {a.title} ({a.path})" + ("" if a.vectors else ", by words alone (no vectors for it yet)") + ":")
+    for i, n in enumerate(a.results, 1):
+        p(f"{i:>2}. {n.title}  [{n.type}]  {n.path}  {similar_detail(n)}")
+    if not a.results:
+        p("nothing similar")
+
+
+@_cli.register
+def _profile(pr: Profile, p: Printer) -> None:
+    p(pr.text or "Nothing yet: pin standing rules, add preferences and decisions, and they show here.\n", nl=False)
+    if pr.omitted:
+        p(f"({pr.omitted} more did not fit {pr.budget} tokens; --budget N)", err=True)
 
 
 @_cli.register

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..results import GraphEdge, GraphNode, LinkHint, TimelineItem
+    from ..results import GraphEdge, GraphNode, LinkHint, Revision, SimilarNote, TimelineItem
 
 Renderer = Callable[..., Any]
 
@@ -106,6 +106,20 @@ def commit_suffix(commit: str | None, sep: str = "  ") -> str:
 def fields_text(fields: dict[str, Any]) -> str:
     """A change's fields: 'key=value, …'."""
     return ", ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def revision_line(rev: Revision | None, path: str = "") -> str:
+    """'abcdef12 2026-05-14 subject' for a note's commit, or what stands for none: the file as it is
+    now (``path``), or nothing before its first version."""
+    if rev is None:
+        return f"{path} as it is now" if path else "(nothing: its first version)"
+    return f"{rev.commit[:8]} {rev.date[:10]} {rev.subject}"
+
+
+def similar_detail(n: SimilarNote) -> str:
+    """'shares 42% of its words, cosine 0.81, linked out' for a similar note."""
+    parts = [f"shares {n.shared:.0%} of its words"] + ([f"cosine {n.cosine:.2f}"] if n.cosine is not None else [])
+    return "(" + ", ".join(parts + ([f"linked {n.linked}"] if n.linked else [])) + ")"
 
 
 def strip_marks(s: str | None) -> str:

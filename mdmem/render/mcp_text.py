@@ -15,19 +15,32 @@ from .lines import (
     node_line,
     nothing_relevant,
     reason_suffix,
+    revision_line,
+    similar_detail,
     strip_marks,
 )
 
 if TYPE_CHECKING:
     from ..results import (
         AddReport,
+        BacklinksAnswer,
         Change,
         Correction,
+        EntityAnswer,
+        History,
         Hit,
         Hits,
+        LinksAnswer,
+        MemoryContext,
         NeighborsAnswer,
+        NoteAt,
         NoteBatch,
+        NoteDiff,
         NoteText,
+        PathAnswer,
+        Profile,
+        ReindexReport,
+        SimilarNotes,
         TimelineAnswer,
         VaultStatus,
         WhyAnswer,
@@ -146,6 +159,83 @@ def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, 
     if not c.changed:
         return f"{c.path}: already so, nothing changed.", c.to_dict()
     return f"{c.action}: {c.path} ({fields_text(c.fields)})" + commit_suffix(c.commit, ", "), c.to_dict()
+
+
+@_mcp.register
+def _history(h: History) -> tuple[str, dict[str, Any]]:
+    lines = []
+    for v in h.versions:
+        lines.append(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
+        for c in v.git_log:
+            lines.append(f"    {c.commit[:8]} {c.date[:10]} {c.subject}")
+            if c.diff:
+                lines.append(c.diff.rstrip("\n"))
+        if v.truncated:
+            lines.append(f"    … the newest {len(v.git_log)} of {v.commits} commits")
+    return "\n".join(lines), h.to_dict()
+
+
+@_mcp.register
+def _note_diff(d: NoteDiff) -> tuple[str, dict[str, Any]]:
+    head = f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')} (+{d.added} -{d.removed})"
+    return head + ("\n" + d.diff.rstrip("\n") if d.diff else "; no change"), d.to_dict()
+
+
+@_mcp.register
+def _note_at(n: NoteAt) -> tuple[str, dict[str, Any]]:
+    return f"{n.revision.path} at {revision_line(n.revision)}:\n{n.text}", n.to_dict()
+
+
+@_mcp.register
+def _similar(a: SimilarNotes) -> tuple[str, dict[str, Any]]:
+    lines = [f"{len(a.results)} note(s) like {a.title!r}" + ("" if a.vectors else " (by words; no vectors yet)")
+             + ". Unlinked ones may deserve a link."]
+    lines += [f"{i}. {n.title} [{n.type}] id {n.id} {similar_detail(n)}" for i, n in enumerate(a.results, 1)]
+    return "\n".join(lines), a.to_dict()
+
+
+@_mcp.register
+def _profile(pr: Profile) -> tuple[str, dict[str, Any]]:
+    more = f"\n({pr.omitted} more did not fit; a larger budget shows them.)" if pr.omitted else ""
+    return (pr.text.rstrip("\n") or "The vault has no standing facts or recent context yet.") + more, pr.to_dict()
+
+
+def _as_cli(result: Any) -> tuple[str, dict[str, Any]]:
+    """The CLI's lines as the tool's text, ``to_dict()`` as its content: for answers whose text already
+    reads well to a model (links, backlinks, path, entity, context, reindex)."""
+    from .cli_text import cli
+
+    return cli(result).out.rstrip("\n"), result.to_dict()
+
+
+@_mcp.register
+def _links(a: LinksAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _backlinks(a: BacklinksAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _path(a: PathAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _entity(a: EntityAnswer) -> tuple[str, dict[str, Any]]:
+    return _as_cli(a)
+
+
+@_mcp.register
+def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
+    return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
+
+
+@_mcp.register
+def _reindex(r: ReindexReport) -> tuple[str, dict[str, Any]]:
+    return _as_cli(r)
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------

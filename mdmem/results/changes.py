@@ -135,6 +135,13 @@ class LogEntry(Result):
     date: str
     author: str
     subject: str
+    diff: str | None = None  # ``history --diff``: what this commit changed in the note (unified diff)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = Result.to_dict(self)
+        if self.diff is None:
+            del d["diff"]
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +183,52 @@ class History(Result):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(d["note"], [Version.from_dict(v) for v in d["versions"]], d.get("limit"))
+
+
+@dataclass(frozen=True, slots=True)
+class Revision(Result):
+    """A note as a commit left it: the commit and the note's path then (vault-relative)."""
+
+    commit: str
+    date: str
+    author: str
+    subject: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDiff(Result):
+    """What changed in a note between two versions (``diff``): ``old`` None: nothing before (its first
+    version); ``new`` None: the file as it is now (edits not committed included)."""
+
+    id: str
+    path: str
+    title: str
+    old: Revision | None
+    new: Revision | None
+    diff: str  # unified diff, "" when the two are the same
+    added: int
+    removed: int
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        rev = {k: Revision.from_dict(d[k]) if d.get(k) else None for k in ("old", "new")}
+        return cls(**{**own(cls, d), **rev})
+
+
+@dataclass(frozen=True, slots=True)
+class NoteAt(Result):
+    """A note's text as it was in a commit (``show NOTE@REV``); ``id`` and ``title`` are today's."""
+
+    id: str
+    title: str
+    rev: str  # as asked for (HEAD~2, a tag, a sha)
+    revision: Revision
+    text: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "revision": Revision.from_dict(d["revision"])})
 
 
 @dataclass(frozen=True, slots=True)

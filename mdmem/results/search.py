@@ -105,3 +105,49 @@ class MemoryContext(Result):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(**{**own(cls, d), "items": [ContextItem.from_dict(i) for i in d["items"]]})
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarNote(Result):
+    """A note like another one (``similar``): fused rank of meaning and distinctive words."""
+
+    id: str
+    path: str
+    title: str
+    type: str
+    score: float  # the fused score (weighted RRF of the two lists)
+    shared: float  # the share of the note's words this one holds too
+    words: int  # how many of them
+    cosine: float | None = None  # of the two notes' vectors, when both have them
+    linked: str | None = None  # already linked: "out" (the note links to it), "in", "both"; else None
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarNotes(Result):
+    """The notes most like one note, itself left out (``similar``)."""
+
+    id: str
+    path: str
+    title: str
+    results: list[SimilarNote] = field(default_factory=list)
+    vectors: bool = False  # whether its vectors took part (else words alone)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "results": [SimilarNote.from_dict(x) for x in d["results"]]})
+
+
+@dataclass(frozen=True, slots=True)
+class Profile(Result):
+    """The standing facts and the recent context, within ``budget`` tokens (``profile``); each item's
+    ``why`` says its section: standing or recent."""
+
+    text: str
+    tokens: int
+    budget: int
+    items: list[ContextItem] = field(default_factory=list)
+    omitted: int = 0  # notes that qualified but did not fit the budget
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(**{**own(cls, d), "items": [ContextItem.from_dict(x) for x in d["items"]]})
