@@ -369,6 +369,25 @@ class Tools:
         relevant (what the prompt hook injects). Use recall instead when you want to pick notes."""
         return self.answer(self.call(lambda: self.vault.context(prompt, budget)), warn=False)
 
+    def import_memories(self, path: Annotated[str, Field(min_length=1, description=(
+                            "A MEMORY.md file, a memory/ folder of day files, or a JSONL file, outside the vault."))],
+                        dry_run: Annotated[bool, Field(description="Only count what would be written.")] = False,
+                        ) -> CallToolResult:
+        """Bring existing agent memories into the vault: one note per MEMORY.md item or paragraph, per
+        dated memory/ file, or per JSONL line. Use once when a project already kept memories elsewhere;
+        running it again adds nothing. Secrets are redacted; the source files are not changed."""
+        from pathlib import Path
+
+        from .importer import detect, import_path
+
+        source = Path(path).expanduser()
+        if not source.is_absolute():
+            raise ToolError(f"{path}: give an absolute path (the server's working folder is not yours).")
+        if detect(source.resolve()) == "obsidian":
+            raise ToolError(f"{path} is an Obsidian vault: adopting a folder as a vault is a step for its "
+                            f"owner, in a shell: mdmem import {path}")
+        return self.answer(self.call(lambda: import_path(self.vault, source, dry_run=dry_run)))
+
     def reindex(self, full: Annotated[bool, Field(description="Rebuild from scratch.")] = False) -> CallToolResult:
         """Bring the index up to date with the files now (edits made outside mdmem). Use when status
         says the index is stale or a note you just edited by hand is not found."""
@@ -391,7 +410,7 @@ TOOLS = (
     ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
     ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY),
     ("link", IDEMPOTENT), ("unlink", IDEMPOTENT), ("links", READ_ONLY), ("backlinks", READ_ONLY), ("path", READ_ONLY),
-    ("entity", READ_ONLY), ("context", READ_ONLY), ("reindex", IDEMPOTENT),
+    ("entity", READ_ONLY), ("context", READ_ONLY), ("import_memories", ADDITIVE), ("reindex", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

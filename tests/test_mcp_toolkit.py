@@ -33,7 +33,7 @@ CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "doctor": (None, "a report for people; status gives the model what it needs"),
     "sweep": (None, "archives notes in bulk; a person's decision"),
     "graph": (None, "exports files (json, dot, html) for people; neighbors/links/path answer the model"),
-    "import": (None, "not yet: the importer sits above the Vault, so the server cannot call it (issue 15 left)"),
+    "import": "import_memories",
 }
 
 
@@ -104,5 +104,21 @@ def test_toolkit_over_stdio(tmp_path: Path) -> None:
                 r = await s.call_tool(tool, args)
                 assert not r.is_error and text(r).strip() and r.structured_content, (tool, text(r))
 
+            r = await s.call_tool("import_memories", {"path": str(memory)})
+            assert not r.is_error and len(r.structured_content["written"]) == 2, text(r)
+            assert "imported 2 new note(s)" in text(r)
+            again = await s.call_tool("import_memories", {"path": str(memory)})
+            assert again.structured_content["written"] == [] and again.structured_content["skipped"] == 2
+            for bad, why in ((str(obsidian), "Obsidian vault"), ("MEMORY.md", "absolute path")):
+                r = await s.call_tool("import_memories", {"path": bad})
+                assert r.is_error and why in text(r)
+
+    memory = tmp_path / "MEMORY.md"
+    memory.write_text("# Memory\n\n## Decisions\n- Ship on Tuesdays, never on Fridays.\n"
+                      "- Keep the staging token ghp_abcdefghijklmnopqrstuvwxyz0123456789 out of notes.\n")
+    obsidian = tmp_path / "ob"
+    (obsidian / ".obsidian").mkdir(parents=True)
     run(main)
-    assert git(vault, "log", "-1", "--format=%s").startswith("mdmem: unlink")
+    assert "ghp_abcdefghij" not in git(vault, "log", "-p", "--all")
+    subjects = git(vault, "log", "-2", "--format=%s").splitlines()
+    assert subjects[0].startswith("mdmem: import 2 new") and subjects[1].startswith("mdmem: unlink")

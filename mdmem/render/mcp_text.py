@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         Correction,
         EntityAnswer,
         History,
+        ImportReport,
         Hit,
         Hits,
         LinksAnswer,
@@ -231,6 +232,11 @@ def _entity(a: EntityAnswer) -> tuple[str, dict[str, Any]]:
 @_mcp.register
 def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
     return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
+
+
+@_mcp.register
+def _import(r: ImportReport) -> tuple[str, dict[str, Any]]:
+    return _as_cli(r)
 
 
 @_mcp.register
