@@ -1,6 +1,6 @@
-"""Pure: a Claude Code session transcript → a handoff note (what was asked, decided and left open,
-files touched), without an LLM. Used by the stop hook (agent_hooks.py); secrets are redacted here,
-before anything is cut.
+"""Pure: a Claude Code session transcript → a handoff note (what was asked, decided, learned and left
+open, files touched), without an LLM. Used by the stop and pre-compact hooks (agent_hooks.py); secrets
+are redacted here, before anything is cut.
 
 A transcript is JSONL: ``{"type": "user"|"assistant"|…, "message": {"role", "content"}, "cwd",
 "sessionId", "timestamp", …}``; ``content`` is a string or a list of blocks (``text``, ``tool_use``
@@ -101,6 +101,10 @@ _OPEN = re.compile(
     r"\b(todo|fixme|next steps?|still (need|needs|have to|failing|fails|broken|open|missing)|not yet|"
     r"remaining|left to|follow[- ]up|open question|unresolved|couldn'?t|could not|unable to|blocked|"
     r"needs? (to be|more)|later|pending|tbd|not (done|finished|implemented|fixed))\b", re.I)
+_LEARNED = re.compile(
+    r"\b(turns? out|found (that|out)|learn(ed|t)|it seems|apparently|the (problem|issue|cause|reason) (is|was)|"
+    r"is caused by|was caused by|because|so that'?s why|note that|noticed|discovered|the culprit|"
+    r"(does|did|do)(n'?t| not) (work|support|handle)|only works|requires?)\b", re.I)
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ITEM_CHARS = 240
@@ -157,7 +161,7 @@ def redacted(t: Transcript) -> tuple[Transcript, int]:
 
 
 def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
-    """What was asked, decided and left open, and the files touched; None if nothing was asked.
+    """What was asked, decided, learned and left open, and the files touched; None if nothing was asked.
     Secrets are redacted first (``redacted``), so no cut below can leave part of one."""
     from .redact import redact
 
@@ -169,6 +173,8 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
         asked = asked[:1] + asked[-(max_items - 1):]
     decided = _unique((s for text in t.turns for s in _sentences(text) if _DECIDED.search(s)),
                       max_items, last=True)
+    learned = _unique((s for text in t.turns for s in _sentences(text)
+                       if _LEARNED.search(s) and not _DECIDED.search(s)), max_items, last=True)
     last = t.replies[-1] if t.replies else ""
     open_items = [s for text in t.replies for s in _sentences(text) if _OPEN.search(s)]
     open_items += [s for s in _sentences(last) if s.endswith("?")]
@@ -182,6 +188,7 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
     read = [short(p) for p in t.read if p not in t.edited][:10]
     lines = ["## Asked", *(f"- {a}" for a in asked), ""]
     lines += ["## Decided", *(f"- {d}" for d in decided or ["(nothing recorded as decided)"]), ""]
+    lines += ["## Learned", *(f"- {x}" for x in learned or ["(nothing recorded as learned)"]), ""]
     lines += ["## Open", *(f"- {o}" for o in opened or ["(nothing recorded as open)"]), ""]
     lines += ["## Files touched", *(f"- `{p}` (edited)" for p in edited), *(f"- `{p}` (read)" for p in read)]
     if not edited and not read:

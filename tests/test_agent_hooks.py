@@ -32,7 +32,12 @@ def hook(vault: Path | None, event: str, payload: Any, *extra: str,
 
 def context_of(proc: subprocess.CompletedProcess[str], event: str) -> str:
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)  # exactly one JSON document, nothing else
+    return context_of_text(proc.stdout, event)
+
+
+def context_of_text(stdout: str | None, event: str) -> str:
+    assert stdout is not None
+    out = json.loads(stdout)  # exactly one JSON document, nothing else
     assert out["hookSpecificOutput"]["hookEventName"] == event
     return str(out["hookSpecificOutput"]["additionalContext"])
 
@@ -275,6 +280,67 @@ def test_stop_hook_dry_run_prints_the_note(git_vault: Path, tmp_path: Path) -> N
 def test_stop_hook_fails_open(git_vault: Path, payload: Any) -> None:
     proc = hook(git_vault, "stop", payload)
     assert proc.returncode == 0 and proc.stdout == ""
+
+
+def in_process(vault: Path, event: str, payload: dict[str, Any], **options: Any) -> str | None:
+    """A hook run as ``python -m mdmem hook EVENT`` runs it, in this process: its stdout, or None."""
+    from mdmem.agent_hooks import run_hook
+
+    printed: list[str] = []
+    assert run_hook(event, str(vault), json.dumps(payload), out=printed.append, **options) == 0
+    return printed[0] if printed else None
+
+
+def compaction(cwd: Path) -> list[dict[str, Any]]:
+    """What Claude Code appends when it compacts, then the turns that follow (same file, same session)."""
+    return [
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto"}},
+        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content":
+            "This session is being continued from a previous conversation. Summary: pool raised."}},
+        {"type": "user", "cwd": str(cwd), "message": {"role": "user", "content": "Now add the Grafana alert."}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "We'll use a p95 latency alert at 800 ms. It turns out Grafana needs the "
+                                     "provider label on every series."}]}},
+    ]
+
+
+def test_pre_compact_keeps_the_session_in_its_one_handoff_note(git_vault: Path, tmp_path: Path) -> None:
+    project = tmp_path / "shop-api"
+    project.mkdir()
+    lines = transcript_lines(project)
+    transcript = write_transcript(tmp_path / "session.jsonl", lines)
+    payload = {"session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c", "transcript_path": str(transcript),
+               "cwd": str(project), "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+    assert in_process(git_vault, "pre-compact", payload) is None  # PreCompact takes no context back
+    (note,) = (git_vault / "notes" / "handoffs").glob("*.md")
+    text = note.read_text()
+    assert "scope: project:shop-api" in text and "raise the pool to 12" in text and "Grafana alert" in text
+    assert "## Learned" in text and SECRET not in text
+    commits = git(git_vault, "log", "--format=%H").split()
+    assert in_process(git_vault, "pre-compact", {**payload, "trigger": "manual"}) is None  # fired twice
+    assert note.read_text() == text and git(git_vault, "log", "--format=%H").split() == commits
+    assert text.count("## Decided") == 1
+
+    # Another session of the project ends later (its note comes first); after the compaction this session
+    # still gets its own.
+    other = write_transcript(tmp_path / "other.jsonl", [
+        {"type": "user", "timestamp": "2026-11-27T09:00:00Z", "cwd": str(project),
+         "message": {"role": "user", "content": "Rename the payments queue to billing-events."}}])
+    in_process(git_vault, "stop", {"session_id": "other-session", "transcript_path": str(other), "cwd": str(project)})
+    start = {"session_id": payload["session_id"], "cwd": str(project), "hook_event_name": "SessionStart"}
+    ctx = context_of_text(in_process(git_vault, "session-start", {**start, "source": "compact"}), "SessionStart")
+    assert "This session before compaction: Handoff 2026-11-28" in ctx and "raise the pool to 12" in ctx
+    ctx = context_of_text(in_process(git_vault, "session-start", {**start, "source": "startup"}), "SessionStart")
+    assert "Last handoff: Handoff 2026-11-27: Rename the payments queue" in ctx
+
+    write_transcript(transcript, lines + compaction(project))  # the session goes on after the compaction
+    in_process(git_vault, "stop", {**payload, "hook_event_name": "Stop"})
+    assert len(list((git_vault / "notes" / "handoffs").glob("*.md"))) == 2  # this session's and the other
+    text = note.read_text()
+    assert "raise the pool to 12" in text and "p95 latency alert at 800 ms" in text  # before and after
+    assert "provider label on every series" in text.split("## Learned")[1].split("## Open")[0]
+    assert "This session is being continued" not in text
+    assert git(git_vault, "log", "-1", "--format=%s").strip().endswith("(updated)")
 
 
 # -- session start -----------------------------------------------------------------------------------

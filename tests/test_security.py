@@ -336,15 +336,21 @@ def straddle(prefix_chars: int, secret: str) -> str:
     return ("The deploy of the staging cluster uses " * 9)[: prefix_chars - 14] + " " + secret + " for now"
 
 
-def transcript_with_secrets(path: Path, cwd: Path) -> Path:
+HOOK_TAGS = ("Title1", "Body01", "Decide", "Open01", "Learn1", "Path01")
+
+
+def transcript_with_secrets(path: Path, cwd: Path, hook: str) -> Path:
+    """A session whose title (cut at 60), prompt, decided / open / learned items and an edited file's path
+    each hold a token tagged ``hook`` + one of ``HOOK_TAGS``."""
+    t = {tag: token(hook + tag) for tag in HOOK_TAGS}
     entries = [
-        {"type": "user", "sessionId": "sec-1", "cwd": str(cwd), "timestamp": "2026-11-30T10:00:00Z",
-         "message": {"role": "user", "content": straddle(60, token("hkTitle1")) + ". Use " + token("hkBody01")}},
+        {"type": "user", "sessionId": f"sec-{hook}", "cwd": str(cwd), "timestamp": "2026-11-30T10:00:00Z",
+         "message": {"role": "user", "content": straddle(60, t["Title1"]) + ". Use " + t["Body01"]}},
         {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": f"We decided to rotate {token('hkDecide')} tomorrow; still need to revoke "
-                                     f"{token('hkOpen01')}. It turns out {token('hkLearn1')} leaked."},
+            {"type": "text", "text": f"We decided to rotate {t['Decide']} tomorrow; still need to revoke "
+                                     f"{t['Open01']}. It turns out {t['Learn1']} leaked."},
             {"type": "tool_use", "id": "t1", "name": "Edit",
-             "input": {"file_path": f"{cwd}/cfg/{token('hkPath01')}.env", "old_string": "a", "new_string": "b"}}]}},
+             "input": {"file_path": f"{cwd}/cfg/{t['Path01']}.env", "old_string": "a", "new_string": "b"}}]}},
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     return path
@@ -352,8 +358,8 @@ def transcript_with_secrets(path: Path, cwd: Path) -> Path:
 
 def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every way text gets into the vault — CLI add/correct/link, MCP add/correct/link, the stop hook,
-    import (MEMORY.md, JSONL, day files and their re-import) — redacts before it cuts anything."""
+    """Every way text gets into the vault — CLI add/correct/link, MCP add/correct/link, the stop and
+    pre-compact hooks, import (MEMORY.md, JSONL, day files and their re-import) — redacts before it cuts anything."""
     import threading
 
     from mdmem.agent_hooks import run_hook
@@ -387,11 +393,13 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
                               f"same {feed('mcpReas')}").is_error
     finally:
         vault.close()
-    # the stop hook's handoff: title (cut at 60), body, decided / open items, file paths
-    transcript = transcript_with_secrets(tmp_path / "s.jsonl", tmp_path / "shop")
-    fed += [token(t) for t in ("hkTitle1", "hkBody01", "hkDecide", "hkOpen01", "hkLearn1", "hkPath01")]
-    assert run_hook("stop", str(root), json.dumps({"session_id": "sec-1", "transcript_path": str(transcript),
-                                                   "cwd": str(tmp_path / "shop")}), out=print) == 0
+    # the stop and pre-compact hooks' handoffs: title (cut at 60), body, items, file paths
+    for event, hook in (("stop", "hk"), ("pre-compact", "pc")):
+        transcript = transcript_with_secrets(tmp_path / f"{hook}.jsonl", tmp_path / "shop", hook)
+        fed += [token(hook + tag) for tag in HOOK_TAGS]
+        assert run_hook(event, str(root), json.dumps({"session_id": f"sec-{hook}", "transcript_path": str(transcript),
+                                                      "cwd": str(tmp_path / "shop")}), out=print) == 0
+    assert len(list((root / "notes" / "handoffs").glob("*.md"))) == 2
     # import: MEMORY.md (titles cut at 80), JSONL (given titles cut at 200), day files, a day file re-imported
     src = tmp_path / "src"
     (src / "memory").mkdir(parents=True)
