@@ -10,6 +10,8 @@ machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
   time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
   answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
 - session-start (SessionStart): pinned notes and the latest handoff of this project.
+- prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
+  unscoped ones, never another project's (``scopes_for``).
 - stop (Stop): one ``handoff`` note per session — what was asked, decided, learned and left open,
   files touched — extracted from the transcript without an LLM, secrets redacted, rewritten in place
   as the session goes on (never a second note for the same session).
@@ -143,17 +145,20 @@ def is_trivial(prompt: str) -> bool:
 
 
 def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float) -> str | None:
-    """Memory for the prompt: from a running server (hybrid, warm model) or BM25 here."""
+    """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
+    running server (hybrid, warm model) or BM25 here."""
     prompt = str(payload.get("prompt") or "")
     if is_trivial(prompt):
         return None
     prompt = prompt[:2000]  # a pasted log is not a query
     from .serve import call_server, read_info
 
+    scope = scopes_for(payload)
     if read_info(root) is not None:
         wait = deadline - time.monotonic() - LOCAL_RESERVE_S
         if wait > 0.05:
-            answer = call_server(root, "context", {"text": prompt, "budget": budget}, timeout=wait)
+            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {})}
+            answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
                 return _with_footer(answer["context"].get("text") or "")
             _diag("mdmem serve did not answer in time; BM25 only")
@@ -164,7 +169,7 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        ctx = vault.context(prompt, budget=budget, vectors=False)
+        ctx = vault.context(prompt, budget=budget, scope=scope, vectors=False)
     finally:
         vault.close()
     return _with_footer(ctx.text)
@@ -197,9 +202,16 @@ def project_scope(cwd: str | None) -> str | None:
     return f"project:{name}" if name and name != "note" else None
 
 
+def scopes_for(payload: dict[str, Any]) -> list[str] | None:
+    """What the prompt and session-start hooks draw on: the session's project (``project_scope`` of its
+    cwd), topic notes and unscoped (global) ones, never another project's; None (all) outside a project."""
+    scope = project_scope(payload.get("cwd"))
+    return [scope, "topic:*"] if scope else None
+
+
 def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | None:
-    """Pinned notes, then the latest handoff of this project (or of any project) in full.
-    After a compaction (``source`` "compact") it is this session's own handoff, which the
+    """Pinned notes of this project (``scopes_for``), then the latest handoff of this project (or of any
+    project) in full. After a compaction (``source`` "compact") it is this session's own handoff, which the
     pre-compact hook has just written."""
     from .note import split_frontmatter
     from .text import estimate_tokens
@@ -210,7 +222,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        pinned = vault.context("", budget=budget // 2, vectors=False)
+        pinned = vault.context("", budget=budget // 2, scope=scopes_for(payload), vectors=False)
         parts = [pinned.text] if pinned.text else []
         used = pinned.tokens
         rows = vault.handoffs(project_scope(payload.get("cwd")), 3)

@@ -122,6 +122,33 @@ def test_prompt_hook_fast_path_skips_click(git_vault: Path) -> None:
     assert "click" not in imported and "mcp" not in imported
 
 
+def test_prompt_and_session_start_stay_in_the_sessions_project(git_vault: Path, tmp_path: Path) -> None:
+    from .conftest import write_files
+
+    write_files(git_vault, {
+        "notes/shop-retries.md": "---\ntitle: Shop ledger retries\nscope: project:shop-api\npinned: true\n---\n"
+                                 "The ledger sync retries three times with backoff.\n",
+        "notes/crm-retries.md": "---\ntitle: CRM ledger retries\nscope: project:crm-app\npinned: true\n---\n"
+                                "The ledger sync retries forever in the CRM importer.\n",
+        "notes/any-retries.md": "---\ntitle: Ledger retries in general\n---\nA ledger sync retries at most five times.\n",
+        "notes/topic-retries.md": "---\ntitle: Ledger retry budgets\nscope: topic:ledgers\n---\n"
+                                  "Each ledger sync retry budget is per tenant.\n",
+    })
+    mdmem_in_process("--vault", str(git_vault), "reindex")
+    project = tmp_path / "shop-api"
+    payload = {**prompt_payload("how often does the ledger sync retry?", project), "session_id": "p-1"}
+    ctx = context_of_text(in_process(git_vault, "prompt", payload, time_budget_ms=60_000), "UserPromptSubmit")
+    assert "Shop ledger retries" in ctx and "Ledger retries in general" in ctx and "CRM ledger" not in ctx
+    assert "Ledger retry budgets" in ctx  # a topic is no project: its notes stay eligible
+    start = {"session_id": "p-2", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    ctx = context_of_text(in_process(git_vault, "session-start", start), "SessionStart")
+    assert "Shop ledger retries" in ctx and "CRM ledger" not in ctx  # pinned, but another project's
+    # Outside any project folder nothing is held back.
+    ctx = context_of_text(in_process(git_vault, "prompt", {**payload, "cwd": "/"}, time_budget_ms=60_000),
+                          "UserPromptSubmit")
+    assert "CRM ledger retries" in ctx
+
+
 class _FakeServe(BaseHTTPRequestHandler):
     calls: list[dict[str, Any]] = []
 
@@ -153,7 +180,7 @@ def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     assert ctx.startswith("SERVED MEMORY")
     call = _FakeServe.calls[-1]
     assert call["method"] == "context" and call["auth"] == "Bearer tok"
-    assert call["params"] == {"text": "release train dates", "budget": 600}
+    assert call["params"] == {"text": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
 
 
 def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
