@@ -227,8 +227,12 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         used = pinned.tokens
         rows = vault.handoffs(project_scope(payload.get("cwd")), 3)
         own = session_note(vault, str(payload.get("session_id") or "")) if payload.get("source") == "compact" else None
-        if own is not None:
-            note = vault.get(own)
+        try:
+            note = vault.get(own) if own is not None else None
+        except Exception as exc:  # a broken note: the project's latest handoff, as at any start
+            _diag(f"{own}: {exc}")
+            note = own = None
+        if note is not None:
             rows = [{"path": own, "title": note.title, "id": note.id}] + [r for r in rows if r["path"] != own][:2]
         for i, row in enumerate(rows):
             if i == 0:
