@@ -1,4 +1,4 @@
-"""Claude Code hooks: ``mdmem hook prompt | session-start | stop``.
+"""Claude Code hooks: ``mdmem hook prompt | session-start | stop | pre-compact``.
 
 Claude Code runs a hook command with one JSON object on stdin (``session_id``, ``transcript_path``,
 ``cwd``, ``hook_event_name`` and, per event, ``prompt`` or ``source``) and reads JSON from stdout:
@@ -10,9 +10,14 @@ machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
   time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
   answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
 - session-start (SessionStart): pinned notes and the latest handoff of this project.
-- stop (Stop): one ``handoff`` note per session — what was asked, decided and left open, files
-  touched — extracted from the transcript without an LLM, secrets redacted, rewritten in place
+- prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
+  unscoped ones, never another project's (``scopes_for``).
+- stop (Stop): one ``handoff`` note per session — what was asked, decided, learned and left open,
+  files touched — extracted from the transcript without an LLM, secrets redacted, rewritten in place
   as the session goes on (never a second note for the same session).
+- pre-compact (PreCompact, ``trigger`` manual or auto): the same capture into the same note just
+  before Claude Code compacts the conversation; the SessionStart that follows (``source``
+  "compact") puts that note back in front of the model.
 
 The prompt hook is on the path of every prompt, so this module imports nothing heavy at the top:
 with a server running it needs only json and http.client (``python -m mdmem`` reaches it without
@@ -31,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop"}
+EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop", "pre-compact": "PreCompact"}
 PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
@@ -96,8 +101,8 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
                 result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline)
             elif event == "session-start":
                 result["text"] = session_context(root, payload, budget or SESSION_BUDGET)
-            elif event == "stop":
-                info = capture_handoff(root, payload, commit=commit)
+            elif event in ("stop", "pre-compact"):
+                info = capture_handoff(root, payload, commit=commit, event=event)
                 if info:
                     _diag(f"handoff {info['action']}: {info['path']}")
             else:
@@ -107,7 +112,7 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
 
     started = time.monotonic()
     deadline = started + time_budget_ms / 1000.0
-    if event == "stop":
+    if event in ("stop", "pre-compact"):
         work()  # writing a note is not cut short; it has no reader waiting on stdout
     else:
         worker = threading.Thread(target=work, daemon=True)
@@ -140,17 +145,20 @@ def is_trivial(prompt: str) -> bool:
 
 
 def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float) -> str | None:
-    """Memory for the prompt: from a running server (hybrid, warm model) or BM25 here."""
+    """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
+    running server (hybrid, warm model) or BM25 here."""
     prompt = str(payload.get("prompt") or "")
     if is_trivial(prompt):
         return None
     prompt = prompt[:2000]  # a pasted log is not a query
     from .serve import call_server, read_info
 
+    scope = scopes_for(payload)
     if read_info(root) is not None:
         wait = deadline - time.monotonic() - LOCAL_RESERVE_S
         if wait > 0.05:
-            answer = call_server(root, "context", {"text": prompt, "budget": budget}, timeout=wait)
+            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {})}
+            answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
                 return _with_footer(answer["context"].get("text") or "")
             _diag("mdmem serve did not answer in time; BM25 only")
@@ -161,7 +169,7 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        ctx = vault.context(prompt, budget=budget, vectors=False)
+        ctx = vault.context(prompt, budget=budget, scope=scope, vectors=False)
     finally:
         vault.close()
     return _with_footer(ctx.text)
@@ -194,8 +202,17 @@ def project_scope(cwd: str | None) -> str | None:
     return f"project:{name}" if name and name != "note" else None
 
 
+def scopes_for(payload: dict[str, Any]) -> list[str] | None:
+    """What the prompt and session-start hooks draw on: the session's project (``project_scope`` of its
+    cwd), topic notes and unscoped (global) ones, never another project's; None (all) outside a project."""
+    scope = project_scope(payload.get("cwd"))
+    return [scope, "topic:*"] if scope else None
+
+
 def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | None:
-    """Pinned notes, then the latest handoff of this project (or of any project) in full."""
+    """Pinned notes of this project (``scopes_for``), then the latest handoff of this project (or of any
+    project) in full. After a compaction (``source`` "compact") it is this session's own handoff, which the
+    pre-compact hook has just written."""
     from .note import split_frontmatter
     from .text import estimate_tokens
     from .vault import Vault
@@ -205,16 +222,26 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        pinned = vault.context("", budget=budget // 2, vectors=False)
+        pinned = vault.context("", budget=budget // 2, scope=scopes_for(payload), vectors=False)
         parts = [pinned.text] if pinned.text else []
         used = pinned.tokens
-        for i, row in enumerate(vault.handoffs(project_scope(payload.get("cwd")), 3)):
+        rows = vault.handoffs(project_scope(payload.get("cwd")), 3)
+        own = session_note(vault, str(payload.get("session_id") or "")) if payload.get("source") == "compact" else None
+        try:
+            note = vault.get(own) if own is not None else None
+        except Exception as exc:  # a broken note: the project's latest handoff, as at any start
+            _diag(f"{own}: {exc}")
+            note = own = None
+        if note is not None:
+            rows = [{"path": own, "title": note.title, "id": note.id}] + [r for r in rows if r["path"] != own][:2]
+        for i, row in enumerate(rows):
             if i == 0:
                 try:
                     body = split_frontmatter(vault.files.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
                 except OSError:
                     continue
-                head = f"Last handoff: {row['title']} (id: {row['id']})\n"
+                label = "This session before compaction" if row["path"] == own else "Last handoff"
+                head = f"{label}: {row['title']} (id: {row['id']})\n"
                 room = max(0, (budget - used - estimate_tokens(head)) * 4)
                 text = body.strip()
                 if len(text) > room:
@@ -234,22 +261,44 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
     return "mdmem memory for this session.\n" + "\n".join(parts)
 
 
-# -- stop: the handoff ------------------------------------------------------------------------------
+# -- stop and pre-compact: the handoff --------------------------------------------------------------
+
+
+def _handoff_folder(vault: Any) -> str:
+    return f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
+
+
+def session_note(vault: Any, session_id: str) -> str | None:
+    """The vault path of a session's handoff note, if it has one (``handoffs/DAY-SESSION.md``: found by
+    the session part, so a transcript whose first date changed still finds its note)."""
+    from .text import slugify
+
+    session = slugify(session_id)[:12] if session_id else ""
+    if not session:
+        return None
+    base = _handoff_folder(vault)
+    folder = vault.files.safe_path(base)
+    name = re.compile(r"\d{4}-\d{2}-\d{2}-" + re.escape(session) + r"\.md")
+    found = sorted(p.name for p in folder.glob(f"*-{session}.md") if name.fullmatch(p.name)) if folder.is_dir() else []
+    return f"{base}/{found[0]}" if found else None
 
 
 def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None = None,
-                    dry_run: bool = False) -> dict[str, Any] | None:
-    """Write (or rewrite) this session's handoff note from its transcript."""
+                    dry_run: bool = False, event: str = "stop") -> dict[str, Any] | None:
+    """Write (or rewrite) this session's handoff note from its transcript: at each Stop, and before a
+    compaction (``event`` "pre-compact") so that what the session decided, learned and left open is
+    not lost with the turns the compaction drops. One note per session, whichever hook comes first."""
     path = payload.get("transcript_path")
     if not path:
         _diag("no transcript_path in the hook input; no handoff written")
         return None
     from .handoff import build_handoff, parse_transcript
+    from .redact import redact_text
 
     with open(Path(str(path)).expanduser(), encoding="utf-8", errors="replace") as fh:
         t = parse_transcript(fh)
     t.session_id = str(payload.get("session_id") or t.session_id or "")
-    t.cwd = str(payload.get("cwd") or t.cwd or "")
+    t.cwd = redact_text(str(payload.get("cwd") or t.cwd or ""))
     handoff = build_handoff(t)
     if handoff is None:
         return None
@@ -259,15 +308,15 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
     from .text import slugify
     from .vault import Vault
 
+    when = " before compaction" if event == "pre-compact" else ""
     vault = Vault.open(root)
     try:
         session = slugify(t.session_id)[:12] or "session"
         day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
-        base = f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
-        rel = f"{base}/{day}-{session}.md"
+        rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
         if vault.files.safe_path(rel).exists():
             change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
-                                        commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated)")
+                                        commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated{when})")
             action = "updated" if change.changed else "unchanged"
             return {"action": action, "path": rel, "id": change.id, "commit": change.commit,
                     "redacted": handoff.redacted}
@@ -275,8 +324,8 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
         extra: dict[str, Any] = {"session": t.session_id or None, "cwd": t.cwd or None, "source": "claude-code"}
         if t.started:
             extra["created"] = t.started
-        added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel, commit=commit,
-                          extra=extra)
+        added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel,
+                          commit=commit, extra=extra)
         return {"action": "written", "path": added.path, "id": added.id, "commit": added.commit,
                 "redacted": handoff.redacted}
     finally:

@@ -30,6 +30,7 @@ HOOKS = (  # (Claude Code event, mdmem hook, timeout in seconds: Claude Code's h
     ("SessionStart", "session-start", 15),
     ("UserPromptSubmit", "prompt", 10),
     ("Stop", "stop", 30),
+    ("PreCompact", "pre-compact", 30),  # manual and auto compactions alike (no matcher)
 )
 SERVER_NAME = "mdmem"
 

@@ -1,5 +1,6 @@
-"""Pure: a Claude Code session transcript → a handoff note (what was asked, decided and left open,
-files touched), without an LLM. Used by the stop hook (agent_hooks.py); secrets are redacted here.
+"""Pure: a Claude Code session transcript → a handoff note (what was asked, decided, learned and left
+open, files touched), without an LLM. Used by the stop and pre-compact hooks (agent_hooks.py); secrets
+are redacted here, before anything is cut.
 
 A transcript is JSONL: ``{"type": "user"|"assistant"|…, "message": {"role", "content"}, "cwd",
 "sessionId", "timestamp", …}``; ``content`` is a string or a list of blocks (``text``, ``tool_use``
@@ -14,6 +15,10 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .redact import Redaction
 
 
 @dataclass(slots=True)
@@ -96,6 +101,10 @@ _OPEN = re.compile(
     r"\b(todo|fixme|next steps?|still (need|needs|have to|failing|fails|broken|open|missing)|not yet|"
     r"remaining|left to|follow[- ]up|open question|unresolved|couldn'?t|could not|unable to|blocked|"
     r"needs? (to be|more)|later|pending|tbd|not (done|finished|implemented|fixed))\b", re.I)
+_LEARNED = re.compile(
+    r"\b(turns? out|found (that|out)|learn(ed|t)|it seems|apparently|the (problem|issue|cause|reason) (is|was)|"
+    r"is caused by|was caused by|because|so that'?s why|note that|noticed|discovered|the culprit|"
+    r"(does|did|do)(n'?t| not) (work|support|handle)|only works|requires?)\b", re.I)
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ITEM_CHARS = 240
@@ -111,8 +120,9 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clip(s: str, n: int = ITEM_CHARS) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1].rstrip() + "…"
+    from .text import shorten
+
+    return shorten(" ".join(s.split()), n)
 
 
 def _unique(items: Iterable[str], limit: int, *, last: bool = False) -> list[str]:
@@ -132,17 +142,39 @@ class Handoff:
     redacted: int
 
 
+def redacted(t: Transcript) -> tuple[Transcript, int]:
+    """The transcript with its secrets replaced, and how many there were. Whole texts are redacted
+    before anything is cut or split: a title cut at 60 characters must not keep ``ghp_ab…``."""
+    from .redact import redact
+
+    done: dict[str, Redaction] = {}
+
+    def clean(s: str) -> str:
+        if s not in done:
+            done[s] = redact(s)
+        return done[s].text
+
+    out = Transcript(t.session_id, clean(t.cwd), t.started, [clean(s) for s in t.prompts],
+                     [clean(s) for s in t.replies], [clean(s) for s in t.turns], [clean(s) for s in t.edited],
+                     [clean(s) for s in t.read])
+    return out, sum(r.count for r in done.values())
+
+
 def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
-    """What was asked, decided and left open, and the files touched; None if nothing was asked."""
+    """What was asked, decided, learned and left open, and the files touched; None if nothing was asked.
+    Secrets are redacted first (``redacted``), so no cut below can leave part of one."""
     from .redact import redact
 
     if not t.prompts:
         return None
+    t, found = redacted(t)
     asked = [_clip(t.prompts[0], 400)] + [_clip(p) for p in t.prompts[1:]]
     if len(asked) > max_items:  # the first request and the latest ones
         asked = asked[:1] + asked[-(max_items - 1):]
     decided = _unique((s for text in t.turns for s in _sentences(text) if _DECIDED.search(s)),
                       max_items, last=True)
+    learned = _unique((s for text in t.turns for s in _sentences(text)
+                       if _LEARNED.search(s) and not _DECIDED.search(s)), max_items, last=True)
     last = t.replies[-1] if t.replies else ""
     open_items = [s for text in t.replies for s in _sentences(text) if _OPEN.search(s)]
     open_items += [s for s in _sentences(last) if s.endswith("?")]
@@ -156,6 +188,7 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
     read = [short(p) for p in t.read if p not in t.edited][:10]
     lines = ["## Asked", *(f"- {a}" for a in asked), ""]
     lines += ["## Decided", *(f"- {d}" for d in decided or ["(nothing recorded as decided)"]), ""]
+    lines += ["## Learned", *(f"- {x}" for x in learned or ["(nothing recorded as learned)"]), ""]
     lines += ["## Open", *(f"- {o}" for o in opened or ["(nothing recorded as open)"]), ""]
     lines += ["## Files touched", *(f"- `{p}` (edited)" for p in edited), *(f"- `{p}` (read)" for p in read)]
     if not edited and not read:
@@ -164,5 +197,5 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
         lines += ["", "## Last reply", _clip(_FENCED.sub(" ", last), 600)]
     day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
     title = f"Handoff {day}: {_clip(t.prompts[0].splitlines()[0], 60)}"
-    body, title_r = redact("\n".join(lines) + "\n"), redact(title)
-    return Handoff(title_r.text, body.text, body.count + title_r.count)
+    body, title_r = redact("\n".join(lines) + "\n"), redact(title)  # a second net; finds nothing new
+    return Handoff(title_r.text, body.text, found + body.count + title_r.count)

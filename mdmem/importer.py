@@ -61,7 +61,7 @@ class Entry:
     """One memory to import: what it says, its metadata and the key that makes re-runs idempotent."""
 
     key: str
-    title: str
+    title: str  # whole: cut to ``title_chars`` only after its secrets are redacted (``_write``)
     body: str
     type: str = "note"
     created: str | None = None
@@ -73,6 +73,7 @@ class Entry:
     source: str = ""
     replaceable: bool = False  # a day file: its note follows the file's text on re-import
     extra: dict[str, Any] = field(default_factory=dict)
+    title_chars: int = TITLE_CHARS
 
 
 # -- pure parsing ------------------------------------------------------------------------------------
@@ -91,7 +92,8 @@ def entry_id(key: str) -> str:
 
 
 def title_of(text: str) -> str:
-    """A title from the first sentence or line of an entry, without markdown."""
+    """A title from the first sentence or line of an entry, without markdown; whole (``_write`` cuts it
+    once its secrets are redacted)."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = _HEADING.sub(r"\2", line)
     line = re.sub(r"\[\[([^\]|]+)\|([^\]]+)\]\]", r"\2", line)
@@ -99,8 +101,6 @@ def title_of(text: str) -> str:
     line = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", line)
     line = re.sub(r"[*_`]+", "", line).strip()
     first = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0].rstrip(".")
-    if len(first) > TITLE_CHARS:
-        first = first[: TITLE_CHARS - 1].rstrip() + "…"
     return first or "Imported memory"
 
 
@@ -188,7 +188,7 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
     title = first.group(2).strip() if first else f"Memory {day}"
     if m and day not in title:
         title = f"{title} ({day})" if first else title
-    return Entry(key=f"file:{source}", title=title[:TITLE_CHARS], body=body, type="context", created=day,
+    return Entry(key=f"file:{source}", title=title, body=body, type="context", created=day,
                  source=source, replaceable=True)
 
 
@@ -235,7 +235,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
         raise ValueError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}")
     key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{_norm(content)}"
     title = str(obj.get("title") or "").strip() or title_of(content)
-    return Entry(key=key, title=title[:200], body=content, type=typ, created=created,
+    return Entry(key=key, title=title, title_chars=200, body=content, type=typ, created=created,
                  tags=[str(t).lstrip("#") for t in tags], salience=salience, scope=str(scope) if scope else None,
                  entities=[str(e) for e in entities] if isinstance(entities, list) else [],
                  pinned=bool(obj.get("pinned")), source=source, extra=extra)
@@ -324,7 +324,7 @@ def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: 
            commit: bool | None) -> ImportReport:
     from .note import NewNote, now_iso
     from .redact import redact
-    from .text import slugify
+    from .text import shorten, slugify
 
     seen: set[str] = set()
     notes: list[NewNote] = []
@@ -336,10 +336,10 @@ def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: 
             skipped += 1  # the same memory twice in one source
             continue
         seen.add(nid)
-        body, title = redact(e.body), redact(e.title)
-        redacted += body.count + (0 if e.title.rstrip("…") in e.body else title.count)
+        body, title = redact(e.body), redact(e.title)  # before the title is cut: a cut hides no secret
+        redacted += body.count + (0 if e.title in e.body else title.count)
         meta: dict[str, Any] = {
-            "id": nid, "title": title.text, "type": e.type, "salience": e.salience,
+            "id": nid, "title": shorten(title.text, e.title_chars), "type": e.type, "salience": e.salience,
             "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
             "entities": e.entities or None, "created": e.created or now_iso(),
             "source": f"import:{e.source}", "imported": now_iso(), **e.extra,

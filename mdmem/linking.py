@@ -33,11 +33,14 @@ SUGGEST_MIN_COSINE = 0.8  # or when their vectors are this close
 
 def link(store: IndexStore, a: str, b: str, type: str = "related", reason: str | None = None, *,
          commit: bool | None = None) -> Change:
-    """Add ``{to: B, type: T, reason: R}`` to A's frontmatter ``links`` (B by its id when it has one)."""
+    """Add ``{to: B, type: T, reason: R}`` to A's frontmatter ``links`` (B by its id when it has one).
+    Secrets in the reason are redacted (every caller: CLI, MCP, Python)."""
+    from .redact import redact_text
+
     typ = edge_type(type)
     if not re.fullmatch(r"[\w.:/]+", typ):
         raise MdmemError(f"--type {type!r} is not a usable edge type; use a word like depends_on or caused_by.")
-    reason = reason.strip() if reason and reason.strip() else None
+    reason = redact_text(reason.strip()) if reason and reason.strip() else None
 
     def edit(text: str, src: str, g: Graph) -> tuple[str, dict[str, Any]]:
         dst = store.resolve(b)

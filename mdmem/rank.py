@@ -49,7 +49,7 @@ class Filters:
 
         if self.types and row.get("type") not in self.types:
             return False
-        if self.scopes and row.get("scope") not in self.scopes:
+        if self.scopes and not scope_in(str(row.get("scope")), self.scopes):
             return False
         if self.statuses and row.get("status") not in self.statuses:
             return False
@@ -103,6 +103,11 @@ def date_bound(v: Any, name: str, end: bool = False) -> float | None:
     ts = iso_to_timestamp(iso)
     assert ts is not None
     return ts + 86399.999 if end and len(iso) == 10 else ts
+
+
+def scope_in(scope: str, scopes: tuple[str, ...]) -> bool:
+    """Whether a note's scope is one of ``scopes``; ``topic:*`` (a kind and ``:*``) takes every topic."""
+    return scope in scopes or any(s.endswith(":*") and scope.startswith(s[:-1]) for s in scopes)
 
 
 def make_filters(*, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,

@@ -171,6 +171,12 @@ def looks_like_name(word: str, *, first: bool = False) -> bool:
     return word[0].isupper() and not first
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, an ellipsis saying it was cut. Redact before cutting: a cut
+    secret (``ghp_ab…``) no longer looks like one."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap model-free token estimate (~4 chars per token; CJK ~1 char per token)."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))

@@ -32,7 +32,12 @@ def hook(vault: Path | None, event: str, payload: Any, *extra: str,
 
 def context_of(proc: subprocess.CompletedProcess[str], event: str) -> str:
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)  # exactly one JSON document, nothing else
+    return context_of_text(proc.stdout, event)
+
+
+def context_of_text(stdout: str | None, event: str) -> str:
+    assert stdout is not None
+    out = json.loads(stdout)  # exactly one JSON document, nothing else
     assert out["hookSpecificOutput"]["hookEventName"] == event
     return str(out["hookSpecificOutput"]["additionalContext"])
 
@@ -117,6 +122,33 @@ def test_prompt_hook_fast_path_skips_click(git_vault: Path) -> None:
     assert "click" not in imported and "mcp" not in imported
 
 
+def test_prompt_and_session_start_stay_in_the_sessions_project(git_vault: Path, tmp_path: Path) -> None:
+    from .conftest import write_files
+
+    write_files(git_vault, {
+        "notes/shop-retries.md": "---\ntitle: Shop ledger retries\nscope: project:shop-api\npinned: true\n---\n"
+                                 "The ledger sync retries three times with backoff.\n",
+        "notes/crm-retries.md": "---\ntitle: CRM ledger retries\nscope: project:crm-app\npinned: true\n---\n"
+                                "The ledger sync retries forever in the CRM importer.\n",
+        "notes/any-retries.md": "---\ntitle: Ledger retries in general\n---\nA ledger sync retries at most five times.\n",
+        "notes/topic-retries.md": "---\ntitle: Ledger retry budgets\nscope: topic:ledgers\n---\n"
+                                  "Each ledger sync retry budget is per tenant.\n",
+    })
+    mdmem_in_process("--vault", str(git_vault), "reindex")
+    project = tmp_path / "shop-api"
+    payload = {**prompt_payload("how often does the ledger sync retry?", project), "session_id": "p-1"}
+    ctx = context_of_text(in_process(git_vault, "prompt", payload, time_budget_ms=60_000), "UserPromptSubmit")
+    assert "Shop ledger retries" in ctx and "Ledger retries in general" in ctx and "CRM ledger" not in ctx
+    assert "Ledger retry budgets" in ctx  # a topic is no project: its notes stay eligible
+    start = {"session_id": "p-2", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    ctx = context_of_text(in_process(git_vault, "session-start", start), "SessionStart")
+    assert "Shop ledger retries" in ctx and "CRM ledger" not in ctx  # pinned, but another project's
+    # Outside any project folder nothing is held back.
+    ctx = context_of_text(in_process(git_vault, "prompt", {**payload, "cwd": "/"}, time_budget_ms=60_000),
+                          "UserPromptSubmit")
+    assert "CRM ledger retries" in ctx
+
+
 class _FakeServe(BaseHTTPRequestHandler):
     calls: list[dict[str, Any]] = []
 
@@ -148,7 +180,7 @@ def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     assert ctx.startswith("SERVED MEMORY")
     call = _FakeServe.calls[-1]
     assert call["method"] == "context" and call["auth"] == "Bearer tok"
-    assert call["params"] == {"text": "release train dates", "budget": 600}
+    assert call["params"] == {"text": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
 
 
 def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,6 +307,67 @@ def test_stop_hook_dry_run_prints_the_note(git_vault: Path, tmp_path: Path) -> N
 def test_stop_hook_fails_open(git_vault: Path, payload: Any) -> None:
     proc = hook(git_vault, "stop", payload)
     assert proc.returncode == 0 and proc.stdout == ""
+
+
+def in_process(vault: Path, event: str, payload: dict[str, Any], **options: Any) -> str | None:
+    """A hook run as ``python -m mdmem hook EVENT`` runs it, in this process: its stdout, or None."""
+    from mdmem.agent_hooks import run_hook
+
+    printed: list[str] = []
+    assert run_hook(event, str(vault), json.dumps(payload), out=printed.append, **options) == 0
+    return printed[0] if printed else None
+
+
+def compaction(cwd: Path) -> list[dict[str, Any]]:
+    """What Claude Code appends when it compacts, then the turns that follow (same file, same session)."""
+    return [
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto"}},
+        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content":
+            "This session is being continued from a previous conversation. Summary: pool raised."}},
+        {"type": "user", "cwd": str(cwd), "message": {"role": "user", "content": "Now add the Grafana alert."}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "We'll use a p95 latency alert at 800 ms. It turns out Grafana needs the "
+                                     "provider label on every series."}]}},
+    ]
+
+
+def test_pre_compact_keeps_the_session_in_its_one_handoff_note(git_vault: Path, tmp_path: Path) -> None:
+    project = tmp_path / "shop-api"
+    project.mkdir()
+    lines = transcript_lines(project)
+    transcript = write_transcript(tmp_path / "session.jsonl", lines)
+    payload = {"session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c", "transcript_path": str(transcript),
+               "cwd": str(project), "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+    assert in_process(git_vault, "pre-compact", payload) is None  # PreCompact takes no context back
+    (note,) = (git_vault / "notes" / "handoffs").glob("*.md")
+    text = note.read_text()
+    assert "scope: project:shop-api" in text and "raise the pool to 12" in text and "Grafana alert" in text
+    assert "## Learned" in text and SECRET not in text
+    commits = git(git_vault, "log", "--format=%H").split()
+    assert in_process(git_vault, "pre-compact", {**payload, "trigger": "manual"}) is None  # fired twice
+    assert note.read_text() == text and git(git_vault, "log", "--format=%H").split() == commits
+    assert text.count("## Decided") == 1
+
+    # Another session of the project ends later (its note comes first); after the compaction this session
+    # still gets its own.
+    other = write_transcript(tmp_path / "other.jsonl", [
+        {"type": "user", "timestamp": "2026-11-27T09:00:00Z", "cwd": str(project),
+         "message": {"role": "user", "content": "Rename the payments queue to billing-events."}}])
+    in_process(git_vault, "stop", {"session_id": "other-session", "transcript_path": str(other), "cwd": str(project)})
+    start = {"session_id": payload["session_id"], "cwd": str(project), "hook_event_name": "SessionStart"}
+    ctx = context_of_text(in_process(git_vault, "session-start", {**start, "source": "compact"}), "SessionStart")
+    assert "This session before compaction: Handoff 2026-11-28" in ctx and "raise the pool to 12" in ctx
+    ctx = context_of_text(in_process(git_vault, "session-start", {**start, "source": "startup"}), "SessionStart")
+    assert "Last handoff: Handoff 2026-11-27: Rename the payments queue" in ctx
+
+    write_transcript(transcript, lines + compaction(project))  # the session goes on after the compaction
+    in_process(git_vault, "stop", {**payload, "hook_event_name": "Stop"})
+    assert len(list((git_vault / "notes" / "handoffs").glob("*.md"))) == 2  # this session's and the other
+    text = note.read_text()
+    assert "raise the pool to 12" in text and "p95 latency alert at 800 ms" in text  # before and after
+    assert "provider label on every series" in text.split("## Learned")[1].split("## Open")[0]
+    assert "This session is being continued" not in text
+    assert git(git_vault, "log", "-1", "--format=%s").strip().endswith("(updated)")
 
 
 # -- session start -----------------------------------------------------------------------------------

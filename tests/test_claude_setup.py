@@ -37,11 +37,12 @@ def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) 
                                        "projects": {"/x": {"allowedTools": []}}}))
 
     out = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code").stdout
-    assert "added SessionStart, UserPromptSubmit, Stop" in out and "added mcpServers.mdmem" in out
+    assert "added SessionStart, UserPromptSubmit, Stop, PreCompact" in out and "added mcpServers.mdmem" in out
     s = load(settings_path)
     assert s["model"] == "opus" and s["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert s["hooks"]["PreToolUse"] == [OTHER_HOOK] and OTHER_PROMPT_HOOK in s["hooks"]["UserPromptSubmit"]
-    for event, name in (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt"), ("Stop", "stop")):
+    for event, name in (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt"), ("Stop", "stop"),
+                        ("PreCompact", "pre-compact")):
         (entry,) = ours(s, event)
         assert entry["type"] == "command" and entry["command"].endswith(f"hook {name}")
         assert str(git_vault) in entry["command"] and sys.executable in entry["command"]
@@ -56,6 +57,15 @@ def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) 
     again = json.loads(mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--json").stdout)
     assert all(not f["added"] and not f["updated"] and not f["written"] for f in again["files"])
     assert (settings_path.read_text(), claude_json.read_text()) == before  # idempotent, no duplicates
+
+    s = load(settings_path)  # set up before PreCompact existed: setup adds it and leaves the rest
+    del s["hooks"]["PreCompact"]
+    settings_path.write_text(json.dumps(s))
+    again = json.loads(mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--json").stdout)
+    assert again["files"][0]["added"] == ["PreCompact"] and not again["files"][0]["updated"]
+    s = load(settings_path)
+    assert [len(ours(s, e)) for e in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact")] == [1, 1, 1, 1]
+    assert s["model"] == "opus" and s["hooks"]["PreToolUse"] == [OTHER_HOOK]
 
 
 def test_the_installed_hook_command_runs(git_vault: Path) -> None:
@@ -76,7 +86,7 @@ def test_a_moved_vault_updates_the_entries_in_place(git_vault: Path, tmp_path: P
     out = mdmem_in_process("--vault", str(other), "setup", "claude-code").stdout
     assert "updated" in out
     s = load(home() / ".claude" / "settings.json")
-    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact"):
         (entry,) = ours(s, event)
         assert str(other) in entry["command"]
     assert str(other) in load(home() / ".claude.json")["mcpServers"]["mdmem"]["args"]

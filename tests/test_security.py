@@ -321,3 +321,103 @@ def test_resource_settings_of_a_cloned_vault_are_bounded(tmp_path: Path, toml: s
     r = cli(root, "query", "coffee")
     assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert cli(root, "search", "coffee").returncode == 0  # BM25 reads none of these settings
+
+
+# -- no secret, nor the start of one, reaches a file or the history (issue 15) ---------------------------
+
+
+def token(tag: str) -> str:
+    """A GitHub token whose first characters (``ghp_`` + tag) name the path it was fed through."""
+    return f"ghp_{tag}" + "Zq9Wx8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa98"[: 36 - len(tag)]
+
+
+def straddle(prefix_chars: int, secret: str) -> str:
+    """Text with ``secret`` starting 13 characters before ``prefix_chars``: a cut there keeps its start."""
+    return ("The deploy of the staging cluster uses " * 9)[: prefix_chars - 14] + " " + secret + " for now"
+
+
+HOOK_TAGS = ("Title1", "Body01", "Decide", "Open01", "Learn1", "Path01")
+
+
+def transcript_with_secrets(path: Path, cwd: Path, hook: str) -> Path:
+    """A session whose title (cut at 60), prompt, decided / open / learned items and an edited file's path
+    each hold a token tagged ``hook`` + one of ``HOOK_TAGS``."""
+    t = {tag: token(hook + tag) for tag in HOOK_TAGS}
+    entries = [
+        {"type": "user", "sessionId": f"sec-{hook}", "cwd": str(cwd), "timestamp": "2026-11-30T10:00:00Z",
+         "message": {"role": "user", "content": straddle(60, t["Title1"]) + ". Use " + t["Body01"]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": f"We decided to rotate {t['Decide']} tomorrow; still need to revoke "
+                                     f"{t['Open01']}. It turns out {t['Learn1']} leaked."},
+            {"type": "tool_use", "id": "t1", "name": "Edit",
+             "input": {"file_path": f"{cwd}/cfg/{t['Path01']}.env", "old_string": "a", "new_string": "b"}}]}},
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
+
+
+def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every way text gets into the vault — CLI add/correct/link, MCP add/correct/link, the stop and
+    pre-compact hooks, import (MEMORY.md, JSONL, day files and their re-import) — redacts before it cuts anything."""
+    import threading
+
+    from mdmem.agent_hooks import run_hook
+    from mdmem.mcp_server import Tools
+    from mdmem.vault import Vault
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    root, fed = git_vault, []
+
+    def feed(tag: str) -> str:
+        fed.append(token(tag))
+        return token(tag)
+
+    def run(*args: str) -> dict[str, Any]:
+        return json.loads(mdmem_in_process("--vault", str(root), *args, "--json").stdout)
+
+    # CLI add (a title cut for the file name or a listing must not keep a start), correct, link reasons
+    added = run("add", "--title", straddle(50, feed("cliTitl")), "--body", f"key {feed('cliBody')}")
+    run("correct", added["path"], "--title", f"Rotated {feed('cliCorT')}", "--body", f"now {feed('cliCorB')}")
+    run("link", "Release train schedule", "Conflicted note", "--type", "depends_on", "--reason",
+        f"shares {feed('cliReas')}")
+    # MCP add, correct, link (the tools as the server runs them, in this process)
+    vault = Vault.open(root)
+    try:
+        tools = Tools(vault, threading.Lock())
+        r = tools.add(title=straddle(50, feed("mcpTitl")), body=f"key {feed('mcpBody')}", type="fact")
+        assert not r.is_error, r.content
+        new = r.structured_content["path"]
+        assert not tools.correct(new, body=f"now {feed('mcpCorB')}", title=f"Again {feed('mcpCorT')}").is_error
+        assert not tools.link("Wikilinks in code", "Release train schedule", "related",
+                              f"same {feed('mcpReas')}").is_error
+    finally:
+        vault.close()
+    # the stop and pre-compact hooks' handoffs: title (cut at 60), body, items, file paths
+    for event, hook in (("stop", "hk"), ("pre-compact", "pc")):
+        transcript = transcript_with_secrets(tmp_path / f"{hook}.jsonl", tmp_path / "shop", hook)
+        fed += [token(hook + tag) for tag in HOOK_TAGS]
+        assert run_hook(event, str(root), json.dumps({"session_id": f"sec-{hook}", "transcript_path": str(transcript),
+                                                      "cwd": str(tmp_path / "shop")}), out=print) == 0
+    assert len(list((root / "notes" / "handoffs").glob("*.md"))) == 2
+    # import: MEMORY.md (titles cut at 80), JSONL (given titles cut at 200), day files, a day file re-imported
+    src = tmp_path / "src"
+    (src / "memory").mkdir(parents=True)
+    (src / "MEMORY.md").write_text(f"# Memory\n\n## Decisions\n\n- {straddle(80, feed('impMdTi'))} and more.\n")
+    (src / "mem.jsonl").write_text(json.dumps({"title": straddle(200, feed("impJsTi")),
+                                               "content": f"jsonl {feed('impJsBo')}"}) + "\n")
+    day = src / "memory" / "2026-11-29.md"
+    day.write_text(f"# {straddle(80, feed('impDayT'))}\n\nbody {feed('impDayB')}\n")
+    for source in ("MEMORY.md", "mem.jsonl", "memory"):
+        assert run("import", str(src / source))["written"], source
+    day.write_text(day.read_text() + f"\nlater {feed('impDay2')}\n")
+    assert run("import", str(src / "memory"))["updated"]
+
+    files = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.relative_to(root).parts]
+    text = "\n".join(p.read_text(errors="replace") for p in files)
+    history = subprocess.run(["git", "log", "-p", "--all"], cwd=root, capture_output=True, text=True,
+                             check=True).stdout
+    assert text.count("[REDACTED:github-token]") >= len(fed) - 3  # the paths wrote what they were fed
+    for secret in fed:
+        for where, haystack in (("files", text), ("git history", history)):
+            assert secret[:10] not in haystack, f"{secret[:10]}… in the {where}"  # nor the start a cut keeps

@@ -46,36 +46,60 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
               help="Most tokens of memory to add at session start.")
 @pass_state
 def hook_session_start(state: State, budget: int) -> None:
-    """SessionStart: pinned notes and the latest handoff of this project."""
+    """SessionStart: pinned notes and the latest handoff of this project (after a compaction: this session's)."""
     from ..agent_hooks import run_hook
 
     run_hook("session-start", state.vault_path, sys.stdin.read(), budget=budget)
 
 
+def _capture(event: str, state: State, commit: bool | None, dry_run: bool) -> None:
+    """stop and pre-compact: the session's handoff note, or (``dry_run``) its text on stdout."""
+    from ..agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+
+    if not dry_run:
+        run_hook(event, state.vault_path, sys.stdin.read(), commit=commit)
+        return
+    payload = read_payload(sys.stdin.read())
+    root = find_vault(state.vault_path, payload) or Path.cwd()
+    info = capture_handoff(root, payload, dry_run=True, event=event)
+    if info is None:
+        click.echo("Nothing to hand off: the transcript has no prompt.", err=True)
+    else:
+        click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
+
+
+_commit_handoff = click.option("--commit/--no-commit", default=None,
+                               help="Commit the handoff note [default: mdmem.toml [git] commit, else yes].")
+_dry_run_handoff = click.option("--dry-run", is_flag=True, help="Print the handoff note instead of writing it.")
+
+
 @hook.command("stop")
-@click.option("--commit/--no-commit", default=None,
-              help="Commit the handoff note [default: mdmem.toml [git] commit, else yes].")
-@click.option("--dry-run", is_flag=True, help="Print the handoff note instead of writing it.")
+@_commit_handoff
+@_dry_run_handoff
 @pass_state
 def hook_stop(state: State, commit: bool | None, dry_run: bool) -> None:
-    """Stop: write this session's handoff note from its transcript (asked, decided, open, files).
+    """Stop: write this session's handoff note from its transcript (asked, decided, learned, open, files).
 
     \b
     One note per session, rewritten as the session goes on; secrets are redacted before
     anything is written. No LLM is involved.
     """
-    from ..agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+    _capture("stop", state, commit, dry_run)
 
-    if not dry_run:
-        run_hook("stop", state.vault_path, sys.stdin.read(), commit=commit)
-        return
-    payload = read_payload(sys.stdin.read())
-    root = find_vault(state.vault_path, payload) or Path.cwd()
-    info = capture_handoff(root, payload, dry_run=True)
-    if info is None:
-        click.echo("Nothing to hand off: the transcript has no prompt.", err=True)
-    else:
-        click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
+
+@hook.command("pre-compact")
+@_commit_handoff
+@_dry_run_handoff
+@pass_state
+def hook_pre_compact(state: State, commit: bool | None, dry_run: bool) -> None:
+    """PreCompact: save what the session decided, learned and left open before Claude Code compacts it.
+
+    \b
+    Writes the same handoff note as stop (one per session; firing twice changes nothing), so a
+    later stop updates it. After the compaction, "hook session-start" (source "compact") puts
+    it back in the model's context. Redacted, rule-based, no LLM.
+    """
+    _capture("pre-compact", state, commit, dry_run)
 
 
 # -- mcp -------------------------------------------------------------------------------------------
@@ -133,7 +157,7 @@ def setup() -> None:
 @pass_state
 def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool,
                       as_json: bool) -> None:
-    """Merge mdmem's hooks (session-start, prompt, stop) and MCP server into Claude Code's settings.
+    """Merge mdmem's hooks (session-start, prompt, stop, pre-compact) and MCP server into Claude Code's settings.
 
     \b
     User scope (default): ~/.claude/settings.json (hooks) and ~/.claude.json (MCP server).

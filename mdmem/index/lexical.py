@@ -544,8 +544,9 @@ def _filter_query(f: Filters) -> Any:
     parts: list[Any] = []
     # (visibility: see _hidden_docs)
     for field, values in (("type", f.types), ("scope", f.scopes), ("status", f.statuses)):
-        if values:
-            parts.append(Or([Term(field, v) for v in values]))
+        if values:  # a scope such as topic:* is every scope with that prefix (rank.scope_in)
+            parts.append(Or([Prefix(field, v[:-1]) if field == "scope" and v.endswith(":*") else Term(field, v)
+                             for v in values]))
     if f.tags:
         parts.append(And([Term("tagf", t.lower().lstrip("#")) for t in f.tags]))
     if f.since is not None or f.until is not None:
