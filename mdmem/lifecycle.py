@@ -50,6 +50,14 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
             raise MdmemError(f"{name} must be between 0 and 1, got {v}.")
     if scope is not None and not SCOPE.match(scope):
         raise MdmemError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}.")
+    from .redact import redact
+
+    if redact(" ".join([*(tags or []), scope or ""])).count:
+        raise MdmemError("A tag or the scope looks like a secret (a key or token); they are not the place for "
+                         "it. Nothing was written.")
+    # Names are free text: a token pasted as an entity or alias is redacted like the body.
+    entities = [redact(e).text for e in entities or []]
+    aliases = [redact(a).text for a in aliases or []]
     now = now_iso()
     note_id = store.new_id()
     meta: dict[str, Any] = {

@@ -379,6 +379,12 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
     # CLI add (a title cut for the file name or a listing must not keep a start), correct, link reasons
     added = run("add", "--title", straddle(50, feed("cliTitl")), "--body", f"key {feed('cliBody')}")
     run("correct", added["path"], "--title", f"Rotated {feed('cliCorT')}", "--body", f"now {feed('cliCorB')}")
+    named = run("add", "--title", "Named things", "--entity", f"Svc {feed('cliEnti')}", "--alias",
+                f"aka {feed('cliAlia')}")
+    assert named["path"], named
+    refused = mdmem_in_process("--vault", str(root), "add", "--title", "Tagged", "--tag", token("cliTagX"),
+                               check=False)
+    assert refused.returncode != 0 and "looks like a secret" in refused.stderr
     run("link", "Release train schedule", "Conflicted note", "--type", "depends_on", "--reason",
         f"shares {feed('cliReas')}")
     # MCP add, correct, link (the tools as the server runs them, in this process)
