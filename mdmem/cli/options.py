@@ -121,7 +121,8 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--tag", "tags", multiple=True, metavar="TAG",
                      help="Only notes with this tag (repeatable: all of them)."),
         click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
-                     help="Only notes in this scope, e.g. project:acme, or topic:* for every topic (global notes always qualify)."),
+                     help="Only notes in this scope, e.g. project:acme, or topic:* for every topic "
+                          "(global notes always qualify)."),
         click.option("--status", "statuses", multiple=True,
                      type=click.Choice(STATUSES), help="Only notes with this status."),
         click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD; "
