@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .embed_e5 import MULTILINGUAL_MODEL
+from .embed_onnx import OnnxRunner, fuse_bert
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class EmbedSettings:
     threads: int = 0  # model threads; 0: this machine's cores, at most MAX_AUTO_THREADS
     runtime: str = "auto"  # "auto": ONNX once prepared, torch until then; "torch": always torch
     multilingual: bool = False  # a local model folder that knows many languages (the e5 model always does)
+    precision: str = "fp32"  # "int8": int8 weights on onnxruntime (faster, other vectors: its own fingerprint)
 
     def __post_init__(self) -> None:
         # mdmem.toml comes with the vault: a cloned one must not make a command take all memory or CPU.
@@ -73,6 +75,10 @@ class EmbedSettings:
                 raise ConfigError(f"[embed] {name} must be from {low} to {high}, got {value}.")
         if self.runtime not in ("auto", "torch"):
             raise ConfigError(f'[embed] runtime must be "auto" or "torch", got {self.runtime!r}.')
+        if self.precision not in ("fp32", "int8"):
+            raise ConfigError(f'[embed] precision must be "fp32" or "int8", got {self.precision!r}.')
+        if self.precision == "int8" and self.runtime == "torch":
+            raise ConfigError('[embed] precision = "int8" runs on onnxruntime only, not with runtime = "torch".')
 
     @property
     def thread_count(self) -> int:
@@ -95,6 +101,7 @@ class EmbedSettings:
                 threads=int(os.environ.get("MDMEM_THREADS", raw.get("threads", 0))),  # type: ignore[call-overload]
                 runtime=str(os.environ.get("MDMEM_EMBED_RUNTIME") or raw.get("runtime", "auto")),
                 multilingual=bool(raw.get("multilingual", False)),
+                precision=str(os.environ.get("MDMEM_EMBED_PRECISION") or raw.get("precision", "fp32")),
             )
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] in mdmem.toml has a bad value: {exc}") from exc
@@ -195,6 +202,8 @@ class TransformersEmbedder:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"[embed] model {path}: config.json names no hidden_size ({exc}).") from exc
         prefixes = f"{settings.query_prefix}|{settings.passage_prefix}|{settings.max_length}"
+        if settings.precision != "fp32":  # other vectors: never mixed with fp32 ones (fp32 keeps its old name)
+            prefixes += f"|{settings.precision}"
         settings_digest = hashlib.blake2b(prefixes.encode(), digest_size=3).hexdigest()
         self.model_digest = _model_digest(path)
         self.fingerprint = f"{name}-{self.dim}-{self.model_digest}-{settings_digest}"
@@ -210,7 +219,15 @@ class TransformersEmbedder:
     @property
     def _onnx_next(self) -> bool:
         return (self.runtime == "onnx" if self._run is not None else self.settings.runtime != "torch"
-                and onnx_ready(self.onnx_dir(), self.path) and onnxruntime_loadable())
+                and self._onnx_usable() and onnxruntime_loadable())
+
+    def _onnx_usable(self) -> bool:
+        folder = self.onnx_dir()
+        return onnx_ready(folder, self.path) and (folder / self._onnx_file).is_file()
+
+    @property
+    def _onnx_file(self) -> str:
+        return "model.onnx" if self.settings.precision == "fp32" else f"model-{self.settings.precision}.onnx"
 
     @property
     def load_seconds(self) -> float:
@@ -230,7 +247,7 @@ class TransformersEmbedder:
         if self.settings.runtime == "torch":
             return False
         folder = self.onnx_dir()
-        if onnx_ready(folder, self.path):
+        if self._onnx_usable():
             if self.runtime == "torch" and onnxruntime_loadable():
                 self._run = None  # loaded on torch before the export existed: switch on the next embed
             return True
@@ -242,7 +259,12 @@ class TransformersEmbedder:
         if say:
             say(f"Preparing the model for fast embedding (an ONNX export, once per machine) in {folder} …")
         try:
-            export_onnx(self.path, folder, self.settings)
+            if not onnx_ready(folder, self.path):
+                export_onnx(self.path, folder, self.settings)
+            if not self._onnx_usable():
+                from .embed_onnx import quantize_int8
+
+                quantize_int8(folder / "model.onnx", folder / self._onnx_file)
         except Exception as exc:  # the torch path still works; say why once and keep using it
             with contextlib.suppress(OSError):
                 folder.parent.mkdir(parents=True, exist_ok=True)
@@ -260,17 +282,30 @@ class TransformersEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         folder = self.onnx_dir()
-        if self.settings.runtime != "torch" and onnx_ready(folder, self.path) and onnxruntime_loadable():
+        if self.settings.precision != "fp32" and not self.prepare(lambda msg: print(msg, file=sys.stderr)):
+            raise ConfigError(f'[embed] precision = "{self.settings.precision}" needs the model on onnxruntime, '
+                              'and it could not be prepared here; remove the setting to embed with fp32.')
+        if self.settings.runtime != "torch" and self._onnx_usable() and onnxruntime_loadable():
             try:
-                run = _onnx_runner(folder, self.settings)
+                run = OnnxRunner(folder, self._onnx_file, self.settings.thread_count, self.settings.max_length)
                 self.runtime = "onnx"
                 return run
             except Exception as exc:  # a damaged export: drop it (the next embed makes it again), use torch
                 print(f"mdmem: the prepared ONNX model is unreadable ({type(exc).__name__}); removing it and "
                       "using torch.", file=sys.stderr)
                 shutil.rmtree(folder, ignore_errors=True)
+                if self.settings.precision != "fp32":
+                    raise ConfigError("[embed] precision: the prepared ONNX model was damaged and is removed; "
+                                      "run the command again to prepare it anew.") from exc
         self.runtime = "torch"
         return _torch_runner(self.path, self.settings)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each text gives the model (characters on torch): to batch similar lengths."""
+        if self._run is None:
+            self._run = self._load()
+        counts = getattr(self._run, "token_counts", None)
+        return counts(list(texts)) if counts else [len(t) for t in texts]
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         import numpy as np
@@ -289,7 +324,7 @@ class TransformersEmbedder:
 
 # -- the two runtimes ------------------------------------------------------------------------------
 
-ONNX_FORMAT = 1  # bump when the export changes (inputs, opset, what is inside): old exports are ignored
+ONNX_FORMAT = 2  # bump when the export changes (inputs, opset, what is inside): old exports are ignored
 ONNX_OPSET = 17
 
 
@@ -360,51 +395,15 @@ def _torch_runner(path: Path, settings: EmbedSettings) -> Callable[[list[str]], 
     return run
 
 
-def _onnx_runner(folder: Path, settings: EmbedSettings) -> Callable[[list[str]], np.ndarray]:
-    """The exported model on onnxruntime, tokenised by the tokenizer transformers itself used (saved
-    beside it): the same ids, the same pooling, so the same vectors, without importing torch."""
-    import json
-
-    import numpy as np
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
-
-    meta = json.loads((folder / "meta.json").read_text())
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = settings.thread_count
-    opts.inter_op_num_threads = 1
-    # Idle threads sleep instead of spinning: on a busy 2-core machine 2 spinning threads embedded
-    # 26.5 chunks per CPU-second, sleeping ones 35 (1 thread: 40); the hooks' jobs share the machine.
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(str(folder / "model.onnx"), opts, providers=["CPUExecutionProvider"])
-    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tok.enable_truncation(settings.max_length)
-    tok.enable_padding(pad_id=int(meta["pad_id"]), pad_token=str(meta["pad_token"]))
-    inputs = list(meta["inputs"])
-
-    def run(batch: list[str]) -> np.ndarray:
-        enc = tok.encode_batch(batch)
-        arrays = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                  "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
-                  "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
-        hidden = session.run(None, {name: arrays[name] for name in inputs})[0]
-        mask = arrays["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(1) / np.clip(mask.sum(1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-
-    return run
-
-
 # Texts the export is checked on: short, long (truncated), non-Latin, batched together (padding).
 _CHECK_TEXTS = ["We chose Hotwire for the frontend.", "数据库迁移は来週", "deploy " * 400,
                 "The payments webhook retries three times, then the ledger marks the invoice as failed. " * 3]
 
 
 def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
-    """Export ``source`` to ONNX in ``folder`` (torch.onnx, opset 17), checked against torch on a few
-    texts (max abs diff < 1e-4) before it is published by one rename: a killed export leaves no folder."""
+    """Export ``source`` to ONNX in ``folder`` (torch.onnx, opset 17), its operators fused where the
+    model is a BERT (``embed_onnx.fuse_bert``), checked against torch on a few texts (max abs diff
+    < 1e-4) before it is published by one rename: a killed export leaves no folder."""
     import json
     import tempfile
     import warnings
@@ -421,8 +420,12 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
     tokenizer = AutoTokenizer.from_pretrained(str(source), local_files_only=True, trust_remote_code=False)
     if not getattr(tokenizer, "is_fast", False):
         raise ConfigError(f"{source} has no fast tokenizer (tokenizer.json); it runs on torch only.")
-    model = AutoModel.from_pretrained(str(source), local_files_only=True, trust_remote_code=False,
-                                      use_safetensors=True)
+    try:  # eager attention exports as plain MatMul/Softmax, which onnxruntime's optimizer can fuse
+        model = AutoModel.from_pretrained(str(source), local_files_only=True, trust_remote_code=False,
+                                          use_safetensors=True, attn_implementation="eager")
+    except (ValueError, TypeError):
+        model = AutoModel.from_pretrained(str(source), local_files_only=True, trust_remote_code=False,
+                                          use_safetensors=True)
     model.eval()
     inputs = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in tokenizer.model_input_names]
 
@@ -441,18 +444,29 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
         axes = {n: {0: "batch", 1: "tokens"} for n in [*inputs, "last_hidden_state"]}
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(Wrapper(), tuple(sample[n] for n in inputs), str(tmp / "model.onnx"),
+            torch.onnx.export(Wrapper(), tuple(sample[n] for n in inputs), str(tmp / "raw.onnx"),
                               input_names=inputs, output_names=["last_hidden_state"], dynamic_axes=axes,
                               opset_version=ONNX_OPSET, dynamo=False)
         tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
         meta = {"format": ONNX_FORMAT, "source": stamp, "inputs": inputs, "pad_id": tokenizer.pad_token_id,
-                "pad_token": tokenizer.pad_token, "onnx_bytes": (tmp / "model.onnx").stat().st_size,
-                "torch": torch.__version__, "onnxruntime": onnxruntime.__version__}
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
-        check = EmbedSettings(max_length=settings.max_length, threads=1)
-        diff = float(np.abs(_onnx_runner(tmp, check)(_CHECK_TEXTS) - _torch_runner(source, check)(_CHECK_TEXTS)).max())
+                "pad_token": tokenizer.pad_token, "torch": torch.__version__, "onnxruntime": onnxruntime.__version__}
+        (tmp / "meta.json").write_text(json.dumps(meta))
+        expected = _torch_runner(source, EmbedSettings(max_length=settings.max_length, threads=1))(_CHECK_TEXTS)
+        config = json.loads((source / "config.json").read_text())
+        diff = float("inf")
+        for name in ("fused.onnx", "raw.onnx"):  # the fused model if it fuses and keeps the vectors
+            if name == "raw.onnx" or fuse_bert(tmp / "raw.onnx", tmp / name, config):
+                diff = float(np.abs(OnnxRunner(tmp, name, 1, settings.max_length)(_CHECK_TEXTS) - expected).max())
+                if diff < 1e-4:
+                    os.replace(tmp / name, tmp / "model.onnx")
+                    meta["fused"] = name == "fused.onnx"
+                    break
         if not diff < 1e-4:
             raise ValueError(f"the ONNX model's vectors differ from torch's by {diff:.1e}")
+        for f in ("raw.onnx", "fused.onnx"):
+            (tmp / f).unlink(missing_ok=True)
+        meta["onnx_bytes"] = (tmp / "model.onnx").stat().st_size
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
         if folder.exists() and not onnx_ready(folder, source):
             shutil.rmtree(folder, ignore_errors=True)  # an old or damaged export of this model
         os.rename(tmp, folder)  # atomic; fails if another process published one meanwhile (theirs wins)

@@ -81,6 +81,49 @@ def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home:
     assert broken.prepare(said.append) and len(said) == 1  # once per machine
 
 
+def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, vault_dir: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """BERT's attention, embedding and layer norms run as onnxruntime's fused operators (the same vectors,
+    checked at export), and a vault's chunks go to the model shortest in tokens first, so a batch pads little."""
+    monkeypatch.setenv("MDMEM_HOME", str(models_home))
+    emb = make_embedder(EmbedSettings(max_length=64))
+    meta = json.loads((emb.onnx_dir() / "meta.json").read_text())
+    assert meta["fused"] is True and meta["format"] == 2
+    assert emb.token_counts(["The cat sat.", "deploy " * 300, "数据库"]) == [6, 64, 5]
+
+    import mdmem.index.semantic as semantic
+
+    batches: list[list[str]] = []
+    real = make_embedder(EmbedSettings())
+    monkeypatch.setattr(semantic, "make_embedder", lambda settings: real)
+    monkeypatch.setattr(real, "embed", lambda texts, query=False: batches.append(list(texts)) or np.zeros(
+        (len(texts), 384), dtype=np.float32))
+    Vault.open(vault_dir).embed()
+    order = [t for batch in batches for t in batch]
+    counts = real.token_counts(order)
+    assert len(order) > 3 and counts == sorted(counts)
+    by_chars = real.token_counts(sorted(order, key=len))
+    assert by_chars != sorted(by_chars)  # what the old order by characters gave on these notes
+
+
+def test_int8_is_an_opt_in_with_its_own_vectors_and_fingerprint(models_home: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdmem.errors import ConfigError
+
+    monkeypatch.setenv("MDMEM_HOME", str(models_home))
+    fp32 = make_embedder(EmbedSettings())
+    int8 = make_embedder(EmbedSettings.from_config({"embed": {"precision": "int8"}}))
+    assert int8.fingerprint != fp32.fingerprint  # never mixed with fp32 vectors in one index
+    a, b = fp32.embed(TEXTS), int8.embed(TEXTS)
+    assert int8.runtime == "onnx" and (int8.onnx_dir() / "model-int8.onnx").is_file()
+    cos = (a * b).sum(1)
+    assert float(np.abs(a - b).max()) > 1e-3 and float(cos.min()) > 0.95
+    with pytest.raises(ConfigError, match="precision"):
+        EmbedSettings(precision="int4")
+    with pytest.raises(ConfigError, match="onnxruntime"):
+        EmbedSettings(precision="int8", runtime="torch")
+
+
 def test_threads_default_to_the_cores_and_stay_settable(vault_dir: Path) -> None:
     from mdmem.errors import ConfigError
 

@@ -116,12 +116,15 @@ class Semantic:
         missing = self.cache.missing(fp, text_of)
         if max_new is not None:
             missing = missing[:max_new]
-        # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
-        # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted).
-        missing.sort(key=lambda h: len(text_of[h]))
         if len(missing) > AUTO_EMBED_MAX and hasattr(self.embedder, "prepare"):
             # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
             self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
+        # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
+        # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by tokens, not
+        # characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
+        counts = getattr(self.embedder, "token_counts", None)
+        length = dict(zip(missing, counts([text_of[h] for h in missing]))) if counts and missing else {}
+        missing.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
         batch = max(1, self.settings.batch_size)
         tracker = EmbedProgress(self.store.state.dir, len(missing)) if len(missing) > AUTO_EMBED_MAX else None
         try:
