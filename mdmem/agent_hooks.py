@@ -41,6 +41,7 @@ PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
 LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
+LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model: ~0.3 s)
 
 
 # -- the hook protocol -----------------------------------------------------------------------------
@@ -146,7 +147,8 @@ def is_trivial(prompt: str) -> bool:
 
 def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float) -> str | None:
     """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
-    running server (hybrid, warm model) or BM25 here."""
+    running server (hybrid, warm model), else here: hybrid when the model loads quickly (the bundled
+    model once exported to ONNX) and time allows, else BM25."""
     prompt = str(payload.get("prompt") or "")
     if is_trivial(prompt):
         return None
@@ -169,7 +171,8 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        ctx = vault.context(prompt, budget=budget, scope=scope, vectors=False)
+        quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
+        ctx = vault.context(prompt, budget=budget, scope=scope, vectors=quick)
     finally:
         vault.close()
     return _with_footer(ctx.text)

@@ -221,10 +221,11 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
             continue
         if used > budget // 2 or not take(path, "pinned", None):
             break
-    intent = None
+    intent, vectors = None, False
     if prompt.strip():
         ranked, info = recall_candidates(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
         intent = info.get("intent")
+        vectors = any(s.startswith("vectors:") and s[8:].isdigit() for s in info.get("stages", []))
         if info.get("relevant") is False:
             ranked = []  # the vault has no answer: an agent is better off with no memory than a wrong one
         for c in ranked:
@@ -232,4 +233,4 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
                 break
     text = header + "".join(lines) if lines else ""
     return MemoryContext(text, used if lines else 0, budget, items, intent,
-                         round((time.perf_counter() - started) * 1000, 1))
+                         round((time.perf_counter() - started) * 1000, 1), vectors)

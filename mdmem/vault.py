@@ -198,11 +198,13 @@ class Vault(VaultGraph):
         return hits
 
     def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool = True, as_of: str | None = None) -> r.MemoryContext:
-        """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant."""
+                vectors: bool | None = True, as_of: str | None = None) -> r.MemoryContext:
+        """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant.
+        ``vectors=None``: the vector leg only when it is quick here (``Semantic.quick``), as a hook wants."""
         from .recall import build_context
 
-        return build_context(self.store, self.semantic if vectors else None, prompt, budget=budget,
+        use = self.semantic.quick() if vectors is None else vectors
+        return build_context(self.store, self.semantic if use else None, prompt, budget=budget,
                              scope=scope, as_of=as_of)
 
     def resolve(self, ref: str) -> str:

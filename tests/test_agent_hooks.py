@@ -60,6 +60,27 @@ def test_prompt_hook_adds_relevant_memory_as_claude_code_json(git_vault: Path) -
     assert "Coffee machine" in ctx
 
 
+def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(git_vault: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a server the prompt hook is hybrid when vectors exist and the model loads fast (the hash
+    model here, the bundled one once exported to ONNX), and BM25 alone while the model would need torch."""
+    from mdmem.vault import Vault
+
+    question = "when do we ship the release train?"
+    with Vault.open(git_vault) as v:  # the tests' $HOME has no ONNX export: the bundled model needs torch
+        assert v.context(question, vectors=None).vectors is False  # and nothing was loaded to find that out
+        assert not v.semantic.embedder.loaded
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    with Vault.open(git_vault) as v:
+        assert v.context(question, vectors=None).vectors is False  # no vectors yet
+        v.embed()
+        quick = v.context(question, vectors=None)
+        assert quick.vectors is True and quick.text == v.context(question).text
+        assert v.context(question, vectors=False).vectors is False
+    ctx = context_of(hook(git_vault, "prompt", prompt_payload(question, git_vault)), "UserPromptSubmit")
+    assert "Release train schedule" in ctx
+
+
 @pytest.mark.parametrize("prompt", ["ok", "thanks!", "/clear", "  ", "yes please", "go ahead"])
 def test_prompt_hook_skips_trivial_prompts(git_vault: Path, prompt: str) -> None:
     proc = hook(git_vault, "prompt", prompt_payload(prompt, git_vault))

@@ -274,7 +274,7 @@ def test_reports() -> None:
                 {"count": 1, "kinds": [{"kind": "f", "count": 1, "files": 1}],
                  "problems": [{"path": "a.md", "field": "f", "message": "m", "fix": "x"}]})
     ctx = MemoryContext("t", 10, 600, [ContextItem("m", "p", "T", "fact", "pinned", None)], "why", 1.5)
-    assert list(ctx.to_dict()) == ["text", "tokens", "budget", "items", "intent", "ms"]
+    assert list(ctx.to_dict()) == ["text", "tokens", "budget", "items", "intent", "ms", "vectors"]
     assert list(SetupReport("/v", True).to_dict()) == ["vault", "dry_run", "files"]
     assert ExportReport("g.dot", "dot", 12).to_dict() == {"output": "g.dot", "format": "dot", "bytes": 12}
 

@@ -44,6 +44,7 @@ INLINE_SECONDS = 0.5
 # otherwise: a model by name, else the measured torch MiniLM (load ~5 s, 5–12 chunks/s on 2 cores).
 COSTS = {"hash": (0.0, 0.0001)}
 DEFAULT_COST = (5.0, 0.1)
+QUICK_LOAD_S = 0.5  # a prompt hook runs the vector leg itself when the model loads this fast
 JOB_ROUND = 256  # the background job adds vectors to the index every this many chunks (status shows progress)
 
 
@@ -379,6 +380,17 @@ class Semantic:
         if cat.get_meta("vector_model") != self.embedder.fingerprint:
             return 0, cat.coverage()[1]
         return cat.coverage()
+
+    def quick(self, max_load: float = QUICK_LOAD_S) -> bool:
+        """Whether a vector read fits a per-prompt hook: this model has vectors here and loads in at most
+        ``max_load`` seconds (the bundled model once exported to ONNX: ~0.2 s; on torch: seconds)."""
+        try:
+            emb = self.embedder
+        except MdmemError:
+            return False  # a model setting that cannot load: the vector reads say why, not a hook
+        if not getattr(emb, "loaded", False) and float(getattr(emb, "load_seconds", 0.0)) > max_load:
+            return False
+        return self.store.catalog.get_meta("vector_model") == emb.fingerprint and self.store.catalog.coverage()[0] > 0
 
     def running_embed(self) -> dict[str, Any] | None:
         """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""

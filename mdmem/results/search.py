@@ -101,6 +101,7 @@ class MemoryContext(Result):
     items: list[ContextItem] = field(default_factory=list)
     intent: str | None = None
     ms: float = 0.0
+    vectors: bool = False  # whether the vector leg ran (else BM25 alone)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
