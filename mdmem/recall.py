@@ -14,6 +14,7 @@ from .links import display_text
 from .memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from .rank import Candidate, spread
 from .results import ContextItem, Hits, MemoryContext
+from .topics import interleave, split
 from .when import Window, around_anchor, strip, window
 
 if TYPE_CHECKING:
@@ -40,8 +41,12 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
-                                 recent_intent=recent)
+    parts = topic_plan(store, strip(text, win.phrase) if win else text, filters)
+    if parts:
+        ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
+    else:
+        ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
+                                     recent_intent=recent)
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
              "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
     if intent == "why":
@@ -59,6 +64,49 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
         route = route if intent == "when" else route + " + time window"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
+
+
+TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone
+
+
+def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
+    """The parts of a question about several things (``topics.split``) when each stands as a query
+    on its own: its best BM25 hit covers ``TOPIC_COVERAGE`` of it, and the parts' best hits differ
+    (one note answering both is one topic). [] otherwise: the question runs whole."""
+    parts = split(text)
+    tops = []
+    for part in parts:
+        hits = store.read(lambda p=part: store.lexical.search(p, 1, filters, coverage=True))
+        if not hits or hits[0].coverage < TOPIC_COVERAGE:
+            return []
+        tops.append(hits[0].path)
+    return parts if len(set(tops)) == len(tops) else []
+
+
+def _by_topic(store: IndexStore, sem: Semantic | None, parts: list[str], pool: int, filters: Filters,
+              **kw: Any) -> tuple[list[Candidate], dict[str, Any]]:
+    """Each part as its own hybrid query, merged round-robin (``topics.interleave``): the list takes
+    each topic's best in turn. Scores stay each note's share of its part's best, made non-increasing
+    down the merged list; ``explain`` names the topic and the rank it had there."""
+    lists, infos = [], []
+    for part in parts:
+        ranked, info = hybrid_search(store, sem, part, pool, filters, **kw)
+        lists.append({c.path: c for c in ranked})
+        infos.append(info)
+    merged: list[Candidate] = []
+    last = float("inf")
+    for path, part, rank in interleave([list(li) for li in lists], pool):
+        c = lists[part][path]
+        top = max(x.score for x in lists[part].values()) or 1.0
+        c.score = last = min(c.score / top, last - 1e-6)
+        c.explain.update({"topic": part + 1, "topic_rank": rank})
+        merged.append(c)
+    info = {**infos[0], "stages": [f"topic {i + 1}: " + " ".join(x["stages"]) for i, x in enumerate(infos)],
+            "topics": [{"query": p, "hits": len(li)} for p, li in zip(parts, lists)], "plan": "round-robin",
+            "relevant": any(x.get("relevant", True) for x in infos)}
+    if info["relevant"]:
+        info.pop("unknown", None)
+    return merged, info
 
 
 def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],

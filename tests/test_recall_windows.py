@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mdmem.topics import interleave, split
 from mdmem.when import around_anchor, strip, window
 
 NOW = dt.datetime(2026, 11, 29, 12, tzinfo=dt.UTC).timestamp()  # a Sunday
@@ -66,6 +67,30 @@ def test_an_event_is_an_anchor_dated_by_the_caller() -> None:
     assert around_anchor(after, moved, "g-007", NOW).describe()["from"] == "2026-02-03"
 
 
+# -- pure: topics ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("the database migration and the login bug", ["the database migration", "the login bug"]),
+    ("what do we know about the Kafka consumer lag and the Safari payment failures",
+     ["the Kafka consumer lag", "the Safari payment failures"]),
+    ("salt and pepper", []),
+    ("terms and conditions", []),
+    ("Priya and Tomás", []),
+    ("the ledger and the queue", []),  # one word a side: one thing, or too little to stand alone
+    ("the database migration", []),
+])
+def test_split_only_proposes_parts_that_could_stand_alone(query: str, parts: list[str]) -> None:
+    assert split(query) == parts
+
+
+def test_interleave_takes_each_topic_in_turn() -> None:
+    merged = interleave([["a1", "a2", "a3", "shared"], ["shared", "b2"]], 10)
+    assert [m[0] for m in merged] == ["a1", "shared", "a2", "b2", "a3"]
+    assert merged[1] == ("shared", 1, 1)  # a note both topics found is taken at its first turn
+    assert len(interleave([["a1", "a2"], ["b1"]], 2)) == 2
+
+
 # -- recall on a real index ------------------------------------------------------------------------
 
 
@@ -116,3 +141,18 @@ def test_before_an_event_is_dated_by_the_note_about_it(dated: Path) -> None:
     assert order.index("notes/pool-old.md") < order.index("notes/pool-new.md")  # after the move: not in it
     v.recall("problems before the quux rollout", 5, vectors=False)
     assert v.last_info["window"]["source"] == "anchor not found: the quux rollout"
+
+
+def test_two_topics_share_the_top_of_the_list(dated: Path) -> None:
+    from mdmem import Vault
+
+    v = Vault.open(dated)
+    whole = v.query("the login bug and the database migration", 2)
+    assert "notes/migration.md" not in [h.path for h in whole]  # the crowded-out topic, without a split
+    hits = v.recall("the login bug and the database migration", 2, explain=True)
+    assert "notes/migration.md" in [h.path for h in hits]
+    assert v.last_info["plan"] == "round-robin"
+    assert [t["query"] for t in v.last_info["topics"]] == ["the login bug", "the database migration"]
+    assert {h.explain["topic"] for h in hits if h.explain} == {1, 2}
+    v.recall("login bug and login retries", 3)
+    assert "topics" not in v.last_info  # both parts' best answer is one note: one topic
