@@ -1,9 +1,11 @@
 """Questions about several things → one sub-query per topic, and a fair merge of their answers (pure).
 
 ``split(text)`` proposes the parts of "the database migration and the login bug" (on "and", "as well
-as", ";" and commas between parts); it proposes nothing when a side is a single word ("salt and pepper",
-"terms and conditions", "Priya and Tomás", "Kafka and Redis"): such pairs are one topic or a name far
-more often than two questions. The caller then checks that each part stands as a query on its own (its
+as", "plus", ";"; not on a bare comma, which mostly lists); it proposes nothing when a side is a single
+word ("salt and pepper", "terms and conditions", "Priya and Tomás", "Kafka and Redis": one topic or a
+name far more often than two questions), when a side leans on another ("Melanie and her kids", "and
+how does he cope") or is a clause ("Based on X, did A"), or when one question goes on past its "and"
+("when did she hike and have a bad time"). The caller then checks that each part stands as a query on its own (its
 own BM25 hits) before it splits. ``interleave`` merges the parts' ranked lists round-robin, so one
 topic's many close matches cannot crowd the other out of the top of the list.
 """
@@ -15,10 +17,15 @@ from collections.abc import Sequence
 
 from .text import terms
 
-_JOIN = re.compile(r"\s*(?:;|,\s*(?:and|as well as|plus)\s+|,\s+|\s+(?:and also|as well as|and|plus)\s+)\s*", re.I)
+_JOIN = re.compile(r"\s*(?:;|,\s*(?:and|as well as|plus)\s+|\s+(?:and also|as well as|and|plus)\s+)\s*", re.I)
 # a leading question frame the parts share: "what do we know about A and B" → A, B
-_FRAME = re.compile(r"^\s*(?:(?:what|tell me|remind me|show me|and)\b.*?\b(?:about|on|with|of|regarding|for)\s+"
-                    r"|(?:what|how) (?:is|are|was|were|did|do|does)\s+(?:the\s+)?(?:status|state) of\s+)", re.I)
+_FRAME = re.compile(r"^\s*(?:what|tell me|remind me|show me|anything)\b[^,?]*?\b(?:about|regarding)\s+", re.I)
+# a question word or auxiliary: a part that starts so is a question; a noun phrase is not
+_ASKS = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|has|have|had|can|"
+                   r"could|would|will|should)\b", re.I)
+_WH = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which)\b", re.I)
+# a part that leans on another: it refers back (he, them, both) — "Melanie and her kids", "and how does he cope"
+_LEANS = re.compile(r"\b(?:her|his|their|its|she|he|they|it|them|him|both|also|then)\b", re.I)
 MIN_WORDS = 2  # content words every part needs to stand as a query of its own
 
 
@@ -31,6 +38,13 @@ def split(text: str) -> list[str]:
     parts = [p.strip(" ?.!") for p in _JOIN.split(body) if p and p.strip(" ?.!")]
     if len(parts) < 2 or len(parts) > 4:
         return []
+    if any(_LEANS.search(p) or "," in p or "?" in p for p in parts):
+        return []  # "Melanie and her kids", "Caroline and Melanie both painted": one question
+    if not frame:
+        if _ASKS.match(parts[0]) and not all(_WH.match(p) for p in parts[1:]):
+            return []  # "when did she hike and have a bad time": one question; "how A … and where B …": two
+        if not _ASKS.match(parts[0]) and any(_WH.match(p) for p in parts[1:]):
+            return []  # "the trip and what we learned": one question about a thing
     words = [terms(p) for p in parts]
     if any(len(w) < MIN_WORDS for w in words):
         return []  # "the ledger and the queue", "salt and pepper": one thing, or too little to stand alone

@@ -79,6 +79,11 @@ def test_an_event_is_an_anchor_dated_by_the_caller() -> None:
     ("Priya and Tomás", []),
     ("the ledger and the queue", []),  # one word a side: one thing, or too little to stand alone
     ("the database migration", []),
+    ("What types of pottery have Melanie and her kids made?", []),  # a part that leans on the other
+    ("When did Caroline encounter people on a hike and have a negative experience?", []),  # one question
+    ("Based on the conversation, did Calvin and Dave meet in Boston?", []),
+    ("how feature flags are managed and where the Terraform state lives",
+     ["how feature flags are managed", "where the Terraform state lives"]),  # two questions
 ])
 def test_split_only_proposes_parts_that_could_stand_alone(query: str, parts: list[str]) -> None:
     assert split(query) == parts
