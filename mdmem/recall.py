@@ -41,7 +41,8 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    parts = topic_plan(store, strip(text, win.phrase) if win else text, filters)
+    rest = strip(text, win.phrase) if win else text
+    parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
