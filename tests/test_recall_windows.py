@@ -161,3 +161,13 @@ def test_two_topics_share_the_top_of_the_list(dated: Path) -> None:
     assert {h.explain["topic"] for h in hits if h.explain} == {1, 2}
     v.recall("login bug and login retries", 3)
     assert "topics" not in v.last_info  # both parts' best answer is one note: one topic
+
+
+def test_explain_text_names_the_window_and_the_plan(dated: Path) -> None:
+    from mdmem import Vault, render
+
+    v = Vault.open(dated)
+    out = render.cli(v.recall("what was handed over last week", 3, explain=True), explain=True).out
+    assert 'window: 2026-11-16 – 2026-11-22 ("last week", relative to 2026-11-29)' in out
+    out = render.cli(v.recall("the login bug and the database migration", 3, explain=True), explain=True).out
+    assert 'plan: round-robin over "the login bug" | "the database migration"' in out
