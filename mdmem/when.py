@@ -99,10 +99,12 @@ def _opened(text: str, w: Window, now: float | None) -> Window:
     if not m or w.start is None or w.end is None:
         return w
     side, phrase = m[1].lower(), text[m.start(1):i + len(w.phrase)]
+    # The named span stays in: a note is dated when it was written, and what happened "the week before
+    # 3 August" is written down on 3 August (LoCoMo: 6 such questions lost their answer without it).
     if side in ("since", "after", "from"):
         end = max(w.end, _midnight(_today(now)) + _DAY) if now is not None else None
-        return Window(w.end if side == "after" else w.start, end, phrase, w.source)
-    return Window(None, w.start if side in ("before", "prior to") else w.end, phrase, w.source)
+        return Window(w.start, end, phrase, w.source)
+    return Window(None, w.end, phrase, w.source)
 
 
 def _explicit(text: str, now: float | None) -> Window | None:
@@ -178,7 +180,8 @@ def _relative(text: str, now: float | None) -> Window | None:
     if m:
         back = {"the day before yesterday": 2, "yesterday": 1}.get(m[1].lower(), 0)
         return Window(t0 - back * _DAY, t0 - (back - 1) * _DAY, m[0], rel)
-    m = re.search(r"\b" + _N_RE + r" " + _UNIT_RE + r" ago\b", text, re.I)
+    # not "4 years ago": an event that far back is recounted in notes written since, not dated then
+    m = re.search(r"\b" + _N_RE + r" (day|week|fortnight|month)s? ago\b", text, re.I)
     if m:
         n, unit = _n(m[1]), m[2].lower()
         if unit == "day":  # that day, give or take one

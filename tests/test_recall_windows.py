@@ -39,7 +39,8 @@ def span(text: str, now: float | None = NOW) -> tuple[str | None, str | None] | 
     ("what happened between 12 and 18 October 2025", ("2025-10-12", "2025-10-18")),
     ("first week of September 2025", ("2025-09-01", "2025-09-07")),
     ("since 2025", ("2025-01-01", "2026-11-29")),
-    ("before March 2026", (None, "2026-02-28")),
+    ("before March 2026", (None, "2026-03-31")),  # the named month stays in: what happened before it is written then
+    ("4 years ago", None),  # recounted since, not dated then
     ("on 2026-11-03", ("2026-11-03", "2026-11-03")),
     ("INV-2026-000123", None),  # a year inside an identifier is no date
     ("what may happen to the cache", None),  # "may" is a verb here
