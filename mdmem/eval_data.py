@@ -246,6 +246,16 @@ def parse_gold(data: Any) -> list[Query]:
     return out
 
 
+def gold_as_of(folder: Path) -> str | None:
+    """The gold set's "today" (``as_of`` in queries.yaml), as an ISO date, if it names one."""
+    import yaml
+
+    with open(folder / "queries.yaml", encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    value = data.get("as_of") if isinstance(data, Mapping) else None
+    return str(value) if value else None
+
+
 def load_gold(folder: Path) -> list[Query]:
     """The gold queries in ``folder/queries.yaml``."""
     import yaml

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .eval_data import Conversation, Query, load_gold, locomo_queries, session_notes, turn_notes
+from .eval_data import Conversation, Query, gold_as_of, load_gold, locomo_queries, session_notes, turn_notes
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -298,6 +298,7 @@ class Suite:
     dataset: str
     level: str
     vaults: list[tuple[Path, list[Query]]] = field(default_factory=list)
+    as_of: str | None = None  # the dataset's "today" (gold: queries.yaml's as_of): $MDMEM_NOW while it runs
 
     @property
     def n_queries(self) -> int:
@@ -327,7 +328,7 @@ def build_gold(gold: Path, cache: Path, rebuild: bool) -> Suite:
     if rebuild and folder.exists():
         shutil.rmtree(folder)
     sync_tree(folder, read_tree(gold / "vault"))
-    return Suite("gold", "note", [(folder, load_gold(gold))])
+    return Suite("gold", "note", [(folder, load_gold(gold))], as_of=gold_as_of(gold))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
     from .vault import Vault
 
     results: dict[str, list[Outcome]] = {m: [] for m in modes}
-    with _progress(suite.vaults, f"querying {suite.dataset}/{suite.level}") as bar:
+    with _clock(suite.as_of), _progress(suite.vaults, f"querying {suite.dataset}/{suite.level}") as bar:
         for folder, queries in bar:
             with Vault.open(folder) as v:
                 for mode in modes:
@@ -377,6 +378,24 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
                         ranked, silenced = search(q.text)
                         results[mode].append(Outcome(q, tuple(ranked[:LIMIT]), time.perf_counter() - t0, silenced))
     return results
+
+
+@contextmanager
+def _clock(as_of: str | None) -> Iterator[None]:
+    """$MDMEM_NOW = ``as_of`` for the block (nothing when None): the gold grades of "last month",
+    "yesterday" and of what is snoozed or expired hold at the set's own today, not the machine's."""
+    if as_of is None:
+        yield
+        return
+    before = os.environ.get("MDMEM_NOW")
+    os.environ["MDMEM_NOW"] = as_of
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MDMEM_NOW", None)
+        else:
+            os.environ["MDMEM_NOW"] = before
 
 
 def unknown_ids(suite: Suite) -> list[str]:

@@ -37,7 +37,7 @@ TYPES = {
 STATUSES = {"active", "archived", "forgotten"}
 KINDS = {
     "exact", "keyword", "paraphrase", "multilingual", "noanswer", "why", "entity", "recent",
-    "lifecycle", "temporal", "typo",
+    "lifecycle", "temporal", "typo", "multi",
 }
 MIN_PER_KIND = 8
 DATE_KEYS = ("created", "updated", "authored", "valid_from", "valid_until", "snoozed_until")

@@ -408,6 +408,12 @@ class Catalog:
         return [r[0] for r in self.db.execute(
             "SELECT path FROM notes WHERE type=? ORDER BY date DESC, path LIMIT ?", (type, limit))]
 
+    def dated_between(self, start: float | None, end: float | None, limit: int) -> list[str]:
+        """Up to ``limit`` paths of notes dated in ``[start, end)`` (None: open), newest first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT path FROM notes WHERE date IS NOT NULL AND date >= ? AND date < ? ORDER BY date DESC, path LIMIT ?",
+            (start if start is not None else float("-inf"), end if end is not None else float("inf"), limit))]
+
     def unpinned_active(self) -> list[tuple[str, str, str, str, float | None, float | None]]:
         """(path, id, title, type, salience, date) of every active note that is not pinned."""
         return list(self.db.execute(

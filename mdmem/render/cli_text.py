@@ -100,6 +100,11 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     info = hits.info
     if explain and "intent" in info:
         p(f"intent: {info.get('intent')}  route: {info.get('route')}")
+        if win := info.get("window"):
+            p(f"window: {win.get('from') or '…'} – {win.get('to') or '…'} "
+              f"(\"{win.get('phrase')}\", {win.get('source')})")
+        if info.get("topics"):
+            p(f"plan: {info.get('plan')} over " + " | ".join(f"\"{t['query']}\"" for t in info["topics"]))
     cov = info.get("coverage")
     if cov and not cov.get("complete"):
         finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
