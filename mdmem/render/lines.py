@@ -28,6 +28,11 @@ class Table:
         self.table[str(next(iter(fn.__annotations__.values())))] = fn
         return fn
 
+    def register_for(self, fn: Renderer, *type_names: str) -> None:
+        """One renderer for several result types, named."""
+        for name in type_names:
+            self.table[name] = fn
+
     def __call__(self, result: Any, *args: Any, **options: Any) -> Any:
         fn = self.table.get(type(result).__name__)
         if fn is None:

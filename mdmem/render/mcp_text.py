@@ -23,24 +23,18 @@ from .lines import (
 if TYPE_CHECKING:
     from ..results import (
         AddReport,
-        BacklinksAnswer,
         Change,
         Correction,
-        EntityAnswer,
         History,
         Hit,
         Hits,
-        ImportReport,
-        LinksAnswer,
         MemoryContext,
         NeighborsAnswer,
         NoteAt,
         NoteBatch,
         NoteDiff,
         NoteText,
-        PathAnswer,
         Profile,
-        ReindexReport,
         SimilarNotes,
         TimelineAnswer,
         VaultStatus,
@@ -210,38 +204,12 @@ def _as_cli(result: Any) -> tuple[str, dict[str, Any]]:
 
 
 @_mcp.register
-def _links(a: LinksAnswer) -> tuple[str, dict[str, Any]]:
-    return _as_cli(a)
-
-
-@_mcp.register
-def _backlinks(a: BacklinksAnswer) -> tuple[str, dict[str, Any]]:
-    return _as_cli(a)
-
-
-@_mcp.register
-def _path(a: PathAnswer) -> tuple[str, dict[str, Any]]:
-    return _as_cli(a)
-
-
-@_mcp.register
-def _entity(a: EntityAnswer) -> tuple[str, dict[str, Any]]:
-    return _as_cli(a)
-
-
-@_mcp.register
 def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
     return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
 
 
-@_mcp.register
-def _import(r: ImportReport) -> tuple[str, dict[str, Any]]:
-    return _as_cli(r)
-
-
-@_mcp.register
-def _reindex(r: ReindexReport) -> tuple[str, dict[str, Any]]:
-    return _as_cli(r)
+_mcp.register_for(_as_cli, "LinksAnswer", "BacklinksAnswer", "PathAnswer", "EntityAnswer", "ImportReport",
+                  "ReindexReport")
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------
