@@ -203,21 +203,20 @@ class LexicalIndex:
 
     def write(self, upserts: Iterable[LexicalDoc], deletes: Iterable[str], *, bulk: bool = False) -> None:
         """Apply upserts and deletes in one atomic commit (readers see all of it or none)."""
+        deletes = list(deletes)
+        if bulk and not deletes and self.ix.is_empty():
+            # a new generation's build: one segment written straight through the codec (lexical_bulk)
+            from .lexical_bulk import write_new_segment
+
+            write_new_segment(self.ix, (_fields(doc) for doc in upserts))
+            return
         writer = self.ix.writer(limitmb=96 if bulk else 32)
         try:
             for path in deletes:
                 writer.delete_by_term("path", path)
             add = writer.add_document if bulk else writer.update_document
             for doc in upserts:
-                add(
-                    path=doc.path, nid=doc.id, title=doc.title, aliases=doc.aliases,
-                    entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
-                    body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
-                    type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
-                    hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
-                    constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
-                                        or doc.vuntil < FOREVER) else None,
-                )
+                add(**_fields(doc))
         except BaseException:
             writer.cancel()
             raise
@@ -380,6 +379,19 @@ class LexicalIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _fields(doc: LexicalDoc) -> dict[str, Any]:
+    """A note's whoosh fields."""
+    return dict(
+        path=doc.path, nid=doc.id, title=doc.title, aliases=doc.aliases,
+        entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
+        body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
+        type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
+        hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
+        constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
+                            or doc.vuntil < FOREVER) else None,
+    )
 
 
 def _replaces_a_letter(a: str, b: str) -> bool:

@@ -1,0 +1,212 @@
+"""The full build's whoosh writer: one segment written straight through whoosh's codec.
+
+Whoosh's ``SegmentWriter`` sends every posting through a sorting pool (a size estimate and a tuple
+per posting, a sort, runs spilled to disk past its memory limit), then through
+``FieldWriter.add_postings``, which looks every posting's field length up again in the per-document
+file and type-checks it. Profiled on a full build of 2,000 notes that was ~70% of the CPU. Here
+postings are kept in memory per (field, term) with their documents appended in order (the order the
+pool's sort yields), and each term's blocks are written at once: the same W3 segment bytes (blocks,
+term infos, lengths, stored fields), which whoosh's readers open unchanged
+(``tests/test_lexical_bulk.py`` compares one with a normally written index term by term and doc by doc).
+
+Only for a new, empty index: ``LexicalIndex.write(bulk=True)`` on a generation being built.
+"""
+
+from __future__ import annotations
+
+import zlib
+from array import array
+from collections.abc import Iterable
+from typing import Any
+
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3Codec, W3TermInfo
+from whoosh.compat import dumps
+from whoosh.filedb.filetables import OrderedHashWriter
+from whoosh.index import TOC, clean_files
+from whoosh.system import pack_ushort
+from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.util.numlists import delta_encode
+
+BLOCK = 128  # postings per block: W3Codec's default blocklimit
+COMPRESSION = 3  # W3Codec's default zlib level
+
+
+class _Block:
+    """One block of a term's postings, with the statistics ``W3TermInfo.add_block`` reads."""
+
+    def __init__(self, ids: list[int], weights: list[float], lengths: list[int]) -> None:
+        self._ids = array("I", ids)
+        self._weights = array("f", weights)
+        self._maxweight = 0
+        for w in weights:  # as W3PostingsWriter.add_posting keeps it (the first maximum, 0 if none is > 0)
+            if w > self._maxweight:
+                self._maxweight = w
+        real = [n for n in lengths if n]
+        self._minlength = min(real) if real else None
+        self._maxlength = max(real) if real else 0
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def min_id(self) -> int:
+        return self._ids[0]
+
+    def max_id(self) -> int:
+        return self._ids[-1]
+
+    def min_length(self) -> int | None:
+        return self._minlength
+
+    def max_length(self) -> int:
+        return self._maxlength
+
+    def max_weight(self) -> float:
+        return self._maxweight
+
+    def data(self, values: list[bytes], fixedsize: int | None) -> bytes:
+        """The block's pickled, compressed (ids, weights, values), as ``W3PostingsWriter`` writes them."""
+        weights = self._weights
+        if all(w == 1.0 for w in weights):
+            mini_w: Any = None
+        elif all(w == weights[0] for w in weights):
+            mini_w = weights[0]
+        else:
+            mini_w = tuple(weights)
+        if fixedsize is None or fixedsize < 0:
+            mini_v: Any = tuple(values)
+        elif fixedsize == 0:
+            mini_v = None
+        else:
+            mini_v = b"".join(values)
+        return zlib.compress(dumps((tuple(delta_encode(self._ids)), mini_w, mini_v), 2), COMPRESSION)
+
+    def info(self) -> bytes:
+        return dumps((len(self._ids), self._ids[-1], self._maxweight, COMPRESSION,
+                      length_to_byte(self._minlength), length_to_byte(self._maxlength)), 2)
+
+
+def write_new_segment(ix: Any, docs: Iterable[dict[str, Any]]) -> int:
+    """Add ``docs`` (``add_document``'s keyword arguments, no boosts) to the empty index ``ix`` as one
+    segment and commit it; the number of documents written."""
+    schema = ix.schema
+    if not ix.is_empty():
+        raise ValueError("the lean writer builds only a new index")
+    lock = ix.lock("WRITELOCK")
+    if not lock.acquire():
+        from whoosh.index import LockError
+
+        raise LockError
+    try:
+        storage, codec = ix.storage, W3Codec()
+        generation = ix.latest_generation() + 1
+        segment = codec.new_segment(storage, ix.indexname)
+        perdoc = codec.per_document_writer(storage, segment)
+        postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]] = {}
+        lengths: dict[str, dict[int, int]] = {}  # field → docnum → length as whoosh reads it back
+        count = 0
+        try:
+            for docnum, fields in enumerate(docs):
+                _add(schema, perdoc, postings, lengths, docnum, fields)
+                count += 1
+            perdoc.close()
+            segments = []
+            if count:  # (whoosh commits a writer that added nothing as a generation without segments)
+                _write_postings(storage, segment, schema, postings, lengths)
+                segment.set_doc_count(count)
+                if segment.should_assemble():
+                    segment.create_compound_file(storage)
+                segments.append(segment)
+            else:
+                for name in segment.list_files(storage):
+                    storage.delete_file(name)
+            commit_toc(ix, segments, generation)
+        except BaseException:
+            if not perdoc.is_closed:
+                perdoc.close()
+            for name in segment.list_files(storage):
+                storage.delete_file(name)
+            raise
+    finally:
+        # the per-document writer's scratch folder (whoosh's writer removes it the same way)
+        ix.storage.temp_storage(f"{ix.indexname}.tmp").destroy()
+        lock.release()
+    return count
+
+
+def commit_toc(ix: Any, segments: list[Any], generation: int) -> None:
+    """Make ``segments`` the index (what readers see switches here, as in ``SegmentWriter._commit_toc``)."""
+    TOC(ix.schema, segments, generation).write(ix.storage, ix.indexname)
+    clean_files(ix.storage, ix.indexname, generation, segments)
+
+
+def _add(schema: Any, perdoc: Any, postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
+         lengths: dict[str, dict[int, int]], docnum: int, fields: dict[str, Any]) -> None:
+    """``SegmentWriter.add_document`` for one document, its postings into ``postings``."""
+    names = sorted(fields)
+    unknown = [n for n in names if n not in schema]
+    if unknown or any(n.startswith("_") for n in names):
+        raise ValueError(f"fields the lean writer cannot add: {unknown or names}")
+    perdoc.start_doc(docnum)
+    for name in names:
+        value = fields[name]
+        if value is None:
+            continue
+        field = schema[name]
+        length = 0
+        if field.indexed:
+            scorable = field.scorable
+            terms = postings.setdefault(name, {})
+            for tbytes, freq, weight, vbytes in field.index(value):
+                if scorable:
+                    length += freq
+                got = terms.get(tbytes)
+                if got is None:
+                    terms[tbytes] = [(docnum, weight * 1.0, vbytes)]  # * the field boost (1.0), as whoosh
+                else:
+                    got.append((docnum, weight * 1.0, vbytes))
+            if length:
+                lengths.setdefault(name, {})[docnum] = byte_to_length(length_to_byte(length))
+        if field.separate_spelling() or field.vector:
+            raise ValueError(f"the lean writer does not write spelling or vectors ({name})")
+        perdoc.add_field(name, field, value if field.stored else None, length)
+        column = field.column_type
+        if column:
+            perdoc.add_column_value(name, column, field.to_column_value(value))
+    perdoc.finish_doc()
+
+
+def _write_postings(storage: Any, segment: Any, schema: Any,
+                    postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
+                    lengths: dict[str, dict[int, int]]) -> None:
+    """The terms file and the postings file, as ``W3FieldWriter`` and ``W3PostingsWriter`` write them."""
+    tindex = OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
+    fieldmap: dict[str, int] = {}
+    tindex.extras["fieldmap"] = fieldmap
+    postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
+    try:
+        for name in sorted(n for n, terms in postings.items() if terms):  # a field without terms has no id
+            fieldid = fieldmap[name] = len(fieldmap)
+            fixedsize = schema[name].format.fixed_value_size()
+            flen = lengths.get(name, {})
+            terms = postings[name]
+            for tbytes in sorted(terms):
+                plist = terms[tbytes]
+                terminfo = W3TermInfo()
+                start = postfile.tell()
+                postfile.write(WHOOSH3_HEADER_MAGIC)
+                for i in range(0, len(plist), BLOCK):
+                    part = plist[i : i + BLOCK]
+                    ids = [p[0] for p in part]
+                    block = _Block(ids, [p[1] for p in part], [flen.get(d, 0) for d in ids])
+                    terminfo.add_block(block)
+                    data = block.data([p[2] for p in part if p[2]], fixedsize)
+                    info = block.info()
+                    size = len(info) + len(data)
+                    postfile.write_int(size if i + BLOCK < len(plist) else -size)
+                    postfile.write(info)
+                    postfile.write(data)
+                terminfo.set_extent(start, postfile.tell() - start)
+                tindex.add(pack_ushort(fieldid) + tbytes, terminfo.to_bytes())
+    finally:
+        tindex.close()
+        postfile.close()
