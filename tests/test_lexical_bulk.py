@@ -4,12 +4,13 @@ writes: the same terms, postings, blocks, lengths and stored fields, read back b
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mdmem.index.lexical import FOREVER, LexicalDoc, LexicalIndex
+from mdmem.index.lexical import FOREVER, LexicalDoc, LexicalIndex, term_counts
 
 WORDS = ["payment", "retry", "timeout", "Kafka", "ERR_PAY_504", "deploy", "schema", "migration",
          "支付系统", "重试", "incident", "rollback", "postgres", "cache", "latency", "owner"]
@@ -70,9 +71,11 @@ def contents(directory: Path) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("n", [0, 1, 300])
-def test_lean_writer_writes_what_whooshs_writer_writes(tmp_path: Path, n: int) -> None:
+@pytest.mark.parametrize(("n", "counted"), [(0, False), (1, False), (300, False), (300, True)])
+def test_lean_writer_writes_what_whooshs_writer_writes(tmp_path: Path, n: int, counted: bool) -> None:
     docs = make_docs(n)
+    if counted:  # terms counted ahead, as the parse worker of a full build does
+        docs = [replace(d, counts=term_counts(d)) for d in docs]
     lean = LexicalIndex.create(tmp_path / "lean")
     lean.write(docs, (), bulk=True)  # a new index: the lean writer
     lean.close()
@@ -128,3 +131,31 @@ def test_the_lean_writer_leaves_no_segment_when_a_document_fails(tmp_path: Path)
     assert lx.doc_count() == 0 and lx.ix.is_empty()
     assert sorted(p.name for p in (tmp_path / "lx").iterdir()) == ["_notes_0.toc", "notes_WRITELOCK"]
     lx.close()
+
+
+def test_a_full_build_with_a_parse_worker_indexes_what_a_serial_one_does(
+        vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many notes: a worker process parses them and counts their terms ahead; the index is the same."""
+    from mdmem.config import load_config
+    from mdmem.index import lexical, parsing
+    from mdmem.index.store import IndexStore
+
+    store = IndexStore(vault_dir, load_config(vault_dir))
+    store.reindex(full=True)  # serial: the fixture has fewer notes than PARALLEL_PARSE_MIN
+    serial = contents(store.directory / "lexical")
+    counted: list[bool] = []
+    write = lexical.LexicalIndex.write
+
+    def spy(self: Any, upserts: Any, deletes: Any, **kw: Any) -> None:
+        write(self, (counted.append(d.counts is not None) or d for d in upserts), deletes, **kw)
+
+    monkeypatch.setattr(lexical.LexicalIndex, "write", spy)
+    monkeypatch.setattr(parsing, "PARALLEL_PARSE_MIN", 1)
+    monkeypatch.setattr(parsing.os, "cpu_count", lambda: 2)
+    store.reindex(full=True)
+    assert counted and all(counted)  # the worker counted every note's terms
+    parallel = contents(store.directory / "lexical")
+    store.close()
+    assert parallel.keys() == serial.keys()
+    for key in serial:
+        assert parallel[key] == serial[key], key

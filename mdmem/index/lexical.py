@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,6 +40,7 @@ FIELD_WEIGHTS = {
     "body": 1.0,
 }
 NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
+TEXT_FIELDS = (*NAME_FIELDS, "body")  # the TermsText fields
 
 
 def engine_version() -> str:
@@ -102,8 +104,12 @@ class TermsText(TEXT):  # type: ignore[misc]
     token object per word. Queries still go through the analyzer."""
 
     def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
+        return self.postings(Counter(index_terms(value)))
+
+    def postings(self, counts: dict[str, int]) -> list[tuple[bytes, int, float, bytes]]:
+        """``index``'s answer for a value whose terms were counted already (``term_counts``)."""
         boost = self.format.field_boost
-        return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in Counter(index_terms(value)).items()]
+        return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in counts.items()]
 
 
 def make_schema() -> Schema:
@@ -155,6 +161,8 @@ class LexicalDoc:
     hide_until: float = 0.0  # snoozed until (0: not snoozed)
     vfrom: float = 0.0  # valid from (0: always)
     vuntil: float = FOREVER  # valid until, exclusive (FOREVER: no end)
+    # the terms of TEXT_FIELDS, counted ahead (term_counts, in a full build's parse worker), or None
+    counts: tuple[dict[str, int], ...] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +216,9 @@ class LexicalIndex:
             # a new generation's build: one segment written straight through the codec (lexical_bulk)
             from .lexical_bulk import write_new_segment
 
-            write_new_segment(self.ix, (_fields(doc) for doc in upserts))
+            schema = self.ix.schema
+            write_new_segment(self.ix, ((_fields(doc), None if doc.counts is None else {
+                name: schema[name].postings(c) for name, c in zip(TEXT_FIELDS, doc.counts)}) for doc in upserts))
             return
         writer = self.ix.writer(limitmb=96 if bulk else 32)
         try:
@@ -339,8 +349,6 @@ class LexicalIndex:
     def _filter_docs(self, searcher: Any, filters: Filters) -> Any:
         """The filter's document set, cached per index generation: the visibility ranges cost
         ~50 ms per query at 2k notes when whoosh re-evaluates them every time."""
-        import dataclasses
-
         filters = dataclasses.replace(filters, visible_at=None)  # visibility is the mask's job
         key = (searcher.reader().generation(), filters)
         docs = self._filter_cache.get(key)
@@ -381,12 +389,20 @@ class LexicalIndex:
             self._ix = None
 
 
+def _texts(doc: LexicalDoc) -> tuple[str, ...]:
+    """The values of TEXT_FIELDS."""
+    return doc.title, doc.aliases, doc.entities, " ".join(doc.tags), doc.headings, doc.body
+
+
+def term_counts(doc: LexicalDoc) -> tuple[dict[str, int], ...]:
+    """Each of TEXT_FIELDS' terms and how often it occurs: what indexing ``doc`` counts, counted ahead."""
+    return tuple(dict(Counter(index_terms(text))) for text in _texts(doc))
+
+
 def _fields(doc: LexicalDoc) -> dict[str, Any]:
     """A note's whoosh fields."""
     return dict(
-        path=doc.path, nid=doc.id, title=doc.title, aliases=doc.aliases,
-        entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
-        body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
+        zip(TEXT_FIELDS, _texts(doc)), path=doc.path, nid=doc.id, tagf=",".join(t.lower() for t in doc.tags) or None,
         type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
         hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
         constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom

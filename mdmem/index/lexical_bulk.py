@@ -5,9 +5,9 @@ per posting, a sort, runs spilled to disk past its memory limit), then through
 ``FieldWriter.add_postings``, which looks every posting's field length up again in the per-document
 file and type-checks it. Profiled on a full build of 2,000 notes that was ~70% of the CPU. Here
 postings are kept in memory per (field, term) with their documents appended in order (the order the
-pool's sort yields), and each term's blocks are written at once: the same W3 segment bytes (blocks,
-term infos, lengths, stored fields), which whoosh's readers open unchanged
-(``tests/test_lexical_bulk.py`` compares one with a normally written index term by term and doc by doc).
+pool's sort yields; ~8 bytes a posting), and each term's blocks are written at once: the same W3
+segment bytes (blocks, term infos, lengths, stored fields), which whoosh's readers open unchanged
+(``tests/test_lexical_bulk.py`` compares them with whoosh's writer's, byte for byte).
 
 Only for a new, empty index: ``LexicalIndex.write(bulk=True)`` on a generation being built.
 """
@@ -86,9 +86,10 @@ class _Block:
                       length_to_byte(self._minlength), length_to_byte(self._maxlength)), 2)
 
 
-def write_new_segment(ix: Any, docs: Iterable[dict[str, Any]]) -> int:
-    """Add ``docs`` (``add_document``'s keyword arguments, no boosts) to the empty index ``ix`` as one
-    segment and commit it; the number of documents written."""
+def write_new_segment(ix: Any, docs: Iterable[tuple[dict[str, Any], dict[str, Any] | None]]) -> int:
+    """Add ``docs`` to the empty index ``ix`` as one segment and commit it; the number of documents
+    written. Each doc: ``add_document``'s keyword arguments (no boosts), and what ``field.index(value)``
+    returns for some of its fields if known already (or None)."""
     schema = ix.schema
     if not ix.is_empty():
         raise ValueError("the lean writer builds only a new index")
@@ -106,18 +107,16 @@ def write_new_segment(ix: Any, docs: Iterable[dict[str, Any]]) -> int:
         generation = ix.latest_generation() + 1
         segment = codec.new_segment(storage, ix.indexname)
         perdoc = codec.per_document_writer(storage, segment)
-        postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]] = {}
-        lengths: dict[str, dict[int, int]] = {}  # field → docnum → length as whoosh reads it back
-        memo: dict[tuple[str, Any], list[Any]] = {}  # (field, short value) → its postings: type, status, tags, dates
+        pool = _Pool()
         count = 0
         try:
-            for docnum, fields in enumerate(docs):
-                _add(schema, perdoc, postings, lengths, memo, docnum, fields)
+            for docnum, (fields, indexed) in enumerate(docs):
+                _add(schema, perdoc, pool, docnum, fields, indexed or {})
                 count += 1
             perdoc.close()
             segments = []
             if count:  # (whoosh commits a writer that added nothing as a generation without segments)
-                _write_postings(storage, segment, schema, postings, lengths)
+                _write_postings(storage, segment, schema, pool)
                 segment.set_doc_count(count)
                 if segment.should_assemble():
                     segment.create_compound_file(storage)
@@ -147,14 +146,25 @@ def commit_toc(ix: Any, segments: list[Any], generation: int) -> None:
     clean_files(ix.storage, ix.indexname, generation, segments)
 
 
-def _add(schema: Any, perdoc: Any, postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
-         lengths: dict[str, dict[int, int]], memo: dict[tuple[str, Any], list[Any]], docnum: int,
-         fields: dict[str, Any]) -> None:
-    """``SegmentWriter.add_document`` for one document, its postings into ``postings``."""
+class _Pool:
+    """The build's postings in memory, ~8 bytes each: per field and term an array of (docnum, code)
+    pairs, a code naming one distinct (weight, value bytes) of the build (a term's frequency, mostly)."""
+
+    def __init__(self) -> None:
+        self.terms: dict[str, dict[bytes, array[int]]] = {}
+        self.codes: dict[tuple[float, bytes], int] = {}
+        self.lengths: dict[str, dict[int, int]] = {}  # field → docnum → length as whoosh reads it back
+        self.memo: dict[tuple[str, Any], list[Any]] = {}  # (field, short value) → its postings: type, tags, dates
+
+
+def _add(schema: Any, perdoc: Any, pool: _Pool, docnum: int, fields: dict[str, Any],
+         indexed: dict[str, Any]) -> None:
+    """``SegmentWriter.add_document`` for one document, its postings into ``pool``."""
     names = sorted(fields)
     unknown = [n for n in names if n not in schema]
     if unknown or any(n.startswith("_") for n in names):
         raise ValueError(f"fields the lean writer cannot add: {unknown or names}")
+    codes, memo = pool.codes, pool.memo
     perdoc.start_doc(docnum)
     for name in names:
         value = fields[name]
@@ -164,23 +174,29 @@ def _add(schema: Any, perdoc: Any, postings: dict[str, dict[bytes, list[tuple[in
         length = 0
         if field.indexed:
             scorable = field.scorable
-            terms = postings.setdefault(name, {})
-            if isinstance(value, float) or (isinstance(value, str) and len(value) <= MEMO_CHARS):
+            terms = pool.terms.setdefault(name, {})
+            items = indexed.get(name)
+            if items is None and (isinstance(value, float) or (isinstance(value, str) and len(value) <= MEMO_CHARS)):
                 items = memo.get((name, value))
                 if items is None:
                     items = memo[name, value] = list(field.index(value))
-            else:
+            elif items is None:
                 items = field.index(value)
             for tbytes, freq, weight, vbytes in items:
                 if scorable:
                     length += freq
+                key = (weight * 1.0, vbytes)  # * the field boost (1.0), as whoosh
+                code = codes.get(key)
+                if code is None:
+                    code = codes[key] = len(codes)
                 got = terms.get(tbytes)
                 if got is None:
-                    terms[tbytes] = [(docnum, weight * 1.0, vbytes)]  # * the field boost (1.0), as whoosh
+                    terms[tbytes] = array("I", (docnum, code))
                 else:
-                    got.append((docnum, weight * 1.0, vbytes))
+                    got.append(docnum)
+                    got.append(code)
             if length:
-                lengths.setdefault(name, {})[docnum] = byte_to_length(length_to_byte(length))
+                pool.lengths.setdefault(name, {})[docnum] = byte_to_length(length_to_byte(length))
         if field.separate_spelling() or field.vector:
             raise ValueError(f"the lean writer does not write spelling or vectors ({name})")
         perdoc.add_field(name, field, value if field.stored else None, length)
@@ -190,34 +206,36 @@ def _add(schema: Any, perdoc: Any, postings: dict[str, dict[bytes, list[tuple[in
     perdoc.finish_doc()
 
 
-def _write_postings(storage: Any, segment: Any, schema: Any,
-                    postings: dict[str, dict[bytes, list[tuple[int, float, bytes]]]],
-                    lengths: dict[str, dict[int, int]]) -> None:
+def _write_postings(storage: Any, segment: Any, schema: Any, pool: _Pool) -> None:
     """The terms file and the postings file, as ``W3FieldWriter`` and ``W3PostingsWriter`` write them."""
     tindex = OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
     fieldmap: dict[str, int] = {}
     tindex.extras["fieldmap"] = fieldmap
     postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
     offset = postfile.tell()
+    weight_of = [w for w, _ in pool.codes]  # code → weight, value bytes (dicts keep insertion order)
+    value_of = [v for _, v in pool.codes]
     try:
-        for name in sorted(n for n, terms in postings.items() if terms):  # a field without terms has no id
+        for name in sorted(n for n, terms in pool.terms.items() if terms):  # a field without terms has no id
             fieldid = fieldmap[name] = len(fieldmap)
             fixedsize = schema[name].format.fixed_value_size()
-            flen = lengths.get(name, {})
-            terms = postings[name]
+            flen = pool.lengths.get(name, {})
+            terms = pool.terms[name]
             for tbytes in sorted(terms):
-                plist = terms[tbytes]
+                pairs = terms[tbytes]
+                docs, codes = pairs[0::2].tolist(), pairs[1::2].tolist()
+                n = len(docs)
                 terminfo = W3TermInfo()
                 out = bytearray(WHOOSH3_HEADER_MAGIC)  # the term's postings, written at once
-                for i in range(0, len(plist), BLOCK):
-                    part = plist[i : i + BLOCK] if len(plist) > BLOCK else plist
-                    ids = [p[0] for p in part]
-                    block = _Block(ids, [p[1] for p in part], [flen.get(d, 0) for d in ids])
+                for i in range(0, n, BLOCK):
+                    ids = docs[i : i + BLOCK] if n > BLOCK else docs
+                    part = codes[i : i + BLOCK] if n > BLOCK else codes
+                    block = _Block(ids, [weight_of[c] for c in part], [flen.get(d, 0) for d in ids])
                     terminfo.add_block(block)
-                    data = block.data([p[2] for p in part if p[2]], fixedsize)
+                    data = block.data([v for c in part if (v := value_of[c])], fixedsize)
                     info = block.info()
                     size = len(info) + len(data)
-                    out += pack_int(size if i + BLOCK < len(plist) else -size)
+                    out += pack_int(size if i + BLOCK < n else -size)
                     out += info
                     out += data
                 postfile.write(out)
