@@ -217,8 +217,7 @@ class LexicalIndex:
             from .lexical_bulk import write_new_segment
 
             schema = self.ix.schema
-            write_new_segment(self.ix, ((_fields(doc), None if doc.counts is None else {
-                name: schema[name].postings(c) for name, c in zip(TEXT_FIELDS, doc.counts)}) for doc in upserts))
+            write_new_segment(self.ix, ((_fields(doc), _counted(schema, doc)) for doc in upserts))
             return
         writer = self.ix.writer(limitmb=96 if bulk else 32)
         try:
@@ -397,6 +396,13 @@ def _texts(doc: LexicalDoc) -> tuple[str, ...]:
 def term_counts(doc: LexicalDoc) -> tuple[dict[str, int], ...]:
     """Each of TEXT_FIELDS' terms and how often it occurs: what indexing ``doc`` counts, counted ahead."""
     return tuple(dict(Counter(index_terms(text))) for text in _texts(doc))
+
+
+def _counted(schema: Any, doc: LexicalDoc) -> dict[str, Any] | None:
+    """What indexing the text fields of ``doc`` gives, from its terms counted ahead (None if not)."""
+    if doc.counts is None:
+        return None
+    return {name: schema[name].postings(c) for name, c in zip(TEXT_FIELDS, doc.counts, strict=True)}
 
 
 def _fields(doc: LexicalDoc) -> dict[str, Any]:
