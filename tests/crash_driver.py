@@ -55,7 +55,10 @@ def install(point: str) -> None:
     elif point == "lexical-toc":  # whoosh segment files written, the TOC not yet
         from whoosh import writing
 
+        from mdmem.index import lexical_bulk
+
         writing.SegmentWriter._commit_toc = _instead  # type: ignore[method-assign]
+        lexical_bulk.commit_toc = _instead  # a full build's segment (the lean writer)
     elif point == "after-lexical":  # lexical committed, catalogue not yet
         lexical.LexicalIndex.write = _after(lexical.LexicalIndex.write)  # type: ignore[method-assign]
     elif point == "catalog-inside":  # inside the catalogue transaction

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,6 +40,7 @@ FIELD_WEIGHTS = {
     "body": 1.0,
 }
 NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
+TEXT_FIELDS = (*NAME_FIELDS, "body")  # the TermsText fields
 
 
 def engine_version() -> str:
@@ -102,8 +104,12 @@ class TermsText(TEXT):  # type: ignore[misc]
     token object per word. Queries still go through the analyzer."""
 
     def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
+        return self.postings(Counter(index_terms(value)))
+
+    def postings(self, counts: dict[str, int]) -> list[tuple[bytes, int, float, bytes]]:
+        """``index``'s answer for a value whose terms were counted already (``term_counts``)."""
         boost = self.format.field_boost
-        return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in Counter(index_terms(value)).items()]
+        return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in counts.items()]
 
 
 def make_schema() -> Schema:
@@ -155,6 +161,8 @@ class LexicalDoc:
     hide_until: float = 0.0  # snoozed until (0: not snoozed)
     vfrom: float = 0.0  # valid from (0: always)
     vuntil: float = FOREVER  # valid until, exclusive (FOREVER: no end)
+    # the terms of TEXT_FIELDS, counted ahead (term_counts, in a full build's parse worker), or None
+    counts: tuple[dict[str, int], ...] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,21 +211,21 @@ class LexicalIndex:
 
     def write(self, upserts: Iterable[LexicalDoc], deletes: Iterable[str], *, bulk: bool = False) -> None:
         """Apply upserts and deletes in one atomic commit (readers see all of it or none)."""
+        deletes = list(deletes)
+        if bulk and not deletes and self.ix.is_empty():
+            # a new generation's build: one segment written straight through the codec (lexical_bulk)
+            from .lexical_bulk import write_new_segment
+
+            schema = self.ix.schema
+            write_new_segment(self.ix, ((_fields(doc), _counted(schema, doc)) for doc in upserts))
+            return
         writer = self.ix.writer(limitmb=96 if bulk else 32)
         try:
             for path in deletes:
                 writer.delete_by_term("path", path)
             add = writer.add_document if bulk else writer.update_document
             for doc in upserts:
-                add(
-                    path=doc.path, nid=doc.id, title=doc.title, aliases=doc.aliases,
-                    entities=doc.entities, tags=" ".join(doc.tags), headings=doc.headings,
-                    body=doc.body, tagf=",".join(t.lower() for t in doc.tags) or None,
-                    type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
-                    hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
-                    constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
-                                        or doc.vuntil < FOREVER) else None,
-                )
+                add(**_fields(doc))
         except BaseException:
             writer.cancel()
             raise
@@ -345,8 +353,6 @@ class LexicalIndex:
     def _filter_docs(self, searcher: Any, filters: Filters) -> Any:
         """The filter's document set, cached per index generation: the visibility ranges cost
         ~50 ms per query at 2k notes when whoosh re-evaluates them every time."""
-        import dataclasses
-
         filters = dataclasses.replace(filters, visible_at=None)  # visibility is the mask's job
         key = (searcher.reader().generation(), filters)
         docs = self._filter_cache.get(key)
@@ -385,6 +391,34 @@ class LexicalIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+def _texts(doc: LexicalDoc) -> tuple[str, ...]:
+    """The values of TEXT_FIELDS."""
+    return doc.title, doc.aliases, doc.entities, " ".join(doc.tags), doc.headings, doc.body
+
+
+def term_counts(doc: LexicalDoc) -> tuple[dict[str, int], ...]:
+    """Each of TEXT_FIELDS' terms and how often it occurs: what indexing ``doc`` counts, counted ahead."""
+    return tuple(dict(Counter(index_terms(text))) for text in _texts(doc))
+
+
+def _counted(schema: Any, doc: LexicalDoc) -> dict[str, Any] | None:
+    """What indexing the text fields of ``doc`` gives, from its terms counted ahead (None if not)."""
+    if doc.counts is None:
+        return None
+    return {name: schema[name].postings(c) for name, c in zip(TEXT_FIELDS, doc.counts, strict=True)}
+
+
+def _fields(doc: LexicalDoc) -> dict[str, Any]:
+    """A note's whoosh fields."""
+    return dict(
+        zip(TEXT_FIELDS, _texts(doc)), path=doc.path, nid=doc.id, tagf=",".join(t.lower() for t in doc.tags) or None,
+        type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
+        hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
+        constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
+                            or doc.vuntil < FOREVER) else None,
+    )
 
 
 def _replaces_a_letter(a: str, b: str) -> bool:

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..config import Config
 from ..errors import AmbiguousNote, IndexMissing, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
 from ..files import Files, is_hidden
-from ..note import Note, NoteDates, iso_to_timestamp, new_id, note_dates, now_iso
+from ..note import Note, NoteDates, new_id, note_dates, now_iso
 from ..rank import Filters, make_filters
 from ..text import slugify
 from ..version import __version__
 from .catchup import CatchUp
+from .parsing import lexical_doc, read_notes
 from .state import IndexState
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 6  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles
-PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -236,24 +236,20 @@ class IndexStore(CatchUp):
                 return replace(self._full(progress), reason=f"index unreadable ({type(exc).__name__}: {exc}); rebuilt")
         return replace(self._full(progress), reason="requested" if full and reason is None else (reason or ""))
 
-    def _parse_stream(self, paths: list[str], stats: dict[str, os.stat_result],
-                      progress: Progress | None) -> Iterator[tuple[Note, FileState, Any]]:
-        """Parse files in order. Many files are parsed in a second process while this one
-        indexes (a full rebuild of 10k notes is ~25% parsing)."""
+    def _parse_stream(self, paths: list[str], stats: dict[str, os.stat_result], progress: Progress | None,
+                      count_terms: bool = False) -> Iterator[tuple[Note, FileState, Any, Any]]:
+        """Parse files in order (many in a second process while this one indexes: ``parsing``);
+        (note, its state, its stat, its term counts if ``count_terms`` and counted ahead)."""
         from .catalog import FileState
 
         total = len(paths)
-        if total >= PARALLEL_PARSE_MIN and (os.cpu_count() or 1) > 1:
-            results: Iterator[tuple[str, Note | None, str]] = _parallel_parse(self.files, paths)
-        else:
-            results = ((rel, *self.files.try_read(rel)) for rel in paths)
-        for i, (rel, note, digest) in enumerate(results, 1):
+        for i, (rel, note, digest, counts) in enumerate(read_notes(self.files, paths, count_terms=count_terms), 1):
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total)
             if note is None:
                 continue  # vanished or unreadable since the scan; the next run sees it again
             st = stats[rel]
-            yield note, FileState(digest, st.st_mtime_ns, st.st_size), st
+            yield note, FileState(digest, st.st_mtime_ns, st.st_size), st, counts
 
     def _full(self, progress: Progress | None) -> ReindexReport:
         """Build a new generation beside the current one, then switch the manifest to it."""
@@ -280,11 +276,11 @@ class IndexStore(CatchUp):
         parsed: list[tuple[Note, FileState, NoteDates]] = []
 
         def docs() -> Iterator[LexicalDoc]:
-            for i, (note, state, st) in enumerate(self._parse_stream(sorted(stats), stats, progress)):
+            for i, (note, state, st, counts) in enumerate(self._parse_stream(sorted(stats), stats, progress, True)):
                 if i == 0:
                     dating.start_full()
                 parsed.append((note, state, dating.dates(note, st)))
-                yield lexical_doc(*parsed[-1])
+                yield lexical_doc(*parsed[-1], counts)
 
         lexical = LexicalIndex.create(directory / "lexical")
         lexical.write(docs(), (), bulk=True)
@@ -342,7 +338,8 @@ class IndexStore(CatchUp):
         known = catalog.file_dates(candidates)
         dating.use_stored(known)
         dating.adopt([p for p in candidates if p not in known and p not in moved])
-        parsed = [(n, s, dating.dates(n, st)) for n, s, st in self._parse_stream(sorted(candidates), stats, progress)]
+        parsed = [(n, s, dating.dates(n, st))
+                  for n, s, st, _ in self._parse_stream(sorted(candidates), stats, progress)]
         # A note is rewritten when its text or its dates changed: an undated note's date may come
         # from its file's mtime, so a new mtime can be a change even when the text is not (or the
         # index would differ from --full; a reader can also stat a file mid-write and see the final
@@ -559,41 +556,4 @@ class IndexStore(CatchUp):
         """The retrieval filters for these arguments (``schema.FILTER_ARGS``), judged at ``now(as_of)``."""
         return make_filters(type=type, tag=tag, scope=scope, status=status, since=since, until=until,
                             path=path, include=include, visible_at=self.now(as_of))
-
-
-def lexical_doc(note: Note, state: FileState, dates: NoteDates) -> LexicalDoc:
-    """One note as the BM25 index stores it (dated as the catalogue dates it)."""
-    from .lexical import FOREVER, LexicalDoc
-
-    until = iso_to_timestamp(note.valid_until)
-    if until is not None and note.valid_until and len(note.valid_until) == 10:
-        until += 86400  # a date-only valid_until holds through that whole day
-    return LexicalDoc(
-        path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
-        entities=" \n".join(note.entities), tags=note.tags,
-        headings=" \n".join(h.text for h in note.headings), body=note.text,
-        type=note.type, scope=note.scope, status=note.status,
-        date=dates.date if dates.date is not None else state.mtime_ns / 1e9, hash=state.hash,
-        hide_until=iso_to_timestamp(note.snoozed_until) or 0.0,
-        vfrom=iso_to_timestamp(note.valid_from) or 0.0,
-        vuntil=until if until is not None else FOREVER,
-    )
-
-
-def _parse_batch(root: str, exclude: tuple[str, ...], rels: list[str]) -> list[tuple[str, Note | None, str]]:
-    files = Files(Path(root), exclude)
-    return [(rel, *files.try_read(rel)) for rel in rels]
-
-
-def _parallel_parse(files: Files, paths: list[str], batch: int = 200) -> Iterator[tuple[str, Note | None, str]]:
-    """Parse ``paths`` in one worker process, in order, a batch ahead of the consumer."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-        futures = [pool.submit(_parse_batch, str(files.root), files.exclude, paths[i : i + batch])
-                   for i in range(0, len(paths), batch)]
-        for fut in futures:
-            yield from fut.result()
 
