@@ -402,3 +402,22 @@ def test_text_fields_index_the_postings_the_analyzer_would() -> None:
         field = schema[name]
         assert sorted(field.index(text)) == sorted(TEXT.index(field, text)), name
     assert dict((w, f) for w, f, _, _ in schema["body"].index(text))[b"fox"] == 4
+
+
+def test_engines_import_lean_and_leave_nothing_behind(tmp_path: Path) -> None:
+    """whoosh and usearch are imported without modules they never use here; the stand-ins are gone
+    afterwards, the real modules still import, and a call through a stand-in reaches the real thing."""
+    code = """
+import sys
+from pathlib import Path
+from mdmem.index import lexical
+from mdmem.index.vectors import VectorIndex
+VectorIndex.open(Path(sys.argv[1]) / "v.usearch", 8, writable=True)
+skipped = [m for m in ("urllib.request", "tqdm", "whoosh.lang.morph_en", "cached_property") if m in sys.modules]
+import usearch.index, whoosh.compat
+through = list(usearch.index.tqdm(range(3), disable=True))  # the stand-in, called: the real tqdm runs
+import urllib.request, tqdm
+print(skipped, through, callable(urllib.request.urlopen), tqdm.tqdm.__module__)
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[0] == "[] [0, 1, 2] True tqdm.std", out.stderr

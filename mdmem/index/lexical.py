@@ -1,4 +1,4 @@
-"""BM25F full-text index on Whoosh — the only module that uses whoosh (index/whoosh_lean.py imports it lean)."""
+"""BM25F full-text index on Whoosh — the only module that uses whoosh (index/lean.py imports it lean)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .whoosh_lean import import_whoosh_lean
+from .lean import import_whoosh_lean
 
 import_whoosh_lean()
 

@@ -35,6 +35,9 @@ class VectorIndex:
     @classmethod
     def open(cls, path: Path, dim: int, *, writable: bool = False) -> VectorIndex:
         """Open (memory-mapped for readers) or create an index at ``path``."""
+        from .lean import import_usearch_lean
+
+        import_usearch_lean()
         from usearch.index import Index
 
         index = Index(ndim=dim, metric="cos", dtype="f16", expansion_search=EXPANSION_SEARCH)
