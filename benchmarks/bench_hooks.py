@@ -151,7 +151,7 @@ def render(info: dict[str, Any], r: dict[str, Any], load_end: tuple[float, ...])
         "",
         "| prompt hook | runs | median ms | p95 ms | max ms | answered | valid JSON | target (p95) |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
-        row("cold process, no serve (hybrid once the model is exported to ONNX, else BM25)", r["cold"], TARGETS["cold"]),
+        row("cold process, no serve (hybrid once the model is in ONNX, else BM25)", r["cold"], TARGETS["cold"]),
         row("cold process, mdmem serve running (hybrid, warm model)", r["served"], TARGETS["served"]),
         inproc("for reference: Vault.context in a warm process, BM25", r["in_process_bm25_ms"]),
         inproc("for reference: Vault.context in a warm process, hybrid", r["in_process_hybrid_ms"]),
