@@ -6,6 +6,7 @@ one (nothing in mdmem does) imports the real module and goes through."""
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 import types
 from collections.abc import Iterable
@@ -14,8 +15,6 @@ from typing import Any
 
 def _forwarder(module: str, attr: str) -> Any:
     def forward(*args: Any, **kwargs: Any) -> Any:
-        import importlib
-
         return getattr(importlib.import_module(module), attr)(*args, **kwargs)
 
     return forward
@@ -34,7 +33,7 @@ def import_lean(modules: Iterable[str], stand_ins: dict[str, dict[str, Any]]) ->
     sys.modules.update(placed)
     try:
         for name in modules:
-            __import__(name)
+            importlib.import_module(name)
     finally:
         for name, mod in placed.items():
             if sys.modules.get(name) is mod:
