@@ -33,6 +33,7 @@ CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "doctor": (None, "a report for people; status gives the model what it needs"),
     "sweep": (None, "archives notes in bulk; a person's decision"),
     "graph": (None, "exports files (json, dot, html) for people; neighbors/links/path answer the model"),
+    "vaults": (None, "edits the user's own config file (named vaults); a person's decision"),
     "import": "import_memories",
 }
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     **{name: f"graph:{name}" for name in (
         "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
+    "vaults": "vaults:vaults",
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},
     "import": "agents:import_",

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
         SimilarNotes,
         SweepReport,
         TimelineAnswer,
+        VaultChange,
+        VaultList,
         VaultStatus,
         WhyAnswer,
     )
@@ -258,6 +260,29 @@ def _sweep(r: SweepReport, p: Printer) -> None:
 
 
 # -- vault reports ---------------------------------------------------------------------------------------
+
+
+@_cli.register
+def _vault_list(r: VaultList, p: Printer) -> None:
+    if not r.vaults:
+        p(f"No named vaults yet ({r.config}). Add one: mdmem vaults add NAME PATH [--default]")
+        return
+    width = max(len(v.name) for v in r.vaults)
+    for v in r.vaults:
+        p(f"{'*' if v.default else ' '} {v.name:<{width}}  {v.path}  {v.status}")
+    p(f"({'* default; ' if any(v.default for v in r.vaults) else ''}{r.config})", err=True)
+
+
+@_cli.register
+def _vault_change(r: VaultChange, p: Printer) -> None:
+    v = r.vault
+    if r.action == "removed":
+        p(f"Removed {v.name!r} ({v.path}) from {r.config}; its files are untouched.")
+        return
+    what = "Added" if r.action == "added" else "Default vault:"
+    p(f"{what} {v.name!r} → {v.path}" + (" (default)" if v.default and r.action == "added" else ""))
+    if v.status != "ok":
+        p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)
 
 
 @_cli.register

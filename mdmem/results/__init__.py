@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         SimilarNote,
         SimilarNotes,
     )
+    from .vaults import VaultChange, VaultEntry, VaultList
 
 # name → the module that defines it: a command imports only the results it makes (all of them
 # cost ~25 ms of a cold start).
@@ -156,6 +157,9 @@ _HOME = {
     "Profile": "search",
     "SimilarNote": "search",
     "SimilarNotes": "search",
+    "VaultChange": "vaults",
+    "VaultEntry": "vaults",
+    "VaultList": "vaults",
 }
 
 __all__ = [
@@ -215,6 +219,9 @@ __all__ = [
     "SweepRule",
     "TimelineAnswer",
     "TimelineItem",
+    "VaultChange",
+    "VaultEntry",
+    "VaultList",
     "VaultStatus",
     "VectorStatus",
     "Version",

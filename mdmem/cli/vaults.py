@@ -1,0 +1,60 @@
+"""``mdmem vaults``: the user's named vaults (list, add, remove, default). Edits only the user's config file
+(``registry``: $MDMEM_CONFIG, else $XDG_CONFIG_HOME/mdmem/vaults.toml, else ~/.config/mdmem/vaults.toml)."""
+
+from __future__ import annotations
+
+import click
+
+from .options import handle_errors, output, show
+
+
+@click.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.pass_context
+@handle_errors
+def vaults(ctx: click.Context, as_json: bool) -> None:
+    """Named vaults: list them (name, path, default, status); add, remove, pick the default.
+
+    \b
+    mdmem vaults add work ~/notes --default
+    mdmem --vault work search "postgres"     # --vault and MDMEM_VAULT take a name or a path
+    mdmem search "postgres"                  # outside any vault: the default vault
+
+    The list lives in $MDMEM_CONFIG, else $XDG_CONFIG_HOME/mdmem/vaults.toml, else
+    ~/.config/mdmem/vaults.toml. Status: ok, "missing folder", or "not a vault yet" (run mdmem init)."""
+    if ctx.invoked_subcommand is None:
+        from ..registry import listing
+
+        show(listing(), as_json)
+
+
+@vaults.command("add")
+@click.argument("name")
+@click.argument("path", type=click.Path(file_okay=False))
+@click.option("--default", "make_default", is_flag=True, help="Also make it the default vault.")
+@output
+def vaults_add(name: str, path: str, make_default: bool, as_json: bool) -> None:
+    """Register the folder PATH as NAME (letters, digits, - and _). PATH is stored absolute."""
+    from ..registry import add
+
+    show(add(name, path, make_default=make_default), as_json)
+
+
+@vaults.command("remove")
+@click.argument("name")
+@output
+def vaults_remove(name: str, as_json: bool) -> None:
+    """Forget NAME; its folder and notes are not touched."""
+    from ..registry import remove
+
+    show(remove(name), as_json)
+
+
+@vaults.command("default")
+@click.argument("name")
+@output
+def vaults_default(name: str, as_json: bool) -> None:
+    """Use the vault NAME when no --vault is given outside any vault."""
+    from ..registry import set_default
+
+    show(set_default(name), as_json)
