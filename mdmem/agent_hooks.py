@@ -71,16 +71,23 @@ def read_payload(text: str) -> dict[str, Any]:
 
 
 def find_vault(vault_path: str | None, payload: dict[str, Any]) -> Path | None:
-    """--vault, else $MDMEM_VAULT, else the vault at or above the session's cwd (no heavy imports)."""
+    """--vault, else $MDMEM_VAULT (a folder or a registered name), else the vault at or above the
+    session's cwd, else the default vault (no heavy imports). None, with the reason on stderr, if none."""
+    from . import registry
+    from .errors import MdmemError
+
     given = vault_path or os.environ.get("MDMEM_VAULT")
-    if given:
-        p = Path(given).expanduser()
-        return p.resolve() if p.is_dir() else None
-    start = Path(str(payload.get("cwd") or os.getcwd())).expanduser()
-    for p in (start, *start.parents):
-        if (p / "mdmem.toml").is_file() or (p / ".mdmem").is_dir():
-            return p
-    return None
+    try:
+        if given:
+            return registry.resolve(given)
+        start = Path(str(payload.get("cwd") or os.getcwd())).expanduser()
+        for p in (start, *start.parents):
+            if (p / "mdmem.toml").is_file() or (p / ".mdmem").is_dir():
+                return p
+        return registry.default_vault()
+    except MdmemError as exc:
+        _diag(str(exc))
+        return None
 
 
 def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int | None = None,

@@ -46,8 +46,9 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--vault", "vault_path", envvar="MDMEM_VAULT", metavar="PATH",
-              help="The vault to use [env MDMEM_VAULT; default: found by walking up from the current folder].")
+@click.option("--vault", "vault_path", envvar="MDMEM_VAULT", metavar="NAME|PATH",
+              help="The vault to use: a folder, else a name from \"mdmem vaults\" [env MDMEM_VAULT; default: "
+                   "found by walking up from the current folder, else the default vault].")
 @click.version_option(__version__, prog_name="mdmem")
 @click.pass_context
 def cli(ctx: click.Context, vault_path: str | None) -> None:

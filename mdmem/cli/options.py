@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 class State:
-    """Per-invocation state: the --vault option and the lazily opened Vault (closed with the command)."""
+    """Per-invocation state: the --vault option (a path or a registered name) and the lazily opened
+    Vault (closed with the command)."""
 
     def __init__(self, vault_path: str | None) -> None:
         self.vault_path = vault_path
@@ -26,10 +27,23 @@ class State:
 
     @property
     def vault(self) -> Vault:
+        """--vault NAME|PATH, else the vault at or above the current folder, else the default vault."""
         if self._vault is None:
+            from .. import registry
+            from ..errors import VaultNotFound
             from ..vault import Vault
 
-            self._vault = Vault.open(self.vault_path) if self.vault_path else Vault.discover()
+            if self.vault_path:
+                self._vault = Vault.open(registry.resolve(self.vault_path))
+            else:
+                try:
+                    self._vault = Vault.discover()
+                except VaultNotFound as exc:
+                    default = registry.default_vault()
+                    if default is None:
+                        raise VaultNotFound(f"{exc} Or name one for use anywhere: "
+                                            "\"mdmem vaults add NAME PATH --default\".") from exc
+                    self._vault = Vault.open(default)
         return self._vault
 
     @property
