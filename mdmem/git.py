@@ -319,11 +319,18 @@ def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str 
                 return _commit_once(repo, paths, message)
         except git.GitCommandError as exc:
             err = str(exc.stderr or "")
-            locked = ".lock" in err and ("File exists" in err or "cannot lock" in err)
+            locked = lock_contention(err)
             if locked and time.monotonic() < deadline:
                 time.sleep(0.1)  # git holds its locks for milliseconds; a stale one stays
                 continue
             raise CommitFailed(_git_reason(err, locked)) from exc
+
+
+def lock_contention(stderr: str) -> bool:
+    """Whether git refused only because another git process was at work: .git/index.lock or a ref's
+    lock existed ("File exists"), or another commit moved the ref between git reading and updating it
+    ("cannot lock ref 'HEAD': is at X but expected Y"). Worth a retry a moment later."""
+    return "cannot lock" in stderr or (".lock" in stderr and "File exists" in stderr)
 
 
 def _git_reason(stderr: str, locked: bool) -> str:

@@ -277,3 +277,16 @@ def test_hook_rebuild_runs_in_the_background(git_vault: Path) -> None:
             break
         time.sleep(0.1)
     assert search_paths(git_vault, "descaling") == ["notes/empty-frontmatter.md"]
+
+
+@pytest.mark.parametrize(("stderr", "retry"), [
+    ("fatal: Unable to create '/v/.git/index.lock': File exists.", True),
+    ("fatal: cannot lock ref 'HEAD': Unable to create '/v/.git/HEAD.lock': File exists.", True),
+    ("fatal: cannot lock ref 'HEAD': is at 0bd3160 but expected 76c526d", True),  # another commit won the race
+    ("error: pathspec 'notes/x.md' did not match any file(s) known to git", False),
+    ("fatal: unable to write new index file", False),
+])
+def test_only_git_lock_contention_is_retried(stderr: str, retry: bool) -> None:
+    from mdmem.git import lock_contention
+
+    assert lock_contention(stderr) is retry
