@@ -28,7 +28,10 @@ def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filte
     """The ``limit`` notes most like ``ref`` that pass ``filters``, best first (``sem`` None: words only).
     ``fresh``: bring the vectors up to date first, as a vector read does (``Semantic.repair``, which may
     embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``)."""
-    store.repair()
+    if sem is not None and fresh:
+        sem.repair()  # the store's repair, then pending chunks get vectors: a just-written note has its own
+    else:
+        store.repair()
     src = store.resolve(ref)
     note = store.files.read_note(src)[0]
     text = f"{note.title}\n{note.title}\n{note.body}"  # the title counts twice, as BM25F weighs it
@@ -36,8 +39,6 @@ def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filte
     vec = sem.note_vector(src) if sem is not None else None
     meaning: list[tuple[str, float]] = []
     if vec is not None and sem is not None:
-        if fresh:
-            sem.repair()
         cands = sem.note_candidates(vec, limit * 3 + 5, filters, sem.query_settings.min_similarity)
         meaning = [(c.path, c.explain["cosine"]) for c in cands if c.path != src]
     fused = rrf({"words": words, "meaning": meaning}, WEIGHTS)
