@@ -72,12 +72,17 @@ def _diffed_log(store: IndexStore, rel: str, limit: int | None) -> tuple[list[Lo
 
     revs = file_revisions(store.root, rel)
     shown = revs if limit is None else revs[:limit]
+    texts: dict[int, str | None] = {}  # each commit's text read once: it is one diff's new side, the next's old
+
+    def text_at(i: int) -> str | None:
+        if i not in texts:
+            texts[i] = file_at(store.root, revs[i]["commit"], revs[i]["path"]) if i < len(revs) else None
+        return texts[i]
+
     out = []
     for i, c in enumerate(shown):
         before = revs[i + 1] if i + 1 < len(revs) else None
-        old_text = file_at(store.root, before["commit"], before["path"]) if before else None
-        new_text = file_at(store.root, c["commit"], c["path"]) or ""
-        text, _, _ = _unified(old_text or "", new_text, before["path"] if before else None, c["path"])
+        text, _, _ = _unified(text_at(i + 1) or "", text_at(i) or "", before["path"] if before else None, c["path"])
         out.append(LogEntry(c["commit"], c["date"], c["author"], c["subject"], text))
     return out, len(revs)
 
