@@ -62,9 +62,7 @@ def init_repo(root: Path) -> bool:
 
 def has_changes(root: Path, rel: str) -> bool:
     """True when git sees uncommitted changes to ``rel`` (modified, staged or untracked)."""
-    import subprocess
-
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env = _git_env()
     proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", rel], cwd=root, env=env,
                           capture_output=True, text=True)
     return proc.returncode != 0 or bool(proc.stdout.strip())
@@ -76,11 +74,9 @@ def head_commit(root: Path) -> str | None:
     The one git read on the hook's hot path: a plain ``git rev-parse`` (~4 ms) instead of
     GitPython, whose import alone costs ~170 ms of the hook's 300 ms budget.
     """
-    import subprocess
-
     if find_git_dir(root) is None:
         return None
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env = _git_env()
     proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, env=env,
                           capture_output=True, text=True)
     sha = proc.stdout.strip()
@@ -128,9 +124,7 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     """Vault-relative paths (notes and attachments) that differ between two commits (added, changed,
     deleted, both sides of a rename), or None if git cannot tell. Plain git, like ``head_commit``: this
     runs in every hook, where GitPython's import would cost more than the whole diff."""
-    import subprocess
-
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env = _git_env()
     proc = subprocess.run(
         ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head],
         cwd=root, env=env, capture_output=True)
@@ -215,8 +209,13 @@ def walk_history(commits: list[Commit]) -> dict[str, FileHistory]:
     return {k: FileHistory(first[k], last[k], origin[k]) for k in first}
 
 
+def _git_env() -> dict[str, str]:
+    """Our environment without the variables that would point git at another repository (a hook's)."""
+    return {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+
+
 def _git(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env = _git_env()
     return subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=root, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
@@ -255,12 +254,6 @@ class PendingHistory:
         usual case, no more git), else git says so."""
         assert self.since is not None
         return any(self.since in parents for _, parents, _ in commits) or _is_ancestor(self.root, self.since, self.head)
-
-
-def history(root: Path, since: str | None, head: str) -> History | None:
-    """The notes' commits from ``since`` (exclusive) to ``head``; the whole history when ``since``
-    is None or not an ancestor of ``head`` (a checkout back, a rebase)."""
-    return PendingHistory(root, since, head).result()
 
 
 def _is_ancestor(root: Path, old: str, new: str) -> bool:
@@ -366,18 +359,8 @@ def _commit_once(repo: Any, paths: list[Path], message: str) -> tuple[str, str |
 def file_log(root: Path, path: Path, limit: int | None = 20) -> list[dict[str, str]]:
     """A file's commits, newest first, following renames: sha, date, author, subject (``limit``
     None: all of them)."""
-    with open_repo(root) as repo:
-        rel = os.path.relpath(path, repo.working_tree_dir)
-        count = [f"-n{limit}"] if limit is not None else []
-        try:
-            out = repo.git.log("--follow", *count, "--format=%H%x09%aI%x09%an%x09%s", "--", rel)
-        except Exception:
-            return []
-    rows = []
-    for line in out.splitlines():
-        sha, date, author, subject = (line.split("\t", 3) + ["", "", "", ""])[:4]
-        rows.append({"commit": sha, "date": date, "author": author, "subject": subject})
-    return rows
+    return [{k: c[k] for k in ("commit", "date", "author", "subject")}
+            for c in file_revisions(root, os.path.relpath(path, root), limit)]
 
 
 def file_commit_count(root: Path, path: Path) -> int:
@@ -513,13 +496,14 @@ def repo_prefix(root: Path) -> str | None:
     return "" if rel == "." else rel + "/"
 
 
-def file_revisions(root: Path, rel: str) -> list[dict[str, str]]:
-    """The commits that touched a file, newest first, following renames: commit, date, author,
-    subject and ``path``, the file's repository-relative path in that commit."""
+def file_revisions(root: Path, rel: str, limit: int | None = None) -> list[dict[str, str]]:
+    """The commits that touched a file, newest first, following renames (the newest ``limit``; None:
+    all): commit, date, author, subject and ``path``, the file's repository-relative path in that commit."""
     with open_repo(root) as repo:
         repo_rel = os.path.relpath(root / rel, repo.working_tree_dir)
+        count = [f"-n{limit}"] if limit is not None else []
         try:
-            out = repo.git.log("--follow", "-z", "--name-only", "--format=%x01%H%x09%aI%x09%an%x09%s",
+            out = repo.git.log("--follow", *count, "-z", "--name-only", "--format=%x01%H%x09%aI%x09%an%x09%s",
                                "--", repo_rel, strip_newline_in_stdout=False)
         except Exception:
             return []
