@@ -39,7 +39,7 @@ class Vault(VaultGraph):
         self.files = self.store.files  # the note files: scan, read_note, safe_path, body
         self.warnings = self.store.warnings  # what went wrong after the work was done (a commit git refused)
         self._semantic: Semantic | None = None
-        self.store.state.after_write = lambda: self.semantic.keep_up()  # vectors follow every write (issue 14)
+        self.store.state.after_write = lambda inline: self.semantic.keep_up(inline=inline)  # vectors follow writes
         self.last_info: dict[str, Any] = {}  # what the last vsearch/query/recall did (coverage, stages)
 
     @classmethod

@@ -302,3 +302,18 @@ def test_inline_or_background_follows_what_the_model_costs_here(fresh: Path, mon
         sem.__dict__["embedder"] = HashEmbedder()
         monkeypatch.setenv("MDMEM_EMBED_INLINE", "0")  # no time for the model in a write: all to the job
         assert not sem.inline_ok(1)
+
+
+def test_a_bm25_read_that_catches_up_embeds_nothing_itself(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A note written without a commit is indexed by the next read; a BM25 read leaves its vectors to
+    the background job, even with a model cheap enough to embed inline after a write."""
+    from mdmem.vault import Vault
+
+    commit(fresh, {"notes/biscuit.md": DOG})
+    embedded = count_embeddings(monkeypatch)
+    (fresh / "notes" / "cat.md").write_text("# Our cat Pixel\n\nA grey tabby who sleeps on the radiator.\n")
+    with Vault.open(fresh) as v:
+        assert [h.path for h in v.search("grey tabby radiator")] == ["notes/cat.md"]
+        assert embedded == []  # no model ran in the read (inline after a write, it would have)
+    wait_for_jobs(fresh)
+    assert vectors(fresh)["complete"]  # the job embedded it

@@ -201,19 +201,20 @@ class Semantic:
         """Whether writes give their chunks vectors by themselves ([embed] auto, $MDMEM_AUTO_EMBED)."""
         return auto_embed(self.store.config.extra)
 
-    def keep_up(self) -> str:
+    def keep_up(self, *, inline: bool = True) -> str:
         """After a write changed chunks (run when the writer lock is released) and after each pass of the
         background catch-up: vectors the embedding cache holds are added at once (a ``reindex --full``, a
         checkout away and back, a revert: no model needed); new chunks are embedded now when that is
         cheap (``inline_ok``), else one background job is asked for (``run_job``). With ``auto`` off
         only the cache is used, and only in a vault that has one. Never fails the write it follows: a
         model setting that cannot load is left to the vector reads to report, anything else becomes a
-        warning. Returns what it did, for the hooks' and the job's log."""
+        warning. ``inline`` False (after a read caught up with an edit): nothing is loaded here, the job
+        is asked for. Returns what it did, for the hooks' and the job's log."""
         if self._keeping_up:
             return "busy"  # an embed or a vector read is under way here: it sees these chunks itself
         try:
             with self._busy():
-                return self._keep_up()
+                return self._keep_up(inline)
         except MdmemError as exc:
             if isinstance(exc, LockHeld):
                 return self._to_job("the writer lock was busy")
@@ -232,7 +233,7 @@ class Semantic:
         finally:
             self._keeping_up = outer
 
-    def _keep_up(self) -> str:
+    def _keep_up(self, inline: bool) -> str:
         auto = self.auto
         if not auto and not (self.store.state.dir / "embeddings.sqlite").is_file():
             return "off"
@@ -242,6 +243,8 @@ class Semantic:
         pending = cat.pending_chunks() if same_model else cat.all_chunks()
         if not pending and same_model and not cat.dead_keys():
             return "complete"
+        if not inline:  # a read: a BM25 answer must not load numpy, usearch or the model for this
+            return self._to_job(f"{len(pending)} chunks without vectors")
         missing = self.cache.missing(fp, [h for _, h, _ in pending]) if auto else []
         if not missing:
             with self.store.writer_lock(2.0):

@@ -42,7 +42,8 @@ class IndexState:
         # Set by a writer whose work changed the notes' chunks; ``after_write`` (the vector side's keep-up,
         # wired by the Vault) runs once the outermost writer lock is released (issue 14).
         self.changed = False
-        self.after_write: Callable[[], object] | None = None
+        self.after_write: Callable[[bool], object] | None = None  # its argument: may it do the work inline
+        self._reading = 0  # inside ``reading()``: a read catching up, whose after_write must stay cheap
 
     # -- manifest --------------------------------------------------------------------------------
 
@@ -308,7 +309,17 @@ class IndexState:
             raise err from exc
         if self.changed and not self._lock_depth and self.after_write is not None:
             self.changed = False
-            self.after_write()
+            self.after_write(not self._reading)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """A read's catching up (``IndexStore.repair``): the writes it makes run ``after_write`` with
+        inline False, so a BM25 read never loads the embedding model or the vector index."""
+        self._reading += 1
+        try:
+            yield
+        finally:
+            self._reading -= 1
 
     @contextmanager
     def _lock(self, timeout: float | None) -> Iterator[None]:

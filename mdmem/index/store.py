@@ -136,7 +136,12 @@ class IndexStore(CatchUp):
         """Make the index answerable before a read: build it when there is none (or it cannot be
         used), finish what a killed writer or a failed hook left (the marks in ``.mdmem/``), and
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
-        reported (``notice()``). The only step by which a read writes."""
+        reported (``notice()``). The only step by which a read writes; what it writes gets its
+        vectors from the background job or the next vector read, never by a model loaded here."""
+        with self.state.reading():
+            self._repair(damaged, notice)
+
+    def _repair(self, damaged: Exception | None, notice: bool) -> None:
         if damaged is not None:
             print(f"mdmem: index unreadable ({type(damaged).__name__}); rebuilding it.", file=sys.stderr)
             self.close()
