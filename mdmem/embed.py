@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .embed_e5 import MULTILINGUAL_MODEL
-from .embed_onnx import OnnxRunner, fuse_bert
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -287,6 +286,8 @@ class TransformersEmbedder:
                               'and it could not be prepared here; remove the setting to embed with fp32.')
         if self.settings.runtime != "torch" and self._onnx_usable() and onnxruntime_loadable():
             try:
+                from .embed_onnx import OnnxRunner
+
                 run = OnnxRunner(folder, self._onnx_file, self.settings.thread_count, self.settings.max_length)
                 self.runtime = "onnx"
                 return run
@@ -413,6 +414,8 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
     import torch
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
+
+    from .embed_onnx import OnnxRunner, fuse_bert
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
