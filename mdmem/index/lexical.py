@@ -259,8 +259,7 @@ class LexicalIndex:
 
     def term_weights(self, text: str, corrections: dict[str, str] | None = None) -> dict[str, float]:
         """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
-        qterms = list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
-        return _coverage_idf(self._current_searcher(), qterms)
+        return _coverage_idf(self._current_searcher(), _query_terms(text, corrections))
 
     def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
         """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
@@ -298,7 +297,7 @@ class LexicalIndex:
         ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
         ``corrections`` (from ``corrections``) replace misspelled query terms.
         """
-        qterms = list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
+        qterms = _query_terms(text, corrections)
         weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
@@ -425,6 +424,11 @@ def _replaces_a_letter(a: str, b: str) -> bool:
     """Whether one edit from ``a`` to ``b`` replaces a letter: in a short word that more often makes
     another word than a typo ("recent" → "retent"; a swap, a missing or doubled letter stay typos)."""
     return len(a) == len(b) and sorted(a) != sorted(b)
+
+
+def _query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
+    """The query's distinct index terms, misspelled ones replaced by their ``corrections``."""
+    return list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
 
 
 def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
