@@ -319,17 +319,19 @@ def test_non_utf8_and_binary_files_are_indexed_with_a_problem(vault_dir: Path) -
 def test_catalog_row_cache_sees_another_connections_writes(tmp_path: Path) -> None:
     """Rows are cached in a warm process, but a commit by another process is never served stale."""
     from mdmem.index.catalog import Catalog, FileState
-    from mdmem.note import parse_note
+    from mdmem.note import note_dates, parse_note
 
     db = tmp_path / "catalog.sqlite"
     reader, writer = Catalog(db), Catalog(db)
     state = FileState(hash="h1", mtime_ns=1, size=10)
-    writer.apply([(parse_note("---\ntitle: First\n---\nbody\n", "a.md"), state)], [])
+    note = parse_note("---\ntitle: First\n---\nbody\n", "a.md")
+    writer.apply([(note, state, note_dates(note, 0.0))], [])
     first = reader.rows(["a.md"])
     assert first["a.md"]["title"] == "First"
     first["a.md"]["title"] = "mutated by a caller"
     assert reader.rows(iter(["a.md"]))["a.md"]["title"] == "First"  # callers get copies; generators work
-    writer.apply([(parse_note("---\ntitle: Second\n---\nbody\n", "a.md"), state)], [])
+    note = parse_note("---\ntitle: Second\n---\nbody\n", "a.md")
+    writer.apply([(note, state, note_dates(note, 0.0))], [])
     assert reader.rows(["a.md"])["a.md"]["title"] == "Second"
     reader.apply([], ["a.md"])  # its own write too
     assert reader.rows(["a.md"]) == {}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..chunk import chunk_note
 from ..links import normalize_ref
-from ..note import Note, NoteDates, Problem, note_dates
+from ..note import Note, NoteDates, Problem
 from ..text import terms
 
 if TYPE_CHECKING:
@@ -93,19 +93,16 @@ class Catalog:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def apply(self, notes: Iterable[tuple[Note, FileState] | tuple[Note, FileState, NoteDates]],
-              deletes: Iterable[str], touches: Iterable[tuple[str, FileState]] = ()) -> None:
-        """Upsert notes (with their dates; without, dated as files git does not know), delete paths
-        and refresh file stats in one transaction."""
+    def apply(self, notes: Iterable[tuple[Note, FileState, NoteDates]], deletes: Iterable[str],
+              touches: Iterable[tuple[str, FileState]] = ()) -> None:
+        """Upsert notes with their dates, delete paths and refresh file stats in one transaction."""
         cur = self.db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         self._writes += 1
         try:
             for path in deletes:
                 self._delete(cur, path)
-            for item in notes:
-                note, state = item[0], item[1]
-                d = item[2] if len(item) > 2 else note_dates(note, state.mtime_ns / 1e9)  # type: ignore[misc]
+            for note, state, d in notes:
                 self._delete(cur, note.path)
                 cur.execute(
                     "INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
