@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import ConfigError, MdmemError, NoteNotFound, VaultNotFound
+from .errors import AmbiguousNote, ConfigError, MdmemError, NoteNotFound, VaultNotFound
 from .rank import evidence, merge_ranked
 from .results import ContextItem, Hit, Hits, MemoryContext
 
@@ -161,8 +161,8 @@ def open_ref(ref: str, current: Vault | None) -> tuple[Vault, str, bool]:
         except NoteNotFound:
             path = None
         if path is not None:
-            raise NoteNotFound(f"{ref!r} is both the note {path} of {current.root} and a note reference in vault "
-                               f"{name!r}; give the note's id or path, or --vault {name} with {rest!r}.")
+            raise AmbiguousNote(ref, [f"{path} (in {current.root})", f"{rest} in vault {name!r} (mdmem --vault "
+                                      f"{name} get {rest!r})"])
     if current is not None and current.root == folder.resolve():
         return current, rest, False
     return Vault.open(folder), rest, True
@@ -328,9 +328,8 @@ class VaultSet:
         if len(found) == 1:
             return found[0]
         if not found:
-            raise NoteNotFound(f"No note {ref!r} in vaults {', '.join(self.names)}.")
-        raise NoteNotFound(f"{ref!r} names a note in several vaults: "
-                           + ", ".join(f"{m.name}:{path}" for m, path in found) + "; give one of these.")
+            raise NoteNotFound(ref)
+        raise AmbiguousNote(ref, [f"{m.name}:{path}" for m, path in found])
 
 
 def qualified(h: Hit, name: str, score: float, explain: dict[str, Any] | None) -> Hit:
