@@ -124,6 +124,15 @@ def select(values: Sequence[str] = (), *,
     return chosen, skipped
 
 
+def vault_name(folder: Path) -> str:
+    """The name answers across vaults give ``folder``: its registered name, else its folder's name."""
+    where = registry.absolute(folder)
+    for name, path in registry.load().vaults.items():
+        if registry.absolute(path) == where:
+            return name
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", Path(where).name).strip("-") or "vault"
+
+
 def split_ref(ref: str, names: Iterable[str]) -> tuple[str, str] | None:
     """(vault, note reference) for a qualified reference ``NAME:REF`` whose NAME is one of ``names``,
     else None (an ordinary reference: a title such as "Decision: use X" names no vault)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,47 @@ def test_a_qualified_reference_is_never_confused_with_a_note(pair: tuple[Path, P
         assert group.get("team:coffee-machine")[1] == "notes/coffee-machine.md"
         with pytest.raises(VaultNotFound):
             group.member("c")
+
+
+# -- the prompt hook: the project's vault and the personal one -----------------------------------------------
+
+
+def hook_context(project: Path, prompt: str, cwd: Path | None = None) -> str:
+    from mdmem.agent_hooks import run_hook
+
+    printed: list[str] = []
+    payload = {"session_id": "s-1", "cwd": str(cwd or project), "prompt": prompt}
+    assert run_hook("prompt", str(project), json.dumps(payload), out=printed.append, time_budget_ms=20_000) == 0
+    return json.loads(printed[0])["hookSpecificOutput"]["additionalContext"] if printed else ""
+
+
+def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    project, me = pair
+    (me / "notes" / "other-project.md").write_text(
+        "---\ntitle: kafka lag in acme\nscope: project:acme\n---\nThe kafka consumer lag alert threshold of acme.\n")
+    mdmem_in_process("--vault", str(me), "reindex")
+    before = hook_context(project, QUESTION)
+    assert "kafka-consumer-lag" not in before and "(id: notes/team-note-" in before  # the project alone, as before
+
+    mdmem_in_process("vaults", "add", "me", str(me))
+    mdmem_in_process("vaults", "personal", "me")
+    assert json.loads(mdmem_in_process("vaults", "--json").stdout)["vaults"][0]["personal"] is True
+    both = hook_context(project, QUESTION)
+    lines = both.splitlines()
+    assert lines[1].endswith("(id: me:notes/kafka-consumer-lag)")  # the personal vault's answer first
+    assert "(id: a:notes/team-note-" in both  # the project's notes too, qualified
+    assert "kafka lag in acme" not in both  # the project's scope holds in the personal vault too
+
+    # In the personal vault itself, it is one vault.
+    assert "(id: notes/kafka-consumer-lag)" in hook_context(me, QUESTION)
+    # Anything wrong with the personal vault fails open: the project's memory stands.
+    def broken(*args: object, **kw: object) -> None:
+        raise RuntimeError("boom")
+
+    with monkeypatch.context() as m:
+        m.setattr("mdmem.vault_set.merge_contexts", broken)
+        assert "(id: notes/team-note-" in hook_context(project, QUESTION)
+    shutil.rmtree(me)  # gone: the project's vault alone, no error
+    assert "(id: notes/team-note-" in hook_context(project, QUESTION)
+    mdmem_in_process("vaults", "personal", "--unset")
+    assert "personal" not in json.loads(mdmem_in_process("vaults", "--json").stdout)["vaults"][0]

@@ -275,7 +275,8 @@ def _vault_list(r: VaultList, p: Printer) -> None:
         return
     width = max(len(v.name) for v in r.vaults)
     for v in r.vaults:
-        p(f"{'*' if v.default else ' '} {v.name:<{width}}  {v.path}  {v.status}")
+        mark = "  (personal)" if v.personal else ""
+        p(f"{'*' if v.default else ' '} {v.name:<{width}}  {v.path}  {v.status}{mark}")
     p(f"({'* default; ' if any(v.default for v in r.vaults) else ''}{r.config})", err=True)
 
 
@@ -285,7 +286,8 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
     if r.action == "removed":
         p(f"Removed {v.name!r} ({v.path}) from {r.config}; its files are untouched.")
         return
-    what = "Added" if r.action == "added" else "Default vault:"
+    what = {"added": "Added", "personal": "Personal vault (the prompt hook searches it too):"}.get(
+        r.action, "Default vault:")
     p(f"{what} {v.name!r} → {v.path}" + (" (default)" if v.default and r.action == "added" else ""))
     if v.status != "ok":
         p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)
