@@ -42,6 +42,7 @@ SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
 LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
 LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model: ~0.3 s)
+PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
 
 
 # -- the hook protocol -----------------------------------------------------------------------------
@@ -106,7 +107,8 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
                 _diag("no mdmem vault (pass --vault or set MDMEM_VAULT); nothing added")
                 return
             if event == "prompt":
-                result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline)
+                result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline,
+                                                partial=lambda text: result.__setitem__("partial", text))
             elif event == "session-start":
                 result["text"] = session_context(root, payload, budget or SESSION_BUDGET)
             elif event in ("stop", "pre-compact"):
@@ -127,9 +129,14 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
         worker.start()
         worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
-            _diag(f"no answer within {time_budget_ms} ms; nothing added")
+            done = _output(name, result.get("partial"))  # the project's memory, when only the personal vault is late
+            _diag(f"no answer within {time_budget_ms} ms; "
+                  + ("this project's memory only" if done else "nothing added"))
+            if done:
+                write(done)
             sys.stderr.flush()
-            os._exit(0)  # the worker may be deep in an index read; nothing was written to stdout
+            sys.stdout.flush()
+            os._exit(0)  # the worker may be deep in an index read
     payload_out = _output(name, result.get("text"))
     if payload_out:
         write(payload_out)
@@ -152,24 +159,72 @@ def is_trivial(prompt: str) -> bool:
     return weight < 6
 
 
-def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float) -> str | None:
+def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float,
+                   partial: Callable[[str], None] | None = None) -> str | None:
     """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
     running server (hybrid, warm model), else here: hybrid when the model loads quickly (the bundled
-    model once exported to ONNX) and time allows, else BM25."""
+    model once exported to ONNX) and time allows, else BM25. With a personal vault (``vaults
+    personal NAME``) that is not this one, its notes of the same scopes join, merged on one scale
+    (``vault_set.merge_contexts``) when time allows: the project's answer alone is given to ``partial``
+    first, and stands if the personal vault fails or runs out of time."""
     prompt = str(payload.get("prompt") or "")
     if is_trivial(prompt):
         return None
     prompt = prompt[:2000]  # a pasted log is not a query
-    from .serve import call_server, read_info
+    from . import registry
 
     scope = scopes_for(payload)
+    try:
+        personal = registry.personal_vault()
+    except Exception as exc:  # a broken config file must not cost the project's memory
+        _diag(f"personal vault: {exc}")
+        personal = None
+    if personal is not None and personal[1].resolve() == root.resolve():
+        personal = None
+    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None)
+    if own is None or personal is None:
+        return _with_footer(own.text) if own is not None else None
+    if partial is not None:
+        partial(_with_footer(own.text))
+    if deadline - time.monotonic() < PERSONAL_MIN_S:
+        _diag(f"no time left for the personal vault {personal[0]!r}; this project's memory only")
+        return _with_footer(own.text)
+    try:
+        mine = vault_context(personal[1], prompt, budget, scope, deadline, explain=True)
+        if mine is None:
+            return _with_footer(own.text)
+        from .vault import Vault
+        from .vault_set import Member, merge_contexts, same_model, vault_name
+
+        with Vault.open(root) as here, Vault.open(personal[1]) as there:
+            parts = [(Member(vault_name(root), here), own), (Member(personal[0], there), mine)]
+            merged = merge_contexts(parts, budget, comparable=same_model([here, there]))
+        return _with_footer(merged.text)
+    except Exception as exc:  # fail open for the personal vault: the project's memory stands
+        _diag(f"personal vault {personal[0]!r}: {type(exc).__name__}: {exc}")
+        return _with_footer(own.text)
+
+
+def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *,
+                  explain: bool = False) -> Any:
+    """One vault's ``MemoryContext`` for the prompt: from its running server, else computed here; None
+    while its index is rebuilt (in the background)."""
+    from .serve import call_server, read_info
+
     if read_info(root) is not None:
         wait = deadline - time.monotonic() - LOCAL_RESERVE_S
         if wait > 0.05:
-            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {})}
+            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {}),
+                                      **({"explain": True} if explain else {})}
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
-                return _with_footer(answer["context"].get("text") or "")
+                from .results import MemoryContext
+
+                ctx = answer["context"]
+                try:
+                    return MemoryContext.from_dict(ctx)
+                except (KeyError, TypeError):  # a server that sends the text alone
+                    return MemoryContext(str(ctx.get("text") or ""), 0, budget)
             _diag("mdmem serve did not answer in time; BM25 only")
     from .vault import Vault
 
@@ -179,10 +234,9 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
             _spawn_reindex(vault)
             return None
         quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
-        ctx = vault.context(prompt, budget=budget, scope=scope, vectors=quick)
+        return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
     finally:
         vault.close()
-    return _with_footer(ctx.text)
 
 
 def _with_footer(text: str) -> str:

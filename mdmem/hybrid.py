@@ -29,11 +29,12 @@ if TYPE_CHECKING:
 # -- the hits a pipeline returns -----------------------------------------------------------------
 
 
-def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
-    """BM25 over the notes (no model is loaded); a superseded note goes below its successor."""
+def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
+    """BM25 over the notes (no model is loaded); a superseded note goes below its successor.
+    ``explain``: each hit's BM25 score and coverage (the share of the query's words it holds)."""
     store.repair()
     raw = store.read(lambda: _superseded_last(store, store.lexical.search(
-        text, limit, filters, corrections=store.lexical.corrections(text))))
+        text, limit, filters, coverage=explain, corrections=store.lexical.corrections(text))))
     # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
     # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
     # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
@@ -42,7 +43,9 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters) -> Hits:
     qterms = set(terms(text))
     return Hits((Hit(id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
                      snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
-                     date=iso_from_timestamp(h.date)) for h in raw), text, index_info(store, {}))
+                     date=iso_from_timestamp(h.date),
+                     explain={"bm25": round(h.score, 4), "coverage": round(h.coverage, 3)} if explain else None)
+                 for h in raw), text, index_info(store, {}))
 
 
 def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
@@ -191,6 +194,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     for h in lex:
         c = by_path.setdefault(h.path, Candidate(path=h.path))
         c.explain["bm25"] = round(h.score, 4)
+        c.explain["coverage"] = round(h.coverage, 3)  # comparable across vaults (rank.evidence)
         if h.path in abstained:
             c.explain["vec_abstained"] = 1
     for path, parts in fused.items():

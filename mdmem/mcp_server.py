@@ -92,6 +92,11 @@ class Tools:
                     self.local.warnings.append(vault.index_warning)
                     vault.index_warning = None
 
+    def tool(self, name: str) -> Callable[..., CallToolResult]:
+        """The function the server registers as tool ``name`` (``mcp_vaults.SetTools`` wraps it)."""
+        fn: Callable[..., CallToolResult] = getattr(self, name)
+        return fn
+
     def answer(self, result: Any, *, warn: bool = True, **options: Any) -> CallToolResult:
         """The tool result for ``result`` (``render.mcp``), with the last call's warnings when ``warn``
         (a commit git refused, an index that could not be refreshed)."""
@@ -415,15 +420,24 @@ TOOLS = (
 )
 
 
+MakeTools = Callable[[threading.Lock], Tools]  # the tools over several vaults (mcp_vaults), given the lock
+
+
 def create_server(vault: Vault, *, lock: threading.Lock | None = None,
-                  lifespan: Callable[[Any], Any] | None = None) -> MCPServer:
-    """An MCP server whose tools call ``vault``, one at a time (under ``lock``)."""
+                  lifespan: Callable[[Any], Any] | None = None, make_tools: MakeTools | None = None) -> MCPServer:
+    """An MCP server whose tools call ``vault`` (or the vaults of ``make_tools``), one at a time (under ``lock``)."""
     server: MCPServer = MCPServer("mdmem", instructions=INSTRUCTIONS, version=__version__,
                                   lifespan=lifespan, log_level="WARNING")
-    tools = Tools(vault, lock or threading.Lock())
+    lock = lock or threading.Lock()
+    tools = make_tools(lock) if make_tools else Tools(vault, lock)
     for name, hints in TOOLS:
-        server.add_tool(getattr(tools, name), annotations=hints)
+        server.add_tool(tools.tool(name), name=name, annotations=hints)
     return server
+
+
+def _warm_all(vaults: list[Vault], lock: threading.Lock) -> None:
+    for v in vaults:
+        warm_up(v, lock, "mdmem mcp")
 
 
 # -- running ---------------------------------------------------------------------------------------------
@@ -442,12 +456,13 @@ async def _stdout_to_stderr(_: Any) -> AsyncIterator[dict[str, Any]]:
         sys.stdout = real
 
 
-def run_stdio(vault: Vault, *, warm: bool = True) -> None:
-    """Serve MCP on stdin/stdout until the client closes the pipe."""
+def run_stdio(vault: Vault, *, warm: bool = True, make_tools: MakeTools | None = None,
+              also: list[Vault] | None = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes the pipe (``also``: the set's other vaults, warmed too)."""
     lock = threading.Lock()
-    server = create_server(vault, lock=lock, lifespan=_stdout_to_stderr)
+    server = create_server(vault, lock=lock, lifespan=_stdout_to_stderr, make_tools=make_tools)
     if warm:
-        threading.Thread(target=warm_up, args=(vault, lock, "mdmem mcp"), daemon=True).start()
+        threading.Thread(target=_warm_all, args=([vault, *(also or [])], lock), daemon=True).start()
     server.run("stdio")
 
 
@@ -483,21 +498,23 @@ def check_bind(host: str, token: str | None) -> None:
                          "--token TOKEN or $MDMEM_MCP_TOKEN (clients send \"Authorization: Bearer TOKEN\").")
 
 
-def http_app(vault: Vault, *, host: str, token: str | None, lock: threading.Lock | None = None) -> Any:
+def http_app(vault: Vault, *, host: str, token: str | None, lock: threading.Lock | None = None,
+             make_tools: MakeTools | None = None) -> Any:
     """The streamable-HTTP ASGI app at /mcp, behind the bearer check when a token is set."""
     check_bind(host, token)
-    app = create_server(vault, lock=lock).streamable_http_app(host=host)
+    app = create_server(vault, lock=lock, make_tools=make_tools).streamable_http_app(host=host)
     return BearerAuth(app, token) if token else app
 
 
-def run_http(vault: Vault, *, host: str, port: int, token: str | None, warm: bool = True) -> None:
+def run_http(vault: Vault, *, host: str, port: int, token: str | None, warm: bool = True,
+             make_tools: MakeTools | None = None, also: list[Vault] | None = None) -> None:
     """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted."""
     import uvicorn
 
     lock = threading.Lock()
-    app = http_app(vault, host=host, token=token, lock=lock)
+    app = http_app(vault, host=host, token=token, lock=lock, make_tools=make_tools)
     if warm:
-        threading.Thread(target=warm_up, args=(vault, lock, "mdmem mcp"), daemon=True).start()
+        threading.Thread(target=_warm_all, args=([vault, *(also or [])], lock), daemon=True).start()
     print(f"mdmem mcp: serving {vault.root} at http://{host}:{port}/mcp"
           + (" (bearer token required)" if token else ""), file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()

@@ -287,3 +287,45 @@ def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int]
         scored.append((t, f * math.log(1 + n_docs / df)))
     scored.sort(key=lambda x: -x[1])
     return scored[:top]
+
+
+# -- one scale across vaults (issue 16) ------------------------------------------------------------------
+
+
+def evidence(explain: Mapping[str, Any], floor: float, strong: float, vectors: bool = True) -> float:
+    """How well one hit answers the query, on a scale that means the same in every vault (0–1.1).
+
+    Two signals survive the trip between separate indexes: ``coverage``, the share of the query's
+    IDF-weighted words the note holds (a share, whatever the vault's size), and the vector leg's
+    ``cosine`` (the same model gives the same cosine for the same texts; ``vectors`` False when the
+    vaults' models differ). The cosine counts as its place between the vault's noise floor
+    (``min_similarity``) and ``strong_similarity``, the closeness the pipeline already takes as good
+    as full coverage (a candidate passes its score floor with either). The stronger of the two
+    decides; a tenth of the weaker breaks ties (two notes that both hold every word). Raw BM25 scores
+    (their IDF is the vault's own), RRF scores and the final scores (ranks; normalised to each vault's
+    top hit) are not comparable and are not used."""
+    cov = float(explain.get("coverage") or 0.0)
+    cos = explain.get("cosine") if vectors else None
+    lift = 0.0
+    if cos is not None and strong > floor:
+        lift = min(1.0, max(0.0, (float(cos) - floor) / (strong - floor)))
+    return max(cov, lift) + 0.1 * min(cov, lift)
+
+
+def envelope(values: Sequence[float]) -> list[float]:
+    """Each position's best value at or below it in the list (a running maximum from the bottom): a
+    non-increasing list, so a hit the vault ranked above a strong one is worth at least as much."""
+    out = list(values)
+    for i in range(len(out) - 2, -1, -1):
+        out[i] = max(out[i], out[i + 1])
+    return out
+
+
+def merge_ranked(lists: Sequence[Sequence[float]], limit: int) -> list[tuple[int, int, float]]:
+    """Merge ranked lists (each a list's evidence, best first) into one: (list, position, key) best
+    first, at most ``limit``. The key is the list's ``envelope``, so every list keeps its own order
+    (its pipeline knows best within one vault) and lists interleave by evidence alone; ties go to
+    the earlier position, then the earlier list."""
+    keyed = [(-key, pos, li) for li, values in enumerate(lists) for pos, key in enumerate(envelope(values))]
+    keyed.sort()
+    return [(li, pos, -neg) for neg, pos, li in keyed[:limit]]

@@ -240,10 +240,11 @@ def key_line(body: str, limit: int = 160) -> str:
 
 
 def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
-                  scope: list[str] | None = None, as_of: str | None = None) -> MemoryContext:
+                  scope: list[str] | None = None, as_of: str | None = None, explain: bool = False) -> MemoryContext:
     """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
     relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
-    Deterministic for the same vault."""
+    Deterministic for the same vault. ``explain``: each relevant item keeps its ranking's signals
+    (cosine, coverage: what a merge across vaults compares)."""
     from .text import estimate_tokens
 
     started = time.perf_counter()
@@ -255,7 +256,7 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
     lines: list[str] = []
     seen: set[str] = set()
 
-    def take(path: str, why: str, score: float | None) -> bool:
+    def take(path: str, why: str, score: float | None, signals: dict[str, Any] | None = None) -> bool:
         nonlocal used
         row = store.catalog.row(path)
         if row is None or path in seen:
@@ -272,7 +273,7 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
         seen.add(path)
         lines.append(line)
         items.append(ContextItem(row["id"], path, row["title"], row["type"], why,
-                                 round(score, 4) if score is not None else None))
+                                 round(score, 4) if score is not None else None, explain=signals))
         return True
 
     for path in store.catalog.pinned_paths():
@@ -289,7 +290,7 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
         if info.get("relevant") is False:
             ranked = []  # the vault has no answer: an agent is better off with no memory than a wrong one
         for c in ranked:
-            if not take(c.path, "relevant", c.score):
+            if not take(c.path, "relevant", c.score, dict(c.explain) if explain else None):
                 break
     text = header + "".join(lines) if lines else ""
     return MemoryContext(text, used if lines else 0, budget, items, intent,

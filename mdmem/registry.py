@@ -4,14 +4,17 @@ The file is ``$MDMEM_CONFIG``, else ``$XDG_CONFIG_HOME/mdmem/vaults.toml``, else
 ``~/.config/mdmem/vaults.toml``::
 
     default = "work"
+    personal = "me"
 
     [vaults]
     work = "/home/me/notes"
+    me = "/home/me/memory"
 
 It is read with ``tomllib`` and written by hand (no TOML writer dependency), atomically, and read back
 before it replaces the old file. A file mdmem cannot read is an error naming the file and the fix; it
 is never rewritten. ``--vault`` and ``$MDMEM_VAULT`` take a name or a path (``resolve``); without them
-the vault at or above the current folder comes first, then the default (``default_vault``).
+the vault at or above the current folder comes first, then the default (``default_vault``). The
+``personal`` vault (``personal_vault``) is the one the prompt hook searches beside the project's.
 
 The agent hooks import this module on every prompt: it imports nothing heavy at the top.
 """
@@ -45,12 +48,14 @@ def config_path() -> Path:
 class Registry:
     """The named vaults (name → absolute path, in the file's order) and the default's name, from ``path``."""
 
-    __slots__ = ("default", "path", "vaults")
+    __slots__ = ("default", "path", "personal", "vaults")
 
-    def __init__(self, path: Path, vaults: dict[str, str] | None = None, default: str | None = None) -> None:
+    def __init__(self, path: Path, vaults: dict[str, str] | None = None, default: str | None = None,
+                 personal: str | None = None) -> None:
         self.path = path
         self.vaults = dict(vaults or {})
         self.default = default
+        self.personal = personal
 
     def get(self, name: str) -> str:
         """The path registered as ``name``; an error listing the names when there is none."""
@@ -91,9 +96,9 @@ def parse(path: Path, data: dict[str, object]) -> Registry:
     def bad(problem: str) -> ConfigError:
         return ConfigError(f"{path}: {problem}; {FIX}.")
 
-    unknown = sorted(set(data) - {"default", "vaults"})
+    unknown = sorted(set(data) - {"default", "personal", "vaults"})
     if unknown:
-        raise bad(f"unknown key {unknown[0]!r} (mdmem reads \"default\" and a [vaults] table)")
+        raise bad(f"unknown key {unknown[0]!r} (mdmem reads \"default\", \"personal\" and a [vaults] table)")
     vaults = data.get("vaults", {})
     if not isinstance(vaults, dict):
         raise bad("\"vaults\" must be a table of name = \"absolute path\"")
@@ -105,7 +110,10 @@ def parse(path: Path, data: dict[str, object]) -> Registry:
     default = data.get("default")
     if default is not None and (not isinstance(default, str) or default not in vaults):
         raise bad(f"default {default!r} is not a vault of the [vaults] table")
-    return Registry(path, vaults, default)
+    personal = data.get("personal")
+    if personal is not None and (not isinstance(personal, str) or personal not in vaults):
+        raise bad(f"personal {personal!r} is not a vault of the [vaults] table")
+    return Registry(path, vaults, default, personal)
 
 
 def dumps(reg: Registry) -> str:
@@ -118,6 +126,8 @@ def dumps(reg: Registry) -> str:
     lines = ["# mdmem's named vaults: \"mdmem vaults\" lists them; add, remove and default change this file.", ""]
     if reg.default is not None:
         lines += [f"default = {quoted(reg.default)}", ""]
+    if reg.personal is not None:
+        lines += [f"personal = {quoted(reg.personal)}", ""]
     lines.append("[vaults]")
     lines += [f"{check_name(name)} = {quoted(where)}" for name, where in reg.vaults.items()]
     return "\n".join(lines) + "\n"
@@ -132,7 +142,7 @@ def save(reg: Registry) -> None:
     text = dumps(reg)
     try:
         back = parse(reg.path, tomllib.loads(text))
-        same = back.vaults == reg.vaults and back.default == reg.default
+        same = back.vaults == reg.vaults and back.default == reg.default and back.personal == reg.personal
     except (tomllib.TOMLDecodeError, ConfigError):
         same = False
     if not same:  # a path TOML cannot hold (e.g. bytes that are not UTF-8)
@@ -197,11 +207,20 @@ def default_vault() -> Path | None:
 # -- the commands' work: each returns its result -----------------------------------------------------------
 
 
+def personal_vault() -> tuple[str, Path] | None:
+    """The personal vault's name and folder (``personal`` in the file), when one is set and is a vault."""
+    reg = load()
+    if reg.personal is None:
+        return None
+    where = reg.vaults[reg.personal]
+    return (reg.personal, Path(where)) if status(where) == OK else None
+
+
 def entry(reg: Registry, name: str) -> VaultEntry:
     from .results import VaultEntry
 
     where = reg.get(name)
-    return VaultEntry(name, where, name == reg.default, status(where))
+    return VaultEntry(name, where, name == reg.default, status(where), name == reg.personal)
 
 
 def listing() -> VaultList:
@@ -237,6 +256,8 @@ def remove(name: str) -> VaultChange:
     del reg.vaults[name]
     if reg.default == name:
         reg.default = None
+    if reg.personal == name:
+        reg.personal = None
     save(reg)
     return VaultChange("removed", gone, str(reg.path))
 
@@ -250,3 +271,16 @@ def set_default(name: str) -> VaultChange:
     reg.default = name
     save(reg)
     return VaultChange("default", entry(reg, name), str(reg.path))
+
+
+def set_personal(name: str | None) -> VaultChange | None:
+    """Make ``name`` the personal vault (None: no personal vault); the prompt hook searches it beside the
+    project's vault. Returns the change, or None when unset."""
+    from .results import VaultChange
+
+    reg = load()
+    if name is not None:
+        reg.get(name)
+    reg.personal = name
+    save(reg)
+    return VaultChange("personal", entry(reg, name), str(reg.path)) if name is not None else None

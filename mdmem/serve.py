@@ -131,7 +131,7 @@ class Server:
             with self.lock:
                 self.last_used = time.monotonic()
                 if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
-                    return {"context": self.vault.context(text, **params).to_dict()}
+                    return {"context": self.vault.context(text, **params, explain=explain).to_dict()}
                 if method == "search":
                     hits = self.vault.search(text, limit, **params)
                 else:

@@ -152,11 +152,12 @@ class Vault(VaultGraph):
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
         return self.store.now(as_of)
 
-    def search(self, text: str, limit: int = 10, **filters: Any) -> r.Hits:
-        """BM25 search for words, names and identifiers in any language; no model is loaded."""
+    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> r.Hits:
+        """BM25 search for words, names and identifiers in any language; no model is loaded.
+        ``explain``: each hit's BM25 score and the share of the query it covers."""
         from .hybrid import search
 
-        return search(self.store, text, limit, self.store.filters(**filters))
+        return search(self.store, text, limit, self.store.filters(**filters), explain=explain)
 
     def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> r.Hits:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
@@ -198,14 +199,15 @@ class Vault(VaultGraph):
         return hits
 
     def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool | None = True, as_of: str | None = None) -> r.MemoryContext:
+                vectors: bool | None = True, as_of: str | None = None, explain: bool = False) -> r.MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant.
-        ``vectors=None``: the vector leg only when it is quick here (``Semantic.quick``), as a hook wants."""
+        ``vectors=None``: the vector leg only when it is quick here (``Semantic.quick``), as a hook wants.
+        ``explain``: the relevant items keep their ranking's signals (for a merge across vaults)."""
         from .recall import build_context
 
         use = self.semantic.quick() if vectors is None else vectors
         return build_context(self.store, self.semantic if use else None, prompt, budget=budget,
-                             scope=scope, as_of=as_of)
+                             scope=scope, as_of=as_of, explain=explain)
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""

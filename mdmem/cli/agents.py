@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import State, handle_errors, output, pass_state, show
+from .options import State, handle_errors, output, pass_state, show, vaults_options
 
 # -- hook ------------------------------------------------------------------------------------------
 
@@ -114,28 +114,52 @@ def hook_pre_compact(state: State, commit: bool | None, dry_run: bool) -> None:
 @click.option("--token", envvar="MDMEM_MCP_TOKEN", metavar="TOKEN",
               help="Bearer token HTTP clients must send [env MDMEM_MCP_TOKEN]; required off loopback.")
 @click.option("--no-warm", is_flag=True, help="Do not reindex and load the model at start.")
+@vaults_options
 @pass_state
 @handle_errors
-def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, no_warm: bool) -> None:
+def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, no_warm: bool,
+        vaults: str | None, all_vaults: bool) -> None:
     """Serve the vault to agents over MCP: recall, search, get, add, correct, pin, … as tools.
 
     \b
     stdio (default) is what Claude Code and most clients start themselves:
       claude mcp add mdmem -- mdmem --vault ~/notes mcp
     Nothing but protocol is written to stdout; diagnostics go to stderr.
+
+    \b
+    With --vaults a,b (or --all-vaults) it serves several: every tool takes an optional
+    "vault"; recall, query, search, vsearch and context answer from all of them, merged
+    (ids NAME:id); other tools use the --vault one if it is in the set, else the first.
     """
     import contextlib
+
+    from ..errors import VaultNotFound
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
         from ..mcp_server import check_bind, run_http, run_stdio
 
         if use_http:
             check_bind(host, token)
-        vault = state.vault
+        group = state.vault_set(vaults, all_vaults)
+        if group is None:
+            vault, make, also = state.vault, None, None
+        else:
+            from ..mcp_vaults import primary_member, set_tools
+            from ..render import skipped_line
+
+            for s in group.skipped:
+                click.echo(skipped_line(s), err=True)
+            try:
+                current = state.vault if state.vault_path else None
+            except VaultNotFound:
+                current = None
+            primary = primary_member(group, current)
+            vault, make = primary.vault, set_tools(group, primary)
+            also = [m.vault for m in group.members if m is not primary]
     if use_http:
-        run_http(vault, host=host, port=port, token=token, warm=not no_warm)
+        run_http(vault, host=host, port=port, token=token, warm=not no_warm, make_tools=make, also=also)
     else:
-        run_stdio(vault, warm=not no_warm)
+        run_stdio(vault, warm=not no_warm, make_tools=make, also=also)
 
 
 # -- setup -----------------------------------------------------------------------------------------

@@ -78,15 +78,17 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
 @output
 @pass_state
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
-    """Show NOTE, named by id, path, file name, title or alias."""
+    """Show NOTE, named by id, path, file name, title or alias; NAME:ID (an id from an answer across
+    vaults) is the note ID of the registered vault NAME."""
     from ..results import NoteText, note_doc
 
-    n = state.vault.get(note)
-    doc = note_doc(n, state.vault.dates(n))
+    vault, ref = state.vault_for(note)  # NAME:REF (an id from an answer across vaults) is vault NAME's
+    n = vault.get(ref)
+    doc = note_doc(n, vault.dates(n))
     if as_json:
         show(doc, as_json)
         return
-    text = "" if meta else (state.vault.root / n.path).read_text(encoding="utf-8", errors="replace")
+    text = "" if meta else (vault.root / n.path).read_text(encoding="utf-8", errors="replace")
     show(NoteText(doc, text), meta=meta)
 
 

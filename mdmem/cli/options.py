@@ -15,6 +15,7 @@ from ..schema import INCLUDE_CHOICES, STATUSES
 if TYPE_CHECKING:
     from ..results import Hits
     from ..vault import Vault
+    from ..vault_set import VaultSet
 
 
 class State:
@@ -24,6 +25,21 @@ class State:
     def __init__(self, vault_path: str | None) -> None:
         self.vault_path = vault_path
         self._vault: Vault | None = None
+        self._set: VaultSet | None = None
+        self._extra: list[Vault] = []  # vaults a qualified note reference opened
+
+    def vault_set(self, vaults: str | None, all_vaults: bool) -> VaultSet | None:
+        """The vaults ``--vaults a,b`` or ``--all-vaults`` name, opened (closed with the command); None
+        when neither is given (the command uses its one vault)."""
+        if not vaults and not all_vaults:
+            return None
+        if vaults and all_vaults:
+            raise click.UsageError("Give --vaults or --all-vaults, not both.")
+        if self._set is None:
+            from ..vault_set import VaultSet
+
+            self._set = VaultSet.open((vaults or "").split(","), all_vaults=all_vaults)
+        return self._set
 
     @property
     def vault(self) -> Vault:
@@ -46,6 +62,22 @@ class State:
                     self._vault = Vault.open(default)
         return self._vault
 
+    def vault_for(self, ref: str) -> tuple[Vault, str]:
+        """The vault a note reference is in and the reference there: ``NAME:REF`` (a registered vault's
+        name, as answers across vaults give ids) is vault NAME's, anything else this command's vault."""
+        from ..vault_set import QUALIFIED, open_ref
+
+        if not QUALIFIED.match(ref):
+            return self.vault, ref
+        try:
+            current: Vault | None = self.vault
+        except MdmemError:
+            current = None  # outside any vault: NAME:REF alone says where
+        vault, rest, own = open_ref(ref, current)
+        if own:
+            self._extra.append(vault)
+        return vault, rest
+
     @property
     def opened(self) -> Vault | None:
         """The vault if a command opened it."""
@@ -54,6 +86,10 @@ class State:
     def close(self) -> None:
         if self._vault is not None:
             self._vault.close()
+        if self._set is not None:
+            self._set.close()
+        for v in self._extra:
+            v.close()
 
 
 pass_state = click.make_pass_decorator(State)
@@ -149,6 +185,15 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     for opt in reversed(opts):
         fn = opt(fn)
     return fn
+
+
+def vaults_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--vaults and --all-vaults: answer from several vaults, merged on one scale."""
+    fn = click.option("--all-vaults", is_flag=True,
+                      help="Search every vault \"mdmem vaults\" lists, merged on one scale.")(fn)
+    return click.option("--vaults", "vaults", metavar="NAME,…",
+                        help="Search these vaults (names or folders, comma-separated), merged on one scale; "
+                             "each hit names its vault and its id is NAME:id.")(fn)
 
 
 redact_option = click.option("--no-redact", is_flag=True,

@@ -17,18 +17,22 @@ from .options import (
     progress_lines,
     served_or_local,
     show,
+    vaults_options,
 )
 
 
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
+@vaults_options
 @output
 @pass_state
-def search(state: State, query: tuple[str, ...], limit: int, as_json: bool, **kw: Any) -> None:
+def search(state: State, query: tuple[str, ...], limit: int, vaults: str | None, all_vaults: bool, as_json: bool,
+           **kw: Any) -> None:
     """Full-text (BM25) search for exact words, names and identifiers; a misspelled name finds the
     name one edit away. No model is loaded."""
-    show(state.vault.search(" ".join(query), limit, **filters_from(kw)), as_json, color=sys.stdout.isatty())
+    target = state.vault_set(vaults, all_vaults) or state.vault
+    show(target.search(" ".join(query), limit, **filters_from(kw)), as_json, color=sys.stdout.isatty())
 
 
 @click.command()
@@ -49,6 +53,7 @@ def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_
 @click.option("--explain", is_flag=True,
               help="Show each score's parts: bm25, cosine, ranks, rrf, blend, priors, final.")
 @click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
+@vaults_options
 @output
 @pass_state
 def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
@@ -63,6 +68,7 @@ def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_ve
 @filter_options
 @click.option("--explain", is_flag=True, help="Show the intent, the route and each score's parts.")
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 and the graph only.")
+@vaults_options
 @output
 @pass_state
 def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
@@ -73,11 +79,15 @@ def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_v
 
 def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, explain: bool,
                 no_vectors: bool, as_json: bool, kw: dict[str, Any]) -> None:
-    """query and recall: filters from the options, the warm server if running, then render."""
+    """query and recall: filters from the options, the warm server if running (one vault), then render."""
+    group = state.vault_set(kw.pop("vaults"), kw.pop("all_vaults"))
     filters = filters_from(kw)
     if no_vectors:
         filters["vectors"] = False
-    hits = served_or_local(state, method, " ".join(query), limit, explain, filters)
+    if group is not None:
+        hits = getattr(group, method)(" ".join(query), limit, explain=explain, **filters)
+    else:
+        hits = served_or_local(state, method, " ".join(query), limit, explain, filters)
     show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
 
 
@@ -105,12 +115,14 @@ def profile(state: State, budget: int, scope: str | None, as_json: bool) -> None
 @click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
               help="Only this scope (global notes always qualify).")
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 only (what a cold hook does).")
+@vaults_options
 @output
 @pass_state
 def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[str, ...], no_vectors: bool,
-            as_json: bool) -> None:
+            vaults: str | None, all_vaults: bool, as_json: bool) -> None:
     """The memories worth injecting for PROMPT within a token budget: pinned first, then relevant."""
-    show(state.vault.context(" ".join(prompt), budget=budget, scope=list(scopes) or None, vectors=not no_vectors),
+    target = state.vault_set(vaults, all_vaults) or state.vault
+    show(target.context(" ".join(prompt), budget=budget, scope=list(scopes) or None, vectors=not no_vectors),
          as_json)
 
 

@@ -13,12 +13,14 @@ from .options import handle_errors, output, show
 @click.pass_context
 @handle_errors
 def vaults(ctx: click.Context, as_json: bool) -> None:
-    """Named vaults: list them (name, path, default, status); add, remove, pick the default.
+    """Named vaults: list them (name, path, default, status); add, remove, pick the default and the personal one.
 
     \b
     mdmem vaults add work ~/notes --default
     mdmem --vault work search "postgres"     # --vault and MDMEM_VAULT take a name or a path
     mdmem search "postgres"                  # outside any vault: the default vault
+    mdmem query --vaults work,me "postgres"  # several vaults, merged on one scale (or --all-vaults)
+    mdmem vaults personal me                 # the prompt hook adds vault "me" to each project's
 
     The list lives in $MDMEM_CONFIG, else $XDG_CONFIG_HOME/mdmem/vaults.toml, else
     ~/.config/mdmem/vaults.toml. Status: ok, "missing folder", or "not a vault yet" (run mdmem init)."""
@@ -58,3 +60,19 @@ def vaults_default(name: str, as_json: bool) -> None:
     from ..registry import set_default
 
     show(set_default(name), as_json)
+
+
+@vaults.command("personal")
+@click.argument("name", required=False)
+@click.option("--unset", is_flag=True, help="No personal vault.")
+@output
+def vaults_personal(name: str | None, unset: bool, as_json: bool) -> None:
+    """Make NAME the personal vault: the prompt hook ("mdmem hook prompt") searches it beside the
+    project's vault and merges the two (its global notes and this project's). --unset: none."""
+    from ..registry import set_personal
+
+    if bool(name) == unset:
+        raise click.UsageError("Give a vault NAME, or --unset.")
+    change = set_personal(None if unset else name)
+    if change is not None:
+        show(change, as_json)

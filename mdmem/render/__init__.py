@@ -27,6 +27,7 @@ from .lines import (
     reason_suffix,
     redaction_notice,
     shell_path,
+    skipped_line,
     strip_marks,
     to_json,
     warning_lines,
@@ -37,5 +38,5 @@ __all__ = [
     "BOLD", "KEY_CHARS", "RESET", "YELLOW", "Output", "arrow", "bold", "cli", "commit_suffix",
     "compact_add", "compact_hit", "compact_status", "dated_line", "edge_line", "fields_text", "file_change_lines",
     "highlight", "hints_line", "mcp", "node_line", "node_short", "pick", "reason_suffix", "redaction_notice",
-    "shell_path", "strip_marks", "to_json", "warning_lines",
+    "shell_path", "skipped_line", "strip_marks", "to_json", "warning_lines",
 ]

@@ -21,6 +21,7 @@ from .lines import (
     revision_line,
     shell_path,
     similar_detail,
+    skipped_line,
 )
 
 if TYPE_CHECKING:
@@ -113,6 +114,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
                   else "Run \"mdmem embed\" to finish.")
         p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
           f"results lean on BM25. {finish}", err=True)
+    for s in info.get("skipped") or ():
+        p(skipped_line(s), err=True)
     if not hits:
         p(f"No notes match {hits.query!r}.", err=True)
         return
@@ -122,7 +125,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
             return
         p("closest anyway:")
     for i, h in enumerate(hits, 1):
-        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {h.path}  score {h.score:.4g}")
+        where = f"{h.vault}:{h.path}" if h.vault else h.path
+        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")
         if h.snippet:
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
@@ -151,6 +155,8 @@ def _note_text(note: NoteText, p: Printer, *, meta: bool = False) -> None:
 
 @_cli.register
 def _context(ctx: MemoryContext, p: Printer) -> None:
+    for s in ctx.skipped or ():
+        p(skipped_line(s), err=True)
     p(ctx.text, nl=False)
 
 
@@ -269,7 +275,8 @@ def _vault_list(r: VaultList, p: Printer) -> None:
         return
     width = max(len(v.name) for v in r.vaults)
     for v in r.vaults:
-        p(f"{'*' if v.default else ' '} {v.name:<{width}}  {v.path}  {v.status}")
+        mark = "  (personal)" if v.personal else ""
+        p(f"{'*' if v.default else ' '} {v.name:<{width}}  {v.path}  {v.status}{mark}")
     p(f"({'* default; ' if any(v.default for v in r.vaults) else ''}{r.config})", err=True)
 
 
@@ -279,7 +286,8 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
     if r.action == "removed":
         p(f"Removed {v.name!r} ({v.path}) from {r.config}; its files are untouched.")
         return
-    what = "Added" if r.action == "added" else "Default vault:"
+    what = {"added": "Added", "personal": "Personal vault (the prompt hook searches it too):"}.get(
+        r.action, "Default vault:")
     p(f"{what} {v.name!r} → {v.path}" + (" (default)" if v.default and r.action == "added" else ""))
     if v.status != "ok":
         p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)

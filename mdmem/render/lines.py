@@ -154,3 +154,8 @@ def warning_lines(warnings: list[str], index_warning: str | None = None) -> str:
 def redaction_notice(count: int) -> str:
     """The CLI's stderr line when secrets in the input were redacted."""
     return f"mdmem: redacted {count} secret(s); pass --no-redact to keep them.\n" if count else ""
+
+
+def skipped_line(s: dict[str, str]) -> str:
+    """A vault left out of an answer across vaults: 'vault NAME left out: why' (the others answered)."""
+    return f"mdmem: vault {s['vault']!r} left out: {s['why']} (the other vaults answered)"

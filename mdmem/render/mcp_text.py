@@ -17,6 +17,7 @@ from .lines import (
     reason_suffix,
     revision_line,
     similar_detail,
+    skipped_line,
     strip_marks,
 )
 
@@ -69,7 +70,7 @@ def compact_hit(hit: Hit) -> dict[str, Any]:
     d = hit.to_dict()
     # Not the title again: the hit's line shows it (a snippet of display text starts with the heading's words).
     key = re.sub(r"^(?:#+\s*)?" + re.escape(d["title"]) + r"(?:\s+|$)", "", strip_marks(d["snippet"]))
-    return {**pick(d, ("id", "type", "title")), "key": key, **pick(d, ("score", "path", "date", "links"))}
+    return {**pick(d, ("id", "type", "title")), "key": key, **pick(d, ("score", "path", "date", "links", "vault"))}
 
 
 @_mcp.register
@@ -83,6 +84,9 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
     if info.get("intent"):
         data["intent"], data["route"] = info["intent"], info.get("route")
         head += f" (intent {info['intent']}: {info.get('route')})"
+    if info.get("skipped"):
+        data["skipped"] = info["skipped"]
+        head += " (" + "; ".join(skipped_line(s).removeprefix("mdmem: ") for s in info["skipped"]) + ")"
     if not items:
         return head + ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.", data
     if info.get("relevant") is False:

@@ -42,10 +42,13 @@ class Hit(Result):
     date: str | None = None
     explain: dict[str, Any] | None = None  # the score's parts (--explain); left out when None
     links: list[LinkHint] | None = None  # connection hints (query, recall); left out when None
+    vault: str | None = None  # the vault's name in an answer across vaults (``id`` is then NAME:id); else left out
 
     def to_dict(self) -> dict[str, Any]:
         d = {"id": self.id, "path": self.path, "title": self.title, "score": self.score, "snippet": self.snippet,
              "type": self.type, "tags": list(self.tags), "scope": self.scope, "date": self.date}
+        if self.vault is not None:
+            d["vault"] = self.vault
         if self.explain is not None:
             d["explain"] = dict(self.explain)
         if self.links is not None:
@@ -89,6 +92,17 @@ class ContextItem(Result):
     type: str
     why: str  # pinned | relevant
     score: float | None
+    vault: str | None = None  # the vault's name in a context across vaults (``id`` is then NAME:id); else left out
+    explain: dict[str, Any] | None = None  # the ranking's signals (asked for by a merge across vaults); else left out
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"id": self.id, "path": self.path, "title": self.title, "type": self.type, "why": self.why,
+             "score": self.score}
+        if self.vault is not None:
+            d["vault"] = self.vault
+        if self.explain is not None:
+            d["explain"] = dict(self.explain)
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +116,17 @@ class MemoryContext(Result):
     intent: str | None = None
     ms: float = 0.0
     vectors: bool = False  # whether the vector leg ran (else BM25 alone)
+    vaults: list[str] | None = None  # across vaults: their names (else left out)
+    skipped: list[dict[str, str]] | None = None  # across vaults: those left out, and why (else left out)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"text": self.text, "tokens": self.tokens, "budget": self.budget,
+             "items": [i.to_dict() for i in self.items], "intent": self.intent, "ms": self.ms, "vectors": self.vectors}
+        if self.vaults is not None:
+            d["vaults"] = list(self.vaults)
+        if self.skipped:
+            d["skipped"] = [dict(s) for s in self.skipped]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

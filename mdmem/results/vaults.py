@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .base import Result
 
@@ -16,6 +17,13 @@ class VaultEntry(Result):
     path: str
     default: bool
     status: str
+    personal: bool = False  # the prompt hook's personal vault (in the JSON only when true)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "path": self.path, "default": self.default, "status": self.status}
+        if self.personal:
+            d["personal"] = True
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +36,8 @@ class VaultList(Result):
 
 @dataclass(frozen=True, slots=True)
 class VaultChange(Result):
-    """What ``vaults add``, ``remove`` or ``default`` did (``action``: added, removed, default) to ``vault``;
+    """What ``vaults add``, ``remove``, ``default`` or ``personal`` did (``action``: added, removed, default,
+    personal) to ``vault``;
     no vault's files are touched, only ``config``."""
 
     action: str
