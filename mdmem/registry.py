@@ -275,12 +275,19 @@ def set_default(name: str) -> VaultChange:
 
 def set_personal(name: str | None) -> VaultChange | None:
     """Make ``name`` the personal vault (None: no personal vault); the prompt hook searches it beside the
-    project's vault. Returns the change, or None when unset."""
+    project's vault. Returns the change: ``personal`` with the new vault, ``unset`` with the vault that was
+    personal; None when there was none to unset (nothing is written then)."""
     from .results import VaultChange
 
     reg = load()
-    if name is not None:
-        reg.get(name)
+    if name is None:
+        was = reg.personal
+        if was is None:
+            return None
+        reg.personal = None
+        save(reg)
+        return VaultChange("unset", entry(reg, was), str(reg.path))
+    reg.get(name)
     reg.personal = name
     save(reg)
-    return VaultChange("personal", entry(reg, name), str(reg.path)) if name is not None else None
+    return VaultChange("personal", entry(reg, name), str(reg.path))

@@ -235,3 +235,9 @@ def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatc
     assert "(id: notes/team-note-" in hook_context(project, QUESTION)
     mdmem_in_process("vaults", "personal", "--unset")
     assert "personal" not in json.loads(mdmem_in_process("vaults", "--json").stdout)["vaults"][0]
+    # Unsetting says what it did, and a second unset says there was nothing to do (and writes nothing).
+    mdmem_in_process("vaults", "personal", "me")
+    assert "No personal vault now ('me' stays registered)" in mdmem_in_process("vaults", "personal", "--unset").stdout
+    assert "nothing changed" in mdmem_in_process("vaults", "personal", "--unset").stdout
+    assert json.loads(mdmem_in_process("vaults", "personal", "--unset", "--json").stdout) == {
+        "action": "unset", "vault": None}

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from .options import handle_errors, output, show
@@ -74,5 +76,10 @@ def vaults_personal(name: str | None, unset: bool, as_json: bool) -> None:
     if bool(name) == unset:
         raise click.UsageError("Give a vault NAME, or --unset.")
     change = set_personal(None if unset else name)
-    if change is not None:
-        show(change, as_json)
+    if change is None:
+        if as_json:
+            click.echo(json.dumps({"action": "unset", "vault": None}))
+        else:
+            click.echo("No personal vault was set; nothing changed.")
+        return
+    show(change, as_json)

@@ -286,6 +286,9 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
     if r.action == "removed":
         p(f"Removed {v.name!r} ({v.path}) from {r.config}; its files are untouched.")
         return
+    if r.action == "unset":
+        p(f"No personal vault now ({v.name!r} stays registered); the prompt hook searches the project's vault only.")
+        return
     what = {"added": "Added", "personal": "Personal vault (the prompt hook searches it too):"}.get(
         r.action, "Default vault:")
     p(f"{what} {v.name!r} → {v.path}" + (" (default)" if v.default and r.action == "added" else ""))

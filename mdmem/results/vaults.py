@@ -37,7 +37,7 @@ class VaultList(Result):
 @dataclass(frozen=True, slots=True)
 class VaultChange(Result):
     """What ``vaults add``, ``remove``, ``default`` or ``personal`` did (``action``: added, removed, default,
-    personal) to ``vault``;
+    personal, unset: no personal vault now) to ``vault``;
     no vault's files are touched, only ``config``."""
 
     action: str
