@@ -156,6 +156,9 @@ def test_cli_vaults_json_get_and_errors(pair: tuple[Path, Path], tmp_path: Path)
     assert top["vault"] == "team" and top["id"].startswith("team:") and out["info"]["merge"].startswith("evidence")
     text = mdmem_in_process("search", "--vaults", "work,team", "kafka", "lag").stdout
     assert "team:notes/kafka-consumer-lag.md" in text and "id: team:" in text
+    vec = json.loads(mdmem_in_process("vsearch", "--vaults", "work,team", QUESTION, "--json").stdout)
+    assert vec["results"][0]["id"] == "team:notes/kafka-consumer-lag" and [v["vault"] for v in vec["info"]["vaults"]] == ["work", "team"]
+    assert all(h["id"].startswith(h["vault"] + ":") for h in vec["results"])
 
     # The qualified id opens the right vault, from anywhere (here: inside the other vault).
     got = mdmem_in_process("get", top["id"], "--json", cwd=a)

@@ -39,11 +39,17 @@ def search(state: State, query: tuple[str, ...], limit: int, vaults: str | None,
 @click.argument("query", nargs=-1, required=True)
 @filter_options
 @click.option("--explain", is_flag=True, help="Show each score's parts (cosine, chunk).")
+@vaults_options
 @output
 @pass_state
-def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, as_json: bool, **kw: Any) -> None:
+def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, vaults: str | None,
+            all_vaults: bool, as_json: bool, **kw: Any) -> None:
     """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
-    hits = served_or_local(state, "vsearch", " ".join(query), limit, explain, filters_from(kw))
+    group = state.vault_set(vaults, all_vaults)
+    if group is not None:
+        hits = group.vsearch(" ".join(query), limit, explain=explain, **filters_from(kw))
+    else:
+        hits = served_or_local(state, "vsearch", " ".join(query), limit, explain, filters_from(kw))
     show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
 
 
