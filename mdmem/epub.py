@@ -68,7 +68,8 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
     spine = [manifest[ref][0] for e in (spine_el if spine_el is not None else [])
              if _local(e.tag) == "itemref" and (ref := e.get("idref") or "") in manifest
              and e.get("linear", "yes") != "no" and "html" in manifest[ref][1]]
-    spine = [p for p in dict.fromkeys(spine) if p in names]
+    nav = next((p for p, _, props in manifest.values() if "nav" in props.split()), None)
+    spine = [p for p in dict.fromkeys(spine) if p in names and p != nav]  # a "Contents" page is no chapter
     if not spine:
         raise BookUnreadable(f"{name}: the package lists no readable document in its spine.")
     title = next((clean_title(e.text or "") for e in opf.iter() if _local(e.tag) == "title" and (e.text or "").strip()),
@@ -76,8 +77,6 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
     authors = tuple(dict.fromkeys(clean_title(e.text or "", 120) for e in opf.iter()
                                   if _local(e.tag) == "creator" and (e.text or "").strip()))
 
-    toc, split = [], "spine"
-    nav = next((p for p, _, props in manifest.values() if "nav" in props.split()), None)
     if nav and nav in names:
         toc_raw, split = _nav_entries(_text(z, nav, name), nav), "nav"
     else:
@@ -120,7 +119,7 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
             out.append(entry)
         return out
 
-    toc = build(toc_raw) if toc_raw else []
+    toc: list[TocEntry] = build(toc_raw) if toc_raw else []
     if not any(e.unit >= 0 for e in toc):
         toc = [TocEntry(doc_titles[i] or f"Section {i + 1}", where[(doc, "")]) for i, doc in enumerate(spine)]
         split = "spine"

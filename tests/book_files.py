@@ -103,9 +103,9 @@ def chapter_html(title: str, text: str, *, sections: Sequence[tuple[str, str]] =
 
 def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Book", author: str = "A. Writer",
          version: int = 3, files: dict[str, str] | None = None, nav: str | None = None, encrypted: bool = False,
-         front: str | None = None) -> Path:
+         front: str | None = None, nav_in_spine: bool = False) -> Path:
     """Write an EPUB with one XHTML file per (title, XHTML body) chapter; EPUB 3 has a nav document,
-    EPUB 2 an NCX. ``files`` replaces or adds entries (to break the book); ``front``: a cover page's
+    EPUB 2 an NCX (``nav_in_spine``: the nav document is also a page of the book). ``files`` replaces or adds entries (to break the book); ``front``: a cover page's
     body before the first chapter, not in the table of contents."""
     docs = [(f"text/ch{i:02d}.xhtml", t, b) for i, (t, b) in enumerate(chapters, 1)]
     items = [f'<item id="c{i}" href="{h}" media-type="application/xhtml+xml"/>' for i, (h, _, _) in enumerate(docs, 1)]
@@ -121,6 +121,8 @@ def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Boo
         lis = "".join(f'<li><a href="{h}">{escape(t)}</a></li>' for h, t, _ in docs)
         entries["OEBPS/nav.xhtml"] = nav or xhtml("Contents", f'<nav epub:type="toc"><h1>Contents</h1><ol>{lis}</ol></nav>')
         items.append('<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>')
+        if nav_in_spine:  # a "Contents" page the reader pages through
+            spine.insert(0, '<itemref idref="nav"/>')
         toc_attr = ""
     else:
         points = "".join(f'<navPoint id="p{i}" playOrder="{i}"><navLabel><text>{escape(t)}</text></navLabel>'

@@ -175,8 +175,9 @@ def epub_chapters(topics: list[str]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("version", "split"), [(3, "nav"), (2, "ncx")])
 def test_epub_parts_from_nav_or_ncx_with_headings_kept(tmp_path: Path, version: int, split: str) -> None:
     book = read_epub(epub(tmp_path / "b.epub", epub_chapters(CHAPTERS[:3]), version=version, title="Crafts",
-                          author="Ann Smith", front="<p>Cover</p>"))
+                          author="Ann Smith", front="<p>Cover</p>", nav_in_spine=version == 3))
     assert (book.title, book.authors, book.split) == ("Crafts", ("Ann Smith",), split)
+    assert book.units == 4  # the cover and three chapters; the nav document, even in the spine, is no page
     assert [p.title for p in book.parts] == ["Sourdough", "Lighthouse", "Beekeeping"]  # a bare cover is no part
     body = book.parts[1].body
     assert body.startswith("# Lighthouse\n\n") and "\n\n## Lighthouse in practice\n\n" in body
@@ -234,7 +235,11 @@ def test_font_obfuscation_is_not_drm(tmp_path: Path) -> None:
 def test_import_pdf_writes_parts_index_and_attachment_in_one_commit(vault: Path, tmp_path: Path) -> None:
     src = pdf(tmp_path / "Coastal Crafts.pdf", pages_of(CHAPTERS[:3]), outline=outline_for(CHAPTERS[:3]),
               title="Crafts of the Coast", author="Ann Smith")
-    head = git(vault, "rev-parse", "HEAD").strip()
+    head, before = git(vault, "rev-parse", "HEAD").strip(), snapshot(vault)
+    dry = json.loads(import_(vault, src, "--dry-run", "--json").stdout)
+    assert sorted(dry["written"]) == ["(new) Beekeeping", "(new) Crafts of the Coast", "(new) Lighthouse",
+                                      "(new) Sourdough"]
+    assert snapshot(vault) == before and git(vault, "rev-parse", "HEAD").strip() == head
     r = jimport(vault, src)
     assert r["kind"] == "pdf" and r["attachment"] == "attachments/books/coastal-crafts.pdf" and r["split"] == "outline"
     assert sorted(r["written"]) == ["notes/books/coastal-crafts/01-sourdough.md", "notes/books/coastal-crafts/02-lighthouse.md",
@@ -348,7 +353,7 @@ def test_a_question_one_chapter_answers_finds_its_note_in_the_top_3(vault: Path,
 
 
 def test_the_real_model_finds_the_chapter_a_paraphrase_asks_about(vault: Path, tmp_path: Path) -> None:
-    topics = list(TOPICS)
+    topics = list(TOPICS)[:6]
     src = tmp_path / "almanac.epub"
     epub(src, epub_chapters(topics), title="The Almanac")
     jimport(vault, src)
@@ -360,3 +365,28 @@ def test_the_real_model_finds_the_chapter_a_paraphrase_asks_about(vault: Path, t
 
 def test_import_help_names_books() -> None:
     assert "PDF, EPUB" in mdmem_in_process("import", "--help").stdout
+
+
+def test_mcp_import_memories_takes_a_book_by_absolute_path(vault: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from .test_mcp import run, stdio_session, text
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    src = epub(tmp_path / "crafts.epub", epub_chapters(CHAPTERS[:2]), title="Crafts")
+    bad = pdf(tmp_path / "scan.pdf", pages_of(CHAPTERS[:1]), images_only=True)
+
+    async def main() -> None:
+        async with stdio_session(vault, tmp_path / "err.log") as s:
+            await s.initialize()
+            r = await s.call_tool("import_memories", {"path": str(src)})
+            assert not r.is_error and len(r.structured_content["written"]) == 3, text(r)
+            assert r.structured_content["attachment"] == "attachments/books/crafts.epub"
+            again = await s.call_tool("import_memories", {"path": str(src)})
+            assert again.structured_content["written"] == [] and again.structured_content["skipped"] == 3
+            for path, why in ((str(bad), "scan.pdf: "), ("crafts.epub", "absolute path")):
+                r = await s.call_tool("import_memories", {"path": path})
+                assert r.is_error and why in text(r), text(r)
+
+    run(main)
+    assert (vault / "attachments/books/crafts.epub").read_bytes() == src.read_bytes()
+    assert not (vault / "attachments/books/scan.pdf").exists()
