@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ from .errors import MdmemError, NoteNotFound
 from .results import ImportReport
 
 if TYPE_CHECKING:
-    from .books import Book
+    from .books import Book, Part
     from .note import NewNote, Note
     from .vault import Vault
 
@@ -63,10 +64,29 @@ def _get(vault: Vault, note_id: str) -> Note | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every note of one book import shares."""
+
+    kind: str
+    file: str  # the imported file's name
+    attachment: str
+    folder: str
+    title: str
+    entities: list[str]
+    now: str
+    ids: list[str]  # the parts' note ids, in order
+    book_ids: set[str]  # and those of the parts an earlier version had
+    index_rel: str
+
+    def link(self, rel: str, label: str) -> str:
+        """An Obsidian link to a note by its vault path (which both Obsidian and mdmem resolve)."""
+        return f"[[{rel.removesuffix('.md')}|{label.replace('|', '-').replace(']', ')')}]]"
+
+
 def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool | None = None,
                 progress: Callable[[int, int], None] | None = None) -> ImportReport:
     """Import a PDF or EPUB at ``path`` (absolute) into ``vault``; see the module's docstring."""
-    from .books import PAGES_PER_PART
     from .note import NewNote, key_id, now_iso
     from .text import slugify
 
@@ -77,110 +97,110 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
     attachment = f"{ATTACHMENTS}/{slug}{path.suffix.lower()}"
     folder = "/".join(p for p in (vault.config.notes_dir, "books", slug) if p)
     book_key = f"book:{slug}{path.suffix.lower()}"
-    index_id = key_id(book_key)
-    index = _get(vault, index_id)
+    index = _get(vault, key_id(book_key))
     kept_file = vault.root / attachment
     same_file = kept_file.is_file() and kept_file.read_bytes() == data
-    report = ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment)
+    previous = index.meta.get("parts") if index is not None else None
+    previous = [str(x) for x in previous] if isinstance(previous, list) else []
     if index is not None and index.meta.get("source_hash") == digest and same_file:
-        parts = index.meta.get("parts")
         return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment,
-                            skipped=1 + (len(parts) if isinstance(parts, list) else 0))
+                            skipped=1 + len(previous))
     if kept_file.exists() and not same_file and index is None:
         raise MdmemError(f"{attachment} exists and is not an earlier version of {path.name}; "
                          "rename the book's file (or that attachment) and import again.")
 
     book = read_book(path, progress)  # everything is read before anything is written
-    title = book.title or path.stem
-    entities = list(dict.fromkeys([title, *book.authors]))
-    now = now_iso()
     ids = [key_id(f"{book_key}:{p.key}") for p in book.parts]
-    previous = index.meta.get("parts") if index is not None else None
-    previous = [str(x) for x in previous] if isinstance(previous, list) else []
-    book_ids = set(ids) | set(previous)
     olds = [_get(vault, i) for i in ids]
     width = max(2, len(str(len(book.parts))))
     paths: list[str] = []
-    taken: set[str] = set()
     for k, (part, old) in enumerate(zip(book.parts, olds), 1):
-        rel = old.path if old else _free(vault, f"{folder}/{k:0{width}d}-{slugify(part.title)[:80]}", taken)
-        taken.add(rel)
-        paths.append(rel)
-    index_rel = index.path if index else _free(vault, f"{folder}/{slug}", taken)
+        paths.append(old.path if old else _free(vault, f"{folder}/{k:0{width}d}-{slugify(part.title)[:80]}", paths))
+    title = book.title or path.stem
+    shared = _Shared(kind=kind, file=path.name, attachment=attachment, folder=folder, title=title,
+                     entities=list(dict.fromkeys([title, *book.authors])), now=now_iso(), ids=ids,
+                     book_ids=set(ids) | set(previous),
+                     index_rel=index.path if index else _free(vault, f"{folder}/{slug}", paths))
 
-    def link(rel: str, label: str) -> str:
-        return f"[[{rel.removesuffix('.md')}|{label.replace('|', '-').replace(']', ')')}]]"
-
-    notes: list[NewNote] = []
-    kept: list[str] = []
-    for k, (part, old, nid) in enumerate(zip(book.parts, olds, ids), 1):
-        pages = f"{part.first + 1}-{part.last + 1}" if kind == "pdf" else None
-        where = (f"pages {part.first + 1}–{part.last + 1}" if part.last > part.first else f"page {part.first + 1}") \
-            if kind == "pdf" else f"part {k}"
-        original = f"{attachment}#page={part.first + 1}" if kind == "pdf" else attachment
-        body = (f"From {link(index_rel, title)}, {where} · [[{original}|{path.name}]]\n\n{part.body}\n")
-        follows = [{"to": ids[k - 2], "type": "follows"}] if k > 1 else []
-        fields: dict[str, Any] = {"title": part.title, "source": attachment, "pages": pages, "part": k,
-                                  "import_hash": body_hash(body)}
-        if old is None:
-            meta = {"id": nid, "title": part.title, "type": "reference", "tags": ["book"], "entities": entities,
-                    "source": attachment, "pages": pages, "part": k, "links": follows or None,
-                    "import_hash": fields["import_hash"], "created": now, "imported": now}
-            notes.append(NewNote(meta, body, folder, name=paths[k - 1].rpartition("/")[2].removesuffix(".md")))
-            continue
-        old_links = old.meta.get("links")
-        own = [x for x in old_links if not _our_follows(x, book_ids)] if isinstance(old_links, list) else []
-        fields["links"] = (own + follows) or None  # the user's own links stay
-        if old.meta.get("removed_from_source"):
-            fields.update({"status": None, "removed_from_source": None})
-        if body_hash(old.body) != old.meta.get("import_hash"):
-            kept.append(old.path)  # edited since the import: its text stays; its place in the book follows
-            notes.append(NewNote({"id": nid, "title": old.title}, None, folder, replace=True,
-                                 updates={k2: v for k2, v in fields.items() if k2 not in ("title", "import_hash")}))
-            continue
-        notes.append(NewNote({"id": nid, "title": part.title}, body, folder, replace=True, updates=fields))
-
+    notes = [_index_note(shared, book, index, paths, digest, key_id(book_key))]
+    notes += [_part_note(shared, k, part, old, rel)
+              for k, (part, old, rel) in enumerate(zip(book.parts, olds, paths), 1)]
+    kept = [rel for n, rel in zip(notes, [shared.index_rel, *paths]) if n.replace and n.body is None]
     forgotten: list[str] = []
     for old_id in previous:
         gone = _get(vault, old_id) if old_id not in ids else None
         if gone is not None and gone.status != "forgotten":
             forgotten.append(gone.path)
             notes.append(NewNote({"id": gone.id, "title": gone.title}, None, folder, replace=True,
-                                 updates={"status": "forgotten", "removed_from_source": now[:10]}))
-
-    split = {"outline": "its outline", "headings": "chapter headings on its pages",
-             "pages": f"runs of {PAGES_PER_PART} pages", "nav": "its table of contents (nav)",
-             "ncx": "its table of contents (NCX)", "spine": "its documents (no table of contents)"}[book.split]
-    lines = [f"# {title}", ""]
-    if book.authors:
-        lines += [f"by {', '.join(book.authors)}", ""]
-    unit = "pages" if kind == "pdf" else "documents"
-    lines += [f"The original: [[{attachment}|{path.name}]] ({book.units} {unit}; "
-              f"{len(book.parts)} parts from {split}).", "", "## Contents", ""]
-    for k, (part, rel) in enumerate(zip(book.parts, paths), 1):
-        pages = f" — pp. {part.first + 1}–{part.last + 1}" if kind == "pdf" else ""
-        lines.append(f"{k}. {link(rel, part.title)}{pages}")
-    index_body = "\n".join(lines) + "\n"
-    index_fields: dict[str, Any] = {"title": title, "source": attachment, "source_hash": digest, "parts": ids,
-                                    "import_hash": body_hash(index_body)}
-    if index is None:
-        notes.insert(0, NewNote({"id": index_id, "title": title, "type": "hub", "tags": ["book"],
-                                 "entities": entities, **index_fields, "created": now, "imported": now},
-                                index_body, folder, name=index_rel.rpartition("/")[2].removesuffix(".md")))
-    elif body_hash(index.body) != index.meta.get("import_hash"):
-        kept.append(index.path)
-        notes.insert(0, NewNote({"id": index_id, "title": index.title}, None, folder, replace=True,
-                                updates={k: v for k, v in index_fields.items() if k not in ("title", "import_hash")}))
-    else:
-        notes.insert(0, NewNote({"id": index_id, "title": title}, index_body, folder, replace=True,
-                                updates=index_fields))
+                                 updates={"status": "forgotten", "removed_from_source": shared.now[:10]}))
 
     new, updated, skipped, sha = vault.add_many(
         notes, dry_run=dry_run, commit=commit, files=None if same_file else {attachment: data},
         message=lambda n, u: f"mdmem: import the book \"{title}\" from {path.name} ({n} new, {u} updated note(s))")
-    return ImportReport(kind=kind, source=report.source, dry_run=dry_run, attachment=attachment, written=new,
+    return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, written=new,
                         updated=[p for p in updated if p not in forgotten], skipped=skipped, commit=sha,
-                        forgotten=forgotten if not dry_run else [], kept=kept, split=book.split)
+                        forgotten=[] if dry_run else forgotten, kept=kept, split=book.split)
+
+
+def _renewed(note_id: str, old: Note, body: str, fields: dict[str, Any], folder: str) -> NewNote:
+    """The update of a note an earlier import wrote: its new body and ``fields``; or, when someone edited
+    it since (its text no longer matches ``import_hash``), only its place in the book (no body: kept)."""
+    from .note import NewNote
+
+    if body_hash(old.body) != old.meta.get("import_hash"):
+        return NewNote({"id": note_id, "title": old.title}, None, folder, replace=True,
+                       updates={k: v for k, v in fields.items() if k not in ("title", "import_hash")})
+    return NewNote({"id": note_id, "title": fields["title"]}, body, folder, replace=True, updates=fields)
+
+
+def _part_note(b: _Shared, k: int, part: Part, old: Note | None, rel: str) -> NewNote:
+    """The note of the ``k``-th part (new, or the update of ``old``)."""
+    from .note import NewNote
+
+    pdf = b.kind == "pdf"
+    pages = f"{part.first + 1}-{part.last + 1}" if pdf else None
+    where = ((f"pages {part.first + 1}–{part.last + 1}" if part.last > part.first else f"page {part.first + 1}")
+             if pdf else f"part {k}")
+    original = f"{b.attachment}#page={part.first + 1}" if pdf else b.attachment  # Obsidian opens a PDF at the page
+    body = f"From {b.link(b.index_rel, b.title)}, {where} · [[{original}|{b.file}]]\n\n{part.body}\n"
+    follows = [{"to": b.ids[k - 2], "type": "follows"}] if k > 1 else []
+    fields: dict[str, Any] = {"title": part.title, "source": b.attachment, "pages": pages, "part": k,
+                              "import_hash": body_hash(body)}
+    if old is None:
+        meta = {"id": b.ids[k - 1], "title": part.title, "type": "reference", "tags": ["book"],
+                "entities": b.entities, **fields, "links": follows or None, "created": b.now, "imported": b.now}
+        return NewNote(meta, body, b.folder, name=rel.rpartition("/")[2].removesuffix(".md"))
+    old_links = old.meta.get("links")
+    own = [x for x in old_links if not _our_follows(x, b.book_ids)] if isinstance(old_links, list) else []
+    fields["links"] = (own + follows) or None  # the user's own links stay
+    if old.meta.get("removed_from_source"):  # a part that came back: active again
+        fields.update({"status": None, "removed_from_source": None})
+    return _renewed(b.ids[k - 1], old, body, fields, b.folder)
+
+
+def _index_note(b: _Shared, book: Book, index: Note | None, paths: list[str], digest: str, index_id: str) -> NewNote:
+    """The book's index note: title, authors, the original, its parts in order."""
+    from .books import PAGES_PER_PART
+    from .note import NewNote
+
+    split = {"outline": "its outline", "headings": "chapter headings on its pages",
+             "pages": f"runs of {PAGES_PER_PART} pages", "nav": "its table of contents (nav)",
+             "ncx": "its table of contents (NCX)", "spine": "its documents (no table of contents)"}[book.split]
+    lines = [f"# {b.title}", ""] + ([f"by {', '.join(book.authors)}", ""] if book.authors else [])
+    unit = "pages" if b.kind == "pdf" else "documents"
+    lines += [f"The original: [[{b.attachment}|{b.file}]] ({book.units} {unit}; "
+              f"{len(book.parts)} parts from {split}).", "", "## Contents", ""]
+    for k, (part, rel) in enumerate(zip(book.parts, paths), 1):
+        pages = f" — pp. {part.first + 1}–{part.last + 1}" if b.kind == "pdf" else ""
+        lines.append(f"{k}. {b.link(rel, part.title)}{pages}")
+    body = "\n".join(lines) + "\n"
+    fields: dict[str, Any] = {"title": b.title, "source": b.attachment, "source_hash": digest, "parts": b.ids,
+                              "import_hash": body_hash(body)}
+    if index is None:
+        meta = {"id": index_id, "title": b.title, "type": "hub", "tags": ["book"], "entities": b.entities,
+                **fields, "created": b.now, "imported": b.now}
+        return NewNote(meta, body, b.folder, name=b.index_rel.rpartition("/")[2].removesuffix(".md"))
+    return _renewed(index_id, index, body, fields, b.folder)
 
 
 def _our_follows(link: Any, book_ids: set[str]) -> bool:
@@ -188,7 +208,7 @@ def _our_follows(link: Any, book_ids: set[str]) -> bool:
     return isinstance(link, dict) and link.get("type") == "follows" and str(link.get("to", "")) in book_ids
 
 
-def _free(vault: Vault, stem: str, taken: set[str]) -> str:
+def _free(vault: Vault, stem: str, taken: list[str]) -> str:
     """``stem.md``, or ``stem-2.md``… if a file (or another new note) has that path."""
     rel, k = f"{stem}.md", 2
     while rel in taken or (vault.root / rel).exists():
