@@ -192,11 +192,10 @@ def strip_furniture(pages: list[list[str]]) -> list[list[str]]:
 
     counts: dict[str, int] = {}
     for lines in pages:
-        for line in {shape(lines[0]), shape(lines[-1])} if lines else ():
-            counts[line] = counts.get(line, 0) + 1
-    # a chapter's heading opens its page too, and short books have few pages a chapter: never furniture
-    common = {s for s, c in counts.items()
-              if len(pages) >= 6 and c >= max(4, len(pages) / 3) and len(s) <= 80 and not _CHAPTER_LINE.match(s)}
+        for line in {lines[0], lines[-1]} if lines else ():
+            if not _CHAPTER_LINE.match(line):  # a chapter's heading opens its page, in short chapters often
+                counts[shape(line)] = counts.get(shape(line), 0) + 1
+    common = {s for s, c in counts.items() if len(pages) >= 6 and c >= max(4, len(pages) / 3) and len(s) <= 80}
     out = []
     for lines in pages:
         lines = list(lines)

@@ -78,7 +78,7 @@ def pdf(path: Path, pages: Sequence[Sequence[str] | str], *, outline: Sequence[M
     meta = {k: v for k, v in (("/Title", title), ("/Author", author)) if v}
     if meta:
         writer.add_metadata(meta)
-    if encrypt:
+    if encrypt is not None:  # "": an owner password only (readers open it without asking)
         writer.encrypt(user_password=encrypt, owner_password=encrypt + "-owner", algorithm="AES-128")
     with open(path, "wb") as fh:
         writer.write(fh)

@@ -390,3 +390,17 @@ def test_mcp_import_memories_takes_a_book_by_absolute_path(vault: Path, tmp_path
     run(main)
     assert (vault / "attachments/books/crafts.epub").read_bytes() == src.read_bytes()
     assert not (vault / "attachments/books/scan.pdf").exists()
+
+
+def test_reading_reports_progress_and_opens_a_pdf_restricted_by_an_owner_password_only(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    from pypdf import PdfReader
+
+    src = pdf(tmp_path / "b.pdf", pages_of(CHAPTERS[:4], per=3), encrypt="")  # no user password: readers open it
+    assert PdfReader(src).is_encrypted
+    book = read_pdf(src, progress=lambda done, total: seen.append((done, total)))
+    assert [p.title for p in book.parts] == ["Chapter 1", "Chapter 2", "Chapter 3", "Chapter 4"]
+    assert seen == [(10, 12), (12, 12)]
+    seen.clear()
+    read_epub(epub(tmp_path / "b.epub", epub_chapters(CHAPTERS[:3])), progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
