@@ -80,14 +80,12 @@ def top_level(entries: list[TocEntry]) -> list[TocEntry]:
 
 
 def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Sequence[str]], str],
-               headings: Callable[[TocEntry, int], str] | None = None,
                max_chars: int = MAX_PART_CHARS) -> list[Part]:
     """The parts of a book: ``units`` (text each), ``toc`` (entries pointing at units, in reading order),
-    ``join`` (units → a body), ``headings(entry, depth)`` (a heading line to put where a sub-entry
-    starts, when the units lack their own headings: a PDF's)."""
+    ``join`` (units → a body)."""
     n = len(units)
     sizes = [len(u) for u in units]
-    spans: list[tuple[str, int, int, list[TocEntry]]] = []  # (title, first, end, sub-entries)
+    spans: list[tuple[str, int, int]] = []  # (title, first, end)
 
     def place(entries: list[TocEntry], end: int) -> None:
         entries = sorted((e for e in entries if 0 <= e.unit < n), key=lambda e: e.unit)
@@ -100,27 +98,25 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
             if size > max_chars and kids:
                 first_kid = min(c.unit for c in kids)
                 if first_kid > e.unit:
-                    spans.append((e.title, e.unit, first_kid, []))
+                    spans.append((e.title, e.unit, first_kid))
                 place(kids, stop)
             else:
-                spans.append((e.title, e.unit, stop, kids))
+                spans.append((e.title, e.unit, stop))
 
     top = top_level(toc)
     start = min((e.unit for e in top if 0 <= e.unit < n), default=n)
     if start > 0 and sum(sizes[:start]) >= FRONT_MIN_CHARS:
-        spans.append(("Front matter", 0, start, []))
+        spans.append(("Front matter", 0, start))
     place(top, n)
     spans.sort(key=lambda s: s[1])
 
     parts: list[Part] = []
     seen: dict[str, int] = {}
-    for title, first, end, kids in spans:
+    for title, first, end in spans:
         pieces = _pieces(sizes, first, end, max_chars)
-        marks = _marks(kids, headings) if headings else {}
         for k, (a, b) in enumerate(pieces, 1):
             label = title if len(pieces) == 1 else f"{title} ({k}/{len(pieces)})"
-            texts = [(marks.get(u, "") + units[u]) if u != first else units[u] for u in range(a, b)]
-            body = join(texts).strip()
+            body = join(units[a:b]).strip()
             if not body:
                 continue
             base = norm(label) or "part"
@@ -141,19 +137,6 @@ def _pieces(sizes: Sequence[int], first: int, end: int, max_chars: int) -> list[
             a, size = u, 0
         size += sizes[u]
     out.append((a, end))
-    return out
-
-
-def _marks(kids: list[TocEntry], headings: Callable[[TocEntry, int], str]) -> dict[int, str]:
-    """Heading lines for the sub-entries of a part, by the unit each starts at."""
-    out: dict[int, str] = {}
-
-    def walk(entries: list[TocEntry], depth: int) -> None:
-        for e in entries:
-            out[e.unit] = out.get(e.unit, "") + headings(e, depth)
-            walk(e.children, depth + 1)
-
-    walk(kids, 2)
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,14 +80,52 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> 
         toc = [TocEntry(f"Pages {a + 1}–{min(a + PAGES_PER_PART, total)}", a)
                for a in range(0, total, PAGES_PER_PART)]
         split = "pages"
-    units = ["\n".join(lines) for lines in pages]
-    parts = plan_parts(units, toc, join=lambda texts: reflow([ln for t in texts for ln in t.split("\n") if ln]),
-                       headings=lambda e, depth: f"{HEADING_MARK}{'#' * min(depth, 6)} {clean_title(e.title)}\n")
+    units, page_of = _cut_at_headings(pages, toc, headings=split != "pages")
+    planned = plan_parts(units, toc, join=lambda texts: reflow([ln for t in texts for ln in t.split("\n") if ln]))
+    parts = [replace(p, first=page_of[p.first], last=page_of[p.last]) for p in planned]  # units → pages
     if not parts:
         raise BookUnreadable(f"{path.name}: no text found in the PDF.")
     title = clean_title(meta.get("title") or "") or path.stem
     return Book(kind="pdf", title=title, authors=tuple(meta.get("authors") or ()), parts=tuple(parts),
                 split=split, units=total)
+
+
+def _cut_at_headings(pages: list[list[str]], toc: list[TocEntry], *,
+                     headings: bool) -> tuple[list[str], list[int]]:
+    """Pages as units cut where an entry's heading stands (a chapter that starts mid-page starts there,
+    not with the tail of the one before), each entry's unit opening with its heading (``#`` for the top
+    level, ``##`` for its children …; the page's own line for it is dropped by ``reflow``). Returns the
+    units and each unit's page; the entries are moved to their units."""
+    from .books import norm
+
+    starts: dict[int, dict[int, list[tuple[TocEntry, int]]]] = {}  # page → line → entries (and depth)
+
+    def find(entries: list[TocEntry], depth: int) -> None:
+        for e in entries:
+            t, line = norm(e.title), 0
+            for i, text in enumerate(pages[e.unit] if 0 <= e.unit < len(pages) else []):
+                n = norm(text)
+                if n and (n == t or (t.startswith(n) and len(n) >= min(len(t), 12))):
+                    line = i
+                    break
+            starts.setdefault(e.unit, {}).setdefault(line, []).append((e, depth))
+            find(e.children, depth + 1)
+
+    find(toc, 1)
+    units: list[str] = []
+    page_of: list[int] = []
+    for p, lines in enumerate(pages):
+        cuts = starts.get(p, {})
+        bounds = sorted({0, *cuts})
+        for a, b in zip(bounds, bounds[1:] + [len(lines)]):
+            marks = ""
+            for e, depth in cuts.get(a, []):
+                e.unit = len(units)
+                if headings:
+                    marks += f"{HEADING_MARK}{'#' * min(depth, 6)} {clean_title(e.title)}\n"
+            units.append(marks + "\n".join(lines[a:b]))
+            page_of.append(p)
+    return units, page_of
 
 
 def _why(exc: BaseException) -> str:

@@ -130,8 +130,22 @@ def test_pdf_parts_from_the_outline_with_sections_as_headings(tmp_path: Path) ->
     first = book.parts[0].body
     assert "## Sourdough in practice" in first and TOPICS["sourdough"][:40] in first
     assert "lighthouse" not in first.lower()
+    assert first.startswith("# Sourdough\n\n")
     chunks = chunk_note("Sourdough", first)
-    assert any(c.heading == "Sourdough in practice" for c in chunks)
+    assert any(c.heading == "Sourdough › Sourdough in practice" for c in chunks)
+
+
+def test_a_pdf_chapter_that_starts_mid_page_starts_at_its_heading(tmp_path: Path) -> None:
+    from .book_files import wrap
+
+    alpha, beta = wrap(prose("orchard", 400, 1)), wrap(prose("railway", 150, 2))
+    assert len(alpha) > 26
+    pages = [["Orchards"] + alpha[:20], alpha[20:] + ["Railways"] + beta]
+    book = read_pdf(pdf(tmp_path / "b.pdf", pages, outline=[Mark("Orchards", 0), Mark("Railways", 1)]))
+    assert [(p.title, p.first, p.last) for p in book.parts] == [("Orchards", 0, 1), ("Railways", 1, 1)]
+    assert book.parts[0].body.startswith("# Orchards\n\n") and "railway" not in book.parts[0].body.lower()
+    assert book.parts[1].body.startswith("# Railways\n\n") and "orchard" not in book.parts[1].body.lower()
+    assert book.parts[1].body.count("Railways") == 1  # the page's own heading line is not repeated
 
 
 def test_pdf_without_outline_splits_at_chapter_headings(tmp_path: Path) -> None:
