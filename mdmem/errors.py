@@ -128,3 +128,7 @@ class UnknownRevision(MdmemError):
 
 class NotInRevision(MdmemError):
     """The note did not exist in the revision asked for."""
+
+
+class BookUnreadable(MdmemError):
+    """A PDF or EPUB that cannot be imported (no text layer, a password, DRM, a broken file); nothing was written."""

@@ -169,14 +169,15 @@ class Files:
         raw = self.safe_path(rel).read_bytes()[:MAX_INDEXED_BYTES]
         return split_frontmatter(raw.decode("utf-8", errors="replace"))[1]
 
-    def write(self, rel: str, text: str, *, exclusive: bool = False) -> Path:
-        """Write a note atomically (temp file + fsync + rename); ``exclusive`` refuses to overwrite."""
+    def write(self, rel: str, text: str | bytes, *, exclusive: bool = False) -> Path:
+        """Write a note (or, as bytes, an attachment) atomically (temp file + fsync + rename);
+        ``exclusive`` refuses to overwrite."""
         path = self.safe_path(rel)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:
-            with open(tmp, "x", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+            with open(tmp, "xb") as fh:  # the text's own line endings, as UTF-8
+                fh.write(text.encode("utf-8") if isinstance(text, str) else text)
                 fh.flush()
                 os.fsync(fh.fileno())
             if exclusive:

@@ -18,9 +18,9 @@ source files are never changed. A bad JSONL line is reported with its number; th
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,10 +85,9 @@ def _norm(text: str) -> str:
 
 def entry_id(key: str) -> str:
     """A stable note id for an import key (same shape as mdmem's own ids)."""
-    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
-    n = int.from_bytes(digest, "big")
-    chars = "0123456789abcdefghjkmnpqrstvwxyz"
-    return "m-" + "".join(chars[(n >> (5 * i)) & 31] for i in range(12))
+    from .note import key_id
+
+    return key_id(key)
 
 
 def title_of(text: str) -> str:
@@ -245,7 +244,10 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
 
 
 def detect(path: Path) -> str:
-    """What PATH is: obsidian, jsonl, markdown (a memories file) or folder (MEMORY.md and/or day files)."""
+    """What PATH is: obsidian, jsonl, markdown (a memories file), folder (MEMORY.md and/or day files),
+    pdf or epub (a book: ``book_import``)."""
+    from .book_import import BOOK_KINDS
+
     if not path.exists():
         raise MdmemError(f"{path} does not exist.")
     if path.is_file():
@@ -253,8 +255,10 @@ def detect(path: Path) -> str:
             return "jsonl"
         if path.suffix.lower() in (".md", ".markdown"):
             return "markdown"
+        if path.suffix.lower() in BOOK_KINDS:
+            return BOOK_KINDS[path.suffix.lower()]
         raise MdmemError(f"{path}: import reads MEMORY.md-style markdown, a memory/ folder, a .jsonl file of "
-                         "memories or an Obsidian vault folder.")
+                         "memories, a PDF or EPUB book, or an Obsidian vault folder.")
     if (path / ".obsidian").is_dir():
         return "obsidian"
     if (path / "MEMORY.md").is_file() or (path / "memory").is_dir() or any(path.glob("*.md")):
@@ -297,8 +301,10 @@ def _read(path: Path) -> str:
 
 
 def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commit: bool | None = None,
-                use_git: bool | None = None, default_type: str = "note") -> ImportReport:
-    """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault)."""
+                use_git: bool | None = None, default_type: str = "note",
+                progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault); ``progress``
+    (done, total) follows the pages or documents of a book as they are read."""
     path = path.expanduser().resolve()
     kind = detect(path)
     if kind == "obsidian":
@@ -315,6 +321,10 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
     if path == vault.root or vault.root in path.parents:
         raise MdmemError(f"{path} is inside the vault {vault.root}: its files are notes already. "
                          "Import from outside the vault.")
+    if kind in ("pdf", "epub"):
+        from .book_import import import_book
+
+        return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress)
     entries, errors = read_entries(path, kind, default_type=default_type)
     return _write(vault, entries, ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
                   source=path.name, commit=commit)

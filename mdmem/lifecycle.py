@@ -78,41 +78,53 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
 
 
 def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
-             message: Callable[[int, int], str]) -> tuple[list[str], list[str], int, str | None]:
+             message: Callable[[int, int], str], files: dict[str, bytes] | None = None,
+             ) -> tuple[list[str], list[str], int, str | None]:
     """Write many notes under one lock, index them together and commit them in one commit
-    (``message(new, updated)``). Returns (new paths, updated paths, skipped, commit); a dry run
-    lists "(new) TITLE" for what it would write and writes nothing."""
+    (``message(new, updated)``), with ``files`` (vault path → bytes: attachments, written first).
+    Returns (new paths, updated paths, skipped, commit); a dry run lists "(new) TITLE" for what it
+    would write and writes nothing."""
     from .text import slugify
 
     new: list[str] = []
     updated: list[str] = []
     skipped = 0
+    written = [] if dry_run else list(files or {})
     with store.writer_lock():
         store.repair()
+        for rel in written:
+            store.write_note(rel, (files or {})[rel])
         for n in notes:
             title = str(n.meta["title"])
             existing = store.catalog.lookup(str(n.meta["id"]))
             if existing:
                 rel = existing[0][0]
                 if n.replace and not dry_run:
-                    change = replace_body(store, rel, n.body, "import", commit=False)
+                    if n.body is None:
+                        change = update_note(store, rel, n.updates or {}, "import", commit=False)
+                    else:
+                        change = replace_body(store, rel, n.body, "import", updates=n.updates, commit=False)
                     if change.changed:
                         updated.append(rel)
                         continue
                 skipped += 1
                 continue
+            if n.body is None:
+                skipped += 1  # only an update of a note that is not there (any more)
+                continue
             if dry_run:
                 new.append(f"(new) {title}")
                 continue
-            rel, k = f"{n.folder}/{slugify(title)}.md", 2
+            stem = n.name or slugify(title)
+            rel, k = f"{n.folder}/{stem}.md", 2
             while store.files.safe_path(rel).exists():
-                rel, k = f"{n.folder}/{slugify(title)}-{k}.md", k + 1
+                rel, k = f"{n.folder}/{stem}-{k}.md", k + 1
             store.write_note(rel, render_note(n.meta, n.body), exclusive=True)
             new.append(rel)
-        if new and not dry_run:
-            store.update(new)
+        if (new or written) and not dry_run:
+            store.update(new + written)
     sha = None
-    changed = [] if dry_run else new + updated
+    changed = [] if dry_run else written + new + updated
     if changed and (store.config.git_commit if commit is None else commit):
         sha = store.commit(changed, message(len(new), len(updated)))
     return new, updated, skipped, sha

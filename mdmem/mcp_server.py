@@ -375,12 +375,14 @@ class Tools:
         return self.answer(self.call(lambda: self.vault.context(prompt, budget)), warn=False)
 
     def import_memories(self, path: Annotated[str, Field(min_length=1, description=(
-                            "A MEMORY.md file, a memory/ folder of day files, or a JSONL file, outside the vault."))],
+                            "A MEMORY.md file, a memory/ folder of day files, a JSONL file, or a PDF or EPUB book, "
+                            "outside the vault."))],
                         dry_run: Annotated[bool, Field(description="Only count what would be written.")] = False,
                         ) -> CallToolResult:
-        """Bring existing agent memories into the vault: one note per MEMORY.md item or paragraph, per
-        dated memory/ file, or per JSONL line. Use once when a project already kept memories elsewhere;
-        running it again adds nothing. Secrets are redacted; the source files are not changed."""
+        """Bring existing agent memories or a book into the vault: one note per MEMORY.md item or
+        paragraph, per dated memory/ file, per JSONL line, or per chapter of a PDF/EPUB (with an index
+        note; the file is kept as an attachment). Running it again adds nothing; a new version of a book
+        updates its notes. Secrets are redacted (memories); the source files are not changed."""
         from pathlib import Path
 
         from .importer import detect, import_path

@@ -19,7 +19,7 @@ DAY = 86400.0
 
 # Half-lives in days (None: no decay). Decisions and preferences hold; handoffs go stale fast.
 HALF_LIFE_DAYS: dict[str, float | None] = {
-    "decision": None, "preference": None, "antipattern": None, "domain": None, "hub": None,
+    "decision": None, "preference": None, "antipattern": None, "domain": None, "hub": None, "reference": None,
     "fact": 365.0, "project": 180.0, "research": 180.0, "problem": 90.0, "feedback": 120.0,
     "idea": 120.0, "context": 60.0, "milestone": 180.0, "progress": 30.0, "conversation": 30.0,
     "handoff": 14.0, "note": 120.0,

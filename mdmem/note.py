@@ -128,13 +128,16 @@ def note_dates(note: Note, mtime: float, git: tuple[float, float] | None = None,
 
 @dataclass(frozen=True, slots=True)
 class NewNote:
-    """A note ``add_many`` writes: its frontmatter (with ``id`` and ``title``), body and folder; with
-    ``replace``, a note that already has its id takes the new body instead of being skipped."""
+    """A note ``add_many`` writes: its frontmatter (with ``id`` and ``title``), body and folder (and file
+    name, else the title's slug); with ``replace``, a note that already has its id takes the new body
+    (None: keeps its own) and the frontmatter keys in ``updates`` instead of being skipped."""
 
     meta: dict[str, Any]
-    body: str
+    body: str | None
     folder: str
     replace: bool = False
+    name: str | None = None
+    updates: dict[str, Any] | None = None
 
 
 def default_id(path: str) -> str:
@@ -483,6 +486,14 @@ def new_id() -> str:
         chars.append(_CROCKFORD[n & 31])
         n >>= 5
     return "m-" + "".join(reversed(chars))
+
+
+def key_id(key: str) -> str:
+    """A stable note id for what a note was made from (an import's entry, a book's part): same shape as ``new_id``."""
+    import hashlib
+
+    n = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+    return "m-" + "".join("0123456789abcdefghjkmnpqrstvwxyz"[(n >> (5 * i)) & 31] for i in range(12))
 
 
 def iso_to_timestamp(iso: str | None) -> float | None:

@@ -278,11 +278,12 @@ class Vault(VaultGraph):
         return save(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
 
     def add_many(self, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
-                 message: Callable[[int, int], str]) -> tuple[list[str], list[str], int, str | None]:
-        """Write many notes in one lock, index and commit (see ``lifecycle.add_many``)."""
+                 message: Callable[[int, int], str], files: dict[str, bytes] | None = None,
+                 ) -> tuple[list[str], list[str], int, str | None]:
+        """Write many notes (and attachments, ``files``) in one lock, index and commit (see ``lifecycle.add_many``)."""
         from .lifecycle import add_many
 
-        return add_many(self.store, notes, dry_run=dry_run, commit=commit, message=message)
+        return add_many(self.store, notes, dry_run=dry_run, commit=commit, message=message, files=files)
 
     def commit(self, paths: list[str], message: str) -> str | None:
         """Commit files mdmem has just written and indexed (None outside git or when git refused)."""

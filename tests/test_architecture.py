@@ -134,3 +134,20 @@ def test_the_private_name_check_catches_a_reach_in() -> None:
 def test_modules_stay_readable(name: str) -> None:
     lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
     assert lines <= (MAX_VAULT_LINES if name == "mdmem.vault" else MAX_LINES), f"{name}: {lines} lines"
+
+
+# A library with one home: no other module imports it, inside functions included (issue 17: "pypdf only
+# in one module"; whoosh, usearch, SQL and GitPython have import-linter's contracts).
+ONE_HOME = {"pypdf": "mdmem.pdf"}
+
+
+@pytest.mark.parametrize("library", sorted(ONE_HOME))
+def test_a_library_is_imported_by_its_home_module_only(library: str) -> None:
+    users = set()
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            mods = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if any(m == library or m.startswith(library + ".") for m in mods):
+                users.add(name)
+    assert users == {ONE_HOME[library]}

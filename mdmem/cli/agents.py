@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import State, handle_errors, output, pass_state, show, vaults_options
+from .options import State, handle_errors, output, pass_state, progress_bar, show, vaults_options
 
 # -- hook ------------------------------------------------------------------------------------------
 
@@ -211,11 +211,14 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
 @pass_state
 def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None,
             use_git: bool | None, as_json: bool) -> None:
-    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, or an Obsidian vault (adopted in place).
+    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, a PDF or EPUB book, or an Obsidian
+    vault (adopted in place).
 
     \b
     MEMORY.md: one note per list item or paragraph; "## Decisions" → type decision; dates kept.
     memory/*.md: one note per (dated) file.      JSONL: {"content", "type", "salience", "tags", "created"}.
+    PDF, EPUB: one note per chapter (outline, table of contents), an index note, the file kept under
+    attachments/books/; a new version of the file updates its notes. Scans need OCR first.
     Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).
     Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
     """
@@ -224,8 +227,12 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
 
     if default_type not in TYPES:
         raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")
-    vault = None if detect(path.expanduser().resolve()) == "obsidian" else state.vault
-    report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type)
+    kind = detect(path.expanduser().resolve())
+    vault = None if kind == "obsidian" else state.vault
+    label = "Reading pages" if kind == "pdf" else "Reading chapters"
+    progress = progress_bar(label) if kind in ("pdf", "epub") and not as_json and sys.stderr.isatty() else None
+    report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type,
+                         progress=progress)
     if as_json:
         for err in report.errors:  # the text output says them itself
             click.echo(f"error: {err}", err=True)

@@ -465,8 +465,8 @@ class IndexStore(CatchUp):
 
     # -- notes -------------------------------------------------------------------------------------
 
-    def write_note(self, rel: str, text: str, *, exclusive: bool = False) -> Path:
-        """Under the writer lock: write a note atomically; follow it with ``update([rel])``.
+    def write_note(self, rel: str, text: str | bytes, *, exclusive: bool = False) -> Path:
+        """Under the writer lock: write a note (or an attachment's bytes) atomically; follow it with ``update([rel])``.
 
         The path is marked dirty first, so if the process dies before the index has the note,
         the next command indexes it. ``exclusive`` refuses to overwrite.

@@ -398,6 +398,12 @@ def _import(r: ImportReport, p: Printer) -> int:
           f"skipped {r.skipped} already in the vault, from {r.source}"
           + (f"; redacted {r.redacted} secret(s)" if r.redacted else "")
           + (f"; commit {r.commit[:8]}" if r.commit else "") + ".")
+        if r.attachment:
+            p(f"the original is kept as {r.attachment}" + (f"; parts found by {r.split}" if r.split else "") + ".")
+        for path in r.forgotten:
+            p(f"forgotten (no longer in the book): {path}")
+        for path in r.kept:
+            p(f"kept as you edited it (not updated): {path}")
     for err in r.errors:
         p(f"error: {err}", err=True)
     return 1 if r.errors else 0

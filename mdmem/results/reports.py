@@ -182,6 +182,12 @@ class ImportReport(Result):
     commit: str | None = None
     dry_run: bool = False
     adopted: InitReport | None = None  # an Obsidian vault adopted in place
+    # a book (PDF, EPUB): its original's place in the vault, notes of parts the new version no longer
+    # has (forgotten, never deleted), notes edited since the import (kept as they are), how it was split
+    attachment: str | None = None
+    forgotten: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    split: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
