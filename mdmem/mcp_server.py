@@ -355,6 +355,27 @@ class Tools:
         …", "what do we know about …"."""
         return self.answer(self.call(lambda: self.vault.entity(name)), warn=False)
 
+    def refs(self, note: NoteRef) -> CallToolResult:
+        """What a note cites outside the vault: URLs, e-mail addresses, tickets (PAY-1234), DOIs, file
+        paths, from its refs and its body, each with kind and canonical value. Use to follow a memory to
+        its sources."""
+        return self.answer(self.call(lambda: self.vault.refs(note)), warn=False)
+
+    def cites(self, ref: Annotated[str, Field(description=(
+            "A URL, e-mail address, ticket such as PAY-1234, DOI or file path, in any written form."))],
+              include: Include = None) -> CallToolResult:
+        """The notes that cite a URL, ticket, e-mail address, DOI or path, however each wrote it
+        (http/https, www., trailing slash and case do not matter). Use for "what do we know about PAY-1234"
+        or "where did we use this page"."""
+        return self.answer(self.call(lambda: self.vault.cites(ref, **filters(include=include))), warn=False)
+
+    def person(self, name: Annotated[str, Field(description=(
+            "Someone's name, e-mail address or handle (@alice, github:alice)."))],
+               include: Include = None) -> CallToolResult:
+        """Who someone is: their person note (identities, summary), the notes that mention any of their
+        names, e-mail addresses or handles, and their timeline. Use for "who is …" and "what did … do"."""
+        return self.answer(self.call(lambda: self.vault.person(name, **filters(include=include))), warn=False)
+
     def unlink(self, source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
                target: Annotated[str, Field(description="The note it points to.")],
                type: Annotated[str | None, Field(description="Only links of this type (default: all).")] = None,
@@ -410,7 +431,8 @@ TOOLS = (
     ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
     ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY),
     ("link", IDEMPOTENT), ("unlink", IDEMPOTENT), ("links", READ_ONLY), ("backlinks", READ_ONLY), ("path", READ_ONLY),
-    ("entity", READ_ONLY), ("context", READ_ONLY), ("import_memories", ADDITIVE), ("reindex", IDEMPOTENT),
+    ("entity", READ_ONLY), ("refs", READ_ONLY), ("cites", READ_ONLY), ("person", READ_ONLY),
+    ("context", READ_ONLY), ("import_memories", ADDITIVE), ("reindex", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

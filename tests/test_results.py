@@ -332,4 +332,5 @@ def test_results_are_pure() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('mdmem')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     others = {m for m in eval(out) if not m.startswith("mdmem.results")}
-    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.schema", "mdmem.version"}
+    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.refs", "mdmem.schema",
+                                                 "mdmem.version"}
