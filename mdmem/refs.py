@@ -91,8 +91,9 @@ def classify(written: str) -> tuple[str, str] | None:
     m = _ID.match(s)
     if m:
         return "id", s.casefold()
-    if " " not in s and ("/" in s or "\\" in s or _FILE_EXT.search(s)):
-        return "path", s  # docs/spec.pdf, build\out.log: as written (a file's name may care about case)
+    folders = "/" in s or "\\" in s
+    if (folders or " " not in s) and (_FILE_EXT.search(s) or (folders and " " not in s)):
+        return "path", s  # docs/Spec.pdf, build\out.log, "docs/Retry plan.pdf": as written (case may matter)
     return "other", " ".join(s.split()).casefold()
 
 
@@ -198,7 +199,7 @@ def identity_keys(written: str) -> list[tuple[str, int]]:
 
 @dataclass(frozen=True, slots=True)
 class IdentityClash:
-    """An identity key two person notes claim at the same strength: ``winner`` gets the mentions."""
+    """An identity key two person notes write alike (``@alice`` on both): ``winner`` gets the mentions."""
 
     key: str
     winner: str
@@ -207,7 +208,9 @@ class IdentityClash:
 
 def person_index(rows: Iterable[tuple[str, str, int]]) -> tuple[dict[str, str], list[IdentityClash]]:
     """key → person note from (path, key, strength) rows, and the clashes: a key goes to the note
-    that claims it most strongly (as written beats derived), then to the first by path."""
+    that claims it most strongly (as written beats derived), then to the first by path. Only keys two
+    notes write are clashes; a derived form two share (``alice`` of ``@alice`` and of ``github:alice``)
+    goes to the first by path without a word, as it follows from what was written."""
     claims: dict[str, dict[str, int]] = {}
     for path, key, strength in rows:
         mine = claims.setdefault(key, {})
@@ -219,6 +222,6 @@ def person_index(rows: Iterable[tuple[str, str, int]]) -> tuple[dict[str, str], 
         best = min(by.values())
         top = sorted(p for p, s in by.items() if s == best)
         index[key] = top[0]
-        if len(top) > 1:
+        if len(top) > 1 and best == AS_WRITTEN:
             clashes.append(IdentityClash(key, top[0], tuple(top[1:])))
     return index, clashes

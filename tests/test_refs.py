@@ -59,6 +59,8 @@ from mdmem.refs import (
     ("~/notes/Plan.md", ("path", "~/notes/Plan.md")),
     ("docs/Spec.pdf", ("path", "docs/Spec.pdf")),
     ("spec.pdf", ("path", "spec.pdf")),
+    ("docs/Retry Plan.pdf", ("path", "docs/Retry Plan.pdf")),
+    ("Q3 budget / forecast", ("other", "q3 budget / forecast")),
     ("C:\\Users\\a.txt", ("path", "C:\\Users\\a.txt")),
     ("file:///tmp/x.pdf", ("path", "/tmp/x.pdf")),
     # handles and ids in other systems, case-folded
