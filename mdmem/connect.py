@@ -13,7 +13,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from .errors import MdmemError, NoteNotFound
-from .graph import ABOUT, MENTIONS, VIRTUAL
+from .graph import ABOUT, CITES, MENTIONS, VIRTUAL
 from .graph import timeline as order_timeline
 from .graph_view import Visible, edge_types, graph_node, graph_step, link_rows, load_graph, node_key
 from .memory import WHY_MATCHES
@@ -161,12 +161,14 @@ def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5,
     if all_notes:
         keys = [k for k, n in g.nodes.items() if n.kind == "note"]
     else:
-        # Its story: links, mentions and versions within two hops, what it is about and, for
-        # entities that are not hubs, the other notes about them, then notes on the same subject.
-        keys = [s.node for s in g.neighbors(anchor, 2, skip=frozenset({ABOUT}))]
-        for _, ent, _ in g.edges(anchor, "out", frozenset({ABOUT})):
+        # Its story: links, mentions and versions within two hops, what it is about (or cites) and,
+        # for entities (and external things) that are not hubs, the other notes about them (citing
+        # them), then notes on the same subject.
+        shared = frozenset({ABOUT, CITES})
+        keys = [s.node for s in g.neighbors(anchor, 2, skip=shared)]
+        for e0, ent, _ in g.edges(anchor, "out", shared):
             keys.append(ent)
-            about = [e.src for e in g.inc.get(ent, ()) if e.type == ABOUT]
+            about = [e.src for e in g.inc.get(ent, ()) if e.type == e0.type]
             if len(about) <= TIMELINE_HUB_LIMIT:
                 keys += about
         title = g.nodes[anchor].title if anchor in g.nodes else ref

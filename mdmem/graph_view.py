@@ -123,7 +123,7 @@ def graph_step(graph: Graph, step: Step) -> GraphEdge:
 
 def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[LinkHint]]:
     """A few typed neighbours of each note, for an agent to follow: causal links first, then other
-    typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out."""
+    typed links, then entities and mentions, then what it cites; hidden notes (forgotten, snoozed, …) left out."""
     from .results import LinkHint  # the search results' type: graph commands do not load them
 
     g = load_graph(store)
@@ -131,7 +131,7 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
 
     def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
         e, other, _ = item
-        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT, CITES) else 1
+        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 3 if e.type == CITES else 1
         return group, e.type, other
 
     out: dict[str, list[LinkHint]] = {}

@@ -324,3 +324,21 @@ def test_mcp_refs_cites_and_person_through_the_sdk_client(vault: Path, tmp_path:
             r = await s.call_tool("person", {"name": "nobody@example.com"})
             assert r.is_error and "No person is known" in text(r)
     run(main)
+
+
+def test_an_index_from_before_references_is_rebuilt(vault: Path) -> None:
+    """Schema 7 added references and identities: an index of schema 6 (no such tables) is rebuilt on the
+    next read, not read as if no note cited anything."""
+    import sqlite3
+
+    with Vault.open(vault) as v:
+        state = v.store.state
+        gen = state.generation()
+        assert gen is not None
+    db = sqlite3.connect(state.dir / gen / "catalog.sqlite")
+    db.executescript("DROP TABLE refs; DROP TABLE identities;")
+    db.close()
+    manifest = json.loads(state.manifest_path.read_text())
+    state.manifest_path.write_text(json.dumps({**manifest, "schema": 6}))
+    assert [n["path"] for n in cli(vault, "cites", "PAY-1234")["notes"]] == ["notes/payment-retries.md"]
+    assert cli(vault, "person", "@alice")["count"] == len(WAYS)
