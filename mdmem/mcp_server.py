@@ -182,6 +182,8 @@ class Tools:
                                           "every session).")] = False,
             entities: Annotated[list[str] | None, Field(description="People, systems, products it is about.")] = None,
             aliases: Annotated[list[str] | None, Field(description="Other names for the note.")] = None,
+            refs: Annotated[list[str] | None, Field(description="What it cites outside the vault: URLs, e-mail "
+                                                    "addresses, tickets (PAY-1234), DOIs, file paths.")] = None,
             force: Annotated[bool, Field(description="Write even though a near duplicate exists.")] = False,
             ) -> CallToolResult:
         """Save a new memory that will matter in a later session: one decision, preference, fact or lesson
@@ -195,7 +197,7 @@ class Tools:
         clean_title, clean_body = redact(title), redact(body)
         report = self.call(lambda: self.vault.save(
             clean_title.text, clean_body.text, force=force, type=type, tags=tags, scope=scope, salience=salience,
-            pinned=pinned, entities=entities, aliases=aliases))
+            pinned=pinned, entities=entities, aliases=aliases, refs=refs))
         return self.answer(replace(report, redacted=clean_title.count + clean_body.count))
 
     def correct(self, note: NoteRef,

@@ -323,6 +323,14 @@ def test_mcp_refs_cites_and_person_through_the_sdk_client(vault: Path, tmp_path:
             assert r.structured_content["count"] == len(WAYS) and "Alice Smith  [person]" in text(r)
             r = await s.call_tool("person", {"name": "nobody@example.com"})
             assert r.is_error and "No person is known" in text(r)
+            r = await s.call_tool("add", {"title": "Refund flow agreed", "body": "Refunds go through the ledger.",
+                                          "type": "decision", "refs": ["pay-1234", "https://ledger.example/refunds/"],
+                                          "entities": ["@alice"]})
+            assert not r.is_error, text(r)
+            r = await s.call_tool("cites", {"ref": "PAY-1234"})
+            assert {n["title"] for n in r.structured_content["notes"]} == {"Payment retries", "Refund flow agreed"}
+            r = await s.call_tool("person", {"name": "Ali"})
+            assert "Refund flow agreed" in {n["title"] for n in r.structured_content["notes"]}
     run(main)
 
 
@@ -342,3 +350,12 @@ def test_an_index_from_before_references_is_rebuilt(vault: Path) -> None:
     state.manifest_path.write_text(json.dumps({**manifest, "schema": 6}))
     assert [n["path"] for n in cli(vault, "cites", "PAY-1234")["notes"]] == ["notes/payment-retries.md"]
     assert cli(vault, "person", "@alice")["count"] == len(WAYS)
+
+
+def test_add_writes_refs_that_cites_finds(vault: Path) -> None:
+    mdmem_in_process("--vault", str(vault), "add", "-t", "Ledger owner", "--type", "fact", "--ref", "OPS-9",
+                     "--ref", "mailto:Alice@Example.com", "-b", "The ledger belongs to payments.")
+    text = next((vault / "notes").glob("ledger-owner*.md")).read_text()
+    assert "refs: [OPS-9, 'mailto:Alice@Example.com']" in text
+    assert [n["title"] for n in cli(vault, "cites", "ops-9")["notes"]] == ["Ledger owner"]
+    assert "Ledger owner" in {n["title"] for n in cli(vault, "person", "alice")["notes"]}
