@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from .links import normalize_ref
 from .note import iso_to_timestamp
-from .refs import EXTERNAL, IdentityClash, mention_key, node_key, person_index
+from .refs import EXTERNAL, IdentityClash, classify, mention_key, node_key, person_index
 from .targets import LinkResolver
 
 ENTITY = "entity:"  # node-key prefix of entity nodes (note keys are paths ending in .md)
@@ -182,8 +182,6 @@ class Graph:
 
     def external(self, written: str) -> str | None:
         """The node of an external thing (URL, e-mail, ticket, …) as any note may write it, if cited."""
-        from .refs import classify
-
         kv = classify(written)
         key = node_key(*kv) if kv is not None else None
         return key if key in self.nodes else None

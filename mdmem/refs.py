@@ -44,11 +44,6 @@ class Ref:
     written: str  # as the note wrote it
     origin: str = FRONTMATTER  # frontmatter (``refs:``) or body (a URL or e-mail address in the text)
 
-    @property
-    def key(self) -> str:
-        """Its node key in the graph."""
-        return node_key(self.kind, self.value)
-
 
 def node_key(kind: str, value: str) -> str:
     """The graph key of an external thing: ``ref:url:https://example.com/a``."""

@@ -359,3 +359,17 @@ def test_add_writes_refs_that_cites_finds(vault: Path) -> None:
     assert "refs: [OPS-9, 'mailto:Alice@Example.com']" in text
     assert [n["title"] for n in cli(vault, "cites", "ops-9")["notes"]] == ["Ledger owner"]
     assert "Ledger owner" in {n["title"] for n in cli(vault, "person", "alice")["notes"]}
+
+
+def test_timeline_shares_a_cited_thing_like_an_entity_but_not_a_hub(vault: Path) -> None:
+    files = {f"notes/hub-{i}.md": f"---\ntitle: Hub citer {i}\ncreated: 2026-03-{i + 1:02d}\n---\n"
+                                  f"See https://hub.example/home.\n" for i in range(14)}
+    files["notes/pair-a.md"] = "---\ntitle: Pair A\ncreated: 2026-05-01\nrefs: [OPS-77]\n---\nSee https://hub.example/home.\n"
+    files["notes/pair-b.md"] = "---\ntitle: Pair B\ncreated: 2026-06-01\nrefs: [ops-77]\n---\nUnrelated words here.\n"
+    write(vault, files)
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "citers")
+    t = cli(vault, "timeline", "Pair A", "--no-vectors")
+    around = [n["path"] for n in t["before"] + t["after"]]
+    assert "notes/pair-b.md" in around  # they cite one ticket
+    assert not [p for p in around if p.startswith("notes/hub-")]  # a page 15 notes cite is a hub, not a story
