@@ -1,4 +1,5 @@
-"""Graph queries (DESIGN §5): links, backlinks, neighbors, path, why, timeline, entity, export.
+"""Graph queries (DESIGN §5): links, backlinks, neighbors, path, why, timeline, entity, export, and a
+note's external references and the notes citing one (refs, cites; issue 17).
 
 Reads over the store's graph (``graph_view``) and the pure ``graph`` module; matches for why,
 timeline and entity come from the retrieval pipelines (``hybrid``), imported by those queries only
@@ -12,7 +13,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from .errors import MdmemError, NoteNotFound
-from .graph import ABOUT, ENTITY, MENTIONS
+from .graph import ABOUT, CITES, MENTIONS, VIRTUAL
 from .graph import timeline as order_timeline
 from .graph_view import Visible, edge_types, graph_node, graph_step, link_rows, load_graph, node_key
 from .memory import WHY_MATCHES
@@ -35,9 +36,11 @@ from .results import (
 if TYPE_CHECKING:
     from .index.semantic import Semantic
     from .index.store import IndexStore
+    from .results import CitesAnswer, RefsAnswer
 
 TIMELINE_RELATED_HITS = 5  # search hits for the anchor's title that join its related notes
 TIMELINE_HUB_LIMIT = 12  # an entity with more notes than this is a hub, not a shared story
+PERSON_REF_KINDS = ("email", "handle", "id", "url")  # references that may be a person's identity
 
 
 # -- structure ------------------------------------------------------------------------------------
@@ -158,18 +161,20 @@ def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5,
     if all_notes:
         keys = [k for k, n in g.nodes.items() if n.kind == "note"]
     else:
-        # Its story: links, mentions and versions within two hops, what it is about and, for
-        # entities that are not hubs, the other notes about them, then notes on the same subject.
-        keys = [s.node for s in g.neighbors(anchor, 2, skip=frozenset({ABOUT}))]
-        for _, ent, _ in g.edges(anchor, "out", frozenset({ABOUT})):
+        # Its story: links, mentions and versions within two hops, what it is about (or cites) and,
+        # for entities (and external things) that are not hubs, the other notes about them (citing
+        # them), then notes on the same subject.
+        shared = frozenset({ABOUT, CITES})
+        keys = [s.node for s in g.neighbors(anchor, 2, skip=shared)]
+        for e0, ent, _ in g.edges(anchor, "out", shared):
             keys.append(ent)
-            about = [e.src for e in g.inc.get(ent, ()) if e.type == ABOUT]
+            about = [e.src for e in g.inc.get(ent, ()) if e.type == e0.type]
             if len(about) <= TIMELINE_HUB_LIMIT:
                 keys += about
         title = g.nodes[anchor].title if anchor in g.nodes else ref
         hits = hybrid.search(store, title, TIMELINE_RELATED_HITS, store.filters(**filters))
         keys += [h.path for h in hits if h.score >= 0.5 * hits[0].score]  # same subject, not a shared word
-        keys = [k for k in keys if not k.startswith(ENTITY)]
+        keys = [k for k in keys if not k.startswith(VIRTUAL)]
     visible.prefetch(keys)
     pool = [g.nodes[k] for k in dict.fromkeys(keys) if k in g.nodes and k != anchor and visible(k)]
     if anchor in g.nodes:
@@ -261,7 +266,7 @@ def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
 
 
 def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
-                 filters: dict[str, Any] | None = None) -> str:
+                 external: bool = True, filters: dict[str, Any] | None = None) -> str:
     """The graph as JSON, Graphviz DOT or a self-contained HTML page that draws it."""
     import json
 
@@ -273,7 +278,7 @@ def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | Non
         visible = Visible(store, store.filters(**filters), g)
         visible.prefetch([k for k, n in g.nodes.items() if n.kind == "note"])
         keep = visible
-    data = export_data(g, types=edge_types(types), entities=entities, keep=keep)
+    data = export_data(g, types=edge_types(types), entities=entities, external=external, keep=keep)
     # Tags are not in the cached graph (no graph query needs them); the HTML page filters by them.
     rows = store.catalog.rows(n["key"] for n in data["nodes"] if n["kind"] == "note")
     for n in data["nodes"]:
@@ -288,3 +293,50 @@ def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | Non
 
         return to_html(data, title=f"mdmem graph — {store.root.name}")
     raise MdmemError(f"Unknown format {fmt!r}; use json, dot or html.")
+
+
+# -- external references (issue 17) -----------------------------------------------------------------
+
+
+def refs(store: IndexStore, ref: str) -> RefsAnswer:
+    """A note's external references: its ``refs:`` and the URLs and e-mail addresses of its body,
+    each with its kind, canonical value, as written, and the person it names (if any)."""
+    from .results import RefItem, RefsAnswer
+
+    g = load_graph(store)
+    path = store.resolve(ref)
+    items = []
+    for r in store.catalog.refs_of(path):
+        person = g.people.get(r["value"]) if r["kind"] in PERSON_REF_KINDS else None
+        items.append(RefItem(r["kind"], r["value"], r["written"], r["origin"],
+                             graph_node(g, person) if person is not None else None))
+    return RefsAnswer(graph_node(g, path), items)
+
+
+def cites(store: IndexStore, ref: str, *, filters: dict[str, Any] | None = None) -> CitesAnswer:
+    """The notes that cite a URL, e-mail address, ticket, DOI or path, however each wrote it
+    (``refs.classify``: scheme, ``www.``, trailing slash, fragment, case where it does not matter)."""
+    from .refs import classify
+    from .results import Citation, CitesAnswer
+
+    kv = classify(ref)
+    if kv is None:
+        raise MdmemError("Give a reference: a URL, e-mail address, ticket (PAY-1234), DOI or path.")
+    store.repair()
+    cat = store.catalog
+    rows = cat.citing(*kv)
+    if not rows and kv[0] in ("path", "other"):  # "example.com/page" is a URL written without its scheme
+        url = classify("https://" + ref.strip())
+        if url is not None and url[0] == "url" and cat.citing(*url):
+            kv, rows = url, cat.citing(*url)
+    g = load_graph(store)
+    visible = Visible(store, store.filters(**(filters or {})), g)
+    visible.prefetch([r["path"] for r in rows])
+    seen: set[str] = set()
+    notes = []
+    for r in rows:
+        if r["path"] not in seen and visible(r["path"]):
+            seen.add(r["path"])
+            notes.append(Citation(graph_node(g, r["path"]), r["written"], r["origin"]))
+    similar = [] if rows else cat.similar_refs(kv[1].removeprefix("https://"))
+    return CitesAnswer(ref, kv[0], kv[1], notes, similar)

@@ -17,12 +17,17 @@ from typing import Any, NamedTuple
 
 from .links import normalize_ref
 from .note import iso_to_timestamp
+from .refs import EXTERNAL, IdentityClash, classify, mention_key, node_key, person_index
 from .targets import LinkResolver
 
 ENTITY = "entity:"  # node-key prefix of entity nodes (note keys are paths ending in .md)
 ATTACHMENT = "attachment"  # the kind of a node that is a non-markdown file (its key is its path)
 ABOUT = "about"  # note → entity it is about (from ``entities``)
 MENTIONS = "mentions"  # body [[wikilinks]] and markdown links
+CITES = "cites"  # note → an external thing it references (``refs:``, a URL in the body), or a person by e-mail
+EXTERNAL_KIND = "external"  # the kind of a node that is a URL, e-mail address, ticket, DOI, … (issue 17)
+VIRTUAL = (ENTITY, EXTERNAL)  # key prefixes of nodes that are no file: never a search result, always visible
+PERSON_IDENTITY = "person identity"  # how a link or reference that names a person's identity was resolved
 NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "heading": 3, "alias": 4}  # as Vault.resolve
 
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
@@ -71,7 +76,7 @@ class Node(NamedTuple):
     id: str
     title: str
     type: str = "note"
-    kind: str = "note"  # note | entity | attachment (a non-markdown file a link names)
+    kind: str = "note"  # note | entity | attachment (a non-markdown file a link names) | external
     status: str = "active"
     date: float | None = None  # when it happened: authored, else created, else the index date
     snoozed_until: str | None = None  # the visibility fields, so default filters need no SQL
@@ -125,7 +130,7 @@ class CausalHit:
 class Graph:
     """Notes, entity nodes and typed edges, with outgoing and incoming adjacency lists."""
 
-    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver")
+    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes")
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
@@ -135,6 +140,8 @@ class Graph:
         self._names: dict[str, list[tuple[str, str]]] = {}
         self._entities: dict[str, str] = {}  # entity_norm → node key (an entity node or a note)
         self.resolver: LinkResolver | None = None
+        self.people: dict[str, str] = {}  # identity key (``refs.identity_keys``) → person note
+        self.clashes: list[IdentityClash] = []  # identities two person notes claim alike
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -166,8 +173,18 @@ class Graph:
         return (active or paths)[0], tuple(paths)
 
     def entity(self, name: str) -> str | None:
-        """The node an entity name stands for (a note titled/aliased so, or an entity node)."""
-        return self._entities.get(entity_norm(name))
+        """The node an entity name stands for (a person it names, a note titled/aliased so, or an entity node)."""
+        return self.person(name) or self._entities.get(entity_norm(name))
+
+    def person(self, name: str) -> str | None:
+        """The person note one of whose identities ``name`` is (a name, e-mail address, handle, …)."""
+        return self.people.get(mention_key(name)) if self.people else None
+
+    def external(self, written: str) -> str | None:
+        """The node of an external thing (URL, e-mail, ticket, …) as any note may write it, if cited."""
+        kv = classify(written)
+        key = node_key(*kv) if kv is not None else None
+        return key if key in self.nodes else None
 
     def named(self, name: str) -> list[str]:
         """Notes whose title or an alias is ``name`` (case-insensitive)."""
@@ -322,7 +339,8 @@ class Graph:
 
     def stats(self) -> dict[str, int]:
         notes = sum(1 for n in self.nodes.values() if n.kind == "note")
-        return {"notes": notes, "entities": len(self.nodes) - notes,
+        external = sum(1 for n in self.nodes.values() if n.kind == EXTERNAL_KIND)
+        return {"notes": notes, "entities": len(self.nodes) - notes - external, "external": external,
                 "edges": sum(len(v) for v in self.out.values()) - len(self.dangling),
                 "dangling": len(self.dangling)}
 
@@ -334,12 +352,18 @@ LinkRow = tuple[Any, ...]
 
 
 def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
-                links: Iterable[LinkRow], attachments: Iterable[str] = ()) -> Graph:
+                links: Iterable[LinkRow], attachments: Iterable[str] = (),
+                refs: Iterable[tuple[str, str, str, str, str]] = (),
+                identities: Iterable[tuple[str, str, int]] = ()) -> Graph:
     """The graph from catalogue rows.
 
     notes: (path, id, title, type, status, entities JSON, aliases JSON, date, created, authored
     [, snoozed_until, valid_from, valid_until]); names: (norm, path, kind);
-    links: (src, target, type, label, heading, reason, target_norm); attachments: file paths.
+    links: (src, target, type, label, heading, reason, target_norm); attachments: file paths;
+    refs: (src, kind, value, written, origin); identities of person notes: (path, key, strength).
+
+    A person's identity resolves an entity, a link that names no file and an e-mail (or handle,
+    id, URL) reference to the person's note (issue 17); any other reference is an external node.
     """
     g = Graph()
     entity_lists: list[tuple[str, list[str]]] = []
@@ -357,6 +381,8 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
         g._names.setdefault(norm, []).append((path, kind))
     resolver = g.resolver = LinkResolver(
         ((n, p, k) for n, items in g._names.items() for p, k in items), attachments, g.nodes)
+    g.people, g.clashes = person_index(row for row in identities if row[0] in g.nodes)
+    people = g.people
     # Many links share a target and a handful of types: the resolver caches each target's lookup.
     # (This loop is most of a cold graph command at 10k notes, hence the local names.)
     types: dict[str, str] = {}
@@ -365,6 +391,9 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
         if src not in nodes:
             continue
         dst, how, cands = resolve(target, norm, src)
+        if dst is None and people:
+            dst = people.get(mention_key(target))
+            how = PERSON_IDENTITY if dst is not None else how
         if dst is not None and dst not in nodes:
             name = dst.rpartition("/")[2]
             nodes[dst] = Node(dst, dst, name, ATTACHMENT, ATTACHMENT)
@@ -392,6 +421,16 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
             key = _entity_node(g, name, en)
             if key != src:
                 _add(g, Edge(src, key, ABOUT, name))
+    for src, kind, value, written, origin in refs:
+        if src not in nodes:
+            continue
+        dst = people.get(value) if kind in ("email", "handle", "id", "url") else None
+        if dst is None:
+            dst = node_key(kind, value)
+            if dst not in nodes:
+                nodes[dst] = Node(dst, dst, value, kind, EXTERNAL_KIND)
+        if dst != src:
+            _add(g, Edge(src, dst, CITES, written, how=origin))
     return g
 
 
@@ -399,6 +438,10 @@ def _entity_node(g: Graph, name: str, en: str) -> str:
     """The node an entity name points to: a note titled or aliased so, else an entity node."""
     key = g._entities.get(en)
     if key is not None:
+        return key
+    key = g.person(name)
+    if key is not None:
+        g._entities[en] = key
         return key
     norm = normalize_ref(name)
     cands = [(p, k) for p, k in g._names.get(norm, ()) if k in ("title", "heading", "alias")] if norm == en else []
@@ -446,12 +489,12 @@ def timeline(nodes: Iterable[Node], anchor: str, before: int, after: int) -> tup
 # -- export --------------------------------------------------------------------------------------
 
 
-def export_data(g: Graph, *, types: frozenset[str] | None = None, entities: bool = True,
+def export_data(g: Graph, *, types: frozenset[str] | None = None, entities: bool = True, external: bool = True,
                 keep: Callable[[str], bool] | None = None) -> dict[str, Any]:
     """Nodes and edges as JSON-ready data; dangling targets become nodes of kind "missing"."""
     nodes: dict[str, dict[str, Any]] = {}
     for key, n in g.nodes.items():
-        if n.kind == "entity" and not entities:
+        if (n.kind == "entity" and not entities) or (n.kind == EXTERNAL_KIND and not external):
             continue
         if n.kind == "note" and keep is not None and not keep(key):
             continue
@@ -477,7 +520,7 @@ def export_data(g: Graph, *, types: frozenset[str] | None = None, entities: bool
 
 def to_dot(data: dict[str, Any]) -> str:
     """Graphviz DOT of ``export_data``: notes as boxes, entities as ellipses, dangling dashed."""
-    shape = {"note": "box", "entity": "ellipse", "missing": "box"}
+    shape = {"note": "box", "entity": "ellipse", "missing": "box", EXTERNAL_KIND: "hexagon"}
     lines = ["digraph mdmem {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
     for n in data["nodes"]:

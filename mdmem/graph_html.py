@@ -4,8 +4,9 @@ nodes out with a Barnes-Hut force simulation and draws them on a canvas.
 Readable at 1k-10k nodes (issue 13): colours by top folder (legend) or by type, labels chosen by
 importance (distinct neighbours) and placed only where they do not collide, so more appear as you
 zoom in; a local view of depth 1-3 around the selected node; filters by folder, type, tag and node
-kind (attachments, missing link targets, entities, any other kind); a panel whose outgoing links
-(→) and backlinks (←) list each linked node once, with a count.
+kind (attachments, missing link targets, entities, external things notes cite such as URLs and
+tickets, any other kind); a panel whose outgoing links (→) and backlinks (←) list each linked node
+once, with a count.
 
 Note titles are user text: the data travels as JSON inside a ``<script type="application/json">``
 block with ``<``, ``>`` and ``&`` escaped, and the script only ever sets ``textContent``, never

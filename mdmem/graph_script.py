@@ -69,7 +69,7 @@ SCRIPT = """"use strict";
   const tags = [...tagCount.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const paletteOf = (list) => new Map(list.map((v, i) => [v[0], i < PALETTE.length ? PALETTE[i] : OTHER]));
   const folderColor = paletteOf(folders), typeColor = paletteOf(types);
-  const KIND = {entity: "#8c959f", missing: "#ffffff", attachment: "#6e7781"};
+  const KIND = {entity: "#8c959f", missing: "#ffffff", attachment: "#6e7781", external: "#bf8700"};
   let colorBy = "folder";
   function colorOf(d) {
     if (d.kind !== "note") return KIND[d.kind] || OTHER;
@@ -307,6 +307,7 @@ SCRIPT = """"use strict";
       for (const i of list) {
         const r = Math.max(radius(i), min);
         if (kind === "attachment") ctx.rect(PX[i] - r * 0.85, PY[i] - r * 0.85, r * 1.7, r * 1.7);
+        else if (kind === "external") { ctx.moveTo(PX[i], PY[i] - r); ctx.lineTo(PX[i] + r, PY[i]); ctx.lineTo(PX[i], PY[i] + r); ctx.lineTo(PX[i] - r, PY[i]); ctx.closePath(); }
         else { ctx.moveTo(PX[i] + r, PY[i]); ctx.arc(PX[i], PY[i], r, 0, 2 * Math.PI); }
       }
       ctx.fill();
@@ -399,7 +400,7 @@ SCRIPT = """"use strict";
     }
     if (i >= 0) {
       const d = nodes[i];
-      tip.textContent = d.title + " \\u00b7 " + (d.kind === "note" ? d.type : d.kind) + (pathOf(d) ? " \\u00b7 " + pathOf(d) : "") + " \\u00b7 " + deg[i] + " linked";
+      tip.textContent = d.title + " \\u00b7 " + (d.kind === "note" ? d.type : d.kind === "external" ? "external " + d.type : d.kind) + (pathOf(d) ? " \\u00b7 " + pathOf(d) : "") + " \\u00b7 " + deg[i] + " linked";
       tip.style.display = "block"; tip.style.left = Math.min(cx + 12, W - 200) + "px"; tip.style.top = (cy + 12) + "px";
     } else tip.style.display = "none";
   });
@@ -429,7 +430,7 @@ SCRIPT = """"use strict";
     if (i < 0) { el("p", "Click a node for its links, double-click for its local view.", "meta", info); return; }
     const d = nodes[i];
     el("h2", d.title, "", info);
-    el("div", [d.kind === "note" ? d.type : d.kind, d.status, d.id].filter(Boolean).join(" \\u00b7 "), "meta", info);
+    el("div", [d.kind === "note" ? d.type : d.kind === "external" ? "external " + d.type : d.kind, d.status, d.id].filter(Boolean).join(" \\u00b7 "), "meta", info);
     if (pathOf(d)) el("div", pathOf(d), "meta", info);
     if (d.tags.length) el("div", d.tags.map((t) => "#" + t).join(" "), "meta", info);
     const b = el("button", local ? "Back to the whole graph" : "Local view", "", info);
@@ -480,7 +481,8 @@ SCRIPT = """"use strict";
     box.type = "checkbox"; box.checked = true; box.setAttribute("data-kind", k);
     dot.style.background = k === "note" ? PALETTE[0] : KIND[k] || OTHER;
     if (k === "missing") dot.style.border = "1px dashed #cf222e";
-    if (k === "attachment") dot.style.borderRadius = "1px";
+    if (k === "attachment" || k === "external") dot.style.borderRadius = "1px";
+    if (k === "external") dot.style.transform = "rotate(45deg) scale(0.8)";
     lab.appendChild(document.createTextNode(k + " (" + count + ")"));
     box.addEventListener("change", () => { kindOn.set(k, box.checked); recompute(); redraw(); });
   }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import MdmemError, NoteNotFound
-from .graph import ABOUT, ATTACHMENT, CAUSAL_TYPES, ENTITY, MENTIONS, Edge, Graph, Step, build_graph, edge_type
+from .graph import ABOUT, ATTACHMENT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL, Edge, Graph, Step, build_graph, edge_type
 from .links import normalize_ref
 from .note import Problem
 from .results import DANGLING_LINK, MISSING_ATTACHMENT, GraphEdge, GraphNode
@@ -45,11 +45,12 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
 
 
 def node_key(store: IndexStore, graph: Graph, ref: str) -> str:
-    """The node ``ref`` names: a note (id, path, stem, title, alias), else an entity name."""
+    """The node ``ref`` names: a note (id, path, stem, title, alias), else an entity name (a person's
+    identity among them), else an external thing some note cites (a URL, e-mail address, ticket, …)."""
     try:
         return store.resolve(ref)
     except NoteNotFound:
-        key = graph.entity(ref)
+        key = graph.entity(ref) or graph.external(ref)
         if key is not None:
             return key
         raise
@@ -122,7 +123,7 @@ def graph_step(graph: Graph, step: Step) -> GraphEdge:
 
 def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[LinkHint]]:
     """A few typed neighbours of each note, for an agent to follow: causal links first, then other
-    typed links, then entities and mentions; hidden notes (forgotten, snoozed, …) left out."""
+    typed links, then entities and mentions, then what it cites; hidden notes (forgotten, snoozed, …) left out."""
     from .results import LinkHint  # the search results' type: graph commands do not load them
 
     g = load_graph(store)
@@ -130,7 +131,7 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
 
     def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
         e, other, _ = item
-        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 1
+        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 3 if e.type == CITES else 1
         return group, e.type, other
 
     out: dict[str, list[LinkHint]] = {}
@@ -171,14 +172,14 @@ class Visible:
     def prefetch(self, keys: list[str]) -> None:
         if self.graph is not None:
             return  # judged from the graph's nodes
-        rows = self.cat.rows(k for k in keys if k not in self.cache and not k.startswith(ENTITY))
+        rows = self.cat.rows(k for k in keys if k not in self.cache and not k.startswith(VIRTUAL))
         for k in keys:
-            if k not in self.cache and not k.startswith(ENTITY):
+            if k not in self.cache and not k.startswith(VIRTUAL):
                 row = rows.get(k)
                 self.cache[k] = row is not None and self.filters.matches(row)
 
     def __call__(self, key: str) -> bool:
-        if key.startswith(ENTITY):
+        if key.startswith(VIRTUAL):
             return True
         if self.graph is not None:
             if key not in self.graph.nodes:

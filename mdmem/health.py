@@ -60,10 +60,12 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     catch up with what no hook reported first, as reads do; status does not)."""
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
     from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
+    from .people import identity_problems
 
     store.repair(notice=notice)
     out = list(store.catalog.problems())
     out += dangling_problems(store, notice=notice)
+    out += identity_problems(store, notice=notice)
     for tmp, target in store.files.unfinished_writes():
         out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
                            "reached its place; this hidden file holds the text it was writing",

@@ -37,8 +37,8 @@ SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
 def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", tags: list[str] | None = None,
         scope: str | None = None, salience: float | None = None, confidence: float | None = None,
         pinned: bool = False, entities: list[str] | None = None, aliases: list[str] | None = None,
-        path: str | None = None, commit: bool | None = None, extra: dict[str, Any] | None = None,
-        ) -> AddResult:
+        refs: list[str] | None = None, path: str | None = None, commit: bool | None = None,
+        extra: dict[str, Any] | None = None) -> AddResult:
     """Write a new note atomically (with a new id), index it and, as configured, commit it."""
     title = title.strip()
     if not title:
@@ -58,13 +58,14 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
     # Names are free text: a token pasted as an entity or alias is redacted like the body.
     entities = [redact(e).text for e in entities or []]
     aliases = [redact(a).text for a in aliases or []]
+    refs = [redact(x).text for x in refs or []]  # a URL may carry a token (?key=…)
     now = now_iso()
     note_id = store.new_id()
     meta: dict[str, Any] = {
         "id": note_id, "title": title, "type": type,
         "salience": salience, "confidence": confidence, "pinned": True if pinned else None,
         "scope": scope, "tags": tags or None, "aliases": aliases or None,
-        "entities": entities or None, "created": now, "updated": now,
+        "entities": entities or None, "refs": refs or None, "created": now, "updated": now,
     }
     meta.update(extra or {})
     text = render_note(meta, body)

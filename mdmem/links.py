@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from .refs import is_external_href, text_refs
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_inline import StateInline
@@ -45,6 +47,7 @@ class BodyInfo:
     links: list[Link] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     text: str = ""  # plain text of the body (markup stripped) for indexing
+    refs: list[str] = field(default_factory=list)  # web and mail links, bare URLs and e-mail addresses (issue 17)
 
 
 _TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*|\d+[^\W\d][\w/\-]*)", re.UNICODE)
@@ -117,10 +120,14 @@ def analyze_body(body: str) -> BodyInfo:
                 target, heading = _file_href(href)
                 if target:
                     info.links.append(Link(target=target, heading=heading))
+                elif child.type == "link_open" and is_external_href(href):
+                    info.refs.append(href)
             elif child.type == "text":
                 text_parts.append(child.content)
                 for m in _TAG.finditer(child.content):
                     tags.setdefault(m.group(1).lower(), None)
+                if "@" in child.content or "://" in child.content or "www." in child.content:
+                    info.refs += text_refs(child.content)
             elif child.type == "code_inline":
                 text_parts.append(child.content)
             elif child.type in ("softbreak", "hardbreak"):

@@ -187,6 +187,8 @@ class Tools:
                                           "every session).")] = False,
             entities: Annotated[list[str] | None, Field(description="People, systems, products it is about.")] = None,
             aliases: Annotated[list[str] | None, Field(description="Other names for the note.")] = None,
+            refs: Annotated[list[str] | None, Field(description="What it cites outside the vault: URLs, e-mail "
+                                                    "addresses, tickets (PAY-1234), DOIs, file paths.")] = None,
             force: Annotated[bool, Field(description="Write even though a near duplicate exists.")] = False,
             ) -> CallToolResult:
         """Save a new memory that will matter in a later session: one decision, preference, fact or lesson
@@ -200,7 +202,7 @@ class Tools:
         clean_title, clean_body = redact(title), redact(body)
         report = self.call(lambda: self.vault.save(
             clean_title.text, clean_body.text, force=force, type=type, tags=tags, scope=scope, salience=salience,
-            pinned=pinned, entities=entities, aliases=aliases))
+            pinned=pinned, entities=entities, aliases=aliases, refs=refs))
         return self.answer(replace(report, redacted=clean_title.count + clean_body.count))
 
     def correct(self, note: NoteRef,
@@ -360,6 +362,27 @@ class Tools:
         …", "what do we know about …"."""
         return self.answer(self.call(lambda: self.vault.entity(name)), warn=False)
 
+    def refs(self, note: NoteRef) -> CallToolResult:
+        """What a note cites outside the vault: URLs, e-mail addresses, tickets (PAY-1234), DOIs, file
+        paths, from its refs and its body, each with kind and canonical value. Use to follow a memory to
+        its sources."""
+        return self.answer(self.call(lambda: self.vault.refs(note)), warn=False)
+
+    def cites(self, ref: Annotated[str, Field(description=(
+            "A URL, e-mail address, ticket such as PAY-1234, DOI or file path, in any written form."))],
+              include: Include = None) -> CallToolResult:
+        """The notes that cite a URL, ticket, e-mail address, DOI or path, however each wrote it
+        (http/https, www., trailing slash and case do not matter). Use for "what do we know about PAY-1234"
+        or "where did we use this page"."""
+        return self.answer(self.call(lambda: self.vault.cites(ref, **filters(include=include))), warn=False)
+
+    def person(self, name: Annotated[str, Field(description=(
+            "Someone's name, e-mail address or handle (@alice, github:alice)."))],
+               include: Include = None) -> CallToolResult:
+        """Who someone is: their person note (identities, summary), the notes that mention any of their
+        names, e-mail addresses or handles, and their timeline. Use for "who is …" and "what did … do"."""
+        return self.answer(self.call(lambda: self.vault.person(name, **filters(include=include))), warn=False)
+
     def unlink(self, source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
                target: Annotated[str, Field(description="The note it points to.")],
                type: Annotated[str | None, Field(description="Only links of this type (default: all).")] = None,
@@ -417,7 +440,8 @@ TOOLS = (
     ("history", READ_ONLY), ("diff", READ_ONLY), ("show", READ_ONLY),
     ("why", READ_ONLY), ("find_similar", READ_ONLY), ("timeline", READ_ONLY), ("neighbors", READ_ONLY),
     ("link", IDEMPOTENT), ("unlink", IDEMPOTENT), ("links", READ_ONLY), ("backlinks", READ_ONLY), ("path", READ_ONLY),
-    ("entity", READ_ONLY), ("context", READ_ONLY), ("import_memories", ADDITIVE), ("reindex", IDEMPOTENT),
+    ("entity", READ_ONLY), ("refs", READ_ONLY), ("cites", READ_ONLY), ("person", READ_ONLY),
+    ("context", READ_ONLY), ("import_memories", ADDITIVE), ("reindex", IDEMPOTENT),
     ("status", READ_ONLY),
 )
 

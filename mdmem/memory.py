@@ -19,7 +19,7 @@ DAY = 86400.0
 
 # Half-lives in days (None: no decay). Decisions and preferences hold; handoffs go stale fast.
 HALF_LIFE_DAYS: dict[str, float | None] = {
-    "decision": None, "preference": None, "antipattern": None, "domain": None, "hub": None, "reference": None,
+    "decision": None, "preference": None, "antipattern": None, "domain": None, "hub": None, "reference": None, "person": None,
     "fact": 365.0, "project": 180.0, "research": 180.0, "problem": 90.0, "feedback": 120.0,
     "idea": 120.0, "context": 60.0, "milestone": 180.0, "progress": 30.0, "conversation": 30.0,
     "handoff": 14.0, "note": 120.0,
@@ -149,7 +149,9 @@ _INTENTS: tuple[tuple[str, str], ...] = (
     ("when", r"\b(when|what date|which day|how long ago|timeline|since when|(last|past) (week|month|year)|in (january|february|march|april|may|june|july|august|september|october|november|december))\b"
              # a year, but not one inside an identifier such as INV-2026-000123
              r"|(?<![\w-])(19|20)\d{2}(?![\w-])"),
-    ("who", r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"),
+    ("who", r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"
+            # someone named by a handle or an e-mail address: "what did @alice decide" (issue 17)
+            r"|(?<![\w@])@[A-Za-z]\w*|\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
 )
 
 

@@ -55,6 +55,8 @@ class Note:
     tags: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)  # external references as written (issue 17)
+    identities: list[str] = field(default_factory=list)  # a person's names, e-mail addresses, handles
     links: list[Link] = field(default_factory=list)
     supersedes: str | None = None
     created: str | None = None
@@ -65,6 +67,7 @@ class Note:
     valid_until: str | None = None
     headings: list[Heading] = field(default_factory=list)
     text: str = ""  # the body as plain text, for the index
+    body_refs: list[str] = field(default_factory=list)  # URLs and e-mail addresses in the body (not in code)
     problems: list[Problem] = field(default_factory=list)
     has_id: bool = False  # True when ``id`` came from the frontmatter
 
@@ -210,7 +213,7 @@ def parse_note(text: str, path: str) -> Note:
 
     info = analyze_body(body)
     note = Note(path=path, id=default_id(path), title="", body=body, meta=meta,
-                headings=info.headings, text=info.text)
+                headings=info.headings, text=info.text, body_refs=info.refs)
     _apply_meta(note, meta, problems)
     seen = {t.casefold() for t in note.tags}
     note.tags += [t for t in info.tags if t.casefold() not in seen]
@@ -308,12 +311,16 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
         else:
             bad("scope", f"scope must be global, project:NAME or topic:NAME, got {meta['scope']!r}",
                 "e.g. 'scope: project:acme'")
-    for key in ("tags", "aliases", "entities"):
+    for key in ("tags", "aliases", "entities", "refs", "identities"):
         if key in meta and meta[key] is not None:
-            items = _str_list(key, meta[key], bad)
+            # one reference or identity is one item ("Alice Smith"); several are a list or comma-separated
+            items = _str_list(key, meta[key], bad, r"\s*,\s*" if key in ("refs", "identities") else r"[,\s]+")
             if key == "tags":
                 items = [t.lstrip("#") for t in items if t.lstrip("#")]
             setattr(note, key, items)
+    if note.identities and note.type != "person":
+        bad("identities", "identities are read on person notes only; they are ignored here",
+            "add 'type: person' (this note is about someone), or move the names to 'aliases'")
     for key in DATE_KEYS:
         if key in meta and meta[key] is not None:
             iso = to_iso(meta[key])
@@ -362,12 +369,12 @@ def _to_bool(v: Any) -> bool | None:
     return None
 
 
-def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None]) -> list[str]:
-    """A list field's strings (tags, aliases, entities); each item YAML did not read as text is
-    reported by its place and value, with how to write it (issue 13), and the rest are kept."""
+def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None], sep: str = r"[,\s]+") -> list[str]:
+    """A list field's strings (tags, aliases, entities, refs, identities); each item YAML did not read
+    as text is reported by its place and value, with how to write it (issue 13), and the rest are kept."""
     if isinstance(v, str):
         # Obsidian accepts "tags: a, b" and "tags: a b"; so do we.
-        return [p for p in re.split(r"[,\s]+", v.strip()) if p]
+        return [p for p in re.split(sep, v.strip()) if p]
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return [str(v)]
     if isinstance(v, (dt.date, dt.datetime)):

@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .graph import ABOUT, CAUSAL_TYPES, ENTITY, MENTIONS
+from .graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
 from .links import display_text
@@ -128,10 +128,10 @@ def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, 
     lent = spread(seeds, neighbours, weights)
     top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
-    rows = store.catalog.rows(p for p in lent if p not in by_path and not p.startswith(ENTITY))
+    rows = store.catalog.rows(p for p in lent if p not in by_path and not p.startswith(VIRTUAL))
     for path, ln in lent.items():
-        if path.startswith(ENTITY):
-            continue  # an entity node is a hub, not a result
+        if path.startswith(VIRTUAL):
+            continue  # an entity or external node is a hub, not a result
         c = by_path.get(path)
         if c is None:
             row = rows.get(path)
@@ -155,9 +155,14 @@ def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters)
 def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
     note that links to it) rise, and join the list if they were missing."""
+    from .people import people_in
+
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
     g = load_graph(store)
-    named: dict[str, str] = {}
+    # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
+    # so does the person's own note, the answer to "who is …" (issue 17)
+    named: dict[str, str] = people_in(g, text)
+    own = dict(named)
     for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
         for i in range(len(words) - n + 1):
             name = " ".join(words[i : i + n])
@@ -168,8 +173,26 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
                 named[node] = name
     if not named:
         return ranked
-    return _graph_spread(store, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS}),
-                         ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
+    ranked = _graph_spread(store, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS, CITES}),
+                           ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
+    return _lift(store, ranked, filters, own, ENTITY_SPREAD[0]) if own else ranked
+
+
+def _lift(store: IndexStore, ranked: list[Candidate], filters: Filters, notes: dict[str, str],
+          share: float) -> list[Candidate]:
+    """``notes`` (path → the words that named it) gain ``share`` of the top score, joining the list if missing."""
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    by_path = {c.path: c for c in ranked}
+    rows = store.catalog.rows(p for p in notes if p not in by_path)
+    for path, name in notes.items():
+        c = by_path.get(path)
+        if c is None:
+            if path not in rows or not filters.matches(rows[path]):
+                continue
+            c = by_path[path] = Candidate(path=path, score=0.0)
+        c.score += share * top
+        c.explain["person"] = name
+    return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
 
 
 WINDOW_BOOST = 1.0  # share of the top score a note dated in the query's time window gains: it goes first

@@ -4,7 +4,7 @@ can build its options from it without loading anything."""
 
 TYPES = frozenset(
     """decision preference fact context idea feedback domain problem milestone research project
-    progress handoff conversation antipattern hub reference note""".split()
+    progress handoff conversation antipattern hub reference person note""".split()
 )
 STATUSES = ("active", "archived", "forgotten")
 DATE_KEYS = ("created", "updated", "authored", "snoozed_until", "valid_from", "valid_until")

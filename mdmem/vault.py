@@ -262,7 +262,7 @@ class Vault(VaultGraph):
         """Write a new note atomically, index it and (in a git vault) commit it.
 
         Args:
-            fields: type, tags, scope, salience, confidence, pinned, entities, aliases; ``path``
+            fields: type, tags, scope, salience, confidence, pinned, entities, aliases, refs; ``path``
                 (vault-relative file to create; it must not exist), ``commit``, ``extra``
                 (more frontmatter keys).
         """

@@ -1,6 +1,6 @@
 """The graph part of ``Vault`` (a mixin in the vault's layer, split off so ``vault.py`` stays short):
-graph reads (links, backlinks, neighbors, path, why, timeline, entity, export) and link writes, each a
-documented delegation to ``connect`` or ``linking``."""
+graph reads (links, backlinks, neighbors, path, why, timeline, entity, refs, cites, person, export) and
+link writes, each a documented delegation to ``connect``, ``people`` or ``linking``."""
 
 from __future__ import annotations
 
@@ -81,6 +81,26 @@ class VaultGraph:
 
         return entity(self.store, name, filters=filters)
 
+    def refs(self, ref: str) -> r.RefsAnswer:
+        """A note's external references (``refs:`` and the body's URLs and e-mail addresses): kind,
+        canonical value, as written, frontmatter or body, and the person an identity names."""
+        from .connect import refs
+
+        return refs(self.store, ref)
+
+    def cites(self, ref: str, **filters: Any) -> r.CitesAnswer:
+        """The notes citing a URL, e-mail address, ticket, DOI or path, given in any written form."""
+        from .connect import cites
+
+        return cites(self.store, ref, filters=filters)
+
+    def person(self, name: str, **filters: Any) -> r.PersonAnswer:
+        """Who someone is, found by any identity (name, e-mail, @handle, service:handle): their person
+        note, identities and summary, the notes that mention them, and their timeline."""
+        from .people import person
+
+        return person(self.store, name, filters=filters)
+
     def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
              commit: bool | None = None) -> r.Change:
         """Add a typed link from note A to note B in A's frontmatter."""
@@ -109,8 +129,9 @@ class VaultGraph:
         return suggest_links(self.store, self.semantic, ref, limit)
 
     def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
-                     **filters: Any) -> str:
-        """The graph as json, dot or a self-contained html page."""
+                     external: bool = True, **filters: Any) -> str:
+        """The graph as json, dot or a self-contained html page (``external``: with the URLs, e-mail
+        addresses, tickets, … notes cite, as nodes of their own)."""
         from .connect import export_graph
 
-        return export_graph(self.store, fmt, types=types, entities=entities, filters=filters)
+        return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=filters)

@@ -21,6 +21,7 @@ CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "search": "search", "vsearch": "vsearch", "query": "query", "recall": "recall", "context": "context",
     "profile": "profile", "links": "links", "backlinks": "backlinks", "neighbors": "neighbors", "path": "path",
     "why": "why", "similar": "find_similar", "timeline": "timeline", "entity": "entity", "link": "link",
+    "refs": "refs", "cites": "cites", "person": "person",
     "unlink": "unlink", "reindex": "reindex", "status": "status",
     "init": (None, "makes a vault; a server runs inside one"),
     "serve": (None, "starts a server process"),

@@ -624,6 +624,7 @@ ENTITY = GraphNode("entity:Hotwire", None, "Hotwire", "entity", kind="entity")
     (NOTE, "Alpha  [decision]  m-a", "Alpha"),
     (ARCHIVED, "Beta  [fact]  m-b (archived)", "Beta"),
     (ENTITY, "entity Hotwire", "entity Hotwire"),
+    (GraphNode("ref:ticket:PAY-1", None, "PAY-1", "ticket", kind="external"), "ticket PAY-1", "ticket PAY-1"),
     (GraphNode("n/x", "n/x.md", "n/x.md", status="unindexed"), "n/x.md  [note]  n/x (unindexed)", "n/x.md"),
     (None, "?", "?"),
 ])

@@ -20,6 +20,8 @@ from mdmem.results import (
     AddResult,
     BacklinksAnswer,
     Change,
+    Citation,
+    CitesAnswer,
     ContextItem,
     Correction,
     DoctorReport,
@@ -54,6 +56,10 @@ from mdmem.results import (
     NoteText,
     PathAnswer,
     Pending,
+    PersonAnswer,
+    PersonMention,
+    RefItem,
+    RefsAnswer,
     ReindexReport,
     ServeInfo,
     SetupReport,
@@ -305,7 +311,19 @@ SAMPLES: list[Any] = [
     EmbedReport("hash", 1), MemoryContext("t", 1, 50, [ContextItem("i", "p", "t", "fact", "relevant", 0.5)]),
     InitReport("/v", False, ["mdmem.toml"]), ImportReport("jsonl", "/s", adopted=InitReport("/s", True)),
     FileChange("/f", ["a"]), SetupReport("/v", False, [FileChange("/f")]), ExportReport("o", "json", 1),
+    RefItem("ticket", "PAY-1", "pay-1", "frontmatter"), RefsAnswer(NOTE, [RefItem("email", "a@x.org", "A@x.org", "body",
+                                                                                  SURVEY)]),
+    Citation(NOTE, "http://x.org/", "body"), CitesAnswer("x.org", "url", "https://x.org", [Citation(NOTE, "x", "body")]),
+    CitesAnswer("PAY-9", "ticket", "PAY-9", similar=["PAY-99"]), PersonMention(NOTE, "2026", ["entities: @a"]),
+    PersonAnswer("@a", SURVEY, ["A", "@a"], "s", [PersonMention(NOTE, None, ["link: A"])],
+                 [TimelineItem(NOTE, "2026")], ["@a: also claimed by b.md"]),
 ]
+
+
+def test_ref_item_leaves_out_a_person_it_does_not_name() -> None:
+    assert RefItem("url", "https://x.org", "x", "body").to_dict() == {
+        "kind": "url", "value": "https://x.org", "written": "x", "origin": "body"}
+    assert RefItem("email", "a@x.org", "a@x.org", "body", SURVEY).to_dict()["person"] == SURVEY.to_dict()
 
 
 @pytest.mark.parametrize("result", SAMPLES, ids=lambda r: type(r).__name__)
@@ -332,4 +350,5 @@ def test_results_are_pure() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('mdmem')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     others = {m for m in eval(out) if not m.startswith("mdmem.results")}
-    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.schema", "mdmem.version"}
+    assert "mdmem.note" in others and others <= {"mdmem", "mdmem.note", "mdmem.links", "mdmem.refs", "mdmem.schema",
+                                                 "mdmem.version"}

@@ -1,7 +1,7 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
 The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``), named in ``COMMANDS`` below and
+(``notes``, ``search``, ``graph``, ``people``, ``admin``, ``agents``, ``eval``), named in ``COMMANDS`` below and
 imported only when its command runs (or ``--help`` lists them all), so a cold ``mdmem search`` loads one family.
 """
 
@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     **{name: f"graph:{name}" for name in (
         "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
+    **{name: f"people:{name}" for name in ("refs", "cites", "person")},
     "vaults": "vaults:vaults",
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},

@@ -222,12 +222,16 @@ def graph() -> None:
               help="Write to this file (default: stdout).")
 @type_option
 @click.option("--no-entities", is_flag=True, help="Leave out entity nodes and their `about` edges.")
+@click.option("--no-external", is_flag=True,
+              help="Leave out external nodes (URLs, e-mail addresses, tickets, … that notes cite) and their "
+                   "`cites` edges.")
 @click.option("--visible", is_flag=True, help="Only notes default retrieval shows (no forgotten, archived, …).")
 @output
 @pass_state
 def graph_export(state: State, fmt: str, output_path: str | None, types: tuple[str, ...], no_entities: bool,
-                 visible: bool, as_json: bool) -> None:
-    """Export the graph: every note, entity and edge (dangling targets as "missing" nodes).
+                 no_external: bool, visible: bool, as_json: bool) -> None:
+    """Export the graph: every note, entity, external thing notes cite (kind "external": a URL,
+    e-mail address, ticket, …) and edge (dangling targets as "missing" nodes).
 
     \b
     mdmem graph export -f html -o graph.html    # open it in a browser; works offline
@@ -238,7 +242,8 @@ def graph_export(state: State, fmt: str, output_path: str | None, types: tuple[s
     if as_json and output_path is None:
         fmt = "json"
     filters: dict[str, Any] = {"include": []} if visible else {}
-    text = state.vault.export_graph(fmt, types=list(types), entities=not no_entities, **filters)
+    text = state.vault.export_graph(fmt, types=list(types), entities=not no_entities, external=not no_external,
+                                    **filters)
     if output_path is None:
         click.echo(text, nl=False)
         return

@@ -39,6 +39,8 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--entity", "entities", multiple=True, help="An entity the note is about (repeatable).")
 @click.option("--alias", "aliases", multiple=True, help="Another name for the note (repeatable).")
+@click.option("--ref", "refs", multiple=True,
+              help="Something outside the vault it cites: a URL, e-mail address, ticket, DOI or path (repeatable).")
 @click.option("--scope", help="global, project:NAME or topic:NAME (default global).")
 @click.option("--salience", type=float, help="Importance from 0 to 1 (default 0.5).")
 @click.option("--confidence", type=float, help="How sure, from 0 to 1 (default 1).")
@@ -51,7 +53,8 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 @output
 @pass_state
 def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
-        entities: tuple[str, ...], aliases: tuple[str, ...], scope: str | None, salience: float | None,
+        entities: tuple[str, ...], aliases: tuple[str, ...], refs: tuple[str, ...], scope: str | None,
+        salience: float | None,
         confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
         force: bool, no_dedupe: bool, no_redact: bool, as_json: bool) -> None:
     """Write a new note (atomically, with an id), index it and commit it.
@@ -67,7 +70,7 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
     show(state.vault.save(
         title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
         scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
-        aliases=list(aliases), path=note_path, commit=commit,
+        aliases=list(aliases), refs=list(refs), path=note_path, commit=commit,
     ), as_json)
 
 

@@ -20,6 +20,8 @@ from ..chunk import chunk_note
 from ..links import normalize_ref
 from ..note import Note, NoteDates, Problem
 from ..text import terms
+from .catalog_refs import SCHEMA as REFS_SCHEMA
+from .catalog_refs import CatalogRefs, delete_refs, write_refs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,15 +74,16 @@ class FileState:
     size: int
 
 
-class Catalog:
-    """SQLite store of note metadata; one connection per process, WAL for concurrent readers."""
+class Catalog(CatalogRefs):
+    """SQLite store of note metadata; one connection per process, WAL for concurrent readers.
+    Its references and person identities are ``CatalogRefs`` (``catalog_refs.py``)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+        self.db.executescript(_SCHEMA + REFS_SCHEMA)
         # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
         # process (serve, eval) reads the same ones for every query. Another process's commit
         # changes PRAGMA data_version; our own writes bump _writes.
@@ -135,6 +138,7 @@ class Catalog:
                     "INSERT INTO chunks (path, ord, hash, heading, embed_text) VALUES (?,?,?,?,?)",
                     [(note.path, c.ord, c.hash, c.heading, c.embed_text) for c in chunk_note(note.title, note.body)],
                 )
+                write_refs(cur, note)
             for path, state in touches:
                 cur.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?",
                             (state.mtime_ns, state.size, path))
@@ -165,6 +169,7 @@ class Catalog:
         cur.execute("DELETE FROM notes WHERE path=?", (path,))
         cur.execute("DELETE FROM names WHERE path=?", (path,))
         cur.execute("DELETE FROM links WHERE src=?", (path,))
+        delete_refs(cur, path)
 
     def pending_chunks(self) -> list[tuple[int, str, str]]:
         """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
@@ -377,8 +382,9 @@ class Catalog:
 
     # -- graph (issue 5) -------------------------------------------------------------------------
 
-    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any], list[str]]:
-        """(notes, names, links, attachments) rows ``graph.build_graph`` takes, read in one transaction."""
+    def graph_rows(self) -> tuple[list[Any], list[Any], list[Any], list[str], list[Any], list[Any]]:
+        """(notes, names, links, attachments, refs, identities) rows ``graph.build_graph`` takes, read in
+        one transaction."""
         with self.db:
             self.db.execute("BEGIN")
             notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
@@ -387,7 +393,8 @@ class Catalog:
             links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
                                     "ORDER BY rowid").fetchall()
             attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
-        return notes, names, links, attachments
+            refs, identities = self.refs_rows(), self.identity_rows()
+        return notes, names, links, attachments, refs, identities
 
     # -- queries for the features ----------------------------------------------------------------
 

@@ -30,7 +30,8 @@ def lexical_doc(note: Note, state: FileState, dates: NoteDates, counts: Any = No
         until += 86400  # a date-only valid_until holds through that whole day
     return LexicalDoc(
         path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
-        entities=" \n".join(note.entities), tags=note.tags,
+        # a reference or identity written in the frontmatter is found like an entity ("PAY-1234", an e-mail)
+        entities=" \n".join([*note.entities, *note.refs, *note.identities]), tags=note.tags,
         headings=" \n".join(h.text for h in note.headings), body=note.text,
         type=note.type, scope=note.scope, status=note.status,
         date=dates.date if dates.date is not None else state.mtime_ns / 1e9, hash=state.hash,

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 6  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles
+SCHEMA_VERSION = 7  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external references, person identities
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")

@@ -533,3 +533,15 @@ def _entity(a: EntityAnswer, p: Printer) -> None:
             p(f"  {label:<9} {node_line(e.node)}{via}{reason_suffix(e.reason)}")
     for m in a.mentions:
         p(f"  {'mentions':<9} {node_line(m.node)}")
+
+
+def _lines(result: Any, p: Printer) -> None:
+    """refs, cites, person: their lines (``refs_text``) as they are."""
+    from .refs_text import cites_lines, person_lines, refs_lines
+
+    lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines, "PersonAnswer": person_lines}[type(result).__name__]
+    for line in lines(result):
+        p(line)
+
+
+_cli.register_for(_lines, "RefsAnswer", "CitesAnswer", "PersonAnswer")

@@ -56,19 +56,22 @@ def highlight(snippet: str, color: bool = True) -> str:
 
 
 def node_line(node: GraphNode | None) -> str:
-    """'Title  [type]  id', with ' (status)' unless active; 'entity NAME' for an entity; '?' for none."""
+    """'Title  [type]  id', with ' (status)' unless active; 'entity NAME' for an entity, 'KIND VALUE' for
+    an external thing (``url https://…``); '?' for none."""
     if node is None:
         return "?"
-    if node.kind == "entity":
-        return f"entity {node.title}"
+    if node.kind in ("entity", "external"):
+        return node_short(node)
     status = f" ({node.status})" if node.status not in (None, "active") else ""
     return f"{node.title}  [{node.type}]  {node.id}{status}"
 
 
 def node_short(node: GraphNode | None) -> str:
-    """A node's title ('entity NAME' for an entity, '?' for none)."""
+    """A node's title ('entity NAME' for an entity, 'KIND VALUE' for an external thing, '?' for none)."""
     if node is None:
         return "?"
+    if node.kind == "external":
+        return f"{node.type} {node.title}"
     return f"entity {node.title}" if node.kind == "entity" else node.title
 
 

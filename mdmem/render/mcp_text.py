@@ -201,7 +201,7 @@ def _profile(pr: Profile) -> tuple[str, dict[str, Any]]:
 
 def _as_cli(result: Any) -> tuple[str, dict[str, Any]]:
     """The CLI's lines as the tool's text, ``to_dict()`` as its content: for answers whose text already
-    reads well to a model (links, backlinks, path, entity, context, reindex)."""
+    reads well to a model (links, backlinks, path, entity, context, reindex, refs, cites, person)."""
     from .cli_text import cli
 
     return cli(result).out.rstrip("\n"), result.to_dict()
@@ -213,7 +213,7 @@ def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
 
 
 _mcp.register_for(_as_cli, "LinksAnswer", "BacklinksAnswer", "PathAnswer", "EntityAnswer", "ImportReport",
-                  "ReindexReport")
+                  "ReindexReport", "RefsAnswer", "CitesAnswer", "PersonAnswer")
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------

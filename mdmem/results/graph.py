@@ -16,7 +16,7 @@ class GraphNode(Result):
     path: str | None  # None for an entity
     title: str
     type: str = "note"
-    kind: str = "note"  # note | entity | attachment
+    kind: str = "note"  # note | entity | attachment | external (its type: url, email, ticket, doi, path, …)
     status: str = "active"  # "unindexed": a file the index has not seen yet
 
 

@@ -1,0 +1,126 @@
+"""Answers about what notes cite outside the vault and about people (issue 17): refs, cites, person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from .base import Result
+from .graph import GraphNode, TimelineItem, flat
+
+
+@dataclass(frozen=True, slots=True)
+class RefItem(Result):
+    """One reference of a note: its kind, canonical value, as written, and where (frontmatter or body)."""
+
+    kind: str  # url | email | doi | ticket | path | handle | id | other
+    value: str
+    written: str
+    origin: str  # frontmatter | body
+    person: GraphNode | None = None  # the person note whose identity it is (left out when none)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "value": self.value, "written": self.written, "origin": self.origin}
+        if self.person is not None:
+            d["person"] = self.person.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        person = d.get("person")
+        return cls(d["kind"], d["value"], d["written"], d["origin"],
+                   GraphNode.from_dict(person) if person is not None else None)
+
+
+@dataclass(frozen=True, slots=True)
+class RefsAnswer(Result):
+    """A note's external references (``refs``)."""
+
+    note: GraphNode
+    refs: list[RefItem] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"note": self.note.to_dict(), "count": len(self.refs), "refs": [r.to_dict() for r in self.refs]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(GraphNode.from_dict(d["note"]), [RefItem.from_dict(r) for r in d["refs"]])
+
+
+@dataclass(frozen=True, slots=True)
+class Citation(Result):
+    """A note that cites a reference, with how it wrote it and where."""
+
+    node: GraphNode
+    written: str
+    origin: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return flat(self.node, written=self.written, origin=self.origin)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(GraphNode.from_dict(d), d["written"], d["origin"])
+
+
+@dataclass(frozen=True, slots=True)
+class CitesAnswer(Result):
+    """The notes that cite a reference, however they wrote it (``cites``); ``similar``: cited values
+    that contain it, when no note cites it."""
+
+    ref: str  # as asked
+    kind: str
+    value: str  # what was matched
+    notes: list[Citation] = field(default_factory=list)
+    similar: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "kind": self.kind, "value": self.value, "count": len(self.notes),
+                "notes": [c.to_dict() for c in self.notes], "similar": list(self.similar)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(d["ref"], d["kind"], d["value"], [Citation.from_dict(c) for c in d["notes"]],
+                   list(d.get("similar") or []))
+
+
+@dataclass(frozen=True, slots=True)
+class PersonMention(Result):
+    """A note about a person, its date, and each way it names them (``entities: @alice``, …)."""
+
+    node: GraphNode
+    date: str | None
+    via: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return flat(self.node, date=self.date, via=list(self.via))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(GraphNode.from_dict(d), d["date"], list(d["via"]))
+
+
+@dataclass(frozen=True, slots=True)
+class PersonAnswer(Result):
+    """Who someone is (``person``): their note, identities and summary, the notes about them (by
+    title) and their timeline (those notes with a date, oldest first); ``clashes``: identities
+    another person note claims too, and which note they resolve to."""
+
+    name: str  # as asked
+    person: GraphNode
+    identities: list[str] = field(default_factory=list)
+    summary: str = ""
+    notes: list[PersonMention] = field(default_factory=list)
+    timeline: list[TimelineItem] = field(default_factory=list)
+    clashes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "person": self.person.to_dict(), "identities": list(self.identities),
+                "summary": self.summary, "count": len(self.notes), "notes": [n.to_dict() for n in self.notes],
+                "timeline": [t.to_dict() for t in self.timeline], "clashes": list(self.clashes)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        return cls(d["name"], GraphNode.from_dict(d["person"]), list(d["identities"]), d["summary"],
+                   [PersonMention.from_dict(n) for n in d["notes"]],
+                   [TimelineItem.from_dict(t) for t in d["timeline"]], list(d["clashes"]))
