@@ -1,8 +1,9 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
 The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``), named in ``COMMANDS`` below and
-imported only when its command runs (or ``--help`` lists them all), so a cold ``mdmem search`` loads one family.
+(``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``, ``vaults``, ``sync``), named in
+``COMMANDS`` below and imported only when its command runs (or ``--help`` lists them all), so a cold
+``mdmem search`` loads one family.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ COMMANDS: dict[str, str] = {
         "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
     "vaults": "vaults:vaults",
+    "sync": "sync:sync", "resolve": "sync:resolve",
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},
     "import": "agents:import_",

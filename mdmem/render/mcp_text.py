@@ -245,7 +245,7 @@ def compact_status(s: VaultStatus) -> dict[str, Any]:
     """A selection of ``s.to_dict()``: pending files as counts, no index details."""
     d = s.to_dict()
     return {**pick(d, ("vault", "notes", "types", "fresh")), "pending": {k: len(v) for k, v in d["pending"].items()},
-            **pick(d, ("vectors", "problems", "git", "catching_up"))}
+            **pick(d, ("vectors", "problems", "git", "catching_up", "conflicts"))}
 
 
 @_mcp.register

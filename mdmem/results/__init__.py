@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         SimilarNote,
         SimilarNotes,
     )
+    from .sync import Resolution, SyncConflict, SyncReport
     from .vaults import VaultChange, VaultEntry, VaultList
 
 # name → the module that defines it: a command imports only the results it makes (all of them
@@ -157,6 +158,9 @@ _HOME = {
     "Profile": "search",
     "SimilarNote": "search",
     "SimilarNotes": "search",
+    "Resolution": "sync",
+    "SyncConflict": "sync",
+    "SyncReport": "sync",
     "VaultChange": "vaults",
     "VaultEntry": "vaults",
     "VaultList": "vaults",
@@ -209,6 +213,7 @@ __all__ = [
     "Pending",
     "ReindexReport",
     "Revision",
+    "Resolution",
     "Result",
     "ServeInfo",
     "SetupReport",
@@ -217,6 +222,8 @@ __all__ = [
     "SweepCandidate",
     "SweepReport",
     "SweepRule",
+    "SyncConflict",
+    "SyncReport",
     "TimelineAnswer",
     "TimelineItem",
     "VaultChange",
