@@ -131,7 +131,7 @@ def commit(top: Path, message: str, paths: list[str] | None = None) -> None:
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
     deadline = time.monotonic() + 3.0
     while True:
-        proc = run(top, *ident, "commit", "--no-verify", "-q", "-m", message, check=False)
+        proc = run(top, *ident, "commit", "-q", "-m", message, check=False)
         if proc.returncode == 0:
             return
         if lock_contention(reason(proc)) and time.monotonic() < deadline:
@@ -158,7 +158,7 @@ def merge(top: Path, ref: str, message: str) -> bool:
     stopped at conflicts (``unmerged`` lists them; the merge is in progress). Any other refusal
     raises git's reason and leaves nothing in progress."""
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    proc = run(top, *ident, "merge", "--no-edit", "--no-verify", "-m", message, ref, check=False)
+    proc = run(top, *ident, "merge", "--no-edit", "-m", message, ref, check=False)
     if proc.returncode == 0:
         return True
     if in_progress(top) == "a merge" and unmerged(top):

@@ -375,3 +375,57 @@ def test_sync_results_round_trip() -> None:
     done = Resolution("a.md", "both", True, ["a.conflict-1234567.md"], "abcdef1234")
     assert Resolution.from_dict(done.to_dict()) == done
     assert render.cli(done).out == "resolved a.md: kept both texts; removed a.conflict-1234567.md  commit abcdef12\n"
+
+
+def test_a_vault_inside_a_project_repository(tmp_path: Path) -> None:
+    """A project's memory/ folder in its code repository: sync merges the branch, settles the notes'
+    conflicts inside the vault, and refuses (touching nothing) when code outside it conflicts."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    a = tmp_path / "a"
+    git(tmp_path, "clone", "-q", str(bare), str(a))
+    (a / "app.py").write_text("print('v1')\n")
+    git(a, "add", "app.py")
+    git(a, "commit", "-q", "-m", "code")
+    mdmem_in_process("init", str(a / "memory"))
+    git(a, "push", "-q", "-u", "origin", "main")
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "b"))
+    b = tmp_path / "b"
+    mdmem_in_process("init", str(b / "memory"))
+    rel = "notes/team-skills-survey.md"
+    append(a / "memory", rel, "Kestrel view from A.")
+    append(b / "memory", rel, "Lynx view from B.")
+    (a / "app.py").write_text("print('v2 from A')\n")  # not a note: sync leaves it uncommitted
+    run(a / "memory", "sync")
+    assert git(a, "status", "--porcelain").strip() == "M app.py"
+    report = run(b / "memory", "sync")
+    copy = report["conflicts"][0]["copy"]
+    assert report["conflicts"][0]["note"] == rel and copy.startswith("notes/")
+    assert "Kestrel" in (b / "memory" / copy).read_text() and "Lynx" in (b / "memory" / rel).read_text()
+    assert found(b / "memory", "kestrel") == [copy]
+
+    run(a / "memory", "sync")  # merges B's sync with app.py's edit still uncommitted: git leaves it alone
+    git(a, "commit", "-q", "-am", "code on A")
+    git(a, "push", "-q")
+    (b / "app.py").write_text("print('v2 from B')\n")
+    git(b, "commit", "-q", "-am", "code on B")
+    head = git(b, "rev-parse", "HEAD")
+    err = run(b / "memory", "sync", check=False)
+    assert "app.py, which is outside the vault" in err and "nothing was merged" in err
+    assert git(b, "rev-parse", "HEAD") == head and not (b / ".git" / "MERGE_HEAD").exists()
+    assert git(b, "status", "--porcelain").strip() == ""
+
+
+def test_sync_waits_for_the_writer_lock(clones: tuple[Path, Path, Path]) -> None:
+    """Another mdmem writer at work: sync waits for it (here: gives up after the lock timeout with
+    one line) and commits nothing meanwhile."""
+    from mdmem.vault import Vault
+
+    _, a, _ = clones
+    append(a, "notes/team-skills-survey.md", "Edited by hand.")
+    head = git(a, "rev-parse", "HEAD")
+    with Vault.open(a) as other, other.writer_lock():
+        proc = mdmem_in_process("--vault", str(a), "sync", check=False, env={"MDMEM_LOCK_TIMEOUT": "0.2"})
+    assert proc.returncode == 1 and "Another mdmem process" in proc.stderr and "Traceback" not in proc.stderr
+    assert git(a, "rev-parse", "HEAD") == head
+    assert run(a, "sync")["committed"] == ["notes/team-skills-survey.md"]
