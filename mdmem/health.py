@@ -36,7 +36,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
                                             else "interrupted; the next search finishes it")
     problems = doctor(store, notice=False).problems  # the same count as doctor's
-    conflicts = {c.copy: c.note for c in sync_conflicts(store) if c.copy}
+    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy}
     try:
         done, total = sem.coverage(notice=False)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),

@@ -13,7 +13,7 @@ and listed by ``status`` and ``doctor`` until ``mdmem resolve``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -109,7 +109,7 @@ def _unfinished(top: Path, what: str) -> str:
 
 def _edits_message(paths: list[str], prefix: str) -> str:
     names = [p[len(prefix):] for p in paths]
-    head = f"mdmem sync: commit {len(names)} note edit(s) made outside mdmem"
+    head = f"mdmem sync: commit {len(names)} note change(s) not committed yet (hand edits)"
     return head + "\n\n" + "\n".join(names[:50]) + ("\n…" if len(names) > 50 else "")
 
 
@@ -159,87 +159,114 @@ def _integrate(store: IndexStore, top: Path, prefix: str, up: Upstream,
 
 def _settle(store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]],
             theirs_commit: str) -> tuple[list[SyncConflict], list[str]]:
-    """Decide every conflicted path (repository-relative) and stage the result."""
+    """Decide every conflicted path (repository-relative) and stage the result. Interrupted, it
+    removes the files it made (the caller then aborts the merge, which restores the rest)."""
     from . import gitsync as g
 
-    files = store.files
-    conflicts: list[SyncConflict] = []
-    merged: list[str] = []
-    add: list[str] = []
-    remove: list[str] = []
-    only_ours: dict[str, bytes] = {}
-    only_theirs: dict[str, bytes] = {}
-    bases: list[bytes] = []
+    settle = _Settle(store, top, prefix, unmerged, theirs_commit)
+    try:
+        for path, stages in sorted(unmerged.items()):
+            settle.path(path, stages)
+        settle.renamed_both()
+        g.stage(top, settle.add, settle.remove)
+    except BaseException:
+        for made in settle.created:
+            made.unlink(missing_ok=True)
+        raise
+    return settle.conflicts, settle.merged
 
-    def write(rel: str, data: bytes) -> None:
-        _write(files.safe_path(rel), data)
-        add.append(prefix + rel)
 
-    def copy_path(rel: str) -> str:
-        return copy_name(rel, theirs_commit, lambda r: (files.root / r).exists() or prefix + r in unmerged)
+class _Settle:
+    """The settling of one conflicted merge: what it wrote, staged and found."""
 
-    def keep_both(rel: str, kind: str, base: bytes | None, ours: bytes, other: bytes, how: str) -> None:
+    def __init__(self, store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]],
+                 commit: str) -> None:
+        self.files, self.top, self.prefix, self.unmerged, self.commit = store.files, top, prefix, unmerged, commit
+        self.conflicts: list[SyncConflict] = []
+        self.merged: list[str] = []
+        self.add: list[str] = []
+        self.remove: list[str] = []
+        self.created: list[Path] = []
+        self.only_ours: dict[str, bytes] = {}
+        self.only_theirs: dict[str, bytes] = {}
+        self.bases: list[bytes] = []
+
+    def write(self, rel: str, data: bytes) -> None:
+        path = self.files.safe_path(rel)
+        if not path.exists():
+            self.created.append(path)
+        _write(path, data)
+        self.add.append(self.prefix + rel)
+
+    def found(self, rel: str, kind: str, detail: str, copy: str | None = None) -> None:
+        self.conflicts.append(SyncConflict(rel, kind, detail, copy, self.commit))
+
+    def path(self, path: str, stages: dict[int, str]) -> None:
+        """One conflicted path, by the stages git left: 1 the base, 2 ours, 3 theirs."""
+        from . import gitsync as g
+
+        rel = path[len(self.prefix):]
+        text = {s: g.blob(self.top, sha) for s, sha in stages.items()}
+        # Each side's own version: with a rename git may stage a text it merged itself, markers and all.
+        if 2 in text:
+            text[2] = g.show(self.top, "HEAD", path) or text[2]
+        if 3 in text:
+            text[3] = g.show(self.top, "MERGE_HEAD", path) or text[3]
+        if 2 in text and 3 in text:
+            self.keep_both(rel, "edit/edit" if 1 in text else "add/add", text.get(1), text[2], text[3],
+                           "changed on both sides" if 1 in text else "added on both sides")
+        elif 2 in text and 1 in text:
+            self.write(rel, text[2])
+            self.found(rel, "edit/delete", "edited here, deleted (or renamed) on the other side: the edited "
+                       "text is kept")
+        elif 3 in text and 1 in text:
+            self.write(rel, text[3])
+            self.found(rel, "delete/edit", "deleted (or renamed) here, edited on the other side: the edited "
+                       "text is kept")
+        elif 2 in text:
+            self.write(rel, text[2])
+            self.only_ours[rel] = text[2]
+        elif 3 in text:
+            self.write(rel, text[3])
+            self.only_theirs[rel] = text[3]
+        else:  # the base alone: both sides moved it away (renamed on both sides); its text lives on there
+            self.remove.append(path)
+            self.bases.append(text[1])
+
+    def keep_both(self, rel: str, kind: str, base: bytes | None, ours: bytes, other: bytes, how: str) -> None:
         """Merge two versions into ``rel``; failing that, ours at ``rel`` and theirs as its conflict copy."""
+        from . import gitsync as g
+
         note = rel.lower().endswith(".md")
         result = None
         if note and _utf8(ours) and _utf8(other) and _utf8(base or b""):
             result = merge_note(base.decode() if base is not None else None, ours.decode(), other.decode(),
                                 g.merge_lines)
         if result is not None and result.text is not None:
-            write(rel, result.text.encode())
-            merged.append(rel)
+            self.write(rel, result.text.encode())
+            self.merged.append(rel)
             if kind == "rename/rename":
-                conflicts.append(SyncConflict(rel, kind, how + "; kept here with both sides' changes", None,
-                                              theirs_commit))
+                self.found(rel, kind, how + "; kept here with both sides' changes")
             return
-        copy = copy_path(rel)
-        write(rel, ours)
-        write(copy, conflict_copy(other.decode(), rel, theirs_commit).encode() if note and _utf8(other) else other)
+        copy = copy_name(rel, self.commit, lambda r: (self.files.root / r).exists() or self.prefix + r in self.unmerged)
+        self.write(rel, ours)
+        self.write(copy, conflict_copy(other.decode(), rel, self.commit).encode() if note and _utf8(other) else other)
         what = ", ".join(result.conflicts) if result is not None else "the file"
-        conflicts.append(SyncConflict(rel, kind, f"{how}; both sides changed {what}: this machine's text is kept "
-                                      "at the path, the other beside it", copy, theirs_commit))
+        self.found(rel, kind, f"{how}; both sides changed {what}: this machine's text is kept at the path, the "
+                   "other beside it", copy)
 
-    for path, stages in sorted(unmerged.items()):
-        rel = path[len(prefix):]
-        # Each side's own version: with a rename git may stage a text it merged itself, markers and all.
-        text = {s: g.blob(top, sha) for s, sha in stages.items()}
-        if 2 in text:
-            text[2] = g.show(top, "HEAD", path) or text[2]
-        if 3 in text:
-            text[3] = g.show(top, "MERGE_HEAD", path) or text[3]
-        if 2 in text and 3 in text:
-            keep_both(rel, "edit/edit" if 1 in text else "add/add", text.get(1), text[2], text[3],
-                      "changed on both sides" if 1 in text else "added on both sides")
-        elif 2 in text and 1 in text:
-            write(rel, text[2])
-            conflicts.append(SyncConflict(rel, "edit/delete", "edited here, deleted (or renamed) on the other side: "
-                                          "the edited text is kept", None, theirs_commit))
-        elif 3 in text and 1 in text:
-            write(rel, text[3])
-            conflicts.append(SyncConflict(rel, "delete/edit", "deleted (or renamed) here, edited on the other "
-                                          "side: the edited text is kept", None, theirs_commit))
-        elif 2 in text:
-            write(rel, text[2])
-            only_ours[rel] = text[2]
-        elif 3 in text:
-            write(rel, text[3])
-            only_theirs[rel] = text[3]
-        else:  # stage 1 alone: both sides moved it away (renamed on both sides); its text lives on there
-            remove.append(path)
-            bases.append(text[1])
-    for t, other in only_theirs.items():
-        # A note renamed differently on the two sides is at both new paths: one note at ours' name.
-        partner = _partner(t, other, only_ours)
-        if partner is None or not t.lower().endswith(".md"):
-            continue  # not a pair we can tell: both files stay, every text kept
-        files.safe_path(t).unlink()
-        add.remove(prefix + t)
-        remove.append(prefix + t)
-        base = max(bases, key=lambda b: _alike(b, other), default=None)
-        keep_both(partner, "rename/rename", base, only_ours[partner], other,
-                  f"renamed to {partner} here and to {t} on the other side")
-    g.stage(top, add, remove)
-    return conflicts, merged
+    def renamed_both(self) -> None:
+        """A note renamed differently on the two sides is at both new paths: make it one note, at ours' name."""
+        for t, other in self.only_theirs.items():
+            partner = _partner(t, other, self.only_ours)
+            if partner is None or not t.lower().endswith(".md"):
+                continue  # not a pair we can tell: both files stay, every text kept
+            self.files.safe_path(t).unlink()
+            self.add.remove(self.prefix + t)
+            self.remove.append(self.prefix + t)
+            base = max(self.bases, key=lambda b: _alike(b, other), default=None)
+            self.keep_both(partner, "rename/rename", base, self.only_ours[partner], other,
+                           f"renamed to {partner} here and to {t} on the other side")
 
 
 def _partner(theirs: str, text: bytes, ours: dict[str, bytes]) -> str | None:
@@ -295,10 +322,11 @@ def _write(path: Path, data: bytes) -> None:
 # -- conflicts kept, and settling them -------------------------------------------------------------
 
 
-def conflicts(store: IndexStore) -> list[SyncConflict]:
-    """The conflict copies in the vault, each with the note it belongs to (from its frontmatter)."""
+def conflicts(store: IndexStore, paths: Iterable[str] | None = None) -> list[SyncConflict]:
+    """The conflict copies in the vault (``paths``: its notes, when the caller has scanned them), each
+    with the note it belongs to (from its frontmatter)."""
     found = []
-    for rel in sorted(p for p in store.files.scan() if is_copy_name(p)):
+    for rel in sorted(p for p in (store.files.scan() if paths is None else paths) if is_copy_name(p)):
         try:
             of = copy_of(store.files.safe_path(rel).read_text(encoding="utf-8"), rel)
         except (OSError, UnicodeDecodeError):
@@ -341,6 +369,9 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
         if not copies:
             return Resolution(note, side, False)
         path = files.safe_path(note)
+        if side == "ours" and not path.exists():
+            raise MdmemError(f"{note} no longer exists, so --ours would leave no text; keep the other version "
+                             f"with: mdmem resolve {copies[0]} --theirs.")
         if side == "theirs" and len(copies) > 1:
             raise MdmemError(f"{note} has {len(copies)} conflict copies ({', '.join(copies)}); name the one to "
                              "keep: mdmem resolve COPY --theirs.")

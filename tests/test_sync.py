@@ -232,7 +232,7 @@ def test_push_race_fetches_and_merges_again(clones: tuple[Path, Path, Path], mon
     monkeypatch.setattr(gitsync, "push", racing_push)
     report = run(a, "sync")
     assert report["retries"] == 1 and report["pushed"] >= 1 and len(calls) == 3  # C's, A's twice
-    monkeypatch.undo()
+    monkeypatch.setattr(gitsync, "push", real_push)  # not undo(): that drops conftest's environment too
     run(b, "sync")
     assert found(b, "ibex") and found(b, "jackal") and found(a, "jackal")
     assert run(a, "status")["fresh"] and run(b, "status")["fresh"]
@@ -286,8 +286,6 @@ def git_status(cwd: Path, *args: str) -> int:
 
 def test_an_interrupted_sync_leaves_no_merge_behind(clones: tuple[Path, Path, Path],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import mdmem.sync as feature
-
     _, a, b = clones
     rel = "notes/team-skills-survey.md"
     append(a, rel, "Gecko text from A")
@@ -297,7 +295,9 @@ def test_an_interrupted_sync_leaves_no_merge_behind(clones: tuple[Path, Path, Pa
     def killed(*args: object, **kw: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(feature, "_settle", killed)
+    # Interrupted after the conflict copy is written, before it is staged: no copy, no merge left behind.
+    real_stage = gitsync.stage
+    monkeypatch.setattr(gitsync, "stage", killed)
     head = None
     with pytest.raises(KeyboardInterrupt):
         from mdmem.vault import Vault
@@ -306,9 +306,10 @@ def test_an_interrupted_sync_leaves_no_merge_behind(clones: tuple[Path, Path, Pa
             head = git(b, "rev-parse", "HEAD")
             v.sync()
     assert not (b / ".git" / "MERGE_HEAD").exists()
+    assert not list((b / "notes").glob("*.conflict-*")) and git(b, "status", "--porcelain") == ""
     assert git(b, "rev-parse", "HEAD") != head  # the hand edit was committed before the merge began
     assert "Heron text from B" in (b / rel).read_text() and "<<<<" not in (b / rel).read_text()
-    monkeypatch.undo()
+    monkeypatch.setattr(gitsync, "stage", real_stage)
     report = run(b, "sync")
     assert report["conflicts"][0]["note"] == rel
     assert found(b, "gecko") and found(b, "heron")
