@@ -347,7 +347,7 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
                    f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both") for c in conflicts(store)]
     top = find_git_dir(store.root)
     busy = in_progress(top) if top is not None else None
-    if busy is not None:
+    if top is not None and busy is not None:
         out.append(Problem(".git", "git", f"{busy} is unfinished in the repository", _unfinished(top, busy)))
     return out
 

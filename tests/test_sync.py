@@ -430,3 +430,24 @@ def test_sync_waits_for_the_writer_lock(clones: tuple[Path, Path, Path]) -> None
     assert proc.returncode == 1 and "Another mdmem process" in proc.stderr and "Traceback" not in proc.stderr
     assert git(a, "rev-parse", "HEAD") == head
     assert run(a, "sync")["committed"] == ["notes/team-skills-survey.md"]
+
+
+def test_sync_as_a_process_and_its_steps(clones: tuple[Path, Path, Path]) -> None:
+    """The real ``mdmem sync`` process (git hooks installed, they stay out of the way), and the step
+    lines a terminal gets."""
+    from mdmem.vault import Vault
+
+    from .conftest import mdmem
+
+    _, a, b = clones
+    add(a, "Process", "Okapi notes.")
+    proc = mdmem("--vault", str(a), "sync", "--json")
+    assert json.loads(proc.stdout)["pushed"] == 1 and proc.stderr == ""  # not a terminal: no step lines
+    append(b, "notes/team-skills-survey.md", "Puffin line.")
+    lines: list[str] = []
+    with Vault.open(b) as v:
+        report = v.sync(say=lines.append)
+    assert lines == ["committing 1 edited note(s)", "fetching origin", "merging origin/main",
+                     "pushing 2 commit(s) to origin/main"], lines
+    assert report.pushed == 2 and found(b, "okapi") and found(b, "puffin")
+    assert not (b / ".mdmem" / "catchup").exists()  # indexed by sync itself, no background job
