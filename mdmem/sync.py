@@ -344,7 +344,8 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
 
     out = [Problem(c.copy or c.note, "conflict", f"another version of {c.note} kept by mdmem sync "
                    f"(commit {(c.commit or '?')[:10]})",
-                   f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both") for c in conflicts(store)]
+                   f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both")
+           for c in conflicts(store, store.catalog.paths_containing(".conflict-"))]  # doctor has repaired the index
     top = find_git_dir(store.root)
     busy = in_progress(top) if top is not None else None
     if top is not None and busy is not None:
