@@ -157,15 +157,24 @@ def merge(top: Path, ref: str, message: str) -> bool:
     """Merge ``ref`` into the branch. True when git merged it cleanly (committed); False when it
     stopped at conflicts (``unmerged`` lists them; the merge is in progress). Any other refusal
     raises git's reason and leaves nothing in progress."""
+    import time
+
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    proc = run(top, *ident, "merge", "--no-edit", "-m", message, ref, check=False)
-    if proc.returncode == 0:
-        return True
+    deadline = time.monotonic() + 3.0
+    while True:
+        proc = run(top, *ident, "merge", "--no-edit", "-m", message, ref, check=False)
+        if proc.returncode == 0:
+            return True
+        if in_progress(top) is None and lock_contention(reason(proc)) and time.monotonic() < deadline:
+            time.sleep(0.1)  # another git process holds .git/index.lock for a moment
+            continue
+        break
     if in_progress(top) == "a merge" and unmerged(top):
         return False
     if in_progress(top) == "a merge":
         run(top, "merge", "--abort", check=False)
-    raise MdmemError(f"git could not merge {ref} in {top}: {reason(proc)}; nothing was merged.")
+    raise MdmemError(f"git could not merge {ref.removeprefix('refs/remotes/')} in {top}: {reason(proc)}; nothing "
+                     "was merged.")
 
 
 def abort_merge(top: Path) -> None:

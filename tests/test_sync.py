@@ -451,3 +451,20 @@ def test_sync_as_a_process_and_its_steps(clones: tuple[Path, Path, Path]) -> Non
                      "pushing 2 commit(s) to origin/main"], lines
     assert report.pushed == 2 and found(b, "okapi") and found(b, "puffin")
     assert not (b / ".mdmem" / "catchup").exists()  # indexed by sync itself, no background job
+
+
+def test_sync_waits_out_another_gits_index_lock(clones: tuple[Path, Path, Path]) -> None:
+    import threading
+
+    _, a, b = clones
+    add(a, "Locked", "Quetzal notes.")
+    run(a, "sync")
+    lock = b / ".git" / "index.lock"
+    lock.write_text("")  # another git process at work for a moment
+    timer = threading.Timer(0.5, lock.unlink)
+    timer.start()
+    try:
+        report = run(b, "sync")
+    finally:
+        timer.join()
+    assert report["fetched"] == 1 and found(b, "quetzal")

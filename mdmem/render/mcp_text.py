@@ -261,6 +261,8 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
                             + (f"; embedding {vec.running['done']}/{vec.running['total']} new chunks now"
                                if vec.running else
                                f", embedding {vec.embedding}" if vec.embedding and not vec.complete else ""))]
+    for copy, note in s.conflicts.items():  # both versions are notes: search finds either
+        lines.append(f"conflict: {note} has another version in {copy} (a person settles it: mdmem resolve)")
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d
