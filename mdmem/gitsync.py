@@ -198,6 +198,12 @@ def blob(top: Path, sha: str) -> bytes:
     return run(top, "cat-file", "blob", sha).stdout
 
 
+def grep(top: Path, text: str, pathspec: str) -> list[str]:
+    """Tracked files in the work tree that contain ``text`` (a fixed string), repository-relative."""
+    proc = run(top, "grep", "-l", "-z", "-F", "--full-name", "-e", text, "--", pathspec, check=False)
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def show(top: Path, rev: str, path: str) -> bytes | None:
     """A file's bytes in a commit (its repository-relative path), or None when it is not there."""
     proc = run(top, "cat-file", "blob", f"{rev}:{path}", check=False)

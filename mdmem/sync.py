@@ -216,13 +216,9 @@ class _Settle:
             self.keep_both(rel, "edit/edit" if 1 in text else "add/add", text.get(1), text[2], text[3],
                            "changed on both sides" if 1 in text else "added on both sides")
         elif 2 in text and 1 in text:
-            self.write(rel, text[2])
-            self.found(rel, "edit/delete", "edited here, deleted (or renamed) on the other side: the edited "
-                       "text is kept")
+            self.edit_kept(rel, text[2], "edit/delete", "edited here, deleted (or renamed) on the other side")
         elif 3 in text and 1 in text:
-            self.write(rel, text[3])
-            self.found(rel, "delete/edit", "deleted (or renamed) here, edited on the other side: the edited "
-                       "text is kept")
+            self.edit_kept(rel, text[3], "delete/edit", "deleted (or renamed) here, edited on the other side")
         elif 2 in text:
             self.write(rel, text[2])
             self.only_ours[rel] = text[2]
@@ -232,6 +228,27 @@ class _Settle:
         else:  # the base alone: both sides moved it away (renamed on both sides); its text lives on there
             self.remove.append(path)
             self.bases.append(text[1])
+
+    def edit_kept(self, rel: str, edited: bytes, kind: str, how: str) -> None:
+        """An edit against a delete keeps the edited text. When the delete was a rename git did not see
+        (the note changed too much), the note is at its new path with the same id: the edit then becomes
+        that note's conflict copy, so one id names one note."""
+        from . import gitsync as g
+
+        note_id = _note_id(edited) if rel.lower().endswith(".md") else None
+        moved = [p[len(self.prefix):] for p in g.grep(self.top, note_id, f"{self.prefix}*.md")
+                 if p != self.prefix + rel] if note_id else []
+        moved = [m for m in moved if _note_id(self.files.safe_path(m).read_bytes()) == note_id]
+        if len(moved) != 1:
+            self.write(rel, edited)
+            self.found(rel, kind, how + ": the edited text is kept")
+            return
+        copy = copy_name(moved[0], self.commit, lambda r: (self.files.root / r).exists())
+        self.write(copy, conflict_copy(edited.decode(), moved[0], self.commit).encode())
+        self.files.safe_path(rel).unlink(missing_ok=True)
+        self.remove.append(self.prefix + rel)
+        self.found(moved[0], "rename/edit", f"{how}: renamed to {moved[0]}, and the edit of {rel} kept beside it",
+                   copy)
 
     def keep_both(self, rel: str, kind: str, base: bytes | None, ours: bytes, other: bytes, how: str) -> None:
         """Merge two versions into ``rel``; failing that, ours at ``rel`` and theirs as its conflict copy."""

@@ -468,3 +468,28 @@ def test_sync_waits_out_another_gits_index_lock(clones: tuple[Path, Path, Path])
     finally:
         timer.join()
     assert report["fetched"] == 1 and found(b, "quetzal")
+
+
+def test_a_rename_git_cannot_see_against_an_edit(clones: tuple[Path, Path, Path]) -> None:
+    """Renamed and rewritten on A (git sees a delete and an add), edited on B: one note per id, the edit
+    kept as the renamed note's conflict copy."""
+    _, a, b = clones
+    rel = add(a, "Drifting note", "\n".join(f"Line {i} of the first version." for i in range(40)))
+    run(a, "sync")
+    run(b, "sync")
+    git(a, "mv", rel, "notes/drifted.md")
+    text = (a / "notes/drifted.md").read_text()
+    (a / "notes/drifted.md").write_text(text.split("---\n")[0] + "---\n" + text.split("---\n")[1] + "---\n"
+                                        + "Rewritten entirely: walrus.\n")
+    git(a, "commit", "-q", "-am", "rename and rewrite")
+    append(b, rel, "Vicuna line from B.")
+    run(a, "sync")
+    report = run(b, "sync")
+    assert [(c["kind"], c["note"]) for c in report["conflicts"]] == [("rename/edit", "notes/drifted.md")]
+    copy = report["conflicts"][0]["copy"]
+    run(a, "sync")
+    for vault in (a, b):
+        assert not (vault / rel).exists() and "Vicuna line from B." in (vault / copy).read_text()
+        assert found(vault, "vicuna") == [copy] and found(vault, "walrus") == ["notes/drifted.md"]
+        assert run(vault, "get", "Drifting note")["path"] == "notes/drifted.md"  # the id names one note
+        assert run(vault, "status")["conflicts"] == {copy: "notes/drifted.md"}
