@@ -62,7 +62,7 @@ def init_repo(root: Path) -> bool:
 
 def has_changes(root: Path, rel: str) -> bool:
     """True when git sees uncommitted changes to ``rel`` (modified, staged or untracked)."""
-    env = _git_env()
+    env = git_env()
     proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", rel], cwd=root, env=env,
                           capture_output=True, text=True)
     return proc.returncode != 0 or bool(proc.stdout.strip())
@@ -76,7 +76,7 @@ def head_commit(root: Path) -> str | None:
     """
     if find_git_dir(root) is None:
         return None
-    env = _git_env()
+    env = git_env()
     proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, env=env,
                           capture_output=True, text=True)
     sha = proc.stdout.strip()
@@ -124,7 +124,7 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     """Vault-relative paths (notes and attachments) that differ between two commits (added, changed,
     deleted, both sides of a rename), or None if git cannot tell. Plain git, like ``head_commit``: this
     runs in every hook, where GitPython's import would cost more than the whole diff."""
-    env = _git_env()
+    env = git_env()
     proc = subprocess.run(
         ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head],
         cwd=root, env=env, capture_output=True)
@@ -209,13 +209,13 @@ def walk_history(commits: list[Commit]) -> dict[str, FileHistory]:
     return {k: FileHistory(first[k], last[k], origin[k]) for k in first}
 
 
-def _git_env() -> dict[str, str]:
+def git_env() -> dict[str, str]:
     """Our environment without the variables that would point git at another repository (a hook's)."""
     return {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
 
 
 def _git(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = _git_env()
+    env = git_env()
     return subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=root, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 

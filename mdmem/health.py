@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = None) -> VaultStatus:
     """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
     from .git import find_git_dir, hooks_installed
+    from .sync import conflicts as sync_conflicts
 
     store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
     cat = store.catalog
@@ -35,6 +36,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
                                             else "interrupted; the next search finishes it")
     problems = doctor(store, notice=False).problems  # the same count as doctor's
+    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy}
     try:
         done, total = sem.coverage(notice=False)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
@@ -52,6 +54,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         fresh=not (new or changed or deleted) and (head is None or head == last),
         git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
         catching_up=catching_up,
+        conflicts=conflicts,
     )
 
 
@@ -61,11 +64,13 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     from .git import HOOK_NAMES, find_git_dir, hooks_installed
     from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
     from .people import identity_problems
+    from .sync import conflict_problems
 
     store.repair(notice=notice)
     out = list(store.catalog.problems())
     out += dangling_problems(store, notice=notice)
     out += identity_problems(store, notice=notice)
+    out += conflict_problems(store)
     for tmp, target in store.files.unfinished_writes():
         out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
                            "reached its place; this hidden file holds the text it was writing",

@@ -148,7 +148,7 @@ def default_id(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
-def _frontmatter_span(text: str) -> tuple[int, int, int] | None:
+def frontmatter_span(text: str) -> tuple[int, int, int] | None:
     """(start, end, body start) of the YAML between the fences, or None without frontmatter."""
     m = _FENCE.match(text)
     if not m:
@@ -166,7 +166,7 @@ def _frontmatter_span(text: str) -> tuple[int, int, int] | None:
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """(frontmatter YAML or None, body, offset of body in text)."""
-    span = _frontmatter_span(text)
+    span = frontmatter_span(text)
     if span is None:
         return None, text, 0
     return text[span[0] : span[1]], text[span[2] :], span[2]
@@ -543,7 +543,7 @@ def set_fields(text: str, updates: dict[str, Any]) -> str:
     Everything else — other keys, their order, comments, blank lines, the body — is kept
     byte for byte. A note without frontmatter gets a new block at the top.
     """
-    span = _frontmatter_span(text)
+    span = frontmatter_span(text)
     if span is None:
         new = {k: v for k, v in updates.items() if v is not None}
         if not new:

@@ -146,6 +146,26 @@ class Vault(VaultGraph):
 
         return doctor(self.store)
 
+    # -- sharing through git (issue 16) ------------------------------------------------------------
+
+    def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> r.SyncReport:
+        """Commit hand-edited notes, fetch, merge the upstream branch, push, then index what changed.
+        Both sides' edits of a note are merged, or both texts kept (a conflict copy beside the note).
+
+        Args:
+            say: called with one line per step (commit, fetch, merge, push).
+            progress: let git print its network progress on stderr.
+        """
+        from .sync import sync
+
+        return sync(self.store, say=say, progress=progress)
+
+    def resolve_conflict(self, ref: str, side: str, *, commit: bool | None = None) -> r.Resolution:
+        """Settle a conflict ``sync`` kept: ``side`` ours, theirs or both (both texts in the note)."""
+        from .sync import resolve
+
+        return resolve(self.store, ref, side, commit=commit)
+
     # -- reading ---------------------------------------------------------------------------------
 
     def now(self, as_of: Any = None) -> float:

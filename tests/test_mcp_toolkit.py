@@ -36,6 +36,10 @@ CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "graph": (None, "exports files (json, dot, html) for people; neighbors/links/path answer the model"),
     "vaults": (None, "edits the user's own config file (named vaults); a person's decision"),
     "import": "import_memories",
+    "sync": (None, "pushes this clone's commits to a shared remote and merges the team's; a person's decision, "
+                   "and network work that outlasts a tool call"),
+    "resolve": (None, "chooses whose text a shared note keeps; a person's decision (both versions stay "
+                      "searchable until then)"),
 }
 
 

@@ -1,8 +1,9 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
 The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``people``, ``admin``, ``agents``, ``eval``), named in ``COMMANDS`` below and
-imported only when its command runs (or ``--help`` lists them all), so a cold ``mdmem search`` loads one family.
+(``notes``, ``search``, ``graph``, ``people``, ``admin``, ``agents``, ``eval``, ``vaults``, ``sync``), named in
+``COMMANDS`` below and imported only when its command runs (or ``--help`` lists them all), so a cold
+``mdmem search`` loads one family.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ COMMANDS: dict[str, str] = {
     **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
     **{name: f"people:{name}" for name in ("refs", "cites", "person")},
     "vaults": "vaults:vaults",
+    "sync": "sync:sync", "resolve": "sync:resolve",
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},
     "import": "agents:import_",

@@ -264,6 +264,12 @@ class Catalog(CatalogRefs):
         """path → (mtime_ns, size): enough to tell which files may have changed (fast)."""
         return {p: (m, z) for p, m, z in self.db.execute("SELECT path, mtime_ns, size FROM notes")}
 
+    def paths_containing(self, text: str) -> list[str]:
+        """Indexed paths with ``text`` in them, ignoring case (the conflict copies sync keeps: a table scan
+        in SQLite, ~100x cheaper than walking the vault)."""
+        return [p for (p,) in self.db.execute("SELECT path FROM notes WHERE instr(lower(path), ?) > 0",
+                                              (text.lower(),))]
+
     def hashes(self, paths: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         paths = list(paths)

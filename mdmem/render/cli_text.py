@@ -50,9 +50,11 @@ if TYPE_CHECKING:
         PathAnswer,
         Profile,
         ReindexReport,
+        Resolution,
         SetupReport,
         SimilarNotes,
         SweepReport,
+        SyncReport,
         TimelineAnswer,
         VaultChange,
         VaultList,
@@ -334,6 +336,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
           f"hooks {hooks}")
     else:
         p("git       not a git repository")
+    for copy, note in s.conflicts.items():
+        p(f"conflict  {note}: another version in {copy} — run "
+          f"\"mdmem resolve {shell_path(note)} --ours|--theirs|--both\"")
     if s.problems:
         p(f"problems  {s.problems} in {s.notes_with_problems} note(s) — run \"mdmem doctor\"")
 
@@ -545,3 +550,33 @@ def _lines(result: Any, p: Printer) -> None:
 
 
 _cli.register_for(_lines, "RefsAnswer", "CitesAnswer", "PersonAnswer")
+
+
+# -- sync ------------------------------------------------------------------------------------------
+
+
+@_cli.register
+def _sync(r: SyncReport, p: Printer) -> None:
+    if r.committed:
+        p(f"committed {len(r.committed)} edited note(s) first")
+    moved = (f"fetched {r.fetched} commit(s) from {r.upstream}" if r.fetched else f"{r.upstream}: nothing new")
+    p(moved + (f", pushed {r.pushed}" if r.pushed else ", nothing to push")
+      + (f" ({r.retries} push(es) retried: the remote moved meanwhile)" if r.retries else ""))
+    if r.notes_changed:
+        p(f"notes changed here: {len(r.notes_changed)}; index: {r.index}")
+    for note in r.merged_notes:
+        p(f"merged    {note} (both sides changed it; the changes did not overlap)")
+    for c in r.conflicts:
+        p(f"{'CONFLICT' if c.copy else 'kept':<9} {c.note} ({c.kind}): {c.detail}")
+        if c.copy:
+            p(f"          other version: {c.copy} — settle with \"mdmem resolve {shell_path(c.note)} "
+              "--ours|--theirs|--both\"")
+
+
+@_cli.register
+def _resolution(r: Resolution, p: Printer) -> None:
+    if not r.resolved:
+        p(f"{r.note} has no sync conflict; nothing to resolve.")
+        return
+    kept = {"ours": "this machine's text", "theirs": "the other version's text", "both": "both texts"}[r.side]
+    p(f"resolved {r.note}: kept {kept}; removed {', '.join(r.copies)}" + commit_suffix(r.commit))

@@ -249,7 +249,7 @@ def compact_status(s: VaultStatus) -> dict[str, Any]:
     """A selection of ``s.to_dict()``: pending files as counts, no index details."""
     d = s.to_dict()
     return {**pick(d, ("vault", "notes", "types", "fresh")), "pending": {k: len(v) for k, v in d["pending"].items()},
-            **pick(d, ("vectors", "problems", "git", "catching_up"))}
+            **pick(d, ("vectors", "problems", "git", "catching_up", "conflicts"))}
 
 
 @_mcp.register
@@ -265,6 +265,8 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
                             + (f"; embedding {vec.running['done']}/{vec.running['total']} new chunks now"
                                if vec.running else
                                f", embedding {vec.embedding}" if vec.embedding and not vec.complete else ""))]
+    for copy, note in s.conflicts.items():  # both versions are notes: search finds either
+        lines.append(f"conflict: {note} has another version in {copy} (a person settles it: mdmem resolve)")
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         SimilarNote,
         SimilarNotes,
     )
+    from .sync import Resolution, SyncConflict, SyncReport
     from .vaults import VaultChange, VaultEntry, VaultList
 
 # name → the module that defines it: a command imports only the results it makes (all of them
@@ -164,6 +165,9 @@ _HOME = {
     "Profile": "search",
     "SimilarNote": "search",
     "SimilarNotes": "search",
+    "Resolution": "sync",
+    "SyncConflict": "sync",
+    "SyncReport": "sync",
     "VaultChange": "vaults",
     "VaultEntry": "vaults",
     "VaultList": "vaults",
@@ -222,6 +226,7 @@ __all__ = [
     "RefsAnswer",
     "ReindexReport",
     "Revision",
+    "Resolution",
     "Result",
     "ServeInfo",
     "SetupReport",
@@ -230,6 +235,8 @@ __all__ = [
     "SweepCandidate",
     "SweepReport",
     "SweepRule",
+    "SyncConflict",
+    "SyncReport",
     "TimelineAnswer",
     "TimelineItem",
     "VaultChange",

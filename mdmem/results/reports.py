@@ -91,6 +91,7 @@ class VaultStatus(Result):
     fresh: bool
     git: GitInfo
     catching_up: str | None = None  # a background job is indexing a big git change (why), or None
+    conflicts: dict[str, str] = field(default_factory=dict)  # conflict copy → the note it is a version of (sync)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
