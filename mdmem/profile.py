@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .health import latest_handoffs
-from .recall import key_line
+from .recall import memory_line
 from .results import ContextItem, Profile
 from .text import estimate_tokens
 
@@ -59,7 +59,7 @@ def profile(store: IndexStore, budget: int = 600, *, scope: str | None = None) -
             except OSError:
                 continue
             pin = " (pinned)" if row.get("pinned") else ""
-            line = f"- [{row['type']}] {row['title']}{pin} — {key_line(body)} (id: {row['id']})\n"
+            line = memory_line(row["type"], row["title"], body, row["id"], pin)
             more_cost = estimate_tokens(line)
             if used + cost + more_cost > cap:
                 omitted += 1

@@ -262,6 +262,12 @@ def key_line(body: str, limit: int = 160) -> str:
     return ""
 
 
+def memory_line(kind: str, title: str, body: str, ident: str, mark: str = "") -> str:
+    """One note as a context or profile line: ``- [type] title — its key line (id: ID)``; what the hooks,
+    ``context``, ``profile`` and a context across vaults all print."""
+    return f"- [{kind}] {title}{mark} — {key_line(body)} (id: {ident})\n"
+
+
 def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
                   scope: list[str] | None = None, as_of: str | None = None, explain: bool = False) -> MemoryContext:
     """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
@@ -288,7 +294,7 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
             body = store.files.body(path)
         except OSError:
             return True
-        line = f"- [{row['type']}] {row['title']} — {key_line(body)} (id: {row['id']})\n"
+        line = memory_line(row["type"], row["title"], body, row["id"])
         cost = estimate_tokens(line)
         if used + cost > budget:
             return False

@@ -354,7 +354,7 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
     """One context from each vault's (asked with ``explain``): the pinned notes of every vault in turn
     while they fit half the budget, then the relevant notes by evidence (``merge_ranked``), each line
     as ``context`` writes it with the vault's name in its id."""
-    from .recall import key_line
+    from .recall import memory_line
     from .text import estimate_tokens
 
     used = estimate_tokens(HEADER)
@@ -370,7 +370,7 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
             body = m.vault.files.body(item.path)
         except (OSError, MdmemError):
             return True
-        line = f"- [{item.type}] {item.title} — {key_line(body)} (id: {m.name}:{item.id})\n"
+        line = memory_line(item.type, item.title, body, f"{m.name}:{item.id}")
         cost = estimate_tokens(line)
         if used + cost > budget:
             return False
