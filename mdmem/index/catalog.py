@@ -170,6 +170,10 @@ class Catalog:
         """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
         return list(self.db.execute("SELECT key, hash, embed_text FROM chunks WHERE vec=0 ORDER BY key"))
 
+    def pending_hashes(self, *, every: bool = False) -> list[str]:
+        """The content hashes of the chunks without a vector (``every``: of all chunks), without their text."""
+        return [h for (h,) in self.db.execute("SELECT hash FROM chunks" + ("" if every else " WHERE vec=0"))]
+
     def dead_keys(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]
 
@@ -255,9 +259,17 @@ class Catalog:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
-    def stamps(self) -> dict[str, tuple[int, int]]:
-        """path → (mtime_ns, size): enough to tell which files may have changed (fast)."""
-        return {p: (m, z) for p, m, z in self.db.execute("SELECT path, mtime_ns, size FROM notes")}
+    def stamps(self, paths: Iterable[str] | None = None) -> dict[str, tuple[int, int]]:
+        """path → (mtime_ns, size) of every note, or of ``paths``: enough to tell which files may have changed."""
+        q = "SELECT path, mtime_ns, size FROM notes"
+        return {p: (m, z) for p, m, z in (self.db.execute(q) if paths is None else self._in(q, paths))}
+
+    def _in(self, query: str, paths: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``query`` (which ends in its FROM clause) for ``paths``, 500 at a time."""
+        wanted = list(dict.fromkeys(paths))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            yield from self.db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part)
 
     def hashes(self, paths: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
