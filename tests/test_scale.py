@@ -223,7 +223,7 @@ def test_while_the_embedding_job_works_a_hook_reads_no_pending_chunks(
     with open(root / "notes/f0/n0005.md", "a") as fh:
         fh.write("\nkingfisher\n")
     git(root, "commit", "-qam", "one note")
-    reads = _spy(monkeypatch, Catalog, "pending_hashes") + _spy(monkeypatch, Catalog, "pending_chunks")
+    reads = _spy(monkeypatch, Catalog, "pending_hashes")
     asked = _spy(monkeypatch, EmbeddingCache, "missing")
     with Vault.open(root) as v:
         token = v.store.state.job_request(EMBED_HOOK)["token"]  # type: ignore[index]
@@ -233,3 +233,42 @@ def test_while_the_embedding_job_works_a_hook_reads_no_pending_chunks(
         assert [h.path for h in v.search("kingfisher")] == ["notes/f0/n0005.md"]
         v.vsearch("kingfisher")  # a vector read leaves the chunks to the job too
     assert reads == [] and asked == []
+
+
+def test_an_embedding_round_reads_the_text_of_its_own_chunks_only(
+        many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job embeds a vault in rounds (``max_new``); each round read the text of every chunk still without
+    a vector (~1 s a round at 50k notes), now only that of the chunks it embeds."""
+    from mdmem.index.catalog import Catalog
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    with Vault.open(many) as v:
+        v.reindex()
+        texts = _spy(monkeypatch, Catalog, "chunks_by_key")
+        report = v.semantic.embed(max_new=5)
+        assert report.embedded == 5 and report.done == 5 and report.total >= 450
+        assert [len(list(args[0])) for args in texts] == [5]  # type: ignore[call-overload]
+        assert v.embed().done == report.total  # the rest, later
+
+
+def test_with_auto_embedding_off_a_hook_opens_no_vector_file_for_an_empty_cache(
+        many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[embed] auto = false`` in a vault whose embedding cache holds none of its pending chunks (an embed
+    run once and stopped): a hook has nothing to restore and takes no writer lock or vector file for it
+    (it read every pending chunk's text and asked the cache for each vector: ~1 s a hook at 50k notes)."""
+    from mdmem.index.semantic import Semantic
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    with Vault.open(many) as v:
+        v.reindex()
+        v.semantic.embed(max_new=3)  # the cache exists and holds 3 vectors (of the first notes)
+    with open(many / "notes/f4/n0449.md", "a") as fh:
+        fh.write("\nkingfisher\n")
+    git(many, "commit", "-qam", "one note")
+    syncs = _spy(monkeypatch, Semantic, "_sync")
+    with Vault.open(many) as v:
+        assert not v.semantic.auto
+        report = v.after_git("post-commit")
+        assert not isinstance(report, str) and report.updated == ["notes/f4/n0449.md"]
+        assert v.semantic.keep_up() == "nothing in the cache"
+    assert syncs == []

@@ -166,13 +166,10 @@ class Catalog:
         cur.execute("DELETE FROM names WHERE path=?", (path,))
         cur.execute("DELETE FROM links WHERE src=?", (path,))
 
-    def pending_chunks(self) -> list[tuple[int, str, str]]:
-        """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
-        return list(self.db.execute("SELECT key, hash, embed_text FROM chunks WHERE vec=0 ORDER BY key"))
-
-    def pending_hashes(self, *, every: bool = False) -> list[str]:
-        """The content hashes of the chunks without a vector (``every``: of all chunks), without their text."""
-        return [h for (h,) in self.db.execute("SELECT hash FROM chunks" + ("" if every else " WHERE vec=0"))]
+    def pending_hashes(self, *, every: bool = False) -> list[tuple[int, str]]:
+        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text."""
+        where = "" if every else " WHERE vec=0"
+        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY key"))
 
     def dead_keys(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]
@@ -404,7 +401,7 @@ class Catalog:
     # -- queries for the features ----------------------------------------------------------------
 
     def all_chunks(self) -> list[tuple[int, str, str]]:
-        """(key, hash, embed_text) of every chunk (a new model needs them all)."""
+        """(key, hash, embed_text) of every chunk (the benchmarks read them)."""
         return list(self.db.execute("SELECT key, hash, embed_text FROM chunks ORDER BY key"))
 
     def pinned_paths(self) -> list[str]:
