@@ -82,7 +82,8 @@ def ahead(submit: Callable[[list[str]], Future[list[Read]]], parts: Iterable[lis
           window: int = AHEAD) -> Iterator[Read]:
     """The batches' notes in order, at most ``window`` batches submitted and not yet consumed. Submitting
     them all at once held every parsed note of a 50k build in memory (the worker outran the indexing and
-    each finished future kept its result): ~0.4 GB of a 1 GB peak."""
+    each finished future kept its result); with the catalogue's list (``IndexStore._build``) the build's
+    peak was 978 MB, now 377 MB."""
     pending: deque[Future[list[Read]]] = deque()
     for part in parts:
         pending.append(submit(part))

@@ -286,7 +286,7 @@ class IndexStore(CatchUp):
 
         def docs() -> Iterator[LexicalDoc]:
             # Each note goes to both stores as it is read, the catalogue a batch at a time: keeping every
-            # parsed note for the catalogue until the BM25 segment was written cost ~0.3 GB at 50k notes.
+            # parsed note for the catalogue until the BM25 segment was written: part of 600 MB at 50k notes.
             for i, (note, state, st, counts) in enumerate(self._parse_stream(sorted(stats), stats, progress, True)):
                 if i == 0:
                     dating.start_full()
