@@ -171,9 +171,10 @@ class Catalog(CatalogRefs):
         cur.execute("DELETE FROM links WHERE src=?", (path,))
         delete_refs(cur, path)
 
-    def pending_chunks(self) -> list[tuple[int, str, str]]:
-        """(key, hash, embed_text) of chunks whose vector is not in the vector index yet."""
-        return list(self.db.execute("SELECT key, hash, embed_text FROM chunks WHERE vec=0 ORDER BY key"))
+    def pending_hashes(self, *, every: bool = False) -> list[tuple[int, str]]:
+        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text."""
+        where = "" if every else " WHERE vec=0"
+        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY key"))
 
     def dead_keys(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]
@@ -260,9 +261,17 @@ class Catalog(CatalogRefs):
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
-    def stamps(self) -> dict[str, tuple[int, int]]:
-        """path → (mtime_ns, size): enough to tell which files may have changed (fast)."""
-        return {p: (m, z) for p, m, z in self.db.execute("SELECT path, mtime_ns, size FROM notes")}
+    def stamps(self, paths: Iterable[str] | None = None) -> dict[str, tuple[int, int]]:
+        """path → (mtime_ns, size) of every note, or of ``paths``: enough to tell which files may have changed."""
+        q = "SELECT path, mtime_ns, size FROM notes"
+        return {p: (m, z) for p, m, z in (self.db.execute(q) if paths is None else self._in(q, paths))}
+
+    def _in(self, query: str, paths: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``query`` (which ends in its FROM clause) for ``paths``, 500 at a time."""
+        wanted = list(dict.fromkeys(paths))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            yield from self.db.execute(f"{query} WHERE path IN ({','.join('?' * len(part))})", part)
 
     def paths_containing(self, text: str) -> list[str]:
         """Indexed paths with ``text`` in them, ignoring case (the conflict copies sync keeps: a table scan
@@ -405,7 +414,7 @@ class Catalog(CatalogRefs):
     # -- queries for the features ----------------------------------------------------------------
 
     def all_chunks(self) -> list[tuple[int, str, str]]:
-        """(key, hash, embed_text) of every chunk (a new model needs them all)."""
+        """(key, hash, embed_text) of every chunk (the benchmarks read them)."""
         return list(self.db.execute("SELECT key, hash, embed_text FROM chunks ORDER BY key"))
 
     def pinned_paths(self) -> list[str]:

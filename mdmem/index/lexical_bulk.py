@@ -31,6 +31,7 @@ from whoosh.util.numlists import delta_encode
 BLOCK = 128  # postings per block: W3Codec's default blocklimit
 COMPRESSION = 3  # W3Codec's default zlib level
 MEMO_CHARS = 64  # field values up to this long are indexed once per build (most repeat from note to note)
+MEMO_MAX = 20_000  # values remembered: the repeating ones come early; ~0.1 GB of unique ones at 50k notes
 
 
 class _Block:
@@ -179,7 +180,9 @@ def _add(schema: Any, perdoc: Any, pool: _Pool, docnum: int, fields: dict[str, A
             if items is None and (isinstance(value, float) or (isinstance(value, str) and len(value) <= MEMO_CHARS)):
                 items = memo.get((name, value))
                 if items is None:
-                    items = memo[name, value] = list(field.index(value))
+                    items = list(field.index(value))
+                    if len(memo) < MEMO_MAX:  # unique values (ids, paths, times) would fill it for nothing
+                        memo[name, value] = items
             elif items is None:
                 items = field.index(value)
             for tbytes, freq, weight, vbytes in items:

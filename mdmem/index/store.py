@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..config import Config
 from ..errors import AmbiguousNote, IndexMissing, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
 from ..files import Files, is_hidden
-from ..note import Note, NoteDates, new_id, note_dates, now_iso
+from ..note import Note, NoteDates, Problem, new_id, note_dates, now_iso
 from ..rank import Filters, make_filters
 from ..text import slugify
 from ..version import __version__
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 7  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external references, person identities
 
+CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
@@ -278,22 +279,31 @@ class IndexStore(CatchUp):
         dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
         stats = self.files.scan(attachments)
-        parsed: list[tuple[Note, FileState, NoteDates]] = []
+        added: list[str] = []
+        problems: list[Problem] = []
+        batch: list[tuple[Note, FileState, NoteDates]] = []
+        catalog = Catalog(directory / "catalog.sqlite")
 
         def docs() -> Iterator[LexicalDoc]:
+            # Each note goes to both stores as it is read, the catalogue a batch at a time: keeping every
+            # parsed note for the catalogue until the BM25 segment was written: part of 600 MB at 50k notes.
             for i, (note, state, st, counts) in enumerate(self._parse_stream(sorted(stats), stats, progress, True)):
                 if i == 0:
                     dating.start_full()
-                parsed.append((note, state, dating.dates(note, st)))
-                yield lexical_doc(*parsed[-1], counts)
+                batch.append((note, state, dating.dates(note, st)))
+                added.append(note.path)
+                problems.extend(note.problems)
+                yield lexical_doc(*batch[-1], counts)
+                if len(batch) >= CATALOG_BATCH:
+                    catalog.apply(batch, ())
+                    batch.clear()
+            catalog.apply(batch, ())
 
-        lexical = LexicalIndex.create(directory / "lexical")
-        lexical.write(docs(), (), bulk=True)
-        lexical.close()
-        dating.history()  # waited for already, unless the vault has no notes
-        catalog = Catalog(directory / "catalog.sqlite")
         try:
-            catalog.apply(parsed, ())
+            lexical = LexicalIndex.create(directory / "lexical")
+            lexical.write(docs(), (), bulk=True)
+            lexical.close()
+            dating.history()  # waited for already, unless the vault has no notes
             catalog.set_attachments(attachments, replace=True)
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
@@ -302,8 +312,7 @@ class IndexStore(CatchUp):
         self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
                            "created": now_iso()})
         self._open_generation()
-        return ReindexReport(full=True, added=[n.path for n, _, _ in parsed],
-                             problems=[p for n, _, _ in parsed for p in n.problems], commit=commit)
+        return ReindexReport(full=True, added=added, problems=problems, commit=commit)
 
     def _incremental(self, progress: Progress | None, only: list[str] | None,
                      head: str | None = None) -> ReindexReport:
@@ -313,7 +322,6 @@ class IndexStore(CatchUp):
         self._open_generation()
         catalog, lexical = self.catalog, self.lexical
         lexical.doc_count()  # opening fails on a damaged index, which then gets rebuilt
-        stamps = catalog.stamps()
         attachments: list[str] = []
         last = catalog.get_meta("last_commit")
         commit = self.head() if only is None else (head or last)
@@ -321,6 +329,8 @@ class IndexStore(CatchUp):
         # file did not change on disk (a commit of an edit indexed before it was committed).
         dating = Dating(self.root, commit, since=last)
         moved = dating.changes(catalog)
+        # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
+        stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
             stats = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
