@@ -22,8 +22,9 @@ the caller builds the whole graph then.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .graph import ATTACHMENT, Graph, build_graph, entity_norm, json_list, note_node
 from .links import normalize_ref
@@ -79,9 +80,13 @@ def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:
         keys |= {r[2] for r in refs if r[1] in _PERSON_REF_KINDS}
         identities = cat.identity_rows_of(keys=keys)
 
-        resolver_names = cat.link_names()
         entity_norms = {normalize_ref(n) for n in spellings}
         entity_norms = {n for n in entity_norms if n}
+        if cat.odd_paths():
+            resolver_names = cat.link_names()
+        else:  # only the names the links' lookups read (``LinkResolver.resolve``)
+            norms, files = _lookups(links)
+            resolver_names = cat.link_names_for(norms | entity_norms, files)
         display = cat.display_names(entity_norms)
         titled = {r[6].lstrip("/") for r in links} | entity_norms
         more = {p for n, p, k in resolver_names if k == "title" and n in titled}
@@ -97,3 +102,15 @@ def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:
             g.nodes[row[0]] = note_node(row)
     return g
 
+
+
+def _lookups(links: list[tuple[Any, ...]]) -> tuple[set[str], set[str]]:
+    """The names (paths, ids, titles) and file names ``LinkResolver.resolve`` may look up for ``links``."""
+    norms: set[str] = set()
+    files: set[str] = set()
+    for src, target, *_, norm in links:
+        n = norm.lstrip("/")
+        norms.add(n)
+        files.add(n.rpartition("/")[2])
+        norms.add(normalize_ref(posixpath.normpath(posixpath.join(posixpath.dirname(src), target.strip()))))
+    return norms, files

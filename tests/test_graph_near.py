@@ -125,7 +125,8 @@ BOB_TWIN = "---\ntitle: Robert Jones\ntype: person\nidentities: [\"@bobj\"]\n---
 # identities as URLs and e-mail addresses, a typed link of the type entities give, an attachment.
 TRICKY: dict[str, str | bytes] = {
     "a/Foo.md": "---\nid: n-foo\ntitle: Foo\n---\nA foo. See [[b/Foo]] and [[Plan]] and [[pic.png]].\n",
-    "b/Foo.md": "---\ntitle: Foo too\nentities: [\"Widget  Co\", Bobby]\n---\nB foo links [[Foo]], [[./Foo]].\n",
+    "b/Foo.md": ("---\ntitle: Foo too\nentities: [\"Widget  Co\", Bobby]\n---\nB foo links [[Foo]], [[./Foo]], "
+                 "[[./Foo/..]].\n"),
     "c/sub/Foo.md": "---\ntitle: Deep foo\n---\nTo [[Foo]], [[/a/Foo]], [[A/FOO]], [up](../../a/Foo.md), [[n-foo]].\n",
     "c/foo.md": "---\ntitle: lower foo\n---\nCase twin of nothing: [[c/Foo]] [[Foo#Top|shown]].\n",
     "c/Foo.md": "---\ntitle: upper foo\nentities: [widget co]\n---\nCase twin: [[c/foo]].\n",
@@ -145,12 +146,23 @@ TRICKY: dict[str, str | bytes] = {
     "people/strasse.md": "---\ntitle: Road person\ntype: person\nidentities: [Strasse Weg]\n---\n",
     "notes/umlaut.md": "---\ntitle: Umlaut\n---\nAsk [[STRAßE weg]].\n",
     "odd.md": "# Odd root\n",
+    "b.md": "# B root\n",  # what b/Foo.md's "./Foo.md/.." names
+    "notes/ent.md": "---\ntitle: Entity by title\nentities: [Deep foo]\n---\nNo link names it.\n",
     "odd#dir/n.md": "# In odd\n\n[up](./Foo.md)\n",
+    "x/sp/ lead.md": "# Lead\n\nIts stem is 'lead', its path's last part ' lead'.\n",
+    "notes/lead.md": "# Leader\n\n[[sp/ lead]]\n",
 }
+ODD = ("odd#dir/n.md", "x/sp/ lead.md")  # paths whose file name may normalise otherwise than their path
 
 
-def test_tricky_targets_entities_and_identities(tmp_path: Path) -> None:
-    root = git_vault(tmp_path / "v", TRICKY)
+@pytest.mark.parametrize("odd", [None, *ODD])
+def test_tricky_targets_entities_and_identities(tmp_path: Path, odd: str | None) -> None:
+    """Without a path whose file name its stem may not find, only the names the links look up are
+    read; with one (``odd``), every path, id and title."""
+    files = {k: v for k, v in TRICKY.items() if k not in ODD or k == odd}
+    root = git_vault(tmp_path / "v", files)
+    with Vault.open(root) as v:
+        assert v.store.catalog.odd_paths() == (odd is not None)
     assert assert_same_as_whole(root) >= 12
 
 

@@ -17,6 +17,8 @@ NOTE_COLUMNS = ("path, id, title, type, status, entities, aliases, date, created
                 "valid_from, valid_until")  # as ``Catalog.graph_rows`` reads them
 PERSON_REF_KINDS = ("email", "handle", "id", "url")  # the kinds of reference a person's identity resolves
 _CHUNK = 400  # parameters per IN (...)
+# every character str.isspace() is true of, as a GLOB class
+_SPACES = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
@@ -68,6 +70,28 @@ class CatalogNear:
         """(norm, path, kind) of every name a link target resolves by (path, id, title), in order."""
         return self.db.execute("SELECT norm, path, kind FROM names WHERE kind IN ('path','id','title') "
                                "ORDER BY rowid").fetchall()
+
+    def link_names_for(self, norms: Iterable[str], files: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The ``link_names`` rows a lookup of ``norms`` and of the file names ``files`` reads: the path,
+        id and title names that are one of ``norms``, and the paths of files named one of ``files``
+        (found by their stem: see ``odd_paths``), in order."""
+        found: dict[int, tuple[str, str, str]] = {}
+        for sql, items in (
+                ("kind IN ('path','id','title') AND norm IN ({})", sorted(set(norms))),
+                ("kind = 'path' AND path IN (SELECT path FROM names WHERE kind = 'stem' AND norm IN ({}))",
+                 sorted(set(files)))):
+            for part in _chunks(items):
+                where = sql.format(_marks(len(part)))
+                for r in self.db.execute(f"SELECT rowid, norm, path, kind FROM names WHERE {where}", part):
+                    found[r[0]] = r[1:]
+        return [found[k] for k in sorted(found)]
+
+    def odd_paths(self) -> bool:
+        """Whether a note's file name may normalise otherwise than the last part of its normalised path
+        (so that its stem would not find it): a path with one of ``#|\\[]``, a file name that starts
+        with white space (``str.strip`` strips it from the stem), or one that is just ``.md``."""
+        return self.db.execute("SELECT 1 FROM notes WHERE path GLOB '*[][#|\\]*' OR path GLOB ? "
+                               "OR lower(path) GLOB '*/.md' LIMIT 1", (f"*/[{_SPACES}]*",)).fetchone() is not None
 
     def display_names(self, norms: Iterable[str]) -> list[tuple[str, str, str]]:
         """(norm, path, kind) of the headings and aliases named ``norms`` (entities resolve by them)."""
