@@ -42,10 +42,14 @@ _NAME_KINDS = ("title", "heading", "alias")  # the names an entity resolves by
 def search_word(key: str) -> str | None:
     """The longest run of ASCII letters and digits in ``key`` that any text ``key`` is the canonical
     form of contains too (in some case), unless that text has a percent sign or a character outside
-    ASCII: a URL's scheme and percent escapes left out. None when there is none."""
+    ASCII (the queries take every such text): a URL's scheme and percent escapes left out. "" when
+    ``key`` has no such run but a character outside ASCII (so has every text it is the form of);
+    None when it has neither."""
     rest = key.split("://", 1)[1] if "://" in key else key
     runs = _RUN.findall(_ESCAPE.sub(" ", rest))
-    return max(runs, key=len) if runs else None
+    if runs:
+        return max(runs, key=len)
+    return "" if any(ord(c) > 127 for c in key) else None
 
 
 def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:

@@ -145,6 +145,9 @@ TRICKY: dict[str, str | bytes] = {
     # a target whose words are not its identity's (ß is ss), a folder whose "#" cuts a relative path
     "people/strasse.md": "---\ntitle: Road person\ntype: person\nidentities: [Strasse Weg]\n---\n",
     "notes/umlaut.md": "---\ntitle: Umlaut\n---\nAsk [[STRAßE weg]].\n",
+    # a person whose name has no ASCII word to search by
+    "people/zhang.md": "---\ntitle: 张伟\ntype: person\nidentities: ['@zhangwei', 王芳]\n---\n",
+    "notes/zh.md": "---\ntitle: Zhang\nentities: [张伟, 王芳]\n---\n[[王芳]] and [[@ZhangWei]].\n",
     "odd.md": "# Odd root\n",
     "b.md": "# B root\n",  # what b/Foo.md's "./Foo.md/.." names
     "notes/ent.md": "---\ntitle: Entity by title\nentities: [Deep foo]\n---\nNo link names it.\n",
@@ -246,4 +249,5 @@ def test_search_word_is_in_every_way_of_writing_the_key() -> None:
     assert search_word("https://example.org/~bob") == "example"
     assert search_word("https://example.org/%C3%BCber-longword") == "longword"
     assert search_word("alice smith") == "alice"
+    assert search_word("张伟") == ""
     assert search_word("@") is None
