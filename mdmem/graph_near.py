@@ -101,11 +101,10 @@ def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:
         notes = [r if r[0] in with_entities else (*r[:5], None, *r[6:]) for r in cat.note_rows_of(rows)]
         g = build_graph(notes, resolver_names + display, links, cat.attachment_paths(), refs, identities)
         # a note no row above brought in, that a link names, is taken for an attachment: make it a note
-        files = [k for k, n in g.nodes.items() if n.kind == ATTACHMENT]
-        for row in cat.note_rows_of(files):
+        taken = [k for k, n in g.nodes.items() if n.kind == ATTACHMENT]
+        for row in cat.note_rows_of(taken):
             g.nodes[row[0]] = note_node(row)
     return g
-
 
 
 def _lookups(links: list[tuple[Any, ...]]) -> tuple[set[str], set[str]]:
