@@ -69,12 +69,13 @@ def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:
             return None
         exact = sorted({n for n, _, k in mine if k in ("path", "id", "title")})
         names = sorted({n.rpartition("/")[2] for n, _, k in mine if k == "path"})
-        links = cat.links_near(paths, exact, names, sorted({w for w in words if w}))
+        links = cat.links_near(paths, exact, names, [w for w in words if w is not None])
 
         own_entities = {entity_norm(n) for r in own for n in json_list(r[5])}
         wanted = {x for x in own_entities | {n for n, _, k in mine if k in _NAME_KINDS} | set(person_keys) if x}
         entity_words = [search_word(x) for x in wanted]
-        with_entities = cat.entity_paths(None if None in entity_words else sorted({w for w in entity_words if w}))
+        known = [w for w in entity_words if w is not None]
+        with_entities = cat.entity_paths(known if len(known) == len(entity_words) else None)
         refs = cat.refs_near(paths, person_keys)
 
         first = {*paths, *(r[0] for r in links), *with_entities, *(r[0] for r in refs)}

@@ -144,7 +144,7 @@ TRICKY: dict[str, str | bytes] = {
     "img/pic.png": b"\x89PNG\r\n\x1a\n",
     # a target whose words are not its identity's (ß is ss), a folder whose "#" cuts a relative path
     "people/strasse.md": "---\ntitle: Road person\ntype: person\nidentities: [Strasse Weg]\n---\n",
-    "notes/umlaut.md": "---\ntitle: Umlaut\n---\nAsk [[STRAßE weg]].\n",
+    "notes/umlaut.md": "---\ntitle: Umlaut\nentities: [STRAßE weg]\n---\nAsk [[STRAßE weg]].\n",
     # a person whose name has no ASCII word to search by
     "people/zhang.md": "---\ntitle: 张伟\ntype: person\nidentities: ['@zhangwei', 王芳]\n---\n",
     "notes/zh.md": "---\ntitle: Zhang\nentities: [张伟, 王芳]\n---\n[[王芳]] and [[@ZhangWei]].\n",
@@ -243,6 +243,14 @@ def test_a_cold_query_builds_no_graph_and_a_warm_one_uses_its_own(tmp_path: Path
 
 def links_of(hits: Any) -> dict[str, Any]:
     return {h.path: h.links for h in hits}
+
+
+def test_folding_is_every_character_whose_case_folding_has_an_ascii_letter() -> None:
+    import re
+
+    from mdmem.index.catalog_near import FOLDING
+
+    assert FOLDING == "".join(c for c in map(chr, range(128, 0x110000)) if re.search("[A-Za-z0-9]", c.casefold()))
 
 
 def test_search_word_is_in_every_way_of_writing_the_key() -> None:

@@ -17,6 +17,9 @@ NOTE_COLUMNS = ("path, id, title, type, status, entities, aliases, date, created
                 "valid_from, valid_until")  # as ``Catalog.graph_rows`` reads them
 PERSON_REF_KINDS = ("email", "handle", "id", "url")  # the kinds of reference a person's identity resolves
 _CHUNK = 400  # parameters per IN (...)
+# the characters outside ASCII whose str.casefold() has an ASCII letter or digit (ß → ss, ﬁ → fi, K → k)
+FOLDING = ("\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+           "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 # every character str.isspace() is true of, as a GLOB class
 _SPACES = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 
@@ -33,6 +36,29 @@ def _marks(n: int) -> str:
 def glob_literal(text: str) -> str:
     """``text`` as a GLOB pattern matching only itself."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def texts_with(column: str, words: Sequence[str], *, json: bool = False) -> tuple[str, list[str]]:
+    """SQL that is true of every text in ``column`` whose case-folded form (after percent-decoding)
+    contains one of ``words`` (runs of ASCII letters and digits; "" stands for any character
+    outside ASCII): it contains the word in some case, or a percent sign, or a character whose
+    case-folded form has an ASCII letter (ß → ss, ﬁ → fi, K → k: ``FOLDING``), or ("") any character
+    outside ASCII. ``json``: the column holds JSON, which writes those characters as ``\\uXXXX``."""
+    cond = ["instr({c}, '%') > 0"]
+    args: list[str] = []
+    for word in sorted(set(words)):
+        if word:
+            cond.append("{c} LIKE ?")
+            args.append(f"%{word}%")
+    if "" in words:
+        cond.append("instr({c}, '\\u') > 0" if json else "{c} GLOB '*[^ -~]*'")
+    elif json:
+        cond += ["instr({c}, ?) > 0"] * len(FOLDING)
+        args += [f"\\u{ord(ch):04x}" for ch in FOLDING]
+    else:
+        cond.append("{c} GLOB ?")
+        args.append(f"*[{FOLDING}]*")
+    return " OR ".join(x.format(c=column) for x in cond), args
 
 
 class CatalogNear:
@@ -108,10 +134,10 @@ class CatalogNear:
     def links_near(self, srcs: Sequence[str], exact: Sequence[str], names: Sequence[str],
                    words: Sequence[str]) -> list[tuple[Any, ...]]:
         """``graph_rows`` link rows that are written in ``srcs`` or may name a note of them: the target
-        (without leading slashes) is one of ``exact``, its last part one of ``names``, it contains one
-        of ``words`` (ASCII, any case; a person's identity), or it has a character that makes the
-        target's text and the file it names differ (``#|\\[]``, a percent sign, a character outside
-        printable ASCII, a trailing ``.`` or ``/``), or so has its note's path."""
+        (without leading slashes) is one of ``exact``, or its last part one of ``names``, or it may be
+        a person's identity that has one of ``words`` (``texts_with``), or it is a relative path whose
+        text and the file it names may differ otherwise (``#|\\[]`` in it or its note's path, a last
+        part ``.``, ``..`` or empty). Relative paths and paths to files have a dot."""
         cond = [f"src IN ({_marks(len(srcs))})"]
         args: list[Any] = list(srcs)
         if exact:
@@ -120,27 +146,24 @@ class CatalogNear:
         for name in names:
             cond.append("target_norm = ? OR target_norm GLOB ?")
             args += [name, "*/" + glob_literal(name)]
-        for word in words:
-            cond.append("target LIKE ?")
-            args.append(f"%{word}%")
-        odd = "*[][#|\\%]*"
-        cond.append("target GLOB ? OR src GLOB ? OR target GLOB '*[^ -~]*' OR target_norm GLOB '*[./]' "
-                    "OR target_norm = ''")
-        args += [odd, odd]
+        if words:
+            like, more = texts_with("target", words)
+            cond.append(like)
+            args += more
+        cond.append("instr(target, '.') > 0 AND (target GLOB ? OR src GLOB ? OR target_norm GLOB '*[./]' "
+                    "OR target_norm = '')")
+        args += ["*[][#|\\]*"] * 2
         return self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links WHERE "
                                + " OR ".join(f"({c})" for c in cond) + " ORDER BY rowid", args).fetchall()
 
     def entity_paths(self, words: Sequence[str] | None) -> set[str]:
-        """Notes with entities that may contain one of ``words`` (ASCII, any case), or a character
-        JSON escapes or a percent sign; every note with entities when ``words`` is None."""
+        """Notes with entities, each stored as JSON (``\\u`` escapes), that may have one of ``words``
+        (``texts_with``); every note with entities when ``words`` is None."""
         sql = "SELECT path FROM notes WHERE entities IS NOT NULL AND entities != '[]'"
         args: list[Any] = []
         if words is not None:
-            sql += " AND (instr(entities, '\\') > 0 OR instr(entities, '%') > 0"
-            for word in words:
-                sql += " OR entities LIKE ?"
-                args.append(f"%{word}%")
-            sql += ")"
+            like, args = texts_with("entities", words, json=True)
+            sql += f" AND ({like})"
         return {r[0] for r in self.db.execute(sql, args)}
 
     def refs_near(self, srcs: Sequence[str], values: Sequence[str]) -> list[tuple[str, str, str, str, str]]:
