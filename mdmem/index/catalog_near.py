@@ -8,6 +8,7 @@ resolves them as ``graph.build_graph`` does and keeps what does.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,8 +21,9 @@ _CHUNK = 400  # parameters per IN (...)
 # the characters outside ASCII whose str.casefold() has an ASCII letter or digit (ß → ss, ﬁ → fi, K → k)
 FOLDING = ("\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
            "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
-# every character str.isspace() is true of, as a GLOB class
-_SPACES = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# a file name that starts with white space or is ".md", in paths joined by new lines (Python's \\s is
+# str.isspace(); one search over them all takes a tenth of the time SQL's GLOB takes over each)
+_ODD_NAME = re.compile(r"/\s|/\.[mM][dD](?:\n|$)")
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
@@ -116,8 +118,8 @@ class CatalogNear:
         """Whether a note's file name may normalise otherwise than the last part of its normalised path
         (so that its stem would not find it): a path with one of ``#|\\[]``, a file name that starts
         with white space (``str.strip`` strips it from the stem), or one that is just ``.md``."""
-        return self.db.execute("SELECT 1 FROM notes WHERE path GLOB '*[][#|\\]*' OR path GLOB ? "
-                               "OR lower(path) GLOB '*/.md' LIMIT 1", (f"*/[{_SPACES}]*",)).fetchone() is not None
+        paths = "\n".join(r[0] for r in self.db.execute("SELECT path FROM notes"))
+        return any(c in paths for c in "[]#|\\") or _ODD_NAME.search(paths) is not None
 
     def display_names(self, norms: Iterable[str]) -> list[tuple[str, str, str]]:
         """(norm, path, kind) of the headings and aliases named ``norms`` (entities resolve by them)."""
