@@ -259,3 +259,18 @@ def test_search_word_is_in_every_way_of_writing_the_key() -> None:
     assert search_word("alice smith") == "alice"
     assert search_word("张伟") == ""
     assert search_word("@") is None
+
+
+def test_a_warm_process_keeps_the_whole_graph(tmp_path: Path) -> None:
+    """``serve`` and the MCP server warm up with the whole graph, so their answers' hints cost nothing."""
+    import threading
+
+    from mdmem.graph_view import memoised_graph
+    from mdmem.serve import warm_up
+
+    root = git_vault(tmp_path / "v", TRICKY)
+    with Vault.open(root) as v:
+        v.query("foo", vectors=False)
+        assert memoised_graph(v.store) is None  # a cold query built none
+        warm_up(v, threading.Lock())
+        assert memoised_graph(v.store) is not None
