@@ -6,9 +6,11 @@ It is ``graph.build_graph`` run on a part of the rows, chosen so that every edge
 out as in the whole graph:
 
 - links: those the notes write, and every link whose target may name one of them (``CatalogNear.
-  links_near``: by path, suffix, file name, id, title, a person's identity, or any target whose text
-  and file may differ); the resolver is the whole vault's (every path, id and title), so each is
-  resolved as in the whole graph;
+  links_near``: by path, suffix, file name, id, title, a person's identity, or a relative target whose
+  text and file may differ); the resolver has every name those links' lookups read (the paths,
+  ids and titles they may be, the files their last part may name, found by stem; every path, id
+  and title when a file name may normalise otherwise than its path: ``CatalogNear.odd_paths``),
+  so each resolves as in the whole graph;
 - entities: every note whose entities may name one of the notes, one of the notes' own entities or
   a person's identity of theirs (by a word of it), so that each entity name's first spelling, which
   names its node, is the whole graph's;
@@ -16,8 +18,9 @@ out as in the whole graph:
   every name, target and reference read here may be;
 - the notes at the other end of each edge, and those the resolver and entities judge by status.
 
-None when that cannot be assured (a note not indexed, an identity without a word to search by):
-the caller builds the whole graph then.
+None when that cannot be assured (a note not indexed, an identity with neither an ASCII word nor a
+character outside ASCII to search by): the caller builds the whole graph then. At 50k notes it
+takes ~50–80 ms for three notes where the whole graph takes ~1.1 s and ~230 MB.
 """
 
 from __future__ import annotations
