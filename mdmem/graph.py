@@ -368,13 +368,9 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     g = Graph()
     entity_lists: list[tuple[str, list[str]]] = []
     for row in notes:
-        path, nid, title, typ, status, entities, _aliases, date, created, authored = row[:10]
-        when = iso_to_timestamp(authored) if authored else None
-        if when is None and created:
-            when = iso_to_timestamp(created)
-        g.nodes[path] = Node(path, nid, title, typ, "note", status, when if when is not None else date,
-                             *row[10:13])
-        ents = _json_list(entities)
+        path = row[0]
+        g.nodes[path] = note_node(row)
+        ents = json_list(row[5])
         if ents:
             entity_lists.append((path, ents))
     for norm, path, kind in names:
@@ -434,6 +430,15 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     return g
 
 
+def note_node(row: NoteRow) -> Node:
+    """A note's node from its ``build_graph`` row."""
+    path, nid, title, typ, status, _entities, _aliases, date, created, authored = row[:10]
+    when = iso_to_timestamp(authored) if authored else None
+    if when is None and created:
+        when = iso_to_timestamp(created)
+    return Node(path, nid, title, typ, "note", status, when if when is not None else date, *row[10:13])
+
+
 def _entity_node(g: Graph, name: str, en: str) -> str:
     """The node an entity name points to: a note titled or aliased so, else an entity node."""
     key = g._entities.get(en)
@@ -462,7 +467,7 @@ def _add(g: Graph, e: Edge) -> None:
         g.inc.setdefault(e.dst, []).append(e)
 
 
-def _json_list(raw: str | None) -> list[str]:
+def json_list(raw: str | None) -> list[str]:
     if not raw or raw == "[]":
         return []
     try:

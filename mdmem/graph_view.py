@@ -25,11 +25,11 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
     """The store's graph, rebuilt only when the catalogue changed since the last call (``notice``:
     as ``IndexStore.repair``)."""
     store.repair(notice=notice)
+    cached = memoised_graph(store)
+    if cached is not None:
+        return cached
     cat = store.catalog
     token = cat.change_token()  # read before the rows: a write in between only costs a rebuild
-    cached = store.memo.get("graph")
-    if cached is not None and cached[0] is cat and cached[1] == token:
-        return cached[2]  # type: ignore[no-any-return]
     import gc
 
     # ~150k small tuples and no reference cycles: the cyclic GC would only rescan them (-30 %).
@@ -42,6 +42,15 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
             gc.enable()
     store.memo["graph"] = (cat, token, graph)  # holding ``cat`` keeps its id from being reused
     return graph
+
+
+def memoised_graph(store: IndexStore) -> Graph | None:
+    """The graph ``load_graph`` keeps, if the catalogue has not changed since it was built."""
+    cat = store.catalog
+    cached = store.memo.get("graph")
+    if cached is not None and cached[0] is cat and cached[1] == cat.change_token():
+        return cached[2]  # type: ignore[no-any-return]
+    return None
 
 
 def node_key(store: IndexStore, graph: Graph, ref: str) -> str:
@@ -126,7 +135,7 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
     typed links, then entities and mentions, then what it cites; hidden notes (forgotten, snoozed, …) left out."""
     from .results import LinkHint  # the search results' type: graph commands do not load them
 
-    g = load_graph(store)
+    g = hints_graph(store, paths)
     visible = Visible(store, store.filters(), g)
 
     def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
@@ -149,6 +158,19 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
                 break
         out[path] = hints
     return out
+
+
+def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
+    """A graph with the edges of ``paths`` as the whole graph has them: the whole graph when a warm
+    process keeps it, else only the part around them (``graph_near``: a cold ``query`` of a 50k-note
+    vault would spend ~1 s building the whole one for three hits' hints)."""
+    from .graph_near import near_graph
+
+    store.repair()
+    g = memoised_graph(store)
+    if g is None:
+        g = near_graph(store.catalog, paths)
+    return g if g is not None else load_graph(store, notice=False)
 
 
 def edge_types(types: list[str] | tuple[str, ...] | None) -> frozenset[str] | None:

@@ -90,6 +90,9 @@ def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dic
             print(f"{who}: the embedding model is not available: {exc}", file=sys.stderr)
         try:
             vault.query("warm up", 1)
+            # a cold query's hits take their hints from the graph around them (graph_near); a warm
+            # process keeps the whole graph, so that every answer's hints are free
+            vault.graph()
         except Exception as exc:
             print(f"{who}: a first query failed: {exc}", file=sys.stderr)
     return {"runtime": runtime, "seconds": round(time.monotonic() - started, 3)}

@@ -20,6 +20,7 @@ from ..chunk import chunk_note
 from ..links import normalize_ref
 from ..note import Note, NoteDates, Problem
 from ..text import terms
+from .catalog_near import CatalogNear
 from .catalog_refs import SCHEMA as REFS_SCHEMA
 from .catalog_refs import CatalogRefs, delete_refs, write_refs
 
@@ -74,7 +75,7 @@ class FileState:
     size: int
 
 
-class Catalog(CatalogRefs):
+class Catalog(CatalogRefs, CatalogNear):
     """SQLite store of note metadata; one connection per process, WAL for concurrent readers.
     Its references and person identities are ``CatalogRefs`` (``catalog_refs.py``)."""
 
