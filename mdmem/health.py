@@ -21,6 +21,9 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     from .sync import conflicts as sync_conflicts
 
     store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
+    # doctor first (the same count as doctor's): it repairs too, and the catalogue read below must be the
+    # one after any rebuild it did (holding the old one failed with "Cannot operate on a closed database")
+    problems = doctor(store, notice=False).problems
     cat = store.catalog
     disk = store.files.scan()
     stamps = cat.stamps()
@@ -35,7 +38,6 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     job = store.state.job_request()
     catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
                                             else "interrupted; the next search finishes it")
-    problems = doctor(store, notice=False).problems  # the same count as doctor's
     conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy}
     try:
         done, total = sem.coverage(notice=False)
