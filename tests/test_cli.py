@@ -215,3 +215,20 @@ def test_history_says_when_it_shows_only_the_newest_commits_and_can_show_all(tmp
     with Vault.open(root) as v:
         assert v.history("n", limit=13)["versions"][0]["truncated"] is False
         assert [c.subject for c in v.history("n", limit=None).versions[0].git_log][-1] == "edit 0"
+
+
+def test_status_reads_the_catalogue_doctor_leaves(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """doctor may repair the index (a rebuild closes the catalogue): status counts from the one after it."""
+    import mdmem.health as health
+    from mdmem.vault import Vault
+
+    real = health.doctor
+
+    def doctor_that_rebuilds(store, *, notice=True):  # type: ignore[no-untyped-def]
+        store.reindex(full=True)  # what a repair does when it finds the index damaged
+        return real(store, notice=notice)
+
+    monkeypatch.setattr(health, "doctor", doctor_that_rebuilds)
+    with Vault.open(git_vault) as v:
+        s = v.status()
+    assert s.notes == len([p for p in git_vault.rglob("*.md") if ".mdmem" not in p.parts]) and s.fresh
