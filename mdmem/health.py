@@ -19,13 +19,15 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
     from .git import find_git_dir, hooks_installed
     from .sync import conflicts as sync_conflicts
+    from .sync import file_conflicts
 
     store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
     # doctor first (the same count as doctor's): it repairs too, and the catalogue read below must be the
     # one after any rebuild it did (holding the old one failed with "Cannot operate on a closed database")
     problems = doctor(store, notice=False).problems
     cat = store.catalog
-    disk = store.files.scan()
+    others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
+    disk = store.files.scan(attachments=others)
     stamps = cat.stamps()
     new = [p for p in disk if p not in stamps]
     deleted = [p for p in stamps if p not in disk]
@@ -38,7 +40,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     job = store.state.job_request()
     catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
                                             else "interrupted; the next search finishes it")
-    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy}
+    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
     try:
         done, total = sem.coverage(notice=False)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),

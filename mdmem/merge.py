@@ -158,6 +158,20 @@ def copy_name(rel: str, commit: str, taken: Callable[[str], bool]) -> str:
     return candidate
 
 
+_FILE_COPY = re.compile(r"\.conflict-[0-9a-f]{7,40}(?:-\d+)?(?=(?:\.[^./]+)?$)", re.IGNORECASE)
+
+
+def copy_original(rel: str) -> str | None:
+    """The path a conflict copy's name was made from (``img/a.conflict-1a2b3c4.png`` → ``img/a.png``),
+    for files that are not notes, whose copies carry no frontmatter; None when ``rel`` is not named so."""
+    folder, _, name = rel.rpartition("/")
+    m = _FILE_COPY.search(name)
+    if m is None:
+        return None
+    name = name[: m.start()] + name[m.end():]
+    return f"{folder}/{name}" if folder else name
+
+
 def is_copy_name(rel: str) -> bool:
     """Whether a path is named as a conflict copy (its frontmatter says which note it belongs to)."""
     return _COPY_NAME.search(rel) is not None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import MdmemError
-from .merge import both_texts, conflict_copy, copy_name, copy_of, is_copy_name, merge_note, strip_copy
+from .merge import both_texts, conflict_copy, copy_name, copy_of, copy_original, is_copy_name, merge_note, strip_copy
 from .note import Problem
 from .results import Resolution, SyncConflict, SyncReport
 
@@ -376,6 +376,8 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
     is committed. ``ref`` names the note or one of its copies."""
     if side not in SIDES:
         raise MdmemError(f"resolve takes --ours, --theirs or --both, not {side!r}.")
+    if not ref.lower().endswith(".md") and (copy_original(ref) is not None or store.files.safe_path(ref).is_file()):
+        return resolve_file(store, ref, side, commit=commit)
     files = store.files
     with store.writer_lock():
         rel = store.resolve(ref)
@@ -411,3 +413,50 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([note, *copies], f"mdmem: resolve conflict in {note} ({side})")
     return Resolution(note, side, True, copies, sha)
+
+
+def file_conflicts(paths: Iterable[str]) -> dict[str, str]:
+    """Copy → original for the conflict copies among ``paths`` (files that are not notes)."""
+    return {p: o for p in paths if ".conflict-" in p.lower() and (o := copy_original(p)) is not None}
+
+
+def file_copies(store: IndexStore, rel: str) -> list[str]:
+    """The conflict copies a sync saved beside ``rel``, a file that is not a note (an attachment,
+    ``.obsidian/`` settings): named ``a.conflict-<commit>.png``, found by their name."""
+    folder = store.files.safe_path(rel).parent
+    prefix = rel.rpartition("/")[0]
+    if not folder.is_dir():
+        return []
+    names = sorted(p.name for p in folder.iterdir() if ".conflict-" in p.name.lower() and p.is_file())
+    return [r for r in (f"{prefix}/{n}" if prefix else n for n in names) if copy_original(r) == rel]
+
+
+def resolve_file(store: IndexStore, ref: str, side: str, *, commit: bool | None = None) -> Resolution:
+    """``resolve`` for a file that is not a note: ``ours`` keeps the file, ``theirs`` puts the copy in its
+    place (atomically); the copies go and the change is committed. Two versions of an image or a
+    settings file cannot be kept in one, so ``both`` is refused (git's history keeps the one dropped)."""
+    files = store.files
+    with store.writer_lock():
+        original = copy_original(ref) or ref
+        copies = [ref] if original != ref else file_copies(store, original)
+        if not copies:
+            return Resolution(original, side, False)
+        if side == "both":
+            raise MdmemError(f"{original} is not a note, so its two versions cannot be kept in one file; keep "
+                             f"one: mdmem resolve {original} --ours|--theirs (git's history keeps the other).")
+        path = files.safe_path(original)
+        if side == "ours" and not path.exists():
+            raise MdmemError(f"{original} no longer exists, so --ours would leave nothing; keep the other "
+                             f"version with: mdmem resolve {copies[0]} --theirs.")
+        if side == "theirs" and len(copies) > 1:
+            raise MdmemError(f"{original} has {len(copies)} conflict copies ({', '.join(copies)}); name the one "
+                             "to keep: mdmem resolve COPY --theirs.")
+        if side == "theirs":
+            files.write(original, files.safe_path(copies[0]).read_bytes())
+        for c in copies:
+            files.safe_path(c).unlink()
+    sha = None
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([original, *copies], f"mdmem: resolve conflict in {original} ({side})")
+    return Resolution(original, side, True, copies, sha)
+

@@ -493,3 +493,46 @@ def test_a_rename_git_cannot_see_against_an_edit(clones: tuple[Path, Path, Path]
         assert found(vault, "vicuna") == [copy] and found(vault, "walrus") == ["notes/drifted.md"]
         assert run(vault, "get", "Drifting note")["path"] == "notes/drifted.md"  # the id names one note
         assert run(vault, "status")["conflicts"] == {copy: "notes/drifted.md"}
+
+
+def test_files_that_are_not_notes_keep_both_versions_and_resolve(clones: tuple[Path, Path, Path]) -> None:
+    """An attachment and an .obsidian settings file both sides changed: the other version is kept beside
+    each, status lists the attachment's copy, and resolve settles files as it settles notes (--ours,
+    --theirs; --both is refused: two images cannot be one)."""
+    from mdmem.merge import copy_original
+
+    _, a, b = clones
+    for vault in (a, b):
+        git(vault, "pull", "-q")
+    (a / "attachments").mkdir()
+    (a / ".obsidian").mkdir()
+    (a / "attachments" / "chart.png").write_bytes(b"\x89PNG base")
+    (a / ".obsidian" / "workspace.json").write_text('{"active": "base"}')
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "files")
+    run(a, "sync")
+    run(b, "sync")
+    (a / "attachments" / "chart.png").write_bytes(b"\x89PNG from A")
+    (b / "attachments" / "chart.png").write_bytes(b"\x89PNG from B")
+    (a / ".obsidian" / "workspace.json").write_text('{"active": "a"}')
+    (b / ".obsidian" / "workspace.json").write_text('{"active": "b"}')
+    for vault in (a, b):
+        git(vault, "commit", "-q", "-am", "change the files")
+    run(a, "sync")
+    report = run(b, "sync")
+    copies = {c["note"]: c["copy"] for c in report["conflicts"]}
+    assert set(copies) == {"attachments/chart.png", ".obsidian/workspace.json"}
+    png, ws = copies["attachments/chart.png"], copies[".obsidian/workspace.json"]
+    assert (b / png).read_bytes() == b"\x89PNG from A" and (b / "attachments/chart.png").read_bytes() == b"\x89PNG from B"
+    assert copy_original(png) == "attachments/chart.png" and copy_original(ws) == ".obsidian/workspace.json"
+    assert run(b, "status")["conflicts"] == {png: "attachments/chart.png"}
+
+    assert "cannot be kept in one file" in run(b, "resolve", "attachments/chart.png", "--both", check=False)
+    done = run(b, "resolve", png, "--theirs")  # named by its copy
+    assert done["resolved"] and done["copies"] == [png] and done["commit"]
+    assert (b / "attachments/chart.png").read_bytes() == b"\x89PNG from A" and not (b / png).exists()
+    done = run(b, "resolve", ".obsidian/workspace.json", "--ours")
+    assert done["resolved"] and (b / ".obsidian/workspace.json").read_text() == '{"active": "b"}'
+    assert not (b / ws).exists() and run(b, "status")["conflicts"] == {}
+    assert not run(b, "resolve", "attachments/chart.png", "--ours")["resolved"]  # nothing left to settle
+    assert git_status(b, "diff", "--quiet", "HEAD") == 0  # committed

@@ -45,7 +45,8 @@ def sync(state: State, name: str | None, quiet: bool, as_json: bool) -> None:
 @pass_state
 def resolve(state: State, note: str, side: str | None, commit: bool | None, as_json: bool) -> None:
     """Settle a conflict "mdmem sync" kept: NOTE is the note or its conflict copy. The copy is removed,
-    the note reindexed and the change committed (push it with "mdmem sync")."""
+    the note reindexed and the change committed (push it with "mdmem sync"). NOTE may also be a file
+    that is not a note (an image, .obsidian/ settings): --ours or --theirs, not --both."""
     if side is None:
         raise click.UsageError("say which text to keep: --ours, --theirs or --both.")
     show(state.vault.resolve_conflict(note, side, commit=commit), as_json)
