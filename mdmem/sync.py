@@ -370,6 +370,17 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
     return out
 
 
+def check_side(name: str, exists: bool, copies: list[str], side: str) -> None:
+    """Refuse a side that would lose the only text (``ours`` of a deleted note or file) or that does not
+    say which of several copies to take (``theirs``); one line with the command that works."""
+    if side == "ours" and not exists:
+        raise MdmemError(f"{name} no longer exists, so --ours would leave nothing; keep the other version "
+                         f"with: mdmem resolve {copies[0]} --theirs.")
+    if side == "theirs" and len(copies) > 1:
+        raise MdmemError(f"{name} has {len(copies)} conflict copies ({', '.join(copies)}); name the one to "
+                         "keep: mdmem resolve COPY --theirs.")
+
+
 def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = None) -> Resolution:
     """Settle a conflict a sync kept: ``ours`` keeps the note's text, ``theirs`` takes the other
     version's, ``both`` keeps both texts in the one note; the copies go, the note is reindexed and it
@@ -389,12 +400,7 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
         if not copies:
             return Resolution(note, side, False)
         path = files.safe_path(note)
-        if side == "ours" and not path.exists():
-            raise MdmemError(f"{note} no longer exists, so --ours would leave no text; keep the other version "
-                             f"with: mdmem resolve {copies[0]} --theirs.")
-        if side == "theirs" and len(copies) > 1:
-            raise MdmemError(f"{note} has {len(copies)} conflict copies ({', '.join(copies)}); name the one to "
-                             "keep: mdmem resolve COPY --theirs.")
+        check_side(note, path.exists(), copies, side)
         others = []
         for c in copies:
             text = files.safe_path(c).read_text(encoding="utf-8")
@@ -444,13 +450,7 @@ def resolve_file(store: IndexStore, ref: str, side: str, *, commit: bool | None 
         if side == "both":
             raise MdmemError(f"{original} is not a note, so its two versions cannot be kept in one file; keep "
                              f"one: mdmem resolve {original} --ours|--theirs (git's history keeps the other).")
-        path = files.safe_path(original)
-        if side == "ours" and not path.exists():
-            raise MdmemError(f"{original} no longer exists, so --ours would leave nothing; keep the other "
-                             f"version with: mdmem resolve {copies[0]} --theirs.")
-        if side == "theirs" and len(copies) > 1:
-            raise MdmemError(f"{original} has {len(copies)} conflict copies ({', '.join(copies)}); name the one "
-                             "to keep: mdmem resolve COPY --theirs.")
+        check_side(original, files.safe_path(original).exists(), copies, side)
         if side == "theirs":
             files.write(original, files.safe_path(copies[0]).read_bytes())
         for c in copies:

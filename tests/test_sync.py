@@ -536,3 +536,14 @@ def test_files_that_are_not_notes_keep_both_versions_and_resolve(clones: tuple[P
     assert not (b / ws).exists() and run(b, "status")["conflicts"] == {}
     assert not run(b, "resolve", "attachments/chart.png", "--ours")["resolved"]  # nothing left to settle
     assert git_status(b, "diff", "--quiet", "HEAD") == 0  # committed
+
+
+def test_resolve_refuses_a_side_that_would_lose_text_or_guess() -> None:
+    from mdmem.errors import MdmemError
+    from mdmem.sync import check_side
+
+    check_side("notes/a.md", True, ["notes/a.conflict-1a2b3c4.md"], "ours")  # fine: the note is there
+    with pytest.raises(MdmemError, match=r"no longer exists.*mdmem resolve notes/a.conflict-1a2b3c4.md --theirs"):
+        check_side("notes/a.md", False, ["notes/a.conflict-1a2b3c4.md"], "ours")
+    with pytest.raises(MdmemError, match="has 2 conflict copies"):
+        check_side("a.png", True, ["a.conflict-1a2b3c4.png", "a.conflict-5d6e7f8.png"], "theirs")
