@@ -253,10 +253,11 @@ class PendingHistory:
         """Whether HEAD descends from ``since``: a commit of the range names it as a parent (the
         usual case, no more git), else git says so."""
         assert self.since is not None
-        return any(self.since in parents for _, parents, _ in commits) or _is_ancestor(self.root, self.since, self.head)
+        return any(self.since in parents for _, parents, _ in commits) or is_ancestor(self.root, self.since, self.head)
 
 
-def _is_ancestor(root: Path, old: str, new: str) -> bool:
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    """Whether commit ``old`` is an ancestor of (or is) ``new``."""
     proc = _git(root, "merge-base", "--is-ancestor", old, new)
     proc.communicate()
     return proc.returncode == 0

@@ -98,10 +98,6 @@ def rev(top: Path, ref: str) -> str | None:
     return sha or None
 
 
-def is_ancestor(top: Path, old: str, new: str) -> bool:
-    return run(top, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
-
-
 def count(top: Path, since: str | None, until: str) -> int:
     """Commits in ``until`` that are not in ``since`` (all of them when ``since`` is None)."""
     rng = [until, f"^{since}"] if since else [until]

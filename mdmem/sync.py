@@ -34,7 +34,7 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
     """Commit the vault's hand edits, fetch, merge the upstream, push; then index what changed.
     ``say``: a line per step (the CLI prints them on a terminal); ``progress``: git's own progress."""
     from . import gitsync as g
-    from .git import find_git_dir, repo_prefix
+    from .git import find_git_dir, is_ancestor, repo_prefix
 
     tell = say or (lambda line: None)
     top = find_git_dir(store.root)
@@ -63,7 +63,7 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
             theirs = g.rev(top, up.tracking)
             with store.writer_lock():
                 head = g.rev(top, "HEAD")
-                if theirs is not None and head is not None and not g.is_ancestor(top, theirs, head):
+                if theirs is not None and head is not None and not is_ancestor(top, theirs, head):
                     fetched += g.count(top, head, theirs)
                     tell(f"merging {up.name}")
                     c, m = _integrate(store, top, prefix, up, theirs)
@@ -195,7 +195,7 @@ class _Settle:
         path = self.files.safe_path(rel)
         if not path.exists():
             self.created.append(path)
-        _write(path, data)
+        self.files.write(rel, data)
         self.add.append(self.prefix + rel)
 
     def found(self, rel: str, kind: str, detail: str, copy: str | None = None) -> None:
@@ -319,21 +319,6 @@ def _utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace ``path`` atomically (a temp file named as ``Files.write`` names them, so ``doctor`` finds one
-    a crash left)."""
-    import os
-    import secrets
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 # -- conflicts kept, and settling them -------------------------------------------------------------
