@@ -93,7 +93,9 @@ def select(values: Sequence[str] = (), *,
         if not value:
             continue
         folder = Path(value).expanduser()
-        if folder.is_dir():
+        if all_vaults:  # registered names only: a folder that happens to share a name never stands in
+            name, where = value, registry.absolute(reg.vaults[value])
+        elif folder.is_dir():
             where = registry.absolute(folder)
             name = by_path.get(where) or re.sub(r"[^A-Za-z0-9_-]+", "-", folder.resolve().name).strip("-") or "vault"
         elif value in reg.vaults:

@@ -244,3 +244,18 @@ def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatc
     assert "nothing changed" in mdmem_in_process("vaults", "personal", "--unset").stdout
     assert json.loads(mdmem_in_process("vaults", "personal", "--unset", "--json").stdout) == {
         "action": "unset", "vault": None}
+
+
+def test_all_vaults_takes_the_registered_folders_never_a_folder_named_alike(
+        pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--all-vaults means the registered vaults: a folder in the current directory that happens to bear
+    a vault's name must not stand in for it (--vaults NAME keeps the folder-first rule of --vault)."""
+    from mdmem.vault_set import select
+
+    a, b = pair
+    mdmem_in_process("vaults", "add", "work", str(a))
+    mdmem_in_process("vaults", "add", "team", str(b))
+    (tmp_path / "team").mkdir()  # a plain folder named like the vault, where the command runs
+    monkeypatch.chdir(tmp_path)
+    chosen, skipped = select(all_vaults=True)
+    assert [(n, p.resolve()) for n, p in chosen] == [("work", a.resolve()), ("team", b.resolve())] and skipped == []
