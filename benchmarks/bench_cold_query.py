@@ -46,7 +46,7 @@ print(r.done, r.total, r.embedded)
 _MODEL = r"""
 import json, sys, time
 t = time.perf_counter()
-from mdmem.embed import EmbedSettings, make_embedder
+from mdmem.adapters.embed import EmbedSettings, make_embedder
 e = make_embedder(EmbedSettings(runtime=sys.argv[1]))
 e.embed(["how do we push code live to customers"], query=True)
 print(json.dumps({"s": time.perf_counter() - t, "torch": "torch" in sys.modules}))
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
         print(f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
               f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
-        subprocess.run([py, "-c", "from mdmem.embed import EmbedSettings, make_embedder; "
+        subprocess.run([py, "-c", "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
                         "assert make_embedder(EmbedSettings()).prepare()"], check=True, env=env)
         queries = make_queries(args.runs * 3, seed=args.seed + 1)
         rows: dict[str, list[float]] = {}

@@ -34,7 +34,7 @@ _RUN = r"""
 import json, os, resource, sys, time
 texts = json.load(open(sys.argv[1]))
 runtime, threads, batch = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-from mdmem.embed import EmbedSettings, make_embedder, release_memory
+from mdmem.adapters.embed import EmbedSettings, make_embedder, release_memory
 emb = make_embedder(EmbedSettings(threads=threads, batch_size=batch, precision=sys.argv[5],
                                   runtime="torch" if runtime == "torch" else "auto"))
 emb.embed(["warm up"])
@@ -53,7 +53,7 @@ print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - 
 _COLD = r"""
 import json, sys, time
 t = time.perf_counter()
-from mdmem.embed import EmbedSettings, make_embedder
+from mdmem.adapters.embed import EmbedSettings, make_embedder
 emb = make_embedder(EmbedSettings(threads=int(sys.argv[2]), precision=sys.argv[3],
                                   runtime="torch" if sys.argv[1] == "torch" else "auto"))
 emb.embed(["how do we push code live to customers"], query=True)
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         path = Path(tmp) / "chunks.json"
         path.write_text(json.dumps(texts))
         for precision in sorted({c[3] for c in configs}):
-            prep = ("from mdmem.embed import EmbedSettings, make_embedder; "
+            prep = ("from mdmem.adapters.embed import EmbedSettings, make_embedder; "
                     f"assert make_embedder(EmbedSettings(precision={precision!r})).prepare(print)")
             subprocess.run([sys.executable, "-c", prep], check=True, env=env)
         runs: dict[tuple[str, ...], list[dict[str, float]]] = {c: [] for c in configs}

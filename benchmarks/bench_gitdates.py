@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
 
     passes: list[float] = []
     try:
-        from mdmem.git import history
+        from mdmem.adapters.git import history
 
         for _ in range(args.runs):
             t = time.perf_counter()

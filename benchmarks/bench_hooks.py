@@ -115,7 +115,7 @@ def bench(notes: int, runs: int, seed: int, model: str | None, vault: Path, reus
 
     mdmem(vault, "serve", "--detach", "--idle-timeout", "900", env=env)
     try:
-        from mdmem.serve import call_server
+        from mdmem.edges.serve import call_server
 
         t = time.perf_counter()
         while call_server(vault, "context", {"text": "warm up", "budget": 100}, timeout=120) is None:

@@ -126,7 +126,7 @@ class Clients:
 
     # A CLI + serve client: reads through the warm server, writes with CLI processes.
     def cli_client(self, client: int) -> None:
-        from mdmem.serve import call_server
+        from mdmem.edges.serve import call_server
 
         rng = random.Random(f"{self.seed}-{client}")
         while time.monotonic() < self.deadline:
@@ -346,7 +346,7 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
         server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault), "serve",
                                    "--idle-timeout", str(args.seconds + 300)], env=env, stdout=out,
                                   stderr=subprocess.STDOUT)
-    from mdmem.serve import read_info
+    from mdmem.edges.serve import read_info
 
     for _ in range(400):
         if read_info(vault):

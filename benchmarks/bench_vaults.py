@@ -41,7 +41,7 @@ MERGES = ("across (evidence)", "concatenated", "round-robin", "by own score")
 
 def split_gold(work: Path) -> tuple[Path, Path, Path]:
     """The gold vault whole, and in two halves by alternating notes (files written only when changed)."""
-    from mdmem.evaluate import read_tree, sync_tree
+    from mdmem.edges.evaluate import read_tree, sync_tree
 
     files = read_tree(GOLD / "vault")
     notes = sorted(p for p in files if p.endswith(".md"))
@@ -56,7 +56,7 @@ def split_gold(work: Path) -> tuple[Path, Path, Path]:
 
 def ready(folder: Path) -> None:
     """Index and embed a vault (cached in its .mdmem/, so a second run does nothing)."""
-    from mdmem.vault import Vault
+    from mdmem.api.vault import Vault
 
     with Vault.open(folder) as v:
         v.reindex()
@@ -80,10 +80,10 @@ def naive(a: list[Any], b: list[Any], how: str) -> list[str]:
 
 
 def bench_quality(work: Path) -> dict[str, Any]:
-    from mdmem.eval_data import gold_as_of, load_gold
-    from mdmem.evaluate import ndcg_at, recall_at, reciprocal_rank
-    from mdmem.vault import Vault
-    from mdmem.vault_set import VaultSet
+    from mdmem.api.vault import Vault
+    from mdmem.api.vault_set import VaultSet
+    from mdmem.core.eval_data import gold_as_of, load_gold
+    from mdmem.edges.evaluate import ndcg_at, recall_at, reciprocal_rank
 
     whole, a, b = split_gold(work)
     for folder in (whole, a, b):
@@ -113,8 +113,8 @@ def bench_quality(work: Path) -> dict[str, Any]:
 
 
 def bench_speed(work: Path, notes: int, n_queries: int, runs: int, seed: int) -> dict[str, Any]:
-    from mdmem.vault import Vault
-    from mdmem.vault_set import VaultSet
+    from mdmem.api.vault import Vault
+    from mdmem.api.vault_set import VaultSet
 
     folders = [work / f"speed-{notes}-{s}" for s in (seed, seed + 1)]
     for s, folder in zip((seed, seed + 1), folders):
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ["MDMEM_CONFIG"] = str(args.tmp / "vaults.toml")  # no user's registry: vaults by folder
     os.environ["MDMEM_AUTO_EMBED"] = "0"
     info = machine()
-    from mdmem.embed import DEFAULT_MODEL
+    from mdmem.adapters.embed import DEFAULT_MODEL
 
     info["model"] = os.environ.get("MDMEM_EMBED_MODEL") or DEFAULT_MODEL
     quality = speed = None

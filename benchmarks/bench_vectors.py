@@ -258,7 +258,7 @@ def bench_warm(res: SizeResult, vault: Path, seed: int, log: Any) -> None:
 
 def bench_serve(res: SizeResult, mdmem: list[str], vault: Path, runs: int, seed: int, log: Any) -> None:
     """(3) ``mdmem serve``: readiness, idle RSS, cold CLI query with it; then cold CLI query without."""
-    from mdmem.serve import call_server, read_info
+    from mdmem.edges.serve import call_server, read_info
 
     raw = res.raw
     queries = make_queries(WARM_QUERIES + 41, seed=seed)[WARM_QUERIES + 1 :]  # unseen by the warm run
@@ -474,7 +474,7 @@ def vector_machine() -> dict[str, Any]:
     except Exception:  # noqa: BLE001 (informational only)
         info.setdefault("torch", "?")
         info.setdefault("usearch", "?")
-    from mdmem.embed import DEFAULT_MODEL, EmbedSettings
+    from mdmem.adapters.embed import DEFAULT_MODEL, EmbedSettings
 
     info["model"] = DEFAULT_MODEL
     info["threads"] = EmbedSettings().threads

@@ -79,7 +79,7 @@ def make_vault(root: Path, n: int, seed: int = 0) -> None:
 
 
 def export_page(n: int, work: Path) -> Path:
-    from mdmem.vault import Vault
+    from mdmem.api.vault import Vault
 
     vault = work / f"vault-{n}"
     page = work / f"graph-{n}.html"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mdmem.vault import Vault  # noqa: E402
+from mdmem.api.vault import Vault  # noqa: E402
 
 
 def _norm(s: str) -> str:

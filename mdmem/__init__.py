@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .version import __version__
+from .core.version import __version__
 
 __all__ = ["Vault", "Note", "Hit", "MdmemError", "__version__"]
 
 if TYPE_CHECKING:
-    from .errors import MdmemError
-    from .note import Note
+    from .api.vault import Vault
+    from .core.errors import MdmemError
+    from .core.note import Note
     from .results import Hit
-    from .vault import Vault
 
 
 def __getattr__(name: str) -> Any:
     # Lazy, so "import mdmem" (and "mdmem --help") stays cheap.
     if name == "Vault":
-        from .vault import Vault
+        from .api.vault import Vault
 
         return Vault
     if name == "Hit":
@@ -26,11 +26,11 @@ def __getattr__(name: str) -> Any:
 
         return Hit
     if name == "Note":
-        from .note import Note
+        from .core.note import Note
 
         return Note
     if name == "MdmemError":
-        from .errors import MdmemError
+        from .core.errors import MdmemError
 
         return MdmemError
     raise AttributeError(f"module 'mdmem' has no attribute {name!r}")

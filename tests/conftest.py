@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.embed import load_onnxruntime_first
+from mdmem.adapters.embed import load_onnxruntime_first
 
 # mdmem loads onnxruntime before usearch in every process (importing it after usearch segfaults); the
 # test process opens vector indexes outside a Semantic too, so it does the same once, up front.

@@ -45,7 +45,7 @@ def _instead(*a: Any, **k: Any) -> Any:
 def install(point: str) -> None:
     import shutil
 
-    from mdmem.embed import HashEmbedder
+    from mdmem.adapters.embed import HashEmbedder
     from mdmem.index import catalog, lexical, store, vectors
 
     if point == "lexical-inside":  # documents added, whoosh writer open, nothing committed

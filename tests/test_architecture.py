@@ -4,6 +4,7 @@ inside functions count), no module uses another module's private names, modules 
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -80,8 +81,18 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circles_counting_imports_inside_functions() -> None:
     graph = {name: imports(name) for name in MODULES}
-    assert "mdmem.index.store" in graph["mdmem.vault"]  # the walk sees real imports
+    assert "mdmem.index.store" in graph["mdmem.api.vault"]  # the walk sees real imports
     assert cycles(graph) == []
+
+
+def test_the_tree_shows_the_layers() -> None:
+    """Every module lives in its layer's folder, and each folder is one rung of the layers contract."""
+    contracts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    rungs = next(c["layers"] for c in contracts if c["type"] == "layers")
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert {p.name for p in PACKAGE.glob("*.py")} == {"__init__.py", "__main__.py"}
+    assert {f"mdmem.{f}" for f in folders} == set(rungs) - {"mdmem.__main__"}
+    assert len(rungs) <= 10
 
 
 def test_the_cycle_finder_finds_a_circle() -> None:
@@ -133,12 +144,12 @@ def test_the_private_name_check_catches_a_reach_in() -> None:
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_modules_stay_readable(name: str) -> None:
     lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
-    assert lines <= (MAX_VAULT_LINES if name == "mdmem.vault" else MAX_LINES), f"{name}: {lines} lines"
+    assert lines <= (MAX_VAULT_LINES if name == "mdmem.api.vault" else MAX_LINES), f"{name}: {lines} lines"
 
 
 # A library with one home: no other module imports it, inside functions included (issue 17: "pypdf only
 # in one module"; whoosh, usearch, SQL and GitPython have import-linter's contracts).
-ONE_HOME = {"pypdf": "mdmem.pdf"}
+ONE_HOME = {"pypdf": "mdmem.adapters.pdf"}
 
 
 @pytest.mark.parametrize("library", sorted(ONE_HOME))

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdmem.links import analyze_body, normalize_ref, split_wikilink
-from mdmem.note import MAX_FRONTMATTER, parse_note, render_note, set_fields
-from mdmem.vault import Vault
+from mdmem.api.vault import Vault
+from mdmem.core.links import analyze_body, normalize_ref, split_wikilink
+from mdmem.core.note import MAX_FRONTMATTER, parse_note, render_note, set_fields
 
 from .conftest import mdmem_in_process, snapshot, write_files
 
@@ -85,7 +85,7 @@ BOMB_KEYS = ["tags", "aliases", "entities", "links", "status", "type", "scope", 
 PROBE = """
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])
-from mdmem.note import parse_note
+from mdmem.core.note import parse_note
 text = open(sys.argv[2], encoding="utf-8").read()
 note = parse_note(text, "bomb.md")
 json.dumps([note.title, note.tags, note.aliases, note.entities, note.status, note.type, note.scope])
@@ -282,7 +282,7 @@ def test_cli_add_refuses_a_path_outside_the_vault(walled: tuple[Path, Path], pat
 def test_mcp_tools_refuse_every_reference_that_leaves_the_vault(walled: tuple[Path, Path]) -> None:
     import anyio
 
-    from .test_mcp import stdio_session, text
+    from .edges.test_mcp import stdio_session, text
 
     root, tmp = walled
     before_in, before_out = snapshot(root), files_outside(tmp, root)

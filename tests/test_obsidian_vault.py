@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.vault import Vault
+from mdmem.api.vault import Vault
 
 from .conftest import git, mdmem_in_process
 from .obsidian_vault import ATTACHMENTS, COUNTS, LINKS, NOTES, build

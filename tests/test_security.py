@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mdmem.note import parse_note
+from mdmem.core.note import parse_note
 
 from .conftest import mdmem_in_process, snapshot
 
@@ -288,7 +288,7 @@ def test_cli_add_and_correct_redact_unless_told_not_to(tmp_path: Path) -> None:
 def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import anyio
 
-    from .test_mcp import stdio_session, text
+    from .edges.test_mcp import stdio_session, text
 
     root = plain_vault(tmp_path)
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
@@ -362,9 +362,9 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
     pre-compact hooks, import (MEMORY.md, JSONL, day files and their re-import) — redacts before it cuts anything."""
     import threading
 
-    from mdmem.agent_hooks import run_hook
-    from mdmem.mcp_server import Tools
-    from mdmem.vault import Vault
+    from mdmem.api.vault import Vault
+    from mdmem.edges.agent_hooks import run_hook
+    from mdmem.edges.mcp_server import Tools
 
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
     root, fed = git_vault, []

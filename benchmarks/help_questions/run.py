@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from mdmem.vault import Vault
+from mdmem.api.vault import Vault
 
 
 def main(root: Path) -> None:

@@ -12,7 +12,7 @@ import importlib
 
 import click
 
-from ..version import __version__
+from ..core.version import __version__
 from .options import State
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers

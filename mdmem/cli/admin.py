@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..errors import MdmemError
+from ..core.errors import MdmemError
 from .options import State, handle_errors, output, pass_state, progress_bar, show
 
 SERVE_START_TIMEOUT = 180.0  # seconds `serve --detach` waits for the server to be warm
@@ -26,7 +26,7 @@ def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json
     background job (log: .mdmem/embed.log); unchanged ones come back from the embedding cache, also
     after --full. [embed] auto = false in mdmem.toml (or MDMEM_AUTO_EMBED=0) leaves them to "mdmem embed"."""
     if git_hook:
-        from ..githook import run_git_hook
+        from ..edges.githook import run_git_hook
 
         run_git_hook(state.vault_path, git_hook)
         return
@@ -48,8 +48,8 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     import subprocess
     import time
 
+    from ..edges.serve import Server, read_info
     from ..index.state import STATE_DIR
-    from ..serve import Server, read_info
 
     vault = state.vault
     running = read_info(vault.root)
@@ -133,7 +133,7 @@ def hooks_install(state: State) -> None:
 
     A commit is indexed before git returns; a checkout, merge, pull or rebase that changes more than 150
     notes is indexed by one background job (reads say so until it is done; log: .mdmem/catchup.log)."""
-    from ..git import install_hooks
+    from ..adapters.git import install_hooks
 
     for line in install_hooks(state.vault.root):
         click.echo(line)
@@ -144,7 +144,7 @@ def hooks_install(state: State) -> None:
 @handle_errors
 def hooks_uninstall(state: State) -> None:
     """Remove mdmem's hooks and restore the hooks they replaced."""
-    from ..git import uninstall_hooks
+    from ..adapters.git import uninstall_hooks
 
     for line in uninstall_hooks(state.vault.root):
         click.echo(line)

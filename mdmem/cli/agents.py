@@ -36,7 +36,7 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
     Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
     prompts (acknowledgements, slash commands).
     """
-    from ..agent_hooks import run_hook
+    from ..edges.agent_hooks import run_hook
 
     run_hook("prompt", state.vault_path, sys.stdin.read(), budget=budget, time_budget_ms=time_budget)
 
@@ -47,14 +47,14 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
 @pass_state
 def hook_session_start(state: State, budget: int) -> None:
     """SessionStart: pinned notes and the latest handoff of this project (after a compaction: this session's)."""
-    from ..agent_hooks import run_hook
+    from ..edges.agent_hooks import run_hook
 
     run_hook("session-start", state.vault_path, sys.stdin.read(), budget=budget)
 
 
 def _capture(event: str, state: State, commit: bool | None, dry_run: bool) -> None:
     """stop and pre-compact: the session's handoff note, or (``dry_run``) its text on stdout."""
-    from ..agent_hooks import capture_handoff, find_vault, read_payload, run_hook
+    from ..edges.agent_hooks import capture_handoff, find_vault, read_payload, run_hook
 
     if not dry_run:
         run_hook(event, state.vault_path, sys.stdin.read(), commit=commit)
@@ -133,10 +133,10 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
     """
     import contextlib
 
-    from ..errors import VaultNotFound
+    from ..core.errors import VaultNotFound
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
-        from ..mcp_server import check_bind, run_http, run_stdio
+        from ..edges.mcp_server import check_bind, run_http, run_stdio
 
         if use_http:
             check_bind(host, token)
@@ -144,7 +144,7 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
         if group is None:
             vault, make, also = state.vault, None, None
         else:
-            from ..mcp_vaults import primary_member, set_tools
+            from ..edges.mcp_vaults import primary_member, set_tools
             from ..render import skipped_line
 
             for s in group.skipped:
@@ -189,7 +189,7 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
     Existing settings, hooks and servers are kept; mdmem's own entries are updated in place.
     The commands name this Python and the vault's absolute path.
     """
-    from ..claude_setup import setup_claude_code as run_setup
+    from ..edges.claude_setup import setup_claude_code as run_setup
 
     report = run_setup(state.vault.root, project=project_dir.resolve() if project else None, remove=remove,
                        dry_run=dry_run)
@@ -222,8 +222,8 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
     Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).
     Running an import again creates no duplicates. Secrets are redacted; source files are not changed.
     """
-    from ..importer import detect, import_path
-    from ..schema import TYPES
+    from ..core.schema import TYPES
+    from ..edges.importer import detect, import_path
 
     if default_type not in TYPES:
         raise click.BadParameter(f"use one of: {', '.join(sorted(TYPES))}", param_hint="--type")

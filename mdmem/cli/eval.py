@@ -55,9 +55,9 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     The embedding model is [embed] model's default; compare another with $MDMEM_EMBED_MODEL
     (e.g. multilingual-e5-small) and its own --cache-dir.
     """
-    from ..errors import MdmemError
-    from ..eval_data import CATEGORIES, load_locomo
-    from ..evaluate import (
+    from ..core.errors import MdmemError
+    from ..core.eval_data import CATEGORIES, load_locomo
+    from ..edges.evaluate import (
         ALL_MODES,
         Row,
         Suite,

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import MdmemError
+from ..core.errors import MdmemError
 from .options import (
     State,
     commit_option,
@@ -108,7 +108,7 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: b
     Each result says whether it is a match, a cause or an effect, and the chain of edges (with
     their reasons) from the match to it. Causes rank with the match they explain.
     """
-    from ..memory import WHY_MATCHES
+    from ..core.memory import WHY_MATCHES
 
     text = " ".join(query)
     filters = filters_from(kw)

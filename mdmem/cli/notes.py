@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import MdmemError
+from ..core.errors import MdmemError
 from .options import State, commit_option, output, pass_state, read_body, redact_args, redact_option, show
 
 
@@ -27,7 +27,7 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
     Says what it created and what it appended to (.gitignore), and commits exactly those files
     in one commit (not a .gitignore that already had uncommitted changes of yours).
     """
-    from ..scaffold import init_vault
+    from ..edges.scaffold import init_vault
 
     show(init_vault(path, use_git=use_git, commit=commit), as_json)
 
@@ -124,7 +124,7 @@ unpin = _note_change_command("unpin", "Unpin NOTE: it no longer comes first in c
 def snooze(state: State, note: str, until: str | None, duration: str | None, commit: bool | None,
            as_json: bool) -> None:
     """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
-    from ..memory import parse_until
+    from ..core.memory import parse_until
 
     show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
 
@@ -150,7 +150,7 @@ def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | N
     Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
     A bad value is refused with what the key takes; nothing is written then.
     """
-    from ..errors import BadValue
+    from ..core.errors import BadValue
 
     values: dict[str, str] = {}
     for item in assignments:
@@ -226,7 +226,7 @@ def show_(state: State, note_at: str, as_json: bool) -> None:
 
     The text goes to stdout as it was in the file; the commit it comes from to stderr.
     """
-    from ..errors import MdmemError
+    from ..core.errors import MdmemError
 
     note, at, rev = note_at.rpartition("@")
     if not at or not note or not rev:

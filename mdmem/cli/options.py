@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import MdmemError
-from ..schema import INCLUDE_CHOICES, STATUSES
+from ..core.errors import MdmemError
+from ..core.schema import INCLUDE_CHOICES, STATUSES
 
 if TYPE_CHECKING:
+    from ..api.vault import Vault
+    from ..api.vault_set import VaultSet
     from ..results import Hits
-    from ..vault import Vault
-    from ..vault_set import VaultSet
 
 
 class State:
@@ -36,7 +36,7 @@ class State:
         if vaults and all_vaults:
             raise click.UsageError("Give --vaults or --all-vaults, not both.")
         if self._set is None:
-            from ..vault_set import VaultSet
+            from ..api.vault_set import VaultSet
 
             self._set = VaultSet.open((vaults or "").split(","), all_vaults=all_vaults)
         return self._set
@@ -45,9 +45,9 @@ class State:
     def vault(self) -> Vault:
         """--vault NAME|PATH, else the vault at or above the current folder, else the default vault."""
         if self._vault is None:
-            from .. import registry
-            from ..errors import VaultNotFound
-            from ..vault import Vault
+            from ..api import registry
+            from ..api.vault import Vault
+            from ..core.errors import VaultNotFound
 
             if self.vault_path:
                 self._vault = Vault.open(registry.resolve(self.vault_path))
@@ -65,7 +65,7 @@ class State:
     def vault_for(self, ref: str) -> tuple[Vault, str]:
         """The vault a note reference is in and the reference there: ``NAME:REF`` (a registered vault's
         name, as answers across vaults give ids) is vault NAME's, anything else this command's vault."""
-        from ..vault_set import QUALIFIED, open_ref
+        from ..api.vault_set import QUALIFIED, open_ref
 
         if not QUALIFIED.match(ref):
             return self.vault, ref
@@ -202,7 +202,7 @@ redact_option = click.option("--no-redact", is_flag=True,
 
 def redact_args(*texts: str | None) -> list[Any]:
     """The texts with secrets redacted, as MCP add does (issue 7); the count goes to stderr."""
-    from ..redact import redact
+    from ..core.redact import redact
     from ..render import redaction_notice
 
     done = [redact(t) if t else None for t in texts]
@@ -259,8 +259,8 @@ def progress_lines(label: str, every: float = 10.0, after: float = 2.0) -> Calla
 def served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
                     filters: dict[str, Any]) -> Hits:
     """Ask a running ``mdmem serve`` (model already loaded), else run here; ``info`` says which."""
+    from ..edges.serve import call_server
     from ..results import Hit, Hits
-    from ..serve import call_server
 
     vault = state.vault
     answer = call_server(vault.root, method, {"text": text, "limit": limit, "explain": explain, **filters})

@@ -27,7 +27,7 @@ def vaults(ctx: click.Context, as_json: bool) -> None:
     The list lives in $MDMEM_CONFIG, else $XDG_CONFIG_HOME/mdmem/vaults.toml, else
     ~/.config/mdmem/vaults.toml. Status: ok, "missing folder", or "not a vault yet" (run mdmem init)."""
     if ctx.invoked_subcommand is None:
-        from ..registry import listing
+        from ..api.registry import listing
 
         show(listing(), as_json)
 
@@ -39,7 +39,7 @@ def vaults(ctx: click.Context, as_json: bool) -> None:
 @output
 def vaults_add(name: str, path: str, make_default: bool, as_json: bool) -> None:
     """Register the folder PATH as NAME (letters, digits, - and _). PATH is stored absolute."""
-    from ..registry import add
+    from ..api.registry import add
 
     show(add(name, path, make_default=make_default), as_json)
 
@@ -49,7 +49,7 @@ def vaults_add(name: str, path: str, make_default: bool, as_json: bool) -> None:
 @output
 def vaults_remove(name: str, as_json: bool) -> None:
     """Forget NAME; its folder and notes are not touched."""
-    from ..registry import remove
+    from ..api.registry import remove
 
     show(remove(name), as_json)
 
@@ -59,7 +59,7 @@ def vaults_remove(name: str, as_json: bool) -> None:
 @output
 def vaults_default(name: str, as_json: bool) -> None:
     """Use the vault NAME when no --vault is given outside any vault."""
-    from ..registry import set_default
+    from ..api.registry import set_default
 
     show(set_default(name), as_json)
 
@@ -71,7 +71,7 @@ def vaults_default(name: str, as_json: bool) -> None:
 def vaults_personal(name: str | None, unset: bool, as_json: bool) -> None:
     """Make NAME the personal vault: the prompt hook ("mdmem hook prompt") searches it beside the
     project's vault and merges the two (its global notes and this project's). --unset: none."""
-    from ..registry import set_personal
+    from ..api.registry import set_personal
 
     if bool(name) == unset:
         raise click.UsageError("Give a vault NAME, or --unset.")

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..chunk import chunk_note
-from ..links import normalize_ref
-from ..note import Note, NoteDates, Problem
-from ..text import terms
+from ..core.chunk import chunk_note
+from ..core.links import normalize_ref
+from ..core.note import Note, NoteDates, Problem
+from ..core.text import terms
 from .catalog_near import CatalogNear
 from .catalog_refs import SCHEMA as REFS_SCHEMA
 from .catalog_refs import CatalogRefs, delete_refs, write_refs

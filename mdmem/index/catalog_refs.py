@@ -12,10 +12,10 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from ..refs import AS_WRITTEN, identity_keys, note_refs
+from ..core.refs import AS_WRITTEN, identity_keys, note_refs
 
 if TYPE_CHECKING:
-    from ..note import Note
+    from ..core.note import Note
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS refs (

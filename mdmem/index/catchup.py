@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import IndexNotWritten, LockHeld
+from ..core.errors import IndexNotWritten, LockHeld
 from .state import JOB_HOOK, IndexState
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class CatchUp:
         ``index_warning`` say so and the answer comes from the index as it is. A request a killed job
         left is finished here. Checked at most every ``NOTICE_EVERY`` seconds per store, and never
         under this store's own writer lock."""
-        from ..git import changed_since, head_cheap
+        from ..adapters.git import changed_since, head_cheap
 
         now = time.monotonic()
         if self.state.locked_here or now - self._noticed_at < NOTICE_EVERY:

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..git import History, PendingHistory, modified_files, tracked_files
-from ..note import Note, NoteDates, note_dates
+from ..adapters.git import History, PendingHistory, modified_files, tracked_files
+from ..core.note import Note, NoteDates, note_dates
 
 if TYPE_CHECKING:
     from .catalog import Catalog

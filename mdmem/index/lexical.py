@@ -24,8 +24,8 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
-from ..rank import Filters  # noqa: E402
-from ..text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
+from ..core.rank import Filters  # noqa: E402
+from ..core.text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -53,7 +53,7 @@ def engine_version() -> str:
 
 
 class MdmemTokenizer(Tokenizer):
-    """Whoosh tokenizer over ``mdmem.text.tokenize`` (CJK bigrams, identifiers, stems)."""
+    """Whoosh tokenizer over ``mdmem.core.text.tokenize`` (CJK bigrams, identifiers, stems)."""
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)

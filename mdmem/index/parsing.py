@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..files import Files
-from ..note import Note, NoteDates, iso_to_timestamp
+from ..adapters.files import Files
+from ..core.note import Note, NoteDates, iso_to_timestamp
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -18,17 +18,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import QuerySettings, auto_embed
-from ..embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
-from ..errors import LockHeld, MdmemError, write_failure
-from ..rank import Candidate, Filters
+from ..adapters.config import QuerySettings, auto_embed
+from ..adapters.embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
+from ..core.errors import LockHeld, MdmemError, write_failure
+from ..core.rank import Candidate, Filters
 from ..results import EmbedReport
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..embed import Embedder
+    from ..adapters.embed import Embedder
     from .catalog import Catalog, EmbeddingCache
     from .store import IndexStore
     from .vectors import VectorIndex
@@ -479,7 +479,7 @@ class Semantic:
     def reranker(self) -> Any:
         """The configured cross-encoder ([rerank] model), loaded on first use; None without one."""
         if self._reranker is None and self.query_settings.rerank_model:
-            from ..embed import CrossEncoderReranker
+            from ..adapters.embed import CrossEncoderReranker
 
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.thread_count)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import LockHeld, MdmemError, write_failure
+from ..core.errors import LockHeld, MdmemError, write_failure
 
 STATE_DIR = ".mdmem"
 SERVE_FILE = "serve.json"  # a running ``mdmem serve``: pid, port, token (mode 0600)
@@ -93,7 +93,7 @@ class IndexState:
     def switch(self, manifest: dict[str, Any]) -> None:
         """Write ``manifest`` (sealed with this user's key for the generation it names), then
         remove the other generations."""
-        from ..files import atomic_write  # lazily: the prompt hook reads serve.json through this module
+        from ..adapters.files import atomic_write  # lazily: the prompt hook reads serve.json through this module
 
         generation = str(manifest["generation"])
         manifest = {**manifest, "seal": seal(generation)}
@@ -279,7 +279,7 @@ class IndexState:
 
     def record_folders(self, generation: str, dirs: dict[str, int], taken: int) -> None:
         """Remember the folders' mtimes (taken before a whole scan that the index now matches)."""
-        from ..files import atomic_write
+        from ..adapters.files import atomic_write
 
         atomic_write(self.dir / TREE_FILE, json.dumps({"generation": generation, "taken": taken, "dirs": dirs}))
 

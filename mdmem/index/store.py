@@ -19,13 +19,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..config import Config
-from ..errors import AmbiguousNote, IndexMissing, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
-from ..files import Files, is_hidden
-from ..note import Note, NoteDates, Problem, new_id, note_dates, now_iso
-from ..rank import Filters, make_filters
-from ..text import slugify
-from ..version import __version__
+from ..adapters.config import Config
+from ..adapters.files import Files, is_hidden
+from ..core.errors import (
+    AmbiguousNote,
+    IndexMissing,
+    IndexNotWritten,
+    LockHeld,
+    MdmemError,
+    NoteNotFound,
+    write_failure,
+)
+from ..core.note import Note, NoteDates, Problem, new_id, note_dates, now_iso
+from ..core.rank import Filters, make_filters
+from ..core.text import slugify
+from ..core.version import __version__
 from .catchup import CatchUp
 from .parsing import lexical_doc, read_notes
 from .state import IndexState
@@ -381,7 +389,7 @@ class IndexStore(CatchUp):
 
     def head(self) -> str | None:
         """The vault repository's HEAD commit (None outside git or before the first commit)."""
-        from ..git import find_git_dir, head_commit
+        from ..adapters.git import find_git_dir, head_commit
 
         if find_git_dir(self.root) is None:
             return None
@@ -393,7 +401,7 @@ class IndexStore(CatchUp):
     def commit_changes(self) -> tuple[list[str], str] | None:
         """(paths changed between the last indexed commit and HEAD, HEAD), or None when
         that cannot be told cheaply (no git, nothing indexed yet, unknown commit)."""
-        from ..git import changed_since
+        from ..adapters.git import changed_since
 
         head = self.head()
         if head is None or self.rebuild_reason() is not None:
@@ -428,8 +436,8 @@ class IndexStore(CatchUp):
         git still refuses (another git process keeps its lock, a pre-commit hook fails), the files
         stay written and indexed: the reason goes to ``warnings`` and None is returned.
         """
-        from ..errors import CommitFailed
-        from ..git import commit_paths, find_git_dir
+        from ..adapters.git import commit_paths, find_git_dir
+        from ..core.errors import CommitFailed
 
         if find_git_dir(self.root) is None:
             return None
@@ -556,7 +564,7 @@ class IndexStore(CatchUp):
 
     def now(self, as_of: Any = None) -> float:
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
-        from ..rank import date_bound
+        from ..core.rank import date_bound
 
         value = as_of or os.environ.get("MDMEM_NOW")
         if value:

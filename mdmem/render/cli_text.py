@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..targets import names_attachment
+from ..core.targets import names_attachment
 from .lines import (
     Table,
     bold,

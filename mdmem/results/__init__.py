@@ -13,9 +13,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .base import (
-        Result,
-    )
+    from .base import Result
     from .changes import (
         AddReport,
         AddResult,
@@ -52,14 +50,7 @@ if TYPE_CHECKING:
         flat,
     )
     from .indexing import EmbedReport, ReindexReport
-    from .notes import (
-        MissingNote,
-        NoteBatch,
-        NoteDoc,
-        NoteLink,
-        NoteText,
-        note_doc,
-    )
+    from .notes import MissingNote, NoteBatch, NoteDoc, NoteLink, NoteText, note_doc
     from .refs import Citation, CitesAnswer, PersonAnswer, PersonMention, RefItem, RefsAnswer
     from .reports import (
         DANGLING_LINK,
@@ -79,16 +70,7 @@ if TYPE_CHECKING:
         VectorStatus,
         problem_kind,
     )
-    from .search import (
-        ContextItem,
-        Hit,
-        Hits,
-        LinkHint,
-        MemoryContext,
-        Profile,
-        SimilarNote,
-        SimilarNotes,
-    )
+    from .search import ContextItem, Hit, Hits, LinkHint, MemoryContext, Profile, SimilarNote, SimilarNotes
     from .sync import Resolution, SyncConflict, SyncReport
     from .vaults import VaultChange, VaultEntry, VaultList
 

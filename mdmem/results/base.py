@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields, is_dataclass
 from typing import Any, ClassVar, Self
 
-from ..note import Problem
+from ..core.note import Problem
 
 
 def plain(value: Any) -> Any:

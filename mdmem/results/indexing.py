@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from ..note import Problem
+from ..core.note import Problem
 from .base import Result, own, problems
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
-from ..links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
-from ..note import Note, NoteDates, Problem
+from ..core.links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
+from ..core.note import Note, NoteDates, Problem
 from .base import Result, own, problems
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.

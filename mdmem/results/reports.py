@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from ..note import Problem
+from ..core.note import Problem
 from .base import Result, own, problems
 
 

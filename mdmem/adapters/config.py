@@ -1,0 +1,160 @@
+"""Vault settings from ``mdmem.toml`` and ``MDMEM_*`` variables. Data only: no setting can run code."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ConfigError
+from ..core.schema import SEQUENCE_EDGES
+
+CONFIG_FILE = "mdmem.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings of one vault."""
+
+    exclude: tuple[str, ...] = ()  # glob patterns (vault-relative) that are not notes
+    notes_dir: str = "notes"  # where `mdmem add` writes new notes
+    git_commit: bool = True  # mutating commands commit the files they write
+    lock_timeout: float = 30.0  # seconds a writer waits for another writer
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def load_config(root: Path) -> Config:
+    """Read ``mdmem.toml`` (optional) and apply ``MDMEM_*`` overrides."""
+    data: dict[str, object] = {}
+    path = root / CONFIG_FILE
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}. Fix the TOML syntax or delete the file.") from exc
+    vault = data.get("vault", {}) if isinstance(data.get("vault"), dict) else {}
+    git = data.get("git", {}) if isinstance(data.get("git"), dict) else {}
+    exclude = vault.get("exclude", [])  # type: ignore[union-attr]
+    if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
+        raise ConfigError(f"{path}: [vault] exclude must be a list of glob strings.")
+    notes_dir = str(vault.get("notes_dir", "notes")).strip("/")  # type: ignore[union-attr]
+    if ".." in Path(notes_dir).parts or Path(notes_dir).is_absolute():
+        raise ConfigError(f"{path}: [vault] notes_dir must be a folder inside the vault.")
+    commit = git.get("commit", True)  # type: ignore[union-attr]
+    if not isinstance(commit, bool):  # bool("no") is True
+        raise ConfigError(f"{path}: [git] commit must be true or false, got {commit!r}.")
+    if os.environ.get("MDMEM_GIT_COMMIT"):
+        commit = os.environ["MDMEM_GIT_COMMIT"].lower() not in ("0", "false", "no", "off")
+    try:
+        timeout = float(os.environ.get("MDMEM_LOCK_TIMEOUT", vault.get("lock_timeout", 30.0)))  # type: ignore[union-attr, arg-type]
+    except ValueError as exc:
+        raise ConfigError(f"MDMEM_LOCK_TIMEOUT must be a number of seconds: {exc}") from exc
+    if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever
+        raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
+    return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
+                  lock_timeout=timeout, extra=data)
+
+
+def auto_embed(data: dict[str, object]) -> bool:
+    """[embed] auto in mdmem.toml (default true): give changed chunks their vectors after every write,
+    inline when cheap, else in a background job (issue 14). $MDMEM_AUTO_EMBED (0/1) overrides."""
+    env = os.environ.get("MDMEM_AUTO_EMBED")
+    if env:
+        return env.strip().lower() not in ("0", "false", "no", "off")
+    raw = data.get("embed", {})
+    value = raw.get("auto", True) if isinstance(raw, dict) else True
+    if not isinstance(value, bool):  # bool("no") is True
+        raise ConfigError(f"[embed] auto must be true or false, got {value!r}.")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySettings:
+    """[query] in mdmem.toml: fusion weights and thresholds (measured with ``mdmem eval``)."""
+
+    candidates: int = 50  # per leg
+    rrf_k: int = 60
+    bm25_weight: float = 1.0
+    vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
+    min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
+    strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
+    duplicate_similarity: float = 0.9  # notes at least this similar (best chunks) count as copies
+    duplicate_places: int = 2  # a copy waits until this many other notes are placed after its twin
+    expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
+    expand_weight: float = 0.5  # its weight in the fusion
+    top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it (turn MRR .517 → .482)
+    # Score-aware blending when BM25 cannot answer: when the best BM25 match covers less than
+    # blend_coverage of the query's IDF mass, fusion moves towards a blend of normalised scores
+    # (BM25 / its best + blend_vector_weight × the cosine's place between min_similarity and the best
+    # cosine), fully at blend_coverage_full. RRF sees only ranks and buried clear vector wins on
+    # paraphrases (gold paraphrase R@10: vsearch .767, query .522 → .767); LoCoMo's questions mostly
+    # share words with their answers and keep RRF. Gold paraphrases and no-answer queries have a best
+    # coverage ≤ .47, identifiers and keywords ~1; 0.35–0.5 was picked on the gold set and checked on
+    # LoCoMo (turn R@10 .683 → .684, session R@5 .862 → .865; 0.3–0.5 lost turn R@10 .683 → .679).
+    blend_coverage: float = 0.5
+    blend_coverage_full: float = 0.35
+    blend_vector_weight: float = 1.0
+    section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
+    rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
+    rerank_top: int = 30
+    min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
+    strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
+    # Spreading along sequence edges: a hit lends this share of its score to the notes one link
+    # away (and spread × spread_decay two links away). A chat turn's answer is usually the next
+    # turn, which shares no words with the question (LoCoMo turn R@10 .659 → .676, MRR .499 → .508).
+    spread: float = 0.2
+    spread_decay: float = 0.5
+    spread_hops: int = 2
+    spread_types: tuple[str, ...] = SEQUENCE_EDGES
+    # Only fragments lend and receive: a note of a few sentences (a chat turn) means little without
+    # its neighbours, a long note stands alone (one note per LoCoMo session: R@5 .864 → .816 when
+    # whole sessions spread to the next).
+    spread_max_bytes: int = 2000
+
+    def __post_init__(self) -> None:
+        # Bounds a cloned vault's mdmem.toml cannot step out of (a huge candidate list or hop count
+        # would make every query slow); the float settings must be real numbers.
+        import math
+
+        for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
+                                ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
+                                ("spread_max_bytes", 0, 10_000_000)):
+            if not low <= getattr(self, name) <= high:
+                raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
+        for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
+                     "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay",
+                     "blend_coverage", "blend_coverage_full", "blend_vector_weight"):
+            if not math.isfinite(getattr(self, name)):
+                raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
+
+    @classmethod
+    def from_config(cls, data: dict[str, Any], defaults: dict[str, Any] | None = None) -> QuerySettings:
+        """From ``defaults`` (the embedding model's), then [query]/[rerank] in mdmem.toml, then
+        $MDMEM_QUERY ("vector_weight=0.4,expand=false")."""
+        raw = dict(defaults or {})
+        raw.update(data.get("query", {}) if isinstance(data.get("query"), dict) else {})
+        for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
+            key, _, value = item.partition("=")
+            raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (
+                "true", "false", "yes", "no") else value.strip()
+        rerank = data.get("rerank", {})
+        kwargs: dict[str, Any] = {}
+        if raw:
+            for f in (fld.name for fld in fields(cls) if fld.name != "rerank_model"):  # that one is [rerank] model
+                if f in raw:
+                    kind = type(getattr(cls(), f))
+                    if kind is tuple:
+                        value = raw[f]
+                        items = value.split("|") if isinstance(value, str) else list(value)
+                        kwargs[f] = tuple(str(v).strip() for v in items if str(v).strip())
+                    else:
+                        try:
+                            kwargs[f] = raw[f] if kind is bool and isinstance(raw[f], bool) else kind(raw[f])
+                        except (TypeError, ValueError) as exc:
+                            word = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                            raise ConfigError(f"[query] {f} = {raw[f]!r} must be {word}.") from exc
+        if isinstance(rerank, dict) and rerank.get("model"):
+            kwargs["rerank_model"] = str(rerank["model"])
+        return cls(**kwargs)

@@ -1,0 +1,1 @@
+"""The Python API: Vault (one vault), VaultSet (several), and the user's named vaults."""

@@ -1,0 +1,1 @@
+"""The other doors besides the CLI: MCP server, warm server, git and agent hooks, setup, import, eval."""

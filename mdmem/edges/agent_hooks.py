@@ -1,0 +1,426 @@
+"""Claude Code hooks: ``mdmem hook prompt | session-start | stop | pre-compact``.
+
+Claude Code runs a hook command with one JSON object on stdin (``session_id``, ``transcript_path``,
+``cwd``, ``hook_event_name`` and, per event, ``prompt`` or ``source``) and reads JSON from stdout:
+``{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`` adds text to what the
+model sees. A hook here never fails the agent: whatever goes wrong (no vault, bad input, a slow
+machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
+
+- prompt (UserPromptSubmit): the memories that matter for the prompt within a token budget, under a
+  time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
+  answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
+- session-start (SessionStart): pinned notes and the latest handoff of this project.
+- prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
+  unscoped ones, never another project's (``scopes_for``).
+- stop (Stop): one ``handoff`` note per session — what was asked, decided, learned and left open,
+  files touched — extracted from the transcript without an LLM, secrets redacted, rewritten in place
+  as the session goes on (never a second note for the same session).
+- pre-compact (PreCompact, ``trigger`` manual or auto): the same capture into the same note just
+  before Claude Code compacts the conversation; the SessionStart that follows (``source``
+  "compact") puts that note back in front of the model.
+
+The prompt hook is on the path of every prompt, so this module imports nothing heavy at the top:
+with a server running it needs only json and http.client (``python -m mdmem`` reaches it without
+click, see ``fast_main``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop", "pre-compact": "PreCompact"}
+PROMPT_BUDGET = 600  # tokens of memory added to a prompt
+SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
+TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
+LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
+LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model: ~0.3 s)
+PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
+
+
+# -- the hook protocol -----------------------------------------------------------------------------
+
+
+def _diag(msg: str) -> None:
+    try:
+        print(f"mdmem hook: {msg}", file=sys.stderr, flush=True)
+    except Exception:
+        pass
+
+
+def _output(event: str, context: str | None) -> str | None:
+    """The JSON Claude Code reads back, or None for nothing to add."""
+    if not context:
+        return None
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
+                      ensure_ascii=False)
+
+
+def read_payload(text: str) -> dict[str, Any]:
+    """The hook's stdin as a dict; anything else is an error the caller turns into no output."""
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("hook input is not a JSON object")
+    return data
+
+
+def find_vault(vault_path: str | None, payload: dict[str, Any]) -> Path | None:
+    """--vault, else $MDMEM_VAULT (a folder or a registered name), else the vault at or above the
+    session's cwd, else the default vault (no heavy imports). None, with the reason on stderr, if none."""
+    from ..api import registry
+    from ..core.errors import MdmemError
+
+    given = vault_path or os.environ.get("MDMEM_VAULT")
+    try:
+        if given:
+            return registry.resolve(given)
+        start = Path(str(payload.get("cwd") or os.getcwd())).expanduser()
+        for p in (start, *start.parents):
+            if (p / "mdmem.toml").is_file() or (p / ".mdmem").is_dir():
+                return p
+        return registry.default_vault()
+    except MdmemError as exc:
+        _diag(str(exc))
+        return None
+
+
+def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int | None = None,
+             time_budget_ms: int = TIME_BUDGET_MS, commit: bool | None = None,
+             out: Callable[[str], None] | None = None) -> int:
+    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0."""
+    write = out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush()))
+    name = EVENTS.get(event, event)
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            payload = read_payload(stdin_text)
+            root = find_vault(vault_path, payload)
+            if root is None:
+                _diag("no mdmem vault (pass --vault or set MDMEM_VAULT); nothing added")
+                return
+            if event == "prompt":
+                result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline,
+                                                partial=lambda text: result.__setitem__("partial", text))
+            elif event == "session-start":
+                result["text"] = session_context(root, payload, budget or SESSION_BUDGET)
+            elif event in ("stop", "pre-compact"):
+                info = capture_handoff(root, payload, commit=commit, event=event)
+                if info:
+                    _diag(f"handoff {info['action']}: {info['path']}")
+            else:
+                _diag(f"unknown hook {event!r}")
+        except Exception as exc:  # fail open: the agent goes on without memory
+            _diag(f"{type(exc).__name__}: {exc}")
+
+    started = time.monotonic()
+    deadline = started + time_budget_ms / 1000.0
+    if event in ("stop", "pre-compact"):
+        work()  # writing a note is not cut short; it has no reader waiting on stdout
+    else:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            done = _output(name, result.get("partial"))  # the project's memory, when only the personal vault is late
+            _diag(f"no answer within {time_budget_ms} ms; "
+                  + ("this project's memory only" if done else "nothing added"))
+            if done:
+                write(done)
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os._exit(0)  # the worker may be deep in an index read
+    payload_out = _output(name, result.get("text"))
+    if payload_out:
+        write(payload_out)
+    return 0
+
+
+# -- prompt ------------------------------------------------------------------------------------------
+
+_ACK = re.compile(
+    r"^(ok(ay)?|k|y(es|ep|eah)?|no(pe)?|n|sure|thanks?( you)?|thx|ty|great|cool|nice|good|done|go( on| ahead)?|"
+    r"continue|proceed|next|lgtm|sounds good|perfect|right|agreed|hmm+|hi|hello|hey)\W*$", re.I)
+def is_trivial(prompt: str) -> bool:
+    """Prompts that need no memory: empty, slash commands, acknowledgements, a few characters."""
+    p = prompt.strip()
+    if not p or p.startswith("/") or _ACK.match(p):
+        return True
+    # A CJK character says as much as a short word (a character class of those ranges costs ~9 ms
+    # to compile, paid on every prompt).
+    weight = sum(2 if "\u3040" <= ch <= "\ud7af" else 1 for ch in p if ch.isalnum())
+    return weight < 6
+
+
+def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float,
+                   partial: Callable[[str], None] | None = None) -> str | None:
+    """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
+    running server (hybrid, warm model), else here: hybrid when the model loads quickly (the bundled
+    model once exported to ONNX) and time allows, else BM25. With a personal vault (``vaults
+    personal NAME``) that is not this one, its notes of the same scopes join, merged on one scale
+    (``vault_set.merge_contexts``) when time allows: the project's answer alone is given to ``partial``
+    first, and stands if the personal vault fails or runs out of time."""
+    prompt = str(payload.get("prompt") or "")
+    if is_trivial(prompt):
+        return None
+    prompt = prompt[:2000]  # a pasted log is not a query
+    from ..api import registry
+
+    scope = scopes_for(payload)
+    try:
+        personal = registry.personal_vault()
+    except Exception as exc:  # a broken config file must not cost the project's memory
+        _diag(f"personal vault: {exc}")
+        personal = None
+    if personal is not None and personal[1].resolve() == root.resolve():
+        personal = None
+    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None)
+    if own is None or personal is None:
+        return _with_footer(own.text) if own is not None else None
+    if partial is not None:
+        partial(_with_footer(own.text))
+    if deadline - time.monotonic() < PERSONAL_MIN_S:
+        _diag(f"no time left for the personal vault {personal[0]!r}; this project's memory only")
+        return _with_footer(own.text)
+    try:
+        mine = vault_context(personal[1], prompt, budget, scope, deadline, explain=True)
+        if mine is None:
+            return _with_footer(own.text)
+        from ..api.vault import Vault
+        from ..api.vault_set import Member, merge_contexts, same_model, vault_name
+
+        with Vault.open(root) as here, Vault.open(personal[1]) as there:
+            parts = [(Member(vault_name(root), here), own), (Member(personal[0], there), mine)]
+            merged = merge_contexts(parts, budget, comparable=same_model([here, there]))
+        return _with_footer(merged.text)
+    except Exception as exc:  # fail open for the personal vault: the project's memory stands
+        _diag(f"personal vault {personal[0]!r}: {type(exc).__name__}: {exc}")
+        return _with_footer(own.text)
+
+
+def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *,
+                  explain: bool = False) -> Any:
+    """One vault's ``MemoryContext`` for the prompt: from its running server, else computed here; None
+    while its index is rebuilt (in the background)."""
+    from .serve import call_server, read_info
+
+    if read_info(root) is not None:
+        wait = deadline - time.monotonic() - LOCAL_RESERVE_S
+        if wait > 0.05:
+            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {}),
+                                      **({"explain": True} if explain else {})}
+            answer = call_server(root, "context", params, timeout=wait)
+            if answer is not None and isinstance(answer.get("context"), dict):
+                from ..results import MemoryContext
+
+                ctx = answer["context"]
+                try:
+                    return MemoryContext.from_dict(ctx)
+                except (KeyError, TypeError):  # a server that sends the text alone
+                    return MemoryContext(str(ctx.get("text") or ""), 0, budget)
+            _diag("mdmem serve did not answer in time; BM25 only")
+    from ..api.vault import Vault
+
+    vault = Vault.open(root)
+    try:
+        if vault.rebuild_reason() is not None:
+            _spawn_reindex(vault)
+            return None
+        quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
+        return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
+    finally:
+        vault.close()
+
+
+def _with_footer(text: str) -> str:
+    if not text:
+        return ""
+    return text + "(Whole note: mdmem get ID, or the mdmem MCP tool get.)\n"
+
+
+def _spawn_reindex(vault: Any) -> None:
+    """No usable index: build it in the background (minutes on a big vault), never in the hook."""
+    from .githook import rebuild_in_background
+
+    rebuild_in_background(vault)
+    _diag("the vault has no usable index yet; building it in the background")
+
+
+# -- session start -----------------------------------------------------------------------------------
+
+
+def project_scope(cwd: str | None) -> str | None:
+    """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
+    if not cwd:
+        return None
+    from ..core.text import slugify
+
+    name = slugify(Path(cwd).name)
+    return f"project:{name}" if name and name != "note" else None
+
+
+def scopes_for(payload: dict[str, Any]) -> list[str] | None:
+    """What the prompt and session-start hooks draw on: the session's project (``project_scope`` of its
+    cwd), topic notes and unscoped (global) ones, never another project's; None (all) outside a project."""
+    scope = project_scope(payload.get("cwd"))
+    return [scope, "topic:*"] if scope else None
+
+
+def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | None:
+    """Pinned notes of this project (``scopes_for``), then the latest handoff of this project (or of any
+    project) in full. After a compaction (``source`` "compact") it is this session's own handoff, which the
+    pre-compact hook has just written."""
+    from ..api.vault import Vault
+    from ..core.note import split_frontmatter
+    from ..core.text import estimate_tokens
+
+    vault = Vault.open(root)
+    try:
+        if vault.rebuild_reason() is not None:
+            _spawn_reindex(vault)
+            return None
+        pinned = vault.context("", budget=budget // 2, scope=scopes_for(payload), vectors=False)
+        parts = [pinned.text] if pinned.text else []
+        used = pinned.tokens
+        rows = vault.handoffs(project_scope(payload.get("cwd")), 3)
+        own = session_note(vault, str(payload.get("session_id") or "")) if payload.get("source") == "compact" else None
+        try:
+            note = vault.get(own) if own is not None else None
+        except Exception as exc:  # a broken note: the project's latest handoff, as at any start
+            _diag(f"{own}: {exc}")
+            note = own = None
+        if note is not None:
+            rows = [{"path": own, "title": note.title, "id": note.id}] + [r for r in rows if r["path"] != own][:2]
+        for i, row in enumerate(rows):
+            if i == 0:
+                try:
+                    body = split_frontmatter(vault.files.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
+                except OSError:
+                    continue
+                label = "This session before compaction" if row["path"] == own else "Last handoff"
+                head = f"{label}: {row['title']} (id: {row['id']})\n"
+                room = max(0, (budget - used - estimate_tokens(head)) * 4)
+                text = body.strip()
+                if len(text) > room:
+                    text = text[: max(0, room - 1)].rstrip() + "…"
+                block = head + text + "\n"
+            else:
+                block = f"Earlier handoff: {row['title']} (id: {row['id']})\n"
+            cost = estimate_tokens(block)
+            if used + cost > budget:
+                break
+            parts.append(block)
+            used += cost
+    finally:
+        vault.close()
+    if not parts:
+        return None
+    return "mdmem memory for this session.\n" + "\n".join(parts)
+
+
+# -- stop and pre-compact: the handoff --------------------------------------------------------------
+
+
+def _handoff_folder(vault: Any) -> str:
+    return f"{vault.config.notes_dir}/handoffs" if vault.config.notes_dir else "handoffs"
+
+
+def session_note(vault: Any, session_id: str) -> str | None:
+    """The vault path of a session's handoff note, if it has one (``handoffs/DAY-SESSION.md``: found by
+    the session part, so a transcript whose first date changed still finds its note)."""
+    from ..core.text import slugify
+
+    session = slugify(session_id)[:12] if session_id else ""
+    if not session:
+        return None
+    base = _handoff_folder(vault)
+    folder = vault.files.safe_path(base)
+    name = re.compile(r"\d{4}-\d{2}-\d{2}-" + re.escape(session) + r"\.md")
+    found = sorted(p.name for p in folder.glob(f"*-{session}.md") if name.fullmatch(p.name)) if folder.is_dir() else []
+    return f"{base}/{found[0]}" if found else None
+
+
+def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None = None,
+                    dry_run: bool = False, event: str = "stop") -> dict[str, Any] | None:
+    """Write (or rewrite) this session's handoff note from its transcript: at each Stop, and before a
+    compaction (``event`` "pre-compact") so that what the session decided, learned and left open is
+    not lost with the turns the compaction drops. One note per session, whichever hook comes first."""
+    path = payload.get("transcript_path")
+    if not path:
+        _diag("no transcript_path in the hook input; no handoff written")
+        return None
+    from ..core.handoff import build_handoff, parse_transcript
+    from ..core.redact import redact_text
+
+    with open(Path(str(path)).expanduser(), encoding="utf-8", errors="replace") as fh:
+        t = parse_transcript(fh)
+    t.session_id = str(payload.get("session_id") or t.session_id or "")
+    t.cwd = redact_text(str(payload.get("cwd") or t.cwd or ""))
+    handoff = build_handoff(t)
+    if handoff is None:
+        return None
+    if dry_run:
+        return {"action": "dry-run", "path": None, "title": handoff.title, "body": handoff.body,
+                "redacted": handoff.redacted}
+    from ..api.vault import Vault
+    from ..core.text import slugify
+
+    when = " before compaction" if event == "pre-compact" else ""
+    vault = Vault.open(root)
+    try:
+        session = slugify(t.session_id)[:12] or "session"
+        day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
+        rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
+        if vault.files.safe_path(rel).exists():
+            change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
+                                        commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated{when})")
+            action = "updated" if change.changed else "unchanged"
+            return {"action": action, "path": rel, "id": change.id, "commit": change.commit,
+                    "redacted": handoff.redacted}
+        scope = project_scope(t.cwd)
+        extra: dict[str, Any] = {"session": t.session_id or None, "cwd": t.cwd or None, "source": "claude-code"}
+        if t.started:
+            extra["created"] = t.started
+        added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel,
+                          commit=commit, extra=extra)
+        return {"action": "written", "path": added.path, "id": added.id, "commit": added.commit,
+                "redacted": handoff.redacted}
+    finally:
+        vault.close()
+
+
+# -- entry points -----------------------------------------------------------------------------------
+
+
+def fast_main(argv: list[str]) -> int | None:
+    """``[--vault V] hook EVENT [--budget N] [--time-budget MS] [--no-commit]`` without click, or None
+    (anything else, e.g. ``--help``, goes to the click CLI)."""
+    args = list(argv)
+    vault_path = None
+    if args[:1] == ["--vault"] and len(args) >= 2:
+        vault_path = args[1]
+        args = args[2:]
+    if len(args) < 2 or args[0] != "hook" or args[1] not in EVENTS:
+        return None
+    event, rest = args[1], args[2:]
+    opts: dict[str, Any] = {}
+    while rest:
+        key = rest.pop(0)
+        if key == "--no-commit":
+            opts["commit"] = False
+        elif key in ("--budget", "--time-budget") and rest and rest[0].isdigit():
+            opts["budget" if key == "--budget" else "time_budget_ms"] = int(rest.pop(0))
+        else:
+            return None
+    try:
+        stdin_text = sys.stdin.read()
+    except Exception:
+        stdin_text = ""
+    return run_hook(event, vault_path, stdin_text, **opts)

@@ -1,0 +1,413 @@
+"""Retrieval-quality harness (``mdmem eval``): metrics, the results table, and the runs.
+
+Metrics over ranked note ids and the table are pure; the datasets (LoCoMo, the gold set) and the
+notes built from them are in ``eval_data``. The runs build one vault per conversation under a cache
+directory (reused across runs, so the sidecar indexes persist), send every query through each
+retrieval mode and collect one row per mode and group.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..core.eval_data import Conversation, Query, gold_as_of, load_gold, locomo_queries, session_notes, turn_notes
+
+if TYPE_CHECKING:
+    from ..api.vault import Vault
+
+LIMIT = 10  # every mode is asked for this many hits; all metrics are @10 or less
+VAULT_MODES = ("search", "vsearch", "query", "query-relevance", "recall")  # Vault methods (text, limit=LIMIT)
+# mode → (Vault method, extra keyword arguments): "query-relevance" is query without priors, the
+# row that shows what the priors cost or gain.
+MODE_CALLS: dict[str, tuple[str, dict[str, Any]]] = {"query-relevance": ("query", {"priors": False})}
+ALL_MODES = ("grep", *VAULT_MODES)
+
+# ---------------------------------------------------------------------------------------------
+# metrics (pure)
+
+
+def recall_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """|top-k ∩ relevant| / |relevant| (0 when nothing is relevant)."""
+    if not relevant:
+        return 0.0
+    return len(set(ranked[:k]) & set(relevant)) / len(set(relevant))
+
+
+def reciprocal_rank(ranked: Sequence[str], relevant: Collection[str]) -> float:
+    """1 / rank of the first relevant item in the ranked list, 0 if there is none."""
+    for i, item in enumerate(ranked, 1):
+        if item in relevant:
+            return 1.0 / i
+    return 0.0
+
+
+def ndcg_at(ranked: Sequence[str], gains: Mapping[str, float], k: int = 10) -> float:
+    """nDCG@k with gain = grade (linear gains; a grade-1-only set is binary nDCG)."""
+    dcg = sum(gains.get(item, 0.0) / math.log2(i + 1) for i, item in enumerate(ranked[:k], 1))
+    ideal = sorted((g for g in gains.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, 1))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one mode returned for one query, and how long it took."""
+
+    query: Query
+    ranked: tuple[str, ...]
+    seconds: float
+    silenced: bool = False  # the mode said nothing in the vault matches well (hits kept for the metrics)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the results table: averages over the answerable queries of a group."""
+
+    dataset: str
+    level: str
+    mode: str
+    group: str
+    n: int
+    r1: float | None
+    r5: float | None
+    r10: float | None
+    mrr: float | None
+    ndcg10: float | None
+    ms_per_query: float
+    quiet: float | None = None  # share of no-answer queries that returned no hit or said nothing matches well
+    n_noanswer: int = 0
+    leak: float | None = None  # share of queries with excluded notes that showed one in the top 10
+    n_excluded: int = 0
+    muted: float | None = None  # share of answerable queries wrongly said to have no good match
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def summarize(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: str, group: str) -> Row:
+    """Average the metrics of ``outcomes``; no-answer and excluded-note queries are scored apart."""
+    answerable = [o for o in outcomes if o.query.relevant]
+    noanswer = [o for o in outcomes if not o.query.relevant]
+    guarded = [o for o in outcomes if o.query.excluded]
+
+    def avg(metric: Callable[[Outcome], float]) -> float | None:
+        return _mean([metric(o) for o in answerable])
+
+    return Row(
+        dataset=dataset, level=level, mode=mode, group=group, n=len(answerable),
+        r1=avg(lambda o: recall_at(o.ranked, o.query.relevant, 1)),
+        r5=avg(lambda o: recall_at(o.ranked, o.query.relevant, 5)),
+        r10=avg(lambda o: recall_at(o.ranked, o.query.relevant, 10)),
+        mrr=avg(lambda o: reciprocal_rank(o.ranked, o.query.relevant)),
+        ndcg10=avg(lambda o: ndcg_at(o.ranked, o.query.relevant, 10)),
+        ms_per_query=1000 * (_mean([o.seconds for o in outcomes]) or 0.0),
+        quiet=_mean([1.0 if not o.ranked or o.silenced else 0.0 for o in noanswer]), n_noanswer=len(noanswer),
+        leak=_mean([1.0 if set(o.ranked[:10]) & set(o.query.excluded) else 0.0 for o in guarded]),
+        n_excluded=len(guarded),
+        muted=_mean([1.0 if o.silenced else 0.0 for o in answerable]),
+    )
+
+
+def summarize_groups(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: str,
+                     by_group: bool, order: Sequence[str] = ()) -> list[Row]:
+    """The ``all`` row, then (with ``by_group``) one row per group: those in ``order`` first, the
+    rest in order of first appearance."""
+    rows = [summarize(outcomes, dataset=dataset, level=level, mode=mode, group="all")]
+    if by_group:
+        seen = dict.fromkeys(o.query.group for o in outcomes)
+        groups = [g for g in order if g in seen] + [g for g in seen if g not in order]
+        for g in groups:
+            rows.append(summarize([o for o in outcomes if o.query.group == g],
+                                  dataset=dataset, level=level, mode=mode, group=g))
+    return rows
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    """The rows as one aligned text table (quiet/leak columns only when some row has them)."""
+    extra = any(r.n_noanswer or r.n_excluded for r in rows)
+    head = ["dataset", "level", "group", "mode", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "n", "ms/q"]
+    if extra:
+        head += ["quiet", "leak", "muted"]
+    body = []
+    for r in rows:
+        cells = [r.dataset, r.level, r.group, r.mode, _fmt(r.r1), _fmt(r.r5), _fmt(r.r10), _fmt(r.mrr),
+                 _fmt(r.ndcg10), str(r.n), f"{r.ms_per_query:.1f}"]
+        if extra:
+            cells += [f"{_fmt(r.quiet)} /{r.n_noanswer}" if r.n_noanswer else "",
+                      f"{_fmt(r.leak)} /{r.n_excluded}" if r.n_excluded else "",
+                      _fmt(r.muted) if r.muted else ""]
+        body.append(cells)
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    left = 4  # text columns are left-aligned, numbers right-aligned
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    out = [line(head), "  ".join("-" * w for w in widths)]
+    prev: tuple[str, str, str] | None = None
+    for r, cells in zip(rows, body, strict=True):
+        key = (r.dataset, r.level, r.group)
+        if prev is not None and key[:2] != prev[:2]:
+            out.append("")
+        prev = key
+        out.append(line(cells))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# retrieval modes
+
+Searcher = Callable[[str], tuple[list[str], bool]]  # query text → ranked note ids (at most LIMIT), silenced
+
+
+def query_words(text: str) -> list[str]:
+    """The distinct lower-cased words of a query, stripped of surrounding punctuation."""
+    words = (w.strip(".,;:!?\"'()[]{}<>«»“”‘’`") for w in text.lower().split())
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMIT) -> list[str]:
+    """Baseline: rank (path, id, lower-cased file text) docs by how many distinct query words occur
+    in them as substrings, ties by path; docs with no word are not returned."""
+    words = query_words(text)
+    scored = []
+    for path, nid, body in docs:
+        n = sum(1 for w in words if w in body)
+        if n:
+            scored.append((-n, path, nid))
+    scored.sort()
+    return [nid for _, _, nid in scored[:limit]]
+
+
+def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
+    """Every note of the vault as (path, id, lower-cased file text)."""
+    docs = []
+    for rel in sorted(vault.files.scan()):
+        note, _, raw = vault.files.read_note(rel)
+        docs.append((rel, note.id, raw.decode("utf-8", errors="replace").lower()))
+    return docs
+
+
+def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split modes into those this mdmem can run and those its Vault lacks (yet)."""
+    from ..api.vault import Vault
+
+    ok, missing = [], []
+    for m in requested:
+        name = MODE_CALLS.get(m, (m, {}))[0]
+        (ok if m == "grep" or callable(getattr(Vault, name, None)) else missing).append(m)
+    return ok, missing
+
+
+def make_searcher(vault: Vault, mode: str) -> Searcher:
+    """A function that runs ``mode`` on ``vault``."""
+    if mode == "grep":
+        docs = grep_docs(vault)
+        return lambda text: (grep_rank(text, docs, LIMIT), False)
+    name, extra = MODE_CALLS.get(mode, (mode, {}))
+    method = getattr(vault, name)
+
+    def run(text: str) -> tuple[list[str], bool]:
+        hits = method(text, limit=LIMIT, **extra)
+        return [h.id for h in hits], getattr(hits, "info", {}).get("relevant") is False
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# building the vaults (I/O)
+
+
+def file_sha(path: Path) -> str:
+    """sha256 of a file's bytes, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mdmem" / "eval"
+
+
+def sync_tree(root: Path, files: Mapping[str, str | bytes]) -> int:
+    """Make ``root`` hold exactly ``files`` (hidden folders such as .mdmem/ are left alone).
+
+    Only files whose bytes differ are written, so an unchanged vault keeps its index fresh and a
+    changed renderer or data file is picked up by an incremental reindex. Returns files changed.
+    """
+    changed = 0
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        p = root / rel
+        try:
+            if p.read_bytes() == data:
+                continue
+        except OSError:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+        changed += 1
+    for dirpath, dirnames, filenames in os.walk(root, topdown=True):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            rel = Path(dirpath, name).relative_to(root).as_posix()
+            if rel not in files:
+                os.unlink(os.path.join(dirpath, name))
+                changed += 1
+    return changed
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` outside hidden folders: relative path → bytes."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root, topdown=True):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            p = Path(dirpath, name)
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+@dataclass(slots=True)
+class Suite:
+    """One dataset at one level: vault folders, each with the queries to run in it."""
+
+    dataset: str
+    level: str
+    vaults: list[tuple[Path, list[Query]]] = field(default_factory=list)
+    as_of: str | None = None  # the dataset's "today" (gold: queries.yaml's as_of): $MDMEM_NOW while it runs
+
+    @property
+    def n_queries(self) -> int:
+        return sum(len(qs) for _, qs in self.vaults)
+
+
+def build_locomo(convs: Sequence[Conversation], cache: Path, levels: Sequence[str],
+                 rebuild: bool) -> list[Suite]:
+    """Write (or refresh) one vault per conversation and level under ``cache``."""
+    render = {"turn": turn_notes, "session": session_notes}
+    suites = []
+    for level in levels:
+        suite = Suite("locomo", level)
+        for conv in convs:
+            folder = cache / level / conv.sample_id
+            if rebuild and folder.exists():
+                shutil.rmtree(folder)
+            sync_tree(folder, render[level](conv))
+            suite.vaults.append((folder, locomo_queries(conv, level)))
+        suites.append(suite)
+    return suites
+
+
+def build_gold(gold: Path, cache: Path, rebuild: bool) -> Suite:
+    """Copy the gold vault into the cache (never writing into ``gold``) with its queries."""
+    folder = cache / f"gold-{hashlib.sha256(str(gold.resolve()).encode()).hexdigest()[:12]}" / "vault"
+    if rebuild and folder.exists():
+        shutil.rmtree(folder)
+    sync_tree(folder, read_tree(gold / "vault"))
+    return Suite("gold", "note", [(folder, load_gold(gold))], as_of=gold_as_of(gold))
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+@contextmanager
+def _progress(items: Sequence[Any], label: str) -> Iterator[Iterable[Any]]:
+    """A progress bar on stderr when it is a terminal; the plain items otherwise."""
+    if sys.stderr.isatty():
+        with click.progressbar(items, label=label, file=sys.stderr) as bar:
+            yield bar
+    else:
+        with nullcontext(items) as plain:
+            yield plain
+
+
+VECTOR_MODES = frozenset({"vsearch", "query", "query-relevance", "recall"})  # modes that need every note embedded first
+
+
+def index_suite(suite: Suite, modes: Collection[str] = ()) -> float:
+    """Bring every vault's index up to date (and its vectors, for vector modes); returns seconds."""
+    from ..api.vault import Vault
+
+    started = time.perf_counter()
+    with _progress(suite.vaults, f"indexing {suite.dataset}/{suite.level}") as bar:
+        for folder, _ in bar:
+            with Vault.open(folder) as v:
+                v.reindex()
+                if VECTOR_MODES & set(modes) and callable(getattr(v, "embed", None)):
+                    v.embed()  # cached in the vault's .mdmem/, so later runs embed nothing
+    return time.perf_counter() - started
+
+
+def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
+    """Run every query of the suite through each mode, within its own vault."""
+    from ..api.vault import Vault
+
+    results: dict[str, list[Outcome]] = {m: [] for m in modes}
+    with _clock(suite.as_of), _progress(suite.vaults, f"querying {suite.dataset}/{suite.level}") as bar:
+        for folder, queries in bar:
+            with Vault.open(folder) as v:
+                for mode in modes:
+                    search = make_searcher(v, mode)
+                    for q in queries:
+                        t0 = time.perf_counter()
+                        ranked, silenced = search(q.text)
+                        results[mode].append(Outcome(q, tuple(ranked[:LIMIT]), time.perf_counter() - t0, silenced))
+    return results
+
+
+@contextmanager
+def _clock(as_of: str | None) -> Iterator[None]:
+    """$MDMEM_NOW = ``as_of`` for the block (nothing when None): the gold grades of "last month",
+    "yesterday" and of what is snoozed or expired hold at the set's own today, not the machine's."""
+    if as_of is None:
+        yield
+        return
+    before = os.environ.get("MDMEM_NOW")
+    os.environ["MDMEM_NOW"] = as_of
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MDMEM_NOW", None)
+        else:
+            os.environ["MDMEM_NOW"] = before
+
+
+def unknown_ids(suite: Suite) -> list[str]:
+    """Relevant or excluded ids of the gold queries that no note in the vault carries."""
+    from ..api.vault import Vault
+
+    missing: list[str] = []
+    for folder, queries in suite.vaults:
+        with Vault.open(folder) as v:
+            ids = {doc[1] for doc in grep_docs(v)}
+        for q in queries:
+            missing += [f"{q.id}:{i}" for i in (*q.relevant, *q.excluded) if i not in ids]
+    return missing
+
+

@@ -1,0 +1,362 @@
+"""``mdmem import PATH``: bring existing agent memories into the vault.
+
+- ``MEMORY.md`` (or any markdown file of memories): one note per entry — a top-level list item or a
+  paragraph. The ``##`` heading above an entry hints its type ("Decisions" → decision) and becomes a
+  tag; a date at the start of an entry (``2026-03-14:``) or a dated heading is kept as ``created``.
+- a ``memory/`` folder of ``*.md`` files (one per day, ``2026-03-14.md``): one note per file, dated
+  by its name (else by its modification time). A folder holding ``MEMORY.md`` and ``memory/`` (an agent
+  workspace) imports both.
+- a JSONL file of memories, one JSON object a line: ``content`` (or ``text``/``memory``), ``type``,
+  ``salience``, ``tags``, ``created``, and optionally ``title``, ``scope``, ``entities``, ``pinned``, ``id``.
+- an Obsidian vault (a folder with ``.obsidian/``): adopted in place as a vault, no file rewritten.
+
+Re-running an import creates no duplicates: each imported note's id is derived from what it came
+from (the entry's text, the day file's name, the JSONL ``id``), and an id already in the vault is
+skipped — or, for a day file whose text changed, its note is updated. Secrets are redacted. The
+source files are never changed. A bad JSONL line is reported with its number; the others are imported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import MdmemError
+from ..results import ImportReport
+
+if TYPE_CHECKING:
+    from ..api.vault import Vault
+
+TITLE_CHARS = 80
+_DATE = r"(\d{4}-\d{2}-\d{2})"
+_LEAD_DATE = re.compile(rf"^\**\[?{_DATE}(?:[T ][\d:]+Z?)?\]?\**\s*(?:[:\-–—)|]\s*)?")
+_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# A heading's words → the type of the entries under it.
+_HEADING_TYPES: tuple[tuple[str, str], ...] = (
+    (r"decision|decided|architecture|adr", "decision"),
+    (r"preference|prefer|style|convention|likes?|dislikes?", "preference"),
+    (r"lesson|gotcha|pitfall|antipattern|anti-pattern|don'?t|avoid|mistake", "antipattern"),
+    (r"problem|issue|bug|incident|error", "problem"),
+    (r"idea|someday|maybe", "idea"),
+    (r"feedback|review", "feedback"),
+    (r"fact|about|profile|people|contact|environment|setup|stack|tools?", "fact"),
+    (r"glossary|domain|terms?", "domain"),
+    (r"todo|progress|status|doing|done", "progress"),
+    (r"project", "project"),
+    (r"context|background|notes?", "context"),
+)
+_TYPE_ALIASES = {"style": "preference", "preferences": "preference", "decisions": "decision", "facts": "fact",
+                 "lesson": "antipattern", "lessons": "antipattern", "todo": "progress", "task": "progress",
+                 "episode": "conversation", "observation": "fact", "knowledge": "fact"}
+
+
+@dataclass(slots=True)
+class Entry:
+    """One memory to import: what it says, its metadata and the key that makes re-runs idempotent."""
+
+    key: str
+    title: str  # whole: cut to ``title_chars`` only after its secrets are redacted (``_write``)
+    body: str
+    type: str = "note"
+    created: str | None = None
+    tags: list[str] = field(default_factory=list)
+    salience: float | None = None
+    scope: str | None = None
+    entities: list[str] = field(default_factory=list)
+    pinned: bool = False
+    source: str = ""
+    replaceable: bool = False  # a day file: its note follows the file's text on re-import
+    extra: dict[str, Any] = field(default_factory=dict)
+    title_chars: int = TITLE_CHARS
+
+
+# -- pure parsing ------------------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def entry_id(key: str) -> str:
+    """A stable note id for an import key (same shape as mdmem's own ids)."""
+    from ..core.note import key_id
+
+    return key_id(key)
+
+
+def title_of(text: str) -> str:
+    """A title from the first sentence or line of an entry, without markdown; whole (``_write`` cuts it
+    once its secrets are redacted)."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = _HEADING.sub(r"\2", line)
+    line = re.sub(r"\[\[([^\]|]+)\|([^\]]+)\]\]", r"\2", line)
+    line = re.sub(r"\[\[([^\]]+)\]\]", r"\1", line)
+    line = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", line)
+    line = re.sub(r"[*_`]+", "", line).strip()
+    first = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0].rstrip(".")
+    return first or "Imported memory"
+
+
+def _heading_type(heading: str) -> str | None:
+    h = heading.casefold()
+    for pattern, typ in _HEADING_TYPES:
+        if re.search(rf"\b({pattern})", h):
+            return typ
+    return None
+
+
+def _tag(heading: str) -> str | None:
+    from ..core.text import slugify
+
+    s = slugify(heading)
+    return s if s and s != "note" and not re.fullmatch(r"[\d-]+", s) else None
+
+
+def parse_memory_markdown(text: str, source: str, *, default_type: str = "note") -> list[Entry]:
+    """Entries of a MEMORY.md-style file: top-level list items and paragraphs, under their headings."""
+    from ..core.note import split_frontmatter
+
+    body = split_frontmatter(text)[1]
+    entries: list[Entry] = []
+    heading, heading_date = "", None
+    block: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        raw = "\n".join(block).strip()
+        block.clear()
+        if not raw:
+            return
+        text = _ITEM.sub("", raw, count=1)
+        created = heading_date
+        m = _LEAD_DATE.match(text)
+        if m:
+            created, text = m.group(1), text[m.end():]
+        text = "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in text.splitlines()).strip()
+        if not text:
+            return
+        typ = _heading_type(heading) or default_type
+        tag = _tag(heading) if heading else None
+        entries.append(Entry(key=f"entry:{_norm(text)}", title=title_of(text), body=text, type=typ,
+                             created=created, tags=[tag] if tag else [], source=source))
+
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            block.append(line)
+            continue
+        if in_fence:
+            block.append(line)
+            continue
+        hm = _HEADING.match(line)
+        if hm:
+            flush()
+            if len(hm.group(1)) > 1:  # the file's own "# Memory" title is not a section
+                heading = hm.group(2)
+                dm = re.search(_DATE, heading)
+                heading_date = dm.group(1) if dm else None
+            continue
+        if not line.strip():
+            flush()
+            continue
+        if _ITEM.match(line) and block:  # a new top-level item ends the previous one
+            flush()
+        block.append(line)
+    flush()
+    return entries
+
+
+def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | None:
+    """One note for a whole (daily) memory file, dated by its name or else its modification time.
+    ``source`` (the file as seen from the imported folder, e.g. ``workspace/memory/2026-03-14.md``)
+    identifies it on re-import."""
+    from ..core.note import iso_from_timestamp, split_frontmatter
+
+    body = split_frontmatter(text)[1].strip()
+    if not body:
+        return None
+    m = re.search(_DATE, name)
+    day = m.group(1) if m else str(iso_from_timestamp(mtime))[:10]
+    first = _HEADING.match(body.splitlines()[0])
+    title = first.group(2).strip() if first else f"Memory {day}"
+    if m and day not in title:
+        title = f"{title} ({day})" if first else title
+    return Entry(key=f"file:{source}", title=title, body=body, type="context", created=day,
+                 source=source, replaceable=True)
+
+
+def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
+    """One memory from a JSONL line; raises ValueError with the reason for a bad one."""
+    from ..core.note import TYPES, iso_from_timestamp, to_iso
+
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    content = next((obj[k] for k in ("content", "text", "memory") if isinstance(obj.get(k), str)), "").strip()
+    if not content:
+        raise ValueError('no "content" text')
+    raw_type = str(obj.get("type") or obj.get("category") or "note").strip().lower()
+    typ = _TYPE_ALIASES.get(raw_type, raw_type)
+    extra: dict[str, Any] = {}
+    if typ not in TYPES:
+        extra["original_type"] = raw_type
+        typ = "note"
+    salience = obj.get("salience", obj.get("importance"))
+    if salience is not None:
+        if isinstance(salience, bool) or not isinstance(salience, (int, float)) or not 0 <= salience <= 1:
+            raise ValueError(f"salience must be a number from 0 to 1, got {salience!r}")
+        salience = float(salience)
+    created = obj.get("created", obj.get("created_at", obj.get("timestamp")))
+    if isinstance(created, (int, float)) and not isinstance(created, bool):
+        created = iso_from_timestamp(created / (1000 if created > 1e11 else 1))
+    elif created is not None:
+        iso = to_iso(str(created).strip())
+        if iso is None:
+            raise ValueError(f"created must be a date like 2026-03-14, got {created!r}")
+        created = iso
+    tags = obj.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    if not isinstance(tags, list):
+        raise ValueError(f"tags must be a list of strings, got {tags!r}")
+    entities = obj.get("entities") or []
+    scope = obj.get("scope")
+    if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", str(scope)):
+        raise ValueError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}")
+    key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{_norm(content)}"
+    title = str(obj.get("title") or "").strip() or title_of(content)
+    return Entry(key=key, title=title, title_chars=200, body=content, type=typ, created=created,
+                 tags=[str(t).lstrip("#") for t in tags], salience=salience, scope=str(scope) if scope else None,
+                 entities=[str(e) for e in entities] if isinstance(entities, list) else [],
+                 pinned=bool(obj.get("pinned")), source=source, extra=extra)
+
+
+# -- reading the source -------------------------------------------------------------------------------
+
+
+def detect(path: Path) -> str:
+    """What PATH is: obsidian, jsonl, markdown (a memories file), folder (MEMORY.md and/or day files),
+    pdf or epub (a book: ``book_import``)."""
+    from .book_import import BOOK_KINDS
+
+    if not path.exists():
+        raise MdmemError(f"{path} does not exist.")
+    if path.is_file():
+        if path.suffix.lower() in (".jsonl", ".ndjson"):
+            return "jsonl"
+        if path.suffix.lower() in (".md", ".markdown"):
+            return "markdown"
+        if path.suffix.lower() in BOOK_KINDS:
+            return BOOK_KINDS[path.suffix.lower()]
+        raise MdmemError(f"{path}: import reads MEMORY.md-style markdown, a memory/ folder, a .jsonl file of "
+                         "memories, a PDF or EPUB book, or an Obsidian vault folder.")
+    if (path / ".obsidian").is_dir():
+        return "obsidian"
+    if (path / "MEMORY.md").is_file() or (path / "memory").is_dir() or any(path.glob("*.md")):
+        return "folder"
+    raise MdmemError(f"{path} holds no MEMORY.md, memory/ folder, *.md files or .obsidian/: nothing to import.")
+
+
+def read_entries(path: Path, kind: str, *, default_type: str = "note") -> tuple[list[Entry], list[str]]:
+    """The entries of a source and the problems found reading it (bad JSONL lines)."""
+    errors: list[str] = []
+    if kind == "jsonl":
+        entries = []
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    entries.append(parse_jsonl_line(line, i, path.name))
+                except ValueError as exc:
+                    errors.append(f"{path.name} line {i}: {exc}")
+        return entries, errors
+    if kind == "markdown":
+        return parse_memory_markdown(_read(path), path.name, default_type=default_type), errors
+    entries = []
+    if (path / "MEMORY.md").is_file():
+        entries += parse_memory_markdown(_read(path / "MEMORY.md"), "MEMORY.md", default_type=default_type)
+    days = path / "memory" if (path / "memory").is_dir() else path
+    for f in sorted(p for p in days.glob("*.md") if p.name != "MEMORY.md"):
+        e = parse_day_file(_read(f), f.name, f.stat().st_mtime, f.relative_to(path.parent).as_posix())
+        if e is not None:
+            entries.append(e)
+    return entries, errors
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+
+def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commit: bool | None = None,
+                use_git: bool | None = None, default_type: str = "note",
+                progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault); ``progress``
+    (done, total) follows the pages or documents of a book as they are read."""
+    path = path.expanduser().resolve()
+    kind = detect(path)
+    if kind == "obsidian":
+        from ..adapters.git import find_git_dir
+        from .scaffold import init_vault
+
+        adopted = None
+        if not dry_run:
+            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git,
+                                 commit=commit is not False)
+        return ImportReport(kind=kind, source=str(path), dry_run=dry_run, adopted=adopted)
+    if vault is None:
+        raise MdmemError("No vault to import into; pass --vault PATH (or run inside a vault).")
+    if path == vault.root or vault.root in path.parents:
+        raise MdmemError(f"{path} is inside the vault {vault.root}: its files are notes already. "
+                         "Import from outside the vault.")
+    if kind in ("pdf", "epub"):
+        from .book_import import import_book
+
+        return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress)
+    entries, errors = read_entries(path, kind, default_type=default_type)
+    return _write(vault, entries, ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
+                  source=path.name, commit=commit)
+
+
+def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: str,
+           commit: bool | None) -> ImportReport:
+    from ..core.note import NewNote, now_iso
+    from ..core.redact import redact
+    from ..core.text import shorten, slugify
+
+    seen: set[str] = set()
+    notes: list[NewNote] = []
+    skipped = redacted = 0
+    folder = f"{vault.config.notes_dir}/imported/{slugify(Path(source).stem)}".lstrip("/")
+    for e in entries:
+        nid = entry_id(e.key)
+        if nid in seen:
+            skipped += 1  # the same memory twice in one source
+            continue
+        seen.add(nid)
+        body, title = redact(e.body), redact(e.title)  # before the title is cut: a cut hides no secret
+        redacted += body.count + (0 if e.title in e.body else title.count)
+        meta: dict[str, Any] = {
+            "id": nid, "title": shorten(title.text, e.title_chars), "type": e.type, "salience": e.salience,
+            "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
+            "entities": e.entities or None, "created": e.created or now_iso(),
+            "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
+        }
+        notes.append(NewNote(meta, body.text, folder, replace=e.replaceable))
+    new, updated, more_skipped, sha = vault.add_many(
+        notes, dry_run=report.dry_run, commit=commit,
+        message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
+    return replace(report, written=new, updated=updated, skipped=skipped + more_skipped, redacted=redacted,
+                   commit=sha)

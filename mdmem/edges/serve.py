@@ -1,0 +1,263 @@
+"""``mdmem serve``: a warm process on loopback that keeps the index and the model loaded.
+
+The CLI's ``query``/``vsearch`` ask it first (``call_server``) and fall back to working alone.
+It also fills missing vectors in the background, and exits after an idle timeout, when its
+vault disappears, or when another server takes over — it never lingers as an orphan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..index.state import SERVE_FILE, STATE_DIR, server_info
+
+if TYPE_CHECKING:
+    from ..api.vault import Vault
+
+METHODS = ("search", "vsearch", "query", "recall", "context")
+FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (~0.2 s here)
+
+
+def _info_path(root: Path) -> Path:
+    return root / STATE_DIR / SERVE_FILE
+
+
+def read_info(root: Path) -> dict[str, Any] | None:
+    """The running server's address and token, or None if none is running."""
+    return server_info(root)
+
+
+def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any] | None:
+    """Ask the vault's server to run ``method``; None if there is no server or it failed."""
+    if os.environ.get("MDMEM_NO_SERVE"):
+        return None
+    info = read_info(root)
+    if info is None:
+        return None
+    # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (~50 ms), which the
+    # prompt hook would pay on every prompt. The server answers and closes, so EOF ends the reply.
+    import socket
+
+    body = json.dumps({"method": method, "params": params}).encode()
+    head = (f"POST /call HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {info['token']}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    try:
+        with socket.create_connection(("127.0.0.1", int(info["port"])), timeout=timeout) as sock:
+            sock.sendall(head + body)
+            chunks = []
+            while chunk := sock.recv(1 << 16):
+                chunks.append(chunk)
+        header, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
+        status = int(header.split(None, 2)[1])
+        data = json.loads(payload)
+    except (OSError, ValueError, IndexError):
+        return None
+    if status != 200 or not isinstance(data, dict):
+        return None
+    return data
+
+
+def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dict[str, Any]:
+    """Catch edits made while no one was watching, load the model (exporting it first if this machine
+    has no ONNX export yet) and answer one hybrid query, so the first real call finds everything warm:
+    the model, the BM25 searcher, the vector index, the catalog. Failures are said and never fatal.
+    Returns what is warm: the model's runtime (None if it could not load) and the seconds it took."""
+    import sys
+
+    from ..core.errors import LockHeld
+
+    started, runtime = time.monotonic(), None
+    with lock:
+        try:
+            vault.reindex(wait=False)
+        except LockHeld:
+            pass
+        except Exception as exc:  # the answers report index problems themselves
+            print(f"{who}: reindex at start failed: {exc}", file=sys.stderr)
+        try:
+            embedder = vault.semantic.embedder
+            prepare = getattr(embedder, "prepare", None)
+            if prepare is not None:  # the ONNX export, once per machine (~10 s); the query model loads next
+                prepare(say=lambda line: print(f"{who}: {line}", file=sys.stderr))
+            embedder.embed(["warm up"], query=True)
+            runtime = str(getattr(embedder, "runtime", type(embedder).__name__))
+        except Exception as exc:  # BM25 still works; vector answers say what is wrong
+            print(f"{who}: the embedding model is not available: {exc}", file=sys.stderr)
+        try:
+            vault.query("warm up", 1)
+            # a cold query's hits take their hints from the graph around them (graph_near); a warm
+            # process keeps the whole graph, so that every answer's hints are free
+            vault.graph()
+        except Exception as exc:
+            print(f"{who}: a first query failed: {exc}", file=sys.stderr)
+    return {"runtime": runtime, "seconds": round(time.monotonic() - started, 3)}
+
+
+class Server:
+    """One vault, one thread of work at a time (the vault is not thread-safe), HTTP on 127.0.0.1."""
+
+    def __init__(self, root: Path, *, idle_timeout: float = 900.0, port: int = 0,
+                 fill_vectors: bool = True, warm: bool = True) -> None:
+        from ..api.vault import Vault
+
+        self.vault = Vault.open(root)
+        self.idle_timeout = idle_timeout
+        self.port = port
+        self.fill_vectors = fill_vectors
+        self.warm = warm
+        import secrets
+
+        self.token = secrets.token_urlsafe(24)
+        self.lock = threading.Lock()
+        self.waiting = 0  # requests waiting for or holding ``lock``: the vector filling yields to them
+        self._count = threading.Lock()
+        self.last_used = time.monotonic()
+        self.stopping = threading.Event()
+        self.httpd: Any = None
+        self.warmed: dict[str, Any] | None = None
+
+    def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}")
+        params = dict(params)
+        text = str(params.pop("text"))
+        limit = int(params.pop("limit", 10))
+        explain = bool(params.pop("explain", False))
+        with self._count:
+            self.waiting += 1
+        try:
+            with self.lock:
+                self.last_used = time.monotonic()
+                if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
+                    return {"context": self.vault.context(text, **params, explain=explain).to_dict()}
+                if method == "search":
+                    hits = self.vault.search(text, limit, **params)
+                else:
+                    hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
+                self.last_used = time.monotonic()
+        finally:
+            with self._count:
+                self.waiting -= 1
+        return {"hits": [h.to_dict() for h in hits], "info": hits.info}
+
+    def serve_forever(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                if self.headers.get("Authorization") != f"Bearer {server.token}":
+                    self._reply(401, {"error": "missing or wrong token"})
+                    return
+                try:
+                    length = min(int(self.headers.get("Content-Length", 0)), 1 << 20)
+                    req = json.loads(self.rfile.read(length))
+                    self._reply(200, server.handle(str(req["method"]), dict(req.get("params") or {})))
+                except Exception as exc:  # report, keep serving
+                    self._reply(400, {"error": f"{type(exc).__name__}: {exc}"})
+
+            def _reply(self, status: int, data: dict[str, Any]) -> None:
+                body = json.dumps(data, default=str).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        if self.warm:  # clients find the server only once it is warm: none waits on a cold one
+            self.warmed = warm_up(self.vault, self.lock)
+        self._write_info()
+        threading.Thread(target=self._watchdog, daemon=True).start()
+        if self.fill_vectors:
+            threading.Thread(target=self._fill, daemon=True).start()
+        try:
+            self.httpd.serve_forever(poll_interval=0.5)
+        finally:
+            self.httpd.server_close()
+            self._remove_info()
+            # Let a vector fill finish its batch: exiting while the model runs in a thread aborts.
+            with self.lock:
+                self.vault.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.httpd is not None:
+            threading.Thread(target=self.httpd.shutdown, daemon=True).start()
+
+    def _write_info(self) -> None:
+        path = _info_path(self.vault.root)
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"pid": os.getpid(), "port": self.port, "token": self.token,
+                       "started": time.time(), "vault": str(self.vault.root), "warm": self.warmed}, fh)
+        os.replace(tmp, path)
+
+    def _remove_info(self) -> None:
+        path = _info_path(self.vault.root)
+        try:
+            if json.loads(path.read_text()).get("token") == self.token:
+                path.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def _still_mine(self) -> bool:
+        try:
+            return json.loads(_info_path(self.vault.root).read_text()).get("token") == self.token
+        except (OSError, ValueError):
+            return False
+
+    def _watchdog(self) -> None:
+        while not self.stopping.wait(1.0):
+            idle = time.monotonic() - self.last_used
+            if idle > self.idle_timeout or not self.vault.root.is_dir() or not self._still_mine():
+                self.stop()
+                return
+
+    def _fill(self) -> None:
+        """Keep vectors complete without making a request wait. With ``[embed] auto`` on (the default)
+        that is the vault's own keep-up: inline for a few chunks, else the background embedding job,
+        another process whose vectors the next read picks up. With it off, this thread embeds
+        ``FILL_BATCH`` chunks at a time, only while no request is waiting."""
+        from ..core.errors import LockHeld
+
+        while not self.stopping.is_set():
+            pause = 10.0
+            try:
+                if self.waiting:
+                    pause = 0.05
+                else:
+                    with self.lock:
+                        semantic = self.vault.semantic
+                        done, total = semantic.coverage()
+                        if done < total and semantic.auto:
+                            if semantic.embedding() != "in the background":
+                                semantic.keep_up()
+                            pause = 2.0
+                        elif done < total:
+                            # Never wait for the writer lock here: this thread holds the server's lock,
+                            # so every query would wait with it (up to lock_timeout, 30 s) while another
+                            # process writes. Embedded batches are cached; the next turn adds them.
+                            semantic.embed(max_new=FILL_BATCH, wait=False)
+                            pause = 0.05
+            except LockHeld:
+                pause = 0.5  # another process is writing: try again shortly
+            except Exception as exc:  # keep serving BM25 and whatever vectors exist
+                import sys
+
+                print(f"mdmem serve: embedding failed: {exc}", file=sys.stderr)
+            if self.stopping.wait(pause):
+                return

@@ -1,0 +1,102 @@
+"""Vault health: ``status`` (counts, freshness, vectors, git) and ``doctor`` (every problem with file,
+field and fix), and the newest handoffs an agent session starts from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..adapters.files import content_hash
+from ..core.errors import MdmemError
+from ..core.note import Problem
+from ..results import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
+
+if TYPE_CHECKING:
+    from ..index.semantic import Semantic
+    from ..index.store import IndexStore
+
+
+def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = None) -> VaultStatus:
+    """Counts, index freshness, vector coverage, git state (``served``: a running server's info)."""
+    from ..adapters.git import find_git_dir, hooks_installed
+    from .sync import conflicts as sync_conflicts
+    from .sync import file_conflicts
+
+    store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
+    # doctor first (the same count as doctor's): it repairs too, and the catalogue read below must be the
+    # one after any rebuild it did (holding the old one failed with "Cannot operate on a closed database")
+    problems = doctor(store, notice=False).problems
+    cat = store.catalog
+    others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
+    disk = store.files.scan(attachments=others)
+    stamps = cat.stamps()
+    new = [p for p in disk if p not in stamps]
+    deleted = [p for p in stamps if p not in disk]
+    maybe = [p for p, st in disk.items() if p in stamps and stamps[p] != (st.st_mtime_ns, st.st_size)]
+    known = cat.hashes(maybe)
+    changed = [p for p in maybe if content_hash(store.files.safe_path(p).read_bytes()) != known.get(p)]
+    head = store.head()
+    last = cat.get_meta("last_commit")
+    manifest = store.state.manifest() or {}
+    job = store.state.job_request()
+    catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
+                                            else "interrupted; the next search finishes it")
+    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
+    try:
+        done, total = sem.coverage(notice=False)
+        vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
+                               running=sem.running_embed())
+    except MdmemError as exc:
+        vectors = VectorStatus(error=str(exc))
+    return VaultStatus(
+        vault=str(store.root), notes=cat.count(), types=cat.counts_by("type"), statuses=cat.counts_by("status"),
+        problems=len(problems), notes_with_problems=len({p.path for p in problems}),
+        index=IndexInfo(manifest.get("engine"), manifest.get("schema"), manifest.get("generation"),
+                        cat.get_meta("indexed_at"), store.state.size_bytes()),
+        vectors=vectors,
+        serve=ServeInfo(served["pid"], served["port"]) if served else None,
+        pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
+        fresh=not (new or changed or deleted) and (head is None or head == last),
+        git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
+        catching_up=catching_up,
+        conflicts=conflicts,
+    )
+
+
+def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
+    """Every problem with the vault: broken notes (file, field, fix) and vault setup (``notice``:
+    catch up with what no hook reported first, as reads do; status does not)."""
+    from ..adapters.git import HOOK_NAMES, find_git_dir, hooks_installed
+    from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
+    from .people import identity_problems
+    from .sync import conflict_problems
+
+    store.repair(notice=notice)
+    out = list(store.catalog.problems())
+    out += dangling_problems(store, notice=notice)
+    out += identity_problems(store, notice=notice)
+    out += conflict_problems(store)
+    for tmp, target in store.files.unfinished_writes():
+        out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
+                           "reached its place; this hidden file holds the text it was writing",
+                           f"to keep it, rename it to {target} (or another .md name); else delete it"))
+    if find_git_dir(store.root) is not None:
+        installed = hooks_installed(store.root)
+        if len(installed) < len(HOOK_NAMES):
+            out.append(Problem(".git/hooks", "hooks", "git hooks not installed; the index goes stale "
+                               "after commits", "run: mdmem hooks install"))
+    gi = store.root / ".gitignore"
+    if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
+        out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
+                           ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
+    return DoctorReport(out)
+
+
+def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:
+    """The newest visible handoff notes (catalogue rows), those of ``scope`` first when it has any."""
+    store.repair()
+    filters = store.filters()
+    rows = store.catalog.rows(store.catalog.newest_paths("handoff", 50))
+    handoffs = sorted((r for r in rows.values() if filters.matches(r)),
+                      key=lambda r: (-(r.get("date") or 0.0), r["path"]))
+    mine = [r for r in handoffs if scope and r.get("scope") == scope] or handoffs
+    return mine[:limit]

@@ -1,0 +1,414 @@
+"""Lifecycle: add, pin, snooze, forget/restore, set, correct, sweep, duplicate checks.
+
+Every change edits only the frontmatter keys it sets (comments, order and unknown keys stay),
+writes the file atomically, reindexes that file and, in a git vault, commits it. Nothing is
+ever deleted: forgetting and archiving are statuses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import MdmemError
+from ..core.note import TYPES, NewNote, now_iso, render_note, set_fields
+from ..results import AddResult, Change, DuplicateCheck, DuplicateMatch, SweepCandidate, SweepReport, SweepRule
+from . import hybrid
+
+if TYPE_CHECKING:
+    from ..core.note import Note
+    from ..index.semantic import Semantic
+    from ..index.store import IndexStore
+
+SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
+
+
+def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", tags: list[str] | None = None,
+        scope: str | None = None, salience: float | None = None, confidence: float | None = None,
+        pinned: bool = False, entities: list[str] | None = None, aliases: list[str] | None = None,
+        refs: list[str] | None = None, path: str | None = None, commit: bool | None = None,
+        extra: dict[str, Any] | None = None) -> AddResult:
+    """Write a new note atomically (with a new id), index it and, as configured, commit it."""
+    title = title.strip()
+    if not title:
+        raise MdmemError("A note needs a title; pass --title TEXT.")
+    if type not in TYPES:
+        raise MdmemError(f"Unknown type {type!r}; use one of: {', '.join(sorted(TYPES))}.")
+    for name, v in (("salience", salience), ("confidence", confidence)):
+        if v is not None and not 0.0 <= v <= 1.0:
+            raise MdmemError(f"{name} must be between 0 and 1, got {v}.")
+    if scope is not None and not SCOPE.match(scope):
+        raise MdmemError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}.")
+    from ..core.redact import redact
+
+    if redact(" ".join([*(tags or []), scope or ""])).count:
+        raise MdmemError("A tag or the scope looks like a secret (a key or token); they are not the place for "
+                         "it. Nothing was written.")
+    # Names are free text: a token pasted as an entity or alias is redacted like the body.
+    entities = [redact(e).text for e in entities or []]
+    aliases = [redact(a).text for a in aliases or []]
+    refs = [redact(x).text for x in refs or []]  # a URL may carry a token (?key=…)
+    now = now_iso()
+    note_id = store.new_id()
+    meta: dict[str, Any] = {
+        "id": note_id, "title": title, "type": type,
+        "salience": salience, "confidence": confidence, "pinned": True if pinned else None,
+        "scope": scope, "tags": tags or None, "aliases": aliases or None,
+        "entities": entities or None, "refs": refs or None, "created": now, "updated": now,
+    }
+    meta.update(extra or {})
+    text = render_note(meta, body)
+    with store.writer_lock():
+        rel = store.place(path, title)
+        store.write_note(rel, text, exclusive=True)
+        store.update([rel])
+    msg = f"mdmem: add {type} \"{title}\""
+    sha = store.commit([rel], msg) if (store.config.git_commit if commit is None else commit) else None
+    return AddResult(id=note_id, path=rel, title=title, commit=sha)
+
+
+def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
+             message: Callable[[int, int], str], files: dict[str, bytes] | None = None,
+             ) -> tuple[list[str], list[str], int, str | None]:
+    """Write many notes under one lock, index them together and commit them in one commit
+    (``message(new, updated)``), with ``files`` (vault path → bytes: attachments, written first).
+    Returns (new paths, updated paths, skipped, commit); a dry run lists "(new) TITLE" for what it
+    would write and writes nothing."""
+    from ..core.text import slugify
+
+    new: list[str] = []
+    updated: list[str] = []
+    skipped = 0
+    written = [] if dry_run else list(files or {})
+    with store.writer_lock():
+        store.repair()
+        for rel in written:
+            store.write_note(rel, (files or {})[rel])
+        for n in notes:
+            title = str(n.meta["title"])
+            existing = store.catalog.lookup(str(n.meta["id"]))
+            if existing:
+                rel = existing[0][0]
+                if n.replace and not dry_run:
+                    if n.body is None:
+                        change = update_note(store, rel, n.updates or {}, "import", commit=False)
+                    else:
+                        change = replace_body(store, rel, n.body, "import", updates=n.updates, commit=False)
+                    if change.changed:
+                        updated.append(rel)
+                        continue
+                skipped += 1
+                continue
+            if n.body is None:
+                skipped += 1  # only an update of a note that is not there (any more)
+                continue
+            if dry_run:
+                new.append(f"(new) {title}")
+                continue
+            stem = n.name or slugify(title)
+            rel, k = f"{n.folder}/{stem}.md", 2
+            while store.files.safe_path(rel).exists():
+                rel, k = f"{n.folder}/{stem}-{k}.md", k + 1
+            store.write_note(rel, render_note(n.meta, n.body), exclusive=True)
+            new.append(rel)
+        if (new or written) and not dry_run:
+            store.update(new + written)
+    sha = None
+    changed = [] if dry_run else written + new + updated
+    if changed and (store.config.git_commit if commit is None else commit):
+        sha = store.commit(changed, message(len(new), len(updated)))
+    return new, updated, skipped, sha
+
+
+def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: str, *,
+                commit: bool | None = None, message: str | Callable[[str], str] | None = None) -> Change:
+    """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
+    (``message``: the commit's, or a function of the note's title that makes it)."""
+    wanted = {k: v for k, v in updates.items() if k != "updated"}
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        current = {k: note.meta.get(k) for k in updates}
+        if all(_same(current.get(k), v) for k, v in wanted.items()):
+            return text, {}
+        return set_fields(text, {**updates, "updated": now_iso()}), wanted
+
+    def commit_message(rel: str, title: str, fields: dict[str, Any]) -> str:
+        if callable(message):
+            return message(title)
+        return message or f"mdmem: {action} \"{title}\""
+
+    return edit_note(store, ref, edit, action, commit=commit, message=commit_message)
+
+
+def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
+              commit: bool | None, message: Callable[[str, str, dict[str, Any]], str]) -> Change:
+    """The one way mdmem rewrites a note: under the writer lock, refuse what it cannot read
+    (non-UTF-8, broken frontmatter), ``edit(text, path, note)`` → (new text, changed fields),
+    atomic write, reindex the note; then commit (``commit`` None: as mdmem.toml says)."""
+    with store.writer_lock():
+        rel = store.resolve(ref)
+        raw = store.files.safe_path(rel).read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise MdmemError(f"{rel} is not valid UTF-8; fix its encoding before mdmem edits it.") from None
+        note = store.files.read_note(rel)[0]
+        if any(p.field == "frontmatter" for p in note.problems):
+            raise MdmemError(f"{rel} has broken frontmatter; run \"mdmem doctor\" and fix it first, "
+                             "so mdmem does not write over what it cannot read.")
+        new_text, fields = edit(text, rel, note)
+        if new_text == text:
+            return Change(action, note.id, rel, note.title, fields, None, changed=False)
+        store.write_note(rel, new_text)
+        store.update([rel])
+    sha = None
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([rel], message(rel, note.title, fields))
+    return Change(action, note.id, rel, note.title, fields, sha)
+
+
+def replace_body(store: IndexStore, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
+                 commit: bool | None = None, message: str | None = None) -> Change:
+    """Replace a note's body, keeping its frontmatter line for line (plus ``updates`` and ``updated``).
+    For notes mdmem owns and rewrites as their source grows: session handoffs, imported day files."""
+    from ..core.note import split_frontmatter
+
+    updates = updates or {}
+    new_body = body.strip("\n") + "\n"
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        if split_frontmatter(text)[1] == new_body and all(_same(note.meta.get(k), v) for k, v in updates.items()):
+            return text, {}
+        head = set_fields(text, {**updates, "updated": now_iso()})
+        return head[: split_frontmatter(head)[2]] + new_body, {"body": "replaced", **updates}
+
+    return edit_note(store, ref, edit, action, commit=commit,
+                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
+
+
+def _same(a: Any, b: Any) -> bool:
+    from ..core.note import to_iso
+
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, (dt.date, dt.datetime)):
+        return to_iso(a) == to_iso(b)
+    return bool(a == b)
+
+
+# -- set ---------------------------------------------------------------------------------------------
+
+ALLOWED = {  # what each settable key takes, as the one-line error says it
+    "salience": "a number from 0 to 1 (0.8+ critical, 0.5 ordinary, 0.3 minor)",
+    "confidence": "a number from 0 to 1",
+    "pinned": "true or false",
+    "type": "one of " + ", ".join(sorted(TYPES)),
+    "tags": "tags separated by commas (letters, digits, _ - /), e.g. tags=payments,infra",
+    "scope": "global, project:NAME or topic:NAME",
+    "valid_from": "a date, YYYY-MM-DD (or an ISO datetime)",
+    "valid_until": "a date, YYYY-MM-DD (or an ISO datetime)",
+}
+TAG = re.compile(r"^[\w/\-]+$")
+
+
+def check_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """The frontmatter updates ``set`` writes for ``values`` (key → value; None or "" removes the key),
+    each checked and made the type the note format reads. A bad key or value raises ``BadValue``
+    naming the key and what it takes, before anything is written."""
+    from ..core.errors import BadValue
+    from ..core.note import to_iso
+    from ..core.redact import redact
+    from ..core.schema import SETTABLE
+
+    if not values:
+        raise BadValue("Name what to set as KEY=VALUE, e.g. salience=0.8; keys: " + ", ".join(SETTABLE) + ".")
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key not in SETTABLE:
+            raise BadValue(f"{key!r} is not a key mdmem set edits; it edits {', '.join(SETTABLE)} "
+                           "(other keys: edit the file). Nothing was changed.")
+
+        def bad(key: str = key, raw: Any = raw) -> BadValue:
+            return BadValue(f"{key} takes {ALLOWED[key]}; got {raw!r}. Nothing was changed.")
+
+        value = raw.strip() if isinstance(raw, str) else raw
+        if value is None or value == "" or value == []:
+            if key == "type":
+                raise BadValue("type cannot be removed (a note without one is a plain note); set type=note. "
+                               "Nothing was changed.")
+            out[key] = None
+        elif key in ("salience", "confidence"):
+            try:
+                num = float(value) if not isinstance(value, bool) else None
+            except (TypeError, ValueError):
+                num = None
+            if num is None or not 0.0 <= num <= 1.0:
+                raise bad()
+            out[key] = num
+        elif key == "pinned":
+            flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
+                str(value).lower()) if not isinstance(value, bool) else value
+            if flag is None:
+                raise bad()
+            out[key] = True if flag else None  # as unpin does: an unpinned note has no pinned key
+        elif key == "type":
+            if str(value).lower() not in TYPES:
+                raise bad()
+            out[key] = str(value).lower()
+        elif key == "tags":
+            tags = [str(t).strip().lstrip("#") for t in (value.split(",") if isinstance(value, str) else value)]
+            tags = [t for t in tags if t]
+            if not tags or not all(TAG.match(t) for t in tags):
+                raise bad()
+            if redact(" ".join(tags)).count:
+                raise BadValue("tags: a tag looks like a secret (a key or token); tags are not the place for "
+                               "it. Nothing was changed.")
+            out[key] = list(dict.fromkeys(tags))
+        elif key == "scope":
+            if not SCOPE.match(str(value)):
+                raise bad()
+            out[key] = str(value)
+        else:  # valid_from, valid_until
+            iso = to_iso(value)
+            if iso is None:
+                raise bad()
+            out[key] = iso
+    start, end = out.get("valid_from"), out.get("valid_until")
+    if start and end and start[:10] > end[:10]:
+        raise BadValue(f"valid_from ({start}) is after valid_until ({end}); swap them. Nothing was changed.")
+    return out
+
+
+def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> Change:
+    """Set (or remove) the frontmatter keys ``values`` names (``check_settings``), only those, in one
+    atomic write, reindex and commit."""
+    updates = check_settings(values)
+    keys = ", ".join(updates)
+    return update_note(store, ref, updates, "set", commit=commit,
+                       message=lambda title: f"mdmem: set {keys} of \"{title}\"")
+
+
+# -- correct ---------------------------------------------------------------------------------
+
+
+def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
+            **extra: Any) -> tuple[AddResult, Change]:
+    """A successor note that ``supersedes`` the old one; the old one keeps its text, is archived
+    and points to its successor."""
+    old = store.get(ref)
+    if any(p.field == "frontmatter" for p in old.problems):
+        raise MdmemError(f"{old.path} has broken frontmatter; fix it first (\"mdmem doctor\").")
+    keep = {k: getattr(old, k) for k in ("tags", "entities", "aliases") if getattr(old, k)}
+    fields: dict[str, Any] = {"tags": keep.get("tags"), "entities": keep.get("entities"),
+                              "scope": old.scope if old.scope != "global" else None,
+                              "salience": old.salience if "salience" in old.meta else None, **extra}
+    added = add(store, title or old.title, body, type=old.type, commit=False,
+                extra={"supersedes": old.id},
+                **{k: v for k, v in fields.items() if v is not None})
+    change = update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "correct",
+                         commit=False)
+    sha = None
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
+    return added, replace(change, commit=sha)
+
+
+# -- sweep -----------------------------------------------------------------------------------------
+
+
+def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bool | None = None,
+          now: float | None = None) -> SweepReport:
+    """Notes the rule would archive; with ``apply`` archive them (status only, nothing deleted)."""
+    import time
+
+    now = now if now is not None else time.time()
+    store.repair()
+    picked = []
+    for path, nid, title, typ, sal, date in store.catalog.unpinned_active():
+        age = (now - date) / 86400 if date else 0.0
+        if typ in rule.types and (sal if sal is not None else 0.5) < rule.max_salience and age >= rule.min_age_days:
+            picked.append(SweepCandidate(nid, path, title, typ, sal, round(age)))
+    picked.sort(key=lambda r: r.path)
+    done = []
+    if apply and picked:
+        for r in picked:
+            done.append(update_note(store, r.path, {"status": "archived"}, "sweep", commit=False).path)
+        if store.config.git_commit if commit is None else commit:
+            store.commit(done, f"mdmem: sweep archived {len(done)} stale note(s)")
+    return SweepReport(rule, apply, picked, done)
+
+
+# -- duplicates --------------------------------------------------------------------------------------
+
+
+def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
+               use_vectors: bool = True) -> DuplicateCheck:
+    """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
+    correcting it) or NOOP (the same text is already there). Never merges anything itself."""
+    import hashlib
+
+    from ..core.text import terms
+
+    text = f"{title}\n{body}".strip()
+    norm = " ".join(text.split()).casefold()
+    digest = hashlib.blake2b(norm.encode(), digest_size=16).hexdigest()
+    cands: list[dict[str, Any]] = []
+    hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
+    qset = set(terms(text))
+    for h in hits:
+        note = store.files.read_note(h.path)[0]
+        other = f"{note.title}\n{note.body}".strip()
+        if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
+            return DuplicateCheck("NOOP", "the same text is already in the vault",
+                                  [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)])
+        oset = set(terms(other))
+        jac = len(qset & oset) / len(qset | oset) if qset | oset else 0.0
+        cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
+    if use_vectors and cands:
+        try:
+            emb = sem.embedder
+            qv = emb.embed([text])[0]
+            # Each candidate's first chunk: its cached vector when there is one, else embed it.
+            firsts = {c["path"]: ch[0] for c in cands if (ch := store.catalog.chunks_first(c["path"]))}
+            cached = sem.cache.get_many(emb.fingerprint, [digest for digest, _ in firsts.values()], emb.dim)
+            for c in cands:
+                if c["path"] not in firsts:
+                    continue
+                digest, first = firsts[c["path"]]
+                vec = cached[digest] if digest in cached else emb.embed([first])[0]
+                c["cosine"] = round(float(qv @ vec), 3)
+        except MdmemError:
+            pass
+    near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
+    if near:
+        best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
+        return DuplicateCheck("UPDATE", "a near duplicate exists; consider "
+                              f"\"mdmem correct {best['id']}\" instead of a new note",
+                              [DuplicateMatch(**c) for c in near])
+    return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
+
+
+def add_checked(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False,
+                dedupe: bool = True, **kwargs: Any) -> tuple[DuplicateCheck, AddResult | None]:
+    """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
+
+    The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
+    writer lock, right before the write: the same memory saved by several agents at once is
+    written once (issue 7; before, each process checked, then all of them wrote).
+    """
+    check = DuplicateCheck("ADD", "not checked")
+    if dedupe:
+        store.repair()
+        done, _ = store.catalog.coverage()
+        check = duplicates(store, sem, title, body, use_vectors=done > 0)
+        if check.decision == "NOOP" or (check.decision == "UPDATE" and not force):
+            return check, None
+    with store.writer_lock():
+        if dedupe:
+            again = duplicates(store, sem, title, body, use_vectors=False)
+            if again.decision == "NOOP":
+                return again, None
+        return check, add(store, title, body, **kwargs)

@@ -1,0 +1,137 @@
+"""People (issue 17): a ``person`` note lists the ``identities`` someone goes by (names, e-mail
+addresses, handles such as ``@alice`` or ``github:alice``); a mention of any of them in another note
+(its ``entities``, a link, an e-mail in ``refs:`` or the body) is a mention of that person.
+
+The graph does the resolving (``graph.build_graph`` with the catalogue's identities): this module
+reads it. ``person`` answers who someone is; ``people_in`` finds the people a question names, for
+``recall``; ``identity_problems`` reports identities two person notes claim (for ``doctor``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import MdmemError, NoteNotFound
+from ..core.graph import ABOUT, CITES, MENTIONS, Graph
+from ..core.note import Problem, iso_from_timestamp
+from ..core.refs import BODY
+from .graph_view import Visible, graph_node, load_graph
+
+if TYPE_CHECKING:
+    from ..index.store import IndexStore
+    from ..results import PersonAnswer
+
+PERSON = "person"
+SUMMARY_CHARS = 300
+# identity-shaped words in a question: e-mail addresses, @handles, service:handle ids
+_IDENTITY_WORD = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@])@[\w.-]*\w|\b[A-Za-z][\w.+-]*:[\w.-]*\w",
+                            re.UNICODE)
+_NAME_WORD = re.compile(r"[^\W\d_][\w.'\-]*", re.UNICODE)
+
+
+def find_person(store: IndexStore, g: Graph, name: str) -> str:
+    """The person note ``name`` names: by any identity (name, e-mail, handle, …), else a note
+    reference (id, path, title) to a person note."""
+    path = g.person(name)
+    if path is not None:
+        return path
+    try:
+        path = store.resolve(name)
+    except NoteNotFound:
+        path = None
+    if path is not None and path in g.nodes and g.nodes[path].type == PERSON:
+        return path
+    what = f"{name!r} is a note, not a person note" if path is not None else f"No person is known as {name!r}"
+    raise MdmemError(f"{what}. A person is a note with 'type: person' and 'identities: [names, e-mail "
+                     f"addresses, @handles]'; try \"mdmem entity {name}\" for notes that only mention it.")
+
+
+def _via(e: Any) -> str:
+    """How a note names the person: ``entities: @alice``, ``link: [[Alice Smith]]``, ``refs: a@x.org``."""
+    if e.type == ABOUT:
+        return f"entities: {e.target}"
+    if e.type == MENTIONS:
+        return f"link: {e.target}"
+    if e.type == CITES:
+        return f"{'body' if e.how == BODY else 'refs'}: {e.target}"
+    return f"links ({e.type}): {e.target}"
+
+
+def summary(body: str, title: str) -> str:
+    """A person note's first paragraph as text (not its heading), cut to ``SUMMARY_CHARS``."""
+    from ..core.links import display_text
+
+    for para in display_text(body).split("\n\n"):
+        text = " ".join(para.split())
+        if text and text.casefold() != title.casefold():
+            return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
+    return ""
+
+
+def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = None) -> PersonAnswer:
+    """Who someone is: their person note (title, identities, summary), the notes that mention any
+    of their identities (by title), and those notes in time order (dated as the index dates them)."""
+    from ..results import PersonAnswer, PersonMention, TimelineItem
+
+    g = load_graph(store)
+    path = find_person(store, g, name)
+    row = store.catalog.row(path) or {}
+    visible = Visible(store, store.filters(**(filters or {})), g)
+    ways: dict[str, list[str]] = {}
+    for e in g.inc.get(path, ()):
+        if e.src != path:
+            ways.setdefault(e.src, []).append(_via(e))
+    visible.prefetch(list(ways))
+    nodes = {src: g.nodes[src] for src in ways if src in g.nodes and visible(src)}
+
+    def date(src: str) -> str | None:
+        return iso_from_timestamp(nodes[src].date)
+
+    mentions = [PersonMention(graph_node(g, src), date(src), list(dict.fromkeys(ways[src])))
+                for src in sorted(nodes, key=lambda s: (nodes[s].title.casefold(), s))]
+    dated = sorted((s for s in nodes if nodes[s].date is not None), key=lambda s: (nodes[s].date, s))
+    try:
+        body = store.files.body(path)
+    except (OSError, MdmemError):
+        body = ""
+    title = str(row.get("title") or g.title(path))
+    clashes = [f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
+               f"mentions go to {c.winner} (the first by path)"
+               for c in g.clashes if path == c.winner or path in c.others]
+    return PersonAnswer(name, graph_node(g, path), store.catalog.identities_of(path), summary(body, title),
+                        mentions, [TimelineItem(graph_node(g, s), date(s)) for s in dated], clashes)
+
+
+def people_in(g: Graph, text: str) -> dict[str, str]:
+    """person note → how ``text`` names them: identity-shaped words (``alice@example.com``,
+    ``@alice``, ``github:alice``), then names of up to three words, longest first."""
+    if not g.people:
+        return {}
+    found: dict[str, str] = {}
+    for m in _IDENTITY_WORD.finditer(text):
+        path = g.person(m.group().rstrip(".,;:!?"))
+        if path is not None:
+            found.setdefault(path, m.group())
+    words = _NAME_WORD.findall(_IDENTITY_WORD.sub(" ", text))
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            name = " ".join(words[i : i + n])
+            if n == 1 and len(name) < 3:
+                continue
+            path = g.person(name)
+            if path is not None and not any(name in other for other in found.values()):
+                found.setdefault(path, name)
+    return found
+
+
+def identity_problems(store: IndexStore, *, notice: bool = True) -> list[Problem]:
+    """One problem per identity that two person notes claim alike, on each note it does not go to."""
+    g = load_graph(store, notice=notice)
+    out = []
+    for c in g.clashes:
+        for other in c.others:
+            out.append(Problem(other, "identities", f"identity {c.key!r} is also claimed by {c.winner}; "
+                               f"mentions of it resolve to {c.winner} (the first by path)",
+                               "keep each identity on one person note: remove it here or there, or merge the notes"))
+    return out

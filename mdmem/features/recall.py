@@ -1,0 +1,326 @@
+"""recall (intent-routed retrieval) and context (memory for a prompt within a token budget)."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core.graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
+from ..core.links import display_text
+from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
+from ..core.rank import Candidate, spread
+from ..core.topics import interleave, split
+from ..core.when import Window, around_anchor, strip, window
+from ..results import ContextItem, Hits, MemoryContext
+from .graph_view import load_graph
+from .hybrid import hybrid_search, make_hits, with_links
+
+if TYPE_CHECKING:
+    from ..core.rank import Filters
+    from ..index.semantic import Semantic
+    from ..index.store import IndexStore
+
+WHY_SPREAD = (0.7, 0.35)  # share of a hit's score its cause gets one link away, two links away
+ENTITY_SPREAD = (0.4,)  # share of the top score a note gets for being about an entity the query names
+
+
+def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+           explain: bool = False) -> Hits:
+    """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
+    cands, info = recall_candidates(store, sem, text, limit, filters)
+    return with_links(store, make_hits(store, cands, text, explain, info))
+
+
+def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
+                      prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
+    """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
+    intent = classify(text)
+    pool = max(limit * 3, 20)
+    recent = intent == "recent"
+    now = filters.visible_at if filters.visible_at is not None else store.now()
+    win = window(text, now)
+    rest = strip(text, win.phrase) if win else text
+    parts = topic_plan(store, rest, filters)
+    if parts:
+        ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
+    else:
+        ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
+                                     recent_intent=recent)
+    route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
+             "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
+    if intent == "why":
+        ranked = _follow_causal(store, ranked, filters)
+    elif intent == "who":
+        ranked = _entity_boost(store, text, ranked, filters)
+    if win is not None and win.anchor is not None:
+        dated = _date_anchor(store, win, filters, now)
+        if dated is None:
+            info["window"] = {**win.describe(), "source": f"anchor not found: {win.anchor}"}
+        win = dated
+    if win is not None:
+        ranked = _in_window(store, text, win, ranked, filters, pool)
+        info["window"] = win.describe()
+        route = route if intent == "when" else route + " + time window"
+    info.update({"intent": intent, "route": route})
+    return ranked[:limit], info
+
+
+TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone
+
+
+def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
+    """The parts of a question about several things (``topics.split``) when each stands as a query
+    on its own: its best BM25 hit covers ``TOPIC_COVERAGE`` of it, and the parts' best hits differ
+    (one note answering both is one topic). [] otherwise: the question runs whole."""
+    parts = split(text)
+    tops = []
+    for part in parts:
+        hits = store.read(lambda p=part: store.lexical.search(p, 1, filters, coverage=True))
+        if not hits or hits[0].coverage < TOPIC_COVERAGE:
+            return []
+        tops.append(hits[0].path)
+    return parts if len(set(tops)) == len(tops) else []
+
+
+def _by_topic(store: IndexStore, sem: Semantic | None, parts: list[str], pool: int, filters: Filters,
+              **kw: Any) -> tuple[list[Candidate], dict[str, Any]]:
+    """Each part as its own hybrid query, merged round-robin (``topics.interleave``): the list takes
+    each topic's best in turn. Scores stay each note's share of its part's best, made non-increasing
+    down the merged list; ``explain`` names the topic and the rank it had there."""
+    lists, infos = [], []
+    for part in parts:
+        ranked, info = hybrid_search(store, sem, part, pool, filters, **kw)
+        lists.append({c.path: c for c in ranked})
+        infos.append(info)
+    merged: list[Candidate] = []
+    last = float("inf")
+    for path, part, rank in interleave([list(li) for li in lists], pool):
+        c = lists[part][path]
+        top = max(x.score for x in lists[part].values()) or 1.0
+        c.score = last = min(c.score / top, last - 1e-6)
+        c.explain.update({"topic": part + 1, "topic_rank": rank})
+        merged.append(c)
+    info = {**infos[0], "stages": [f"topic {i + 1}: " + " ".join(x["stages"]) for i, x in enumerate(infos)],
+            "topics": [{"query": p, "hits": len(li)} for p, li in zip(parts, lists)], "plan": "round-robin",
+            "relevant": any(x.get("relevant", True) for x in infos)}
+    if info["relevant"]:
+        info.pop("unknown", None)
+    return merged, info
+
+
+def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],
+                  types: frozenset[str], weights: tuple[float, ...], label: dict[str, str] | None = None,
+                  ) -> list[Candidate]:
+    """Propagate relevance from ``seeds`` (node → share of the top score) along the graph's
+    ``types`` edges, both ways (``rank.spread``): a linked note gains ``weights[h-1]`` × its seed's
+    share at ``h`` hops, added to its own score, and joins the list if it was not on it. Each
+    gainer's ``via`` names the edge and the seed that gave the most."""
+    if not seeds:
+        return ranked
+    g = load_graph(store)
+
+    def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
+        return {k: [(other, e.type if way == "out" else f"{e.type}⁻¹") for e, other, way in g.edges(k, "both", types)]
+                for k in items}
+
+    lent = spread(seeds, neighbours, weights)
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    by_path = {c.path: c for c in ranked}
+    rows = store.catalog.rows(p for p in lent if p not in by_path and not p.startswith(VIRTUAL))
+    for path, ln in lent.items():
+        if path.startswith(VIRTUAL):
+            continue  # an entity or external node is a hub, not a result
+        c = by_path.get(path)
+        if c is None:
+            row = rows.get(path)
+            if row is None or not filters.matches(row):
+                continue
+            c = by_path[path] = Candidate(path=path, score=0.0)
+        c.score += ln.gain * top
+        seed = (label or {}).get(ln.seed) or (g.nodes[ln.seed].id if ln.seed in g.nodes else ln.seed)
+        c.explain["graph"] = round(ln.gain, 4)
+        c.explain["via"] = f"{ln.edge} {seed}" + (f" ({ln.hops} hops)" if ln.hops > 1 else "")
+    return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+
+
+def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Causes and consequences of the top hits, two links each way (caused_by, led_to, …)."""
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    seeds = {c.path: c.score / top for c in ranked[:RECALL_WHY_SEEDS]}
+    return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
+
+
+def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
+    note that links to it) rise, and join the list if they were missing."""
+    from .people import people_in
+
+    words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
+    g = load_graph(store)
+    # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
+    # so does the person's own note, the answer to "who is …" (issue 17)
+    named: dict[str, str] = people_in(g, text)
+    own = dict(named)
+    for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
+        for i in range(len(words) - n + 1):
+            name = " ".join(words[i : i + n])
+            if n == 1 and len(name) < 3:
+                continue
+            node = g.entity(name)
+            if node is not None and node not in named and not any(name in other for other in named.values()):
+                named[node] = name
+    if not named:
+        return ranked
+    ranked = _graph_spread(store, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS, CITES}),
+                           ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
+    return _lift(store, ranked, filters, own, ENTITY_SPREAD[0]) if own else ranked
+
+
+def _lift(store: IndexStore, ranked: list[Candidate], filters: Filters, notes: dict[str, str],
+          share: float) -> list[Candidate]:
+    """``notes`` (path → the words that named it) gain ``share`` of the top score, joining the list if missing."""
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    by_path = {c.path: c for c in ranked}
+    rows = store.catalog.rows(p for p in notes if p not in by_path)
+    for path, name in notes.items():
+        c = by_path.get(path)
+        if c is None:
+            if path not in rows or not filters.matches(rows[path]):
+                continue
+            c = by_path[path] = Candidate(path=path, score=0.0)
+        c.score += share * top
+        c.explain["person"] = name
+    return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+
+
+WINDOW_BOOST = 1.0  # share of the top score a note dated in the query's time window gains: it goes first
+ANCHOR_BOOST = 0.3  # the same for a window dated by a note ("after the tour"): a prior, not a filter, since
+# "what did he plan after the tour" was often said before it (LoCoMo: 1 of 11 lost its answer at 1.0)
+ANCHOR_HITS = 3  # BM25 hits read to date the event of "before the migration"
+
+
+def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters,
+               pool: int) -> list[Candidate]:
+    """Notes dated in the query's time window rise by ``WINDOW_BOOST`` of the top score
+    (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
+    dates, else git's, issue 13); the window's notes that match the
+    rest of the query ("incidents" in "incidents last month") but missed the pool join it, below."""
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    boost = WINDOW_BOOST if win.anchor is None else ANCHOR_BOOST
+    by_path = {c.path: c for c in ranked}
+    rest = strip(text, win.phrase)
+    inside = replace(filters, since=win.start, until=None if win.end is None else win.end - 1e-3)
+    extra = store.read(lambda: store.lexical.search(rest, pool, inside)) if rest.strip() else []
+    best = max((h.score for h in extra), default=1.0) or 1.0
+    for h in extra:
+        if h.path not in by_path:
+            by_path[h.path] = Candidate(path=h.path, score=0.0, explain={"window_bm25": round(h.score, 4)})
+            by_path[h.path].score = 0.5 * boost * top * h.score / best
+    if len(extra) < pool:  # the window's other notes, newest first: "what happened last month"
+        dated = store.catalog.dated_between(win.start, win.end, pool)
+        rows = store.catalog.rows(p for p in dated if p not in by_path)
+        for i, path in enumerate(dated):
+            if path in rows and filters.matches(rows[path]):
+                by_path[path] = Candidate(path=path, score=0.1 * boost * top * (1 - i / pool),
+                                          explain={"window_only": True})
+    rows = store.catalog.rows(by_path)
+    for c in by_path.values():
+        if win.contains((rows.get(c.path) or {}).get("date")):
+            c.score += boost * top
+            c.explain["in_window"] = True
+    return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+
+
+def _date_anchor(store: IndexStore, win: Window, filters: Filters, now: float | None) -> Window | None:
+    """"before the migration": the window around the date of the note that best matches "the
+    migration" (BM25), or None when no note does."""
+    words = win.anchor or ""
+    hits = store.read(lambda: store.lexical.search(words, ANCHOR_HITS, filters))
+    rows = store.catalog.rows(h.path for h in hits)
+    for h in hits:
+        row = rows.get(h.path) or {}
+        if row.get("date") is not None:
+            return around_anchor(win, row["date"], row["id"], now)
+    return None
+
+
+# -- context ---------------------------------------------------------------------------------------
+
+
+def key_line(body: str, limit: int = 160) -> str:
+    """The first line of a body that says something (no headings, fences or blank lines)."""
+    for line in body.splitlines():
+        raw = line.strip().lstrip("> ")
+        if not raw or raw.startswith(("#", "```", "~~~", "|", "---")):
+            continue
+        line = " ".join(display_text(line).split())  # text, not HTML or markdown syntax (issue 13)
+        if not line:
+            continue  # a line of only tags, an embed or a comment says nothing
+        return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+def memory_line(kind: str, title: str, body: str, ident: str, mark: str = "") -> str:
+    """One note as a context or profile line: ``- [type] title — its key line (id: ID)``; what the hooks,
+    ``context``, ``profile`` and a context across vaults all print."""
+    return f"- [{kind}] {title}{mark} — {key_line(body)} (id: {ident})\n"
+
+
+def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
+                  scope: list[str] | None = None, as_of: str | None = None, explain: bool = False) -> MemoryContext:
+    """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
+    relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
+    Deterministic for the same vault. ``explain``: each relevant item keeps its ranking's signals
+    (cosine, coverage: what a merge across vaults compares)."""
+    from ..core.text import estimate_tokens
+
+    started = time.perf_counter()
+    store.repair()
+    filters = store.filters(scope=scope, as_of=as_of)
+    header = "Relevant memory from the mdmem vault (type, title, key line, id):\n"
+    used = estimate_tokens(header)
+    items: list[ContextItem] = []
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def take(path: str, why: str, score: float | None, signals: dict[str, Any] | None = None) -> bool:
+        nonlocal used
+        row = store.catalog.row(path)
+        if row is None or path in seen:
+            return True
+        try:
+            body = store.files.body(path)
+        except OSError:
+            return True
+        line = memory_line(row["type"], row["title"], body, row["id"])
+        cost = estimate_tokens(line)
+        if used + cost > budget:
+            return False
+        used += cost
+        seen.add(path)
+        lines.append(line)
+        items.append(ContextItem(row["id"], path, row["title"], row["type"], why,
+                                 round(score, 4) if score is not None else None, explain=signals))
+        return True
+
+    for path in store.catalog.pinned_paths():
+        row = store.catalog.row(path)
+        if row is None or not filters.matches(row):
+            continue
+        if used > budget // 2 or not take(path, "pinned", None):
+            break
+    intent, vectors = None, False
+    if prompt.strip():
+        ranked, info = recall_candidates(store, sem, prompt, 15, filters, prior_weight=PRIOR_WEIGHT["context"])
+        intent = info.get("intent")
+        vectors = any(s.startswith("vectors:") and s[8:].isdigit() for s in info.get("stages", []))
+        if info.get("relevant") is False:
+            ranked = []  # the vault has no answer: an agent is better off with no memory than a wrong one
+        for c in ranked:
+            if not take(c.path, "relevant", c.score, dict(c.explain) if explain else None):
+                break
+    text = header + "".join(lines) if lines else ""
+    return MemoryContext(text, used if lines else 0, budget, items, intent,
+                         round((time.perf_counter() - started) * 1000, 1), vectors)
