@@ -95,9 +95,9 @@ class EmbedSettings:
                 model=str(env_model or raw.get("model", DEFAULT_MODEL)),
                 query_prefix=str(raw.get("query_prefix", "")),
                 passage_prefix=str(raw.get("passage_prefix", "")),
-                max_length=int(raw.get("max_length", 256)),  # type: ignore[call-overload]
-                batch_size=int(raw.get("batch_size", 16)),  # type: ignore[call-overload]
-                threads=int(os.environ.get("MDMEM_THREADS", raw.get("threads", 0))),  # type: ignore[call-overload]
+                max_length=int(raw.get("max_length", 256)),
+                batch_size=int(raw.get("batch_size", 16)),
+                threads=int(os.environ.get("MDMEM_THREADS") or raw.get("threads", 0)),
                 runtime=str(os.environ.get("MDMEM_EMBED_RUNTIME") or raw.get("runtime", "auto")),
                 multilingual=bool(raw.get("multilingual", False)),
                 precision=str(os.environ.get("MDMEM_EMBED_PRECISION") or raw.get("precision", "fp32")),
@@ -542,8 +542,8 @@ class CrossEncoderReranker:
         self.path = path
         self.threads = threads
         self.max_length = max_length
-        self._model = None
-        self._tokenizer = None
+        self._model: Any = None  # transformers' model and tokenizer, loaded on first use
+        self._tokenizer: Any = None
 
     def _load(self) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -210,7 +210,8 @@ def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split modes into those this mdmem can run and those its Vault lacks (yet)."""
     from ..api.vault import Vault
 
-    ok, missing = [], []
+    ok: list[str] = []
+    missing: list[str] = []
     for m in requested:
         name = MODE_CALLS.get(m, (m, {}))[0]
         (ok if m == "grep" or callable(getattr(Vault, name, None)) else missing).append(m)

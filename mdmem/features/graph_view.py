@@ -61,7 +61,8 @@ def memoised_graph(store: IndexStore) -> Graph | None:
     cat = store.catalog
     cached = store.memo.get("graph")
     if cached is not None and cached[0] is cat and cached[1] == cat.change_token():
-        return cached[2]  # type: ignore[no-any-return]
+        graph: Graph = cached[2]
+        return graph
     return None
 
 

@@ -353,7 +353,10 @@ def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], 
     for h in lex[:SECTION_HITS]:
         if counts.get(h.path, 1) <= 1 or h.coverage <= best:
             continue  # a section covers at most what its note does
-        for found in store.read(lambda p=h.path: store.catalog.chunk_terms(p)):
+        def chunk_terms(path: str = h.path) -> list[frozenset[str]]:
+            return store.catalog.chunk_terms(path)
+
+        for found in store.read(chunk_terms):
             best = max(best, min(h.coverage, sum(w for t, w in weights.items() if t in found) / total))
     return best
 

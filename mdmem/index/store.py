@@ -346,7 +346,8 @@ class IndexStore(CatchUp):
             if known_files != set(attachments):
                 catalog.set_attachments(attachments, replace=True)
         else:
-            stats, gone, lost = {}, [], []
+            stats, gone = {}, []
+            lost: list[str] = []
             for rel in dict.fromkeys([*only, *(p for p in moved if p in stamps)]):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):

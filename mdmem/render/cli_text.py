@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -544,7 +545,9 @@ def _lines(result: Any, p: Printer) -> None:
     """refs, cites, person: their lines (``refs_text``) as they are."""
     from .refs_text import cites_lines, person_lines, refs_lines
 
-    lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines, "PersonAnswer": person_lines}[type(result).__name__]
+    table: dict[str, Callable[[Any], list[str]]] = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines,
+                                                    "PersonAnswer": person_lines}
+    lines = table[type(result).__name__]
     for line in lines(result):
         p(line)
 

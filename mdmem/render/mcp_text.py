@@ -109,7 +109,9 @@ def _note_text(note: NoteText) -> tuple[str, dict[str, Any]]:
 
 @_mcp.register
 def _note_batch(batch: NoteBatch) -> tuple[str, dict[str, Any]]:
-    parts = [f"=== {i.ref}: {i.error}" if type(i).__name__ == "MissingNote"
+    from ..results.notes import MissingNote  # loaded already: NoteBatch lives beside it
+
+    parts = [f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote)
              else f"=== {i.note.path} (id {i.note.id})\n{i.text}" for i in batch.items]
     return "\n\n".join(parts), batch.to_dict()
 

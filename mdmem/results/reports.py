@@ -38,8 +38,8 @@ class VectorStatus(Result):
     def to_dict(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        d = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-             "complete": self.complete}
+        d: dict[str, Any] = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors,
+                             "chunks": self.chunks, "complete": self.complete}
         if self.embedding is not None:
             d["embedding"] = self.embedding
         if self.running is not None:

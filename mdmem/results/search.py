@@ -96,8 +96,8 @@ class ContextItem(Result):
     explain: dict[str, Any] | None = None  # the ranking's signals (asked for by a merge across vaults); else left out
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"id": self.id, "path": self.path, "title": self.title, "type": self.type, "why": self.why,
-             "score": self.score}
+        d: dict[str, Any] = {"id": self.id, "path": self.path, "title": self.title, "type": self.type,
+                             "why": self.why, "score": self.score}
         if self.vault is not None:
             d["vault"] = self.vault
         if self.explain is not None:
