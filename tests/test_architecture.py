@@ -11,7 +11,6 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mdmem"
 MAX_LINES = 600
-MAX_VAULT_LINES = 400
 ALLOWED_PRIVATE = {"_exit"}  # os._exit: the prompt hook's way out of a stuck worker thread
 
 
@@ -144,7 +143,7 @@ def test_the_private_name_check_catches_a_reach_in() -> None:
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_modules_stay_readable(name: str) -> None:
     lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
-    assert lines <= (MAX_VAULT_LINES if name == "mdmem.api.vault" else MAX_LINES), f"{name}: {lines} lines"
+    assert lines <= MAX_LINES, f"{name}: {lines} lines"
 
 
 # A library with one home: no other module imports it, inside functions included (issue 17: "pypdf only
