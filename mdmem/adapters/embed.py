@@ -45,9 +45,14 @@ QUERY_DEFAULTS: dict[str, dict[str, float]] = {
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors."""
 
-    name: str
-    dim: int
-    fingerprint: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def fingerprint(self) -> str: ...
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
 

@@ -200,9 +200,9 @@ def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMI
 def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
     """Every note of the vault as (path, id, lower-cased file text)."""
     docs = []
-    for rel in sorted(vault.files.scan()):
-        note, _, raw = vault.files.read_note(rel)
-        docs.append((rel, note.id, raw.decode("utf-8", errors="replace").lower()))
+    for rel in vault.notes():
+        note = vault.read(rel)
+        docs.append((rel, note.note.id, note.text.lower()))
     return docs
 
 

@@ -19,7 +19,7 @@ from ..core.memory import PRIOR_WEIGHT, superseded_scores
 from ..core.note import iso_from_timestamp
 from ..core.rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
 from ..core.text import snippet, terms
-from ..results import Hit, Hits
+from ..results.search import Hit, Hits
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic

@@ -13,7 +13,7 @@ from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
 from ..core.topics import interleave, split
 from ..core.when import Window, around_anchor, strip, window
-from ..results import ContextItem, Hits, MemoryContext
+from ..results.search import ContextItem, Hits, MemoryContext
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
 

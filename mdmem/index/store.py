@@ -41,7 +41,7 @@ from .state import IndexState
 if TYPE_CHECKING:
     import contextlib
 
-    from ..results import ReindexReport
+    from ..results.indexing import ReindexReport
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
@@ -277,7 +277,7 @@ class IndexStore(CatchUp):
             raise
 
     def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .catalog import Catalog
         from .dating import Dating
         from .lexical import LexicalIndex
@@ -324,7 +324,7 @@ class IndexStore(CatchUp):
 
     def _incremental(self, progress: Progress | None, only: list[str] | None,
                      head: str | None = None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .dating import Dating
 
         self._open_generation()
