@@ -67,7 +67,7 @@ from mdmem.results import (
     WhyAnswer,
 )
 
-from ..conftest import FIXTURE, GIT_ENV, git
+from ..conftest import FIXTURE, FIXTURE_IGNORE, GIT_ENV, git
 
 NOTES = {
     "notes/hotwire.md": """---
@@ -113,7 +113,7 @@ def build_vault(root: Path) -> Path:
     """The fixture corpus plus the notes above, in git (no hooks: they would start a process per commit)."""
     from mdmem.edges.scaffold import init_vault
 
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(FIXTURE, root, ignore=FIXTURE_IGNORE)
     for rel, text in NOTES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
