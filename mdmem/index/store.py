@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..adapters.config import Config
+from ..adapters.config import CONFIG_FILE, Config
 from ..adapters.files import Files, is_hidden
 from ..core.errors import (
     AmbiguousNote,
@@ -61,6 +61,7 @@ class IndexStore(CatchUp):
         self.config = config
         self.files = Files(root, config.exclude)
         self.state = IndexState(root, config.lock_timeout)
+        self._config_stamp = self.state.config_stamp()
         self._catalog: Catalog | None = None
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
@@ -178,6 +179,7 @@ class IndexStore(CatchUp):
             return
         if notice:
             self.notice()
+            self._open_generation()  # a background job it waited for may have built another one
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
@@ -221,18 +223,22 @@ class IndexStore(CatchUp):
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
-        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)):
-            only = None  # changes nobody recorded (a hook that could not update, a killed run): compare all
+        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)
+                                 or CONFIG_FILE in only):
+            only = None  # changes nobody recorded (a hook that could not update, a killed run), or a new
+            # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
-        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
+        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
+        # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
+        config = self.follow_config() if only is None else None
         report = self._update_marked(full, progress, only, head)
         self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
         if folders is not None:
-            self.state.record_folders(self.generation, folders, taken)
+            self.record_scan(folders, taken, config)
         self.state.clear_dirty()
         return report
 
@@ -286,7 +292,7 @@ class IndexStore(CatchUp):
         commit = self.head()
         dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
-        stats = self.files.scan(attachments)
+        stats = self.scanned = self.files.scan(attachments)
         added: list[str] = []
         problems: list[Problem] = []
         batch: list[tuple[Note, FileState, NoteDates]] = []
@@ -340,7 +346,7 @@ class IndexStore(CatchUp):
         # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
         stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
-            stats = self.files.scan(attachments)
+            stats = self.scanned = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
             known_files = set(catalog.attachments())
             if known_files != set(attachments):
@@ -352,6 +358,8 @@ class IndexStore(CatchUp):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):
                     (attachments if p.is_file() else lost).append(rel)
+                    if rel in stamps:
+                        gone.append(rel)  # a note once, excluded now (mdmem.toml at another commit)
                 elif p.is_file():
                     stats[rel] = p.stat()
                 elif rel in stamps:
