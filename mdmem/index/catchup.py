@@ -118,12 +118,13 @@ class CatchUp:
         an editor's in-place save changes no folder). A change found is indexed now, or by the
         background job when it is big (more than ``inline_max()`` notes between the commits); when the
         answer must come from the index as it is, ``catching_up`` and ``index_warning`` say so. Checked
-        at most every ``NOTICE_EVERY`` seconds per store, and never under this store's own writer lock."""
+        before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
+        process without a watch), and never under this store's own writer lock."""
         from ..adapters.git import head_cheap
 
         now = time.monotonic()
-        if self.state.locked_here or now - self._noticed_at < NOTICE_EVERY:
-            return
+        if self.state.locked_here or (self.watch is None and now - self._noticed_at < NOTICE_EVERY):
+            return  # (with a watch the check costs ~0.1 ms: every read makes it)
         self._noticed_at = now
         if self.catching_up is not None and self.index_warning == self._catching_up_line():
             self.index_warning = None
