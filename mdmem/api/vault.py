@@ -93,6 +93,7 @@ class Vault:
         self._semantic: Semantic | None = None
         self._calls = 0  # facade calls under way (``answers``: the outermost collects the warnings)
         self.store.state.after_write = lambda inline: self.semantic.keep_up(inline=inline)  # vectors follow writes
+        self.store.carry_vectors = lambda directory, catalog: self.semantic.carry(directory, catalog)  # and rebuilds
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:

@@ -173,9 +173,10 @@ class Catalog(CatalogRefs, CatalogNear):
         delete_refs(cur, path)
 
     def pending_hashes(self, *, every: bool = False) -> list[tuple[int, str]]:
-        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text."""
+        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text;
+        every note's first chunk (title and lead) before any second one, so those are embedded first."""
         where = "" if every else " WHERE vec=0"
-        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY key"))
+        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY ord > 0, key"))
 
     def dead_keys(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]

@@ -73,6 +73,9 @@ class IndexStore(CatchUp):
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
         # spend ~10 ms on 10k notes freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
+        # Gives a new generation the vectors the embedding cache holds before it becomes current (the
+        # vector side's ``carry``, wired by the Vault): vector coverage never drops in a rebuild.
+        self.carry_vectors: Callable[[Path, Catalog], object] | None = None
 
     def close(self) -> None:
         """Release the index handles (the store can be used again afterwards)."""
@@ -100,6 +103,10 @@ class IndexStore(CatchUp):
         if self._generation != gen:
             self.close()
             self._generation = gen
+
+    def follow_generation(self) -> None:
+        """Point at the manifest's generation now (a writer that waited may find another one current)."""
+        self._open_generation()
 
     @property
     def generation(self) -> str:
@@ -321,6 +328,8 @@ class IndexStore(CatchUp):
             catalog.set_attachments(attachments, replace=True)
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
+            if self.carry_vectors is not None:  # readers of the new generation keep every cached vector
+                self.carry_vectors(directory, catalog)
         finally:
             catalog.close()
         self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
