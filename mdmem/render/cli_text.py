@@ -107,7 +107,9 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if cov and not cov.get("complete"):
         finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
                   else "Run \"mdmem embed\" to finish.")
-        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
+        unseen = (f" (the vector leg abstained on {cov['candidates_not_embedded']} of {cov['candidates']} BM25 "
+                  "matches it has not read)" if cov.get("candidates_not_embedded") else "")
+        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors{unseen}; "
           f"results lean on BM25. {finish}", err=True)
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)

@@ -116,3 +116,31 @@ def test_the_embedding_job_follows_a_rebuild_made_while_it_embeds(vault_dir: Pat
         assert fresh.store.generation == rebuilt[0]
         assert fresh.store.catalog.coverage() == (report.total, report.total)
         assert fresh.semantic.vector_path().is_file()
+
+
+def test_query_is_not_worse_than_search_while_vectors_are_coming(tmp_path: Path) -> None:
+    """The answer has no vector yet and the notes the vector leg can read are closer to the question's
+    other words: the leg abstains on it instead of voting it down, and the answer says so."""
+    root = tmp_path / "zoo"
+    root.mkdir()
+    for i in range(6):
+        (root / f"budget-{i}.md").write_text(f"# Zoo budget {i}\n\nFeeding costs for the zoo animals rose in the "
+                                             "morning; the morning feeding budget grows.\n")
+    (root / "times.md").write_text("# Feeding times\n\nMorning feeding of the zoo animals at dawn, every morning.\n")
+    mdmem_in_process("--vault", str(root), "reindex")
+    mdmem_in_process("--vault", str(root), "embed")
+    for i in range(20):  # more chunks than a query embeds itself: they wait for the embedding job
+        (root / f"filler-{i}.md").write_text(f"# Filler {i}\n\nNothing about animals here, note {i}.\n")
+    (root / "tapir.md").write_text("# Tapir\n\nThe tapir eats leaves at the zoo.\n")
+    mdmem_in_process("--vault", str(root), "reindex")
+    question = "when does the tapir get its morning feeding"
+    search = json.loads(mdmem_in_process("--vault", str(root), "search", question, "--json").stdout)
+    assert search["results"][0]["path"] == "tapir.md"
+    proc = mdmem_in_process("--vault", str(root), "query", question, "--json", "--explain")
+    query = json.loads(proc.stdout)
+    assert query["results"][0]["path"] == "tapir.md"
+    assert query["results"][0]["explain"]["vec_abstained"] == 1
+    cov = query["info"]["coverage"]
+    assert cov["complete"] is False and cov["candidates_not_embedded"] == 1 and cov["candidates"] == 8
+    text = mdmem_in_process("--vault", str(root), "query", question)
+    assert "abstained on 1 of 8 BM25 matches" in text.stderr
