@@ -125,3 +125,39 @@ def test_a_watching_process_sees_saves_renames_and_new_folders(git_vault: Path) 
         assert [h.path for h in v.search("tapirsss")] == ["deep/er/n.md"]
         os.replace(git_vault / "deep" / "er" / "n.md", git_vault / "deep" / "m.md")
         assert [h.path for h in v.search("tapirsss")] == ["deep/m.md"]
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["hook-inline", "background-job"])
+def test_excluded_files_never_pend_after_a_checkout_whatever_mdmem_toml_said(git_vault: Path, inline: bool,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the older commit the vault had no mdmem.toml excludes (README.md was a note); at the newer one
+    README.md is excluded. Checking out one and back leaves nothing pending and README.md no note."""
+    from .test_catchup import checkout, wait_for_job
+
+    (git_vault / "README.md").write_text("# Readme\n\nThe axolotl readme.\n")
+    (git_vault / "mdmem.toml").write_text("[vault]\nexclude = []\n")
+    git(git_vault, "add", "-A")
+    git(git_vault, "commit", "-qm", "readme is a note")
+    git(git_vault, "tag", "before")
+    (git_vault / "mdmem.toml").write_text('[vault]\nexclude = ["README.md", "AGENTS.md"]\n')
+    git(git_vault, "commit", "-qam", "readme is not")
+    if not inline:
+        monkeypatch.setenv("MDMEM_INLINE_MAX", "0")
+    for ref, readme_found in (("before", True), ("main", False), ("before", True), ("main", False)):
+        assert checkout(git_vault, ref).returncode == 0
+        wait_for_job(git_vault)
+        status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
+        assert status["pending"] == {"new": [], "changed": [], "deleted": []} and status["fresh"], ref
+        assert (found(git_vault, "axolotl") == ["README.md"]) is readme_found
+
+
+def test_without_mdmem_toml_the_templates_excludes_apply(tmp_path: Path) -> None:
+    import tomllib
+
+    from mdmem.adapters.config import DEFAULT_EXCLUDE, load_config
+
+    template = Path(__file__).resolve().parents[2] / "vault_template" / "mdmem.toml"
+    assert tuple(tomllib.loads(template.read_text())["vault"]["exclude"]) == DEFAULT_EXCLUDE
+    assert load_config(tmp_path).exclude == DEFAULT_EXCLUDE
+    (tmp_path / "mdmem.toml").write_text("[vault]\nnotes_dir = \"n\"\n")
+    assert load_config(tmp_path).exclude == ()  # a file that names no excludes: none
