@@ -17,6 +17,7 @@ import hashlib
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,7 +260,9 @@ class TransformersEmbedder:
             return False
         failed = folder.with_name(folder.name + ".failed")
         if failed.is_file():
-            return False
+            if 0 <= time.time() - failed.stat().st_mtime < EXPORT_RETRY_S:
+                return False
+            failed.unlink(missing_ok=True)  # long enough ago: a fixed install or a freed disk may let it pass
         if say:
             say(f"Preparing the model for fast embedding (an ONNX export, once per machine) in {folder} …")
         try:
@@ -275,11 +278,24 @@ class TransformersEmbedder:
                 failed.write_text(f"{type(exc).__name__}: {exc}\n")
             if say:
                 say(f"mdmem: the ONNX export failed ({type(exc).__name__}: {exc}); embedding with torch. "
-                    f"Delete {failed} to try again.")
+                    f"It is tried again in {EXPORT_RETRY_S // 3600} h, or delete {failed} to try at once.")
             return False
         if self.runtime == "torch":
             self._run = None
         return True
+
+    def export_failure(self) -> str | None:
+        """Why this machine embeds with torch: a failed ONNX export and when it is retried, in one line."""
+        failed = self.onnx_dir().with_name(self.onnx_dir().name + ".failed")
+        try:
+            why = failed.read_text(errors="replace").strip().splitlines()[0][:200]
+            age = time.time() - failed.stat().st_mtime
+        except (OSError, IndexError):
+            return None
+        if not 0 <= age < EXPORT_RETRY_S:
+            return None
+        return (f"the ONNX export failed {age / 3600:.1f} h ago ({why}); embedding with torch, the export is "
+                f"tried again in {(EXPORT_RETRY_S - age) / 3600:.1f} h (or delete {failed})")
 
     def _load(self) -> Callable[[list[str]], np.ndarray]:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -347,6 +363,9 @@ def load_onnxruntime_first() -> None:
 def onnxruntime_loadable() -> bool:
     """False when importing onnxruntime now would crash the process (see ``load_onnxruntime_first``)."""
     return "onnxruntime" in sys.modules or "usearch.compiled" not in sys.modules
+
+
+EXPORT_RETRY_S = 24 * 3600  # a failed ONNX export is tried again after this long (its cause may be gone)
 
 
 def model_cache_dir() -> Path:

@@ -325,6 +325,8 @@ def _status(s: VaultStatus, p: Printer) -> None:
                     f"{'chunks' if run.get('job') else 'new chunks'} ({pct}%, {rate:.1f} chunks/s{left}, "
                     f"pid {run['pid']}, {int(took)} s so far)")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
+        if vec.note:
+            p(f"          {vec.note}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
     if s.catching_up:
