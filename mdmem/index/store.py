@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 7  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles; 7: external references, person identities
+SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 Progress = Callable[[int, int], None]
