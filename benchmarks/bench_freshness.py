@@ -197,7 +197,8 @@ def bench_wait(n: int, changed: list[int], runs: int, seed: int, work: Path) -> 
 
 
 def render(info: dict[str, Any], checks: list[dict[str, Any]], waits: list[dict[str, Any]]) -> str:
-    lines = [f"# Freshness — {info.get('cpu', '?')}, mdmem {info.get('mdmem_rev')}, load at start {info['loadavg'][0]:.1f}", ""]
+    lines = [f"# Freshness — {info.get('cpu', '?')}, mdmem {info.get('mdmem_rev')}, "
+             f"load at start {info['loadavg'][0]:.1f}", ""]
     if checks:
         methods = ["git diff-index", "watch", "stat loop", "git diff-files", "git ls-files -m"]
         lines += ["| notes | " + " | ".join(f"{m} ms (CPU)" for m in methods) + " | watch idle CPU ms / 10 s | load |",
@@ -213,7 +214,8 @@ def render(info: dict[str, Any], checks: list[dict[str, Any]], waits: list[dict[
         for k in sorted({w["changed"] for w in waits}):
             ws = [w for w in waits if w["changed"] == k]
             lines.append(f"| {k:,} | {statistics.median(w['checkout_s'] for w in ws):.2f} | "
-                         f"{statistics.median(w['read_s'] for w in ws):.2f} | {sum(w['fresh'] for w in ws)}/{len(ws)} | "
+                         f"{statistics.median(w['read_s'] for w in ws):.2f} | "
+                         f"{sum(w['fresh'] for w in ws)}/{len(ws)} | "
                          f"{min(w['load'] for w in ws):.1f}–{max(w['load'] for w in ws):.1f} |")
     return "\n".join(lines) + "\n"
 

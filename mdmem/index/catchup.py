@@ -46,7 +46,6 @@ class CatchUp:
         files: Files
         config: Config
         index_warning: str | None
-        watch: FolderWatch | None
 
         @property
         def catalog(self) -> Catalog: ...
