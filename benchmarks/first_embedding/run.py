@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     vault.mkdir(parents=True)
     notes = make_vault(spec, args.source, vault)
     log(f"{args.corpus}: {notes} notes copied to {vault}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MDMEM_", "GIT_"))}
+    # MDMEM_HOME stays: the model's ONNX export (and the index seal) this process uses too
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MDMEM_", "GIT_")) or k == "MDMEM_HOME"}
     info = machine()
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "mdmem", "init", str(vault)], env=env, check=True, capture_output=True)

@@ -377,8 +377,8 @@ def model_cache_dir() -> Path:
 
 
 def _source_stamp(path: Path) -> dict[str, list[int]]:
-    """The source model's files by size and mtime: a changed model invalidates its export."""
-    return {f.name: [f.stat().st_size, f.stat().st_mtime_ns] for f in sorted(path.iterdir()) if f.is_file()}
+    """The source model's files by size (not mtime: two installs of one package share the export)."""
+    return {f.name: [f.stat().st_size] for f in sorted(path.iterdir()) if f.is_file()}
 
 
 def onnx_ready(folder: Path, source: Path) -> bool:
