@@ -38,7 +38,8 @@ class CatchUp:
     _noticed_at: float = float("-inf")
     watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
     scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
-    _config_stamp: list[int] | None = None  # the stat of the mdmem.toml ``config`` was read from (at open)
+    _config_stamp: list[int] | None = None  # the stat of the mdmem.toml ``config`` was read from (None: unknown)
+    _early: subprocess.Popen[bytes] | None = None  # git's comparison, started by ``start_notice``
 
     if TYPE_CHECKING:  # provided by IndexStore
         root: Path
@@ -119,27 +120,15 @@ class CatchUp:
         answer must come from the index as it is, ``catching_up`` and ``index_warning`` say so. Checked
         before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
         process without a watch), and never under this store's own writer lock."""
-        from ..adapters.git import head_cheap
-
-        now = time.monotonic()
-        if self.state.locked_here or (self.watch is None and now - self._noticed_at < NOTICE_EVERY):
-            return  # (with a watch the check costs ~0.1 ms: every read makes it)
-        self._noticed_at = now
-        if self.catching_up is not None and self.index_warning == self._catching_up_line():
-            self.index_warning = None
-        self.catching_up = None
-        request = self.state.job_request()
-        if request is not None and not self._job_done():
-            self._say_catching_up(str((self.state.job_request() or request).get("why") or "git"))
-            return
-        head = head_cheap(self.root) or self.head()
-        git = self._start_edit_check(head)  # git compares the files with its index in C meanwhile
+        early, self._early = self._early, None
+        procs = [early]
         try:
-            edited = self._changes(head, git)
+            edited = self._notice(early, procs)
         finally:
-            if git is not None and git.returncode is None:
-                git.kill()  # not needed (a whole-tree pass compares every file)
-                git.communicate()
+            for proc in procs:
+                if proc is not None and proc.returncode is None:
+                    proc.kill()  # not needed (a whole-tree pass compares every file)
+                    proc.communicate()
         if edited == []:
             return
         try:
@@ -149,6 +138,38 @@ class CatchUp:
             pass  # another writer is at work; the answer comes from the index as it is
         except IndexNotWritten as exc:
             self.index_warning = f"index not updated: {exc}"
+
+    def start_notice(self) -> None:
+        """At the start of a read: start git's comparison of the files (``notice`` reads it) before the read
+        loads its engines (~50 ms of imports), so git's time hides behind them on another core."""
+        from ..adapters.git import head_cheap
+
+        if self._early is None and self._notice_due():
+            self._early = self._start_edit_check(head_cheap(self.root))
+
+    def _notice_due(self) -> bool:
+        return not self.state.locked_here and (
+            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY)
+
+    def _notice(self, early: subprocess.Popen[bytes] | None,
+                procs: list[subprocess.Popen[bytes] | None]) -> list[str] | None:
+        """``notice``'s checks: the notes to index again ([]: none), or None for a whole-tree pass."""
+        from ..adapters.git import head_cheap
+
+        if not self._notice_due():
+            return []  # (with a watch the check costs ~0.1 ms: every read makes it)
+        self._noticed_at = time.monotonic()
+        if self.catching_up is not None and self.index_warning == self._catching_up_line():
+            self.index_warning = None
+        self.catching_up = None
+        request = self.state.job_request()
+        if request is not None and not self._job_done():
+            self._say_catching_up(str((self.state.job_request() or request).get("why") or "git"))
+            return []
+        head = head_cheap(self.root) or self.head()
+        git = early if early is not None else self._start_edit_check(head)  # git compares files meanwhile
+        procs.append(git)
+        return self._changes(head, git)
 
     def _changes(self, head: str | None, git: subprocess.Popen[bytes] | None) -> list[str] | None:
         """For ``notice``: the notes to index again ([]: none, or a big change the background job still

@@ -61,7 +61,6 @@ class IndexStore(CatchUp):
         self.config = config
         self.files = Files(root, config.exclude)
         self.state = IndexState(root, config.lock_timeout)
-        self._config_stamp = self.state.config_stamp()
         self._catalog: Catalog | None = None
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
@@ -73,8 +72,7 @@ class IndexStore(CatchUp):
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
         # spend ~10 ms on 10k notes freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
-        # Gives a new generation the vectors the embedding cache holds before it becomes current (the
-        # vector side's ``carry``, wired by the Vault): vector coverage never drops in a rebuild.
+        # A new generation's vectors from the cache before it is current (the Vault wires Semantic.carry)
         self.carry_vectors: Callable[[Path, Catalog], object] | None = None
 
     def close(self) -> None:
@@ -155,6 +153,8 @@ class IndexStore(CatchUp):
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
+        if notice:
+            self.start_notice()
         with self.state.reading():
             self._repair(damaged, notice)
 

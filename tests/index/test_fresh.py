@@ -76,7 +76,8 @@ def test_the_prompt_hook_sees_an_in_place_save(git_vault: Path) -> None:
     mdmem_in_process("--vault", str(git_vault), "reindex")
     save_in_place(git_vault / NOTE, "Hotwire", "Okapiis")
     payload = {"prompt": "what did we decide about okapiis for new frontends?", "cwd": str(git_vault)}
-    proc = mdmem("--vault", str(git_vault), "hook", "prompt", input=json.dumps(payload), check=False)
+    proc = mdmem("--vault", str(git_vault), "hook", "prompt", "--time-budget", "30000", input=json.dumps(payload),
+                 check=False)  # (the budget: a loaded machine; the test is about what the hook sees)
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Okapiis" in context
