@@ -119,6 +119,8 @@ class Semantic:
         # of every chunk still without a vector (~1 s a round at 50k notes without vectors).
         key_of = {h: k for k, h in cat.pending_hashes(every=cat.get_meta("vector_model") != fp)}
         missing = self.cache.missing(fp, key_of)
+        if tracker is not None:
+            tracker.expect(len(missing))  # the whole job's total: what is left, this round's included
         if max_new is not None:
             missing = missing[:max_new]
         rows = cat.chunks_by_key([key_of[h] for h in missing])
@@ -342,7 +344,6 @@ class Semantic:
                             tracker = EmbedProgress(state.dir, 0, whole_job=True)
                         report = self.embed(max_new=JOB_ROUND, tracker=tracker)
                         embedded += report.embedded
-                        tracker.expect(report.total - report.done)  # what is left, as of this round
                         if report.embedded < JOB_ROUND or report.done >= report.total:
                             break
                     if state.finish_job(token, EMBED_HOOK):

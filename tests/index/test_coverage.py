@@ -144,3 +144,38 @@ def test_query_is_not_worse_than_search_while_vectors_are_coming(tmp_path: Path)
     assert cov["complete"] is False and cov["candidates_not_embedded"] == 1 and cov["candidates"] == 8
     text = mdmem_in_process("--vault", str(root), "query", question)
     assert "abstained on 1 of 8 BM25 matches" in text.stderr
+
+
+def test_status_shows_the_whole_embedding_job(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job embeds in rounds; status shows the job's done/total, rate and time left, not a round's."""
+    import mdmem.index.semantic as semantic
+    from mdmem import Vault
+    from mdmem.index.progress import embed_progress
+
+    monkeypatch.setattr(semantic, "JOB_ROUND", 4)
+    monkeypatch.setattr(semantic, "AUTO_EMBED_MAX", 0)
+    monkeypatch.setattr("mdmem.index.progress.PROGRESS_EVERY", 0.0)
+    v = Vault.open(vault_dir)
+    v.reindex()
+    total = v.store.catalog.coverage()[1]
+    assert total > 8
+    seen: list[tuple[int, int, bool]] = []
+    lines: list[str] = []
+    real = v.semantic.embedder.embed
+
+    def watching(texts: list[str], *, query: bool = False) -> object:
+        run = embed_progress(vault_dir / ".mdmem")
+        if run is not None:
+            seen.append((run["done"], run["total"], run["job"]))
+            if len(seen) == 3:
+                lines.append(mdmem_in_process("--vault", str(vault_dir), "status").stdout)
+        return real(texts, query=query)
+
+    v.semantic.embedder.embed = watching  # type: ignore[method-assign]
+    v.semantic.run_job()  # the background job's work, run here
+    v.close()
+    assert len(seen) >= 3 and {t for _, t, _ in seen} == {total} and all(job for _, _, job in seen)
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen) and seen[-1][0] > 4
+    line = next(ln for ln in lines[0].splitlines() if ln.startswith("vectors"))
+    assert f"/{total} chunks (" in line and "chunks/s" in line and "left" in line
+    assert embed_progress(vault_dir / ".mdmem") is None
