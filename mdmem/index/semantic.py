@@ -105,10 +105,11 @@ class Semantic:
     # -- filling ---------------------------------------------------------------------------------
 
     def embed(self, progress: Callable[[int, int], None] | None = None, *, max_new: int | None = None,
-              wait: bool = True, tracker: EmbedProgress | None = None) -> EmbedReport:
+              wait: bool = True, tracker: EmbedProgress | None = None, rounds: int | None = None) -> EmbedReport:
         """Embed chunks that have no vector (cache first), then add them to the vector index. A note's
         first chunk (its title and lead) comes before any note's second one, so every note can be found
-        by meaning early. ``tracker``: the whole job's progress, which this call advances."""
+        by meaning early. ``rounds``: add the vectors every this many chunks (the background job), so
+        readers get them as they come; ``tracker``: the whole job's progress, which this call advances."""
         started = time.perf_counter()
         with self._busy():
             self.store.repair()
@@ -120,7 +121,7 @@ class Semantic:
         key_of = {h: k for k, h in cat.pending_hashes(every=cat.get_meta("vector_model") != fp)}
         missing = self.cache.missing(fp, key_of)
         if tracker is not None:
-            tracker.expect(len(missing))  # the whole job's total: what is left, this round's included
+            tracker.expect(len(missing))  # the whole job's total: what is left now
         if max_new is not None:
             missing = missing[:max_new]
         rows = cat.chunks_by_key([key_of[h] for h in missing])
@@ -128,28 +129,34 @@ class Semantic:
         if len(missing) > AUTO_EMBED_MAX and hasattr(self.embedder, "prepare"):
             # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
             self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
-        # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
-        # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by tokens, not
-        # characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
         counts = getattr(self.embedder, "token_counts", None)
-        length = dict(zip(missing, counts([text_of[h] for h in missing]))) if counts and missing else {}
-        missing.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
         batch = max(1, self.settings.batch_size)
         own = tracker is None and len(missing) > AUTO_EMBED_MAX
         if own:
             tracker = EmbedProgress(self.store.state.dir, len(missing))
+        size = rounds or max(1, len(missing))
         try:
-            for i in range(0, len(missing), batch):
-                part = missing[i : i + batch]
-                vectors = self.embedder.embed([text_of[h] for h in part])
-                self._warm = True
-                self.cache.put_many(fp, list(zip(part, vectors)))
-                embedded += len(part)
-                release_memory()
-                if tracker:
-                    tracker.advance(len(part))
-                if progress:
-                    progress(embedded, len(missing))
+            for start in range(0, len(missing), size):
+                todo = missing[start : start + size]  # first chunks first (pending_hashes' order) ...
+                # ... and within a round, similar lengths in a batch: padding to the longest chunk wasted half
+                # the model's work (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by
+                # tokens, not characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
+                length = dict(zip(todo, counts([text_of[h] for h in todo]))) if counts and todo else {}
+                todo.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
+                for i in range(0, len(todo), batch):
+                    part = todo[i : i + batch]
+                    vectors = self.embedder.embed([text_of[h] for h in part])
+                    self._warm = True
+                    self.cache.put_many(fp, list(zip(part, vectors)))
+                    embedded += len(part)
+                    release_memory()
+                    if tracker:
+                        tracker.advance(len(part))
+                    if progress:
+                        progress(embedded, len(missing))
+                if rounds and start + size < len(missing):
+                    with self.store.writer_lock(None if wait else 0.0):
+                        self._sync(only=set(todo))  # this round's vectors (reading every pending one: ~0.7 s)
         except KeyboardInterrupt:
             interrupted = True  # finished batches are cached; the next run resumes
         except Exception as exc:  # the cache is written outside the writer lock, so translate here
@@ -170,8 +177,9 @@ class Semantic:
                            runtime=getattr(self.embedder, "runtime", None) if embedded else None,
                            threads=self.settings.thread_count if embedded else None)
 
-    def _sync(self) -> tuple[int, int]:
-        """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
+    def _sync(self, only: set[str] | None = None) -> tuple[int, int]:
+        """Under the writer lock: bring the usearch file in line with the catalogue's chunks (``only``: add
+        the vectors of these chunk hashes, nothing else)."""
         import numpy as np
 
         from .vectors import DamagedVectorFile, VectorIndex
@@ -187,7 +195,9 @@ class Semantic:
             for old in path.parent.glob("vectors-*.usearch"):
                 old.unlink()  # another model's vectors: never mixed, never kept
         pending = cat.pending_hashes()  # (not their text: ~1 s at 50k notes without vectors)
-        dead = cat.dead_keys()
+        if only is not None:
+            pending = [(k, h) for k, h in pending if h in only]
+        dead = cat.dead_keys() if only is None else []
         vecs = self.cache.get_many(fp, [h for _, h in pending], dim)
         ready = [(k, vecs[h]) for k, h in pending if h in vecs]
         if not ready and not dead:
@@ -339,13 +349,10 @@ class Semantic:
             try:
                 while True:
                     token = (state.job_request(EMBED_HOOK) or {}).get("token")
-                    while True:
-                        if tracker is None:
-                            tracker = EmbedProgress(state.dir, 0, whole_job=True)
-                        report = self.embed(max_new=JOB_ROUND, tracker=tracker)
-                        embedded += report.embedded
-                        if report.embedded < JOB_ROUND or report.done >= report.total:
-                            break
+                    if tracker is None:
+                        tracker = EmbedProgress(state.dir, 0, whole_job=True)
+                    report = self.embed(rounds=JOB_ROUND, tracker=tracker)
+                    embedded += report.embedded
                     if state.finish_job(token, EMBED_HOOK):
                         return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
             finally:
