@@ -242,7 +242,7 @@ class CatchUp:
         before reads) and the mdmem.toml the pass followed."""
         from ..adapters.git import head_cheap, untracked
 
-        notes = list(self.scanned or {})
+        notes, self.scanned = list(self.scanned or {}), None  # (a server need not keep 50k stats)
         left = untracked(self.root, notes) if notes and (head_cheap(self.root) or self.head()) else None
         self.state.record_folders(self.generation, folders, taken, untracked=left, config=config)
 
