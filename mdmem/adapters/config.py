@@ -12,6 +12,9 @@ from ..core.errors import ConfigError
 from ..core.schema import SEQUENCE_EDGES
 
 CONFIG_FILE = "mdmem.toml"
+# What a vault without mdmem.toml leaves out: the template's list (vault_template/mdmem.toml, a test keeps
+# the two equal), so a vault reads the same before and after `mdmem init` writes the file.
+DEFAULT_EXCLUDE = ("README.md", "AGENTS.md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,7 @@ def load_config(root: Path) -> Config:
     tables = {name: data.get(name) for name in ("vault", "git")}
     vault: dict[str, Any] = tables["vault"] if isinstance(tables["vault"], dict) else {}
     git: dict[str, Any] = tables["git"] if isinstance(tables["git"], dict) else {}
-    exclude = vault.get("exclude", [])
+    exclude = vault.get("exclude", [] if path.is_file() else list(DEFAULT_EXCLUDE))
     if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
         raise ConfigError(f"{path}: [vault] exclude must be a list of glob strings.")
     notes_dir = str(vault.get("notes_dir", "notes")).strip("/")

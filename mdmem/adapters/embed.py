@@ -17,6 +17,7 @@ import hashlib
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,7 +260,9 @@ class TransformersEmbedder:
             return False
         failed = folder.with_name(folder.name + ".failed")
         if failed.is_file():
-            return False
+            if 0 <= time.time() - failed.stat().st_mtime < EXPORT_RETRY_S:
+                return False
+            failed.unlink(missing_ok=True)  # long enough ago: a fixed install or a freed disk may let it pass
         if say:
             say(f"Preparing the model for fast embedding (an ONNX export, once per machine) in {folder} …")
         try:
@@ -275,11 +278,24 @@ class TransformersEmbedder:
                 failed.write_text(f"{type(exc).__name__}: {exc}\n")
             if say:
                 say(f"mdmem: the ONNX export failed ({type(exc).__name__}: {exc}); embedding with torch. "
-                    f"Delete {failed} to try again.")
+                    f"It is tried again in {EXPORT_RETRY_S // 3600} h, or delete {failed} to try at once.")
             return False
         if self.runtime == "torch":
             self._run = None
         return True
+
+    def export_failure(self) -> str | None:
+        """Why this machine embeds with torch: a failed ONNX export and when it is retried, in one line."""
+        failed = self.onnx_dir().with_name(self.onnx_dir().name + ".failed")
+        try:
+            why = failed.read_text(errors="replace").strip().splitlines()[0][:200]
+            age = time.time() - failed.stat().st_mtime
+        except (OSError, IndexError):
+            return None
+        if not 0 <= age < EXPORT_RETRY_S:
+            return None
+        return (f"the ONNX export failed {age / 3600:.1f} h ago ({why}); embedding with torch, the export is "
+                f"tried again in {(EXPORT_RETRY_S - age) / 3600:.1f} h (or delete {failed})")
 
     def _load(self) -> Callable[[list[str]], np.ndarray]:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -349,6 +365,9 @@ def onnxruntime_loadable() -> bool:
     return "onnxruntime" in sys.modules or "usearch.compiled" not in sys.modules
 
 
+EXPORT_RETRY_S = 24 * 3600  # a failed ONNX export is tried again after this long (its cause may be gone)
+
+
 def model_cache_dir() -> Path:
     """Prepared models: $MDMEM_HOME/models, else $XDG_CACHE_HOME/mdmem/models (~/.cache/mdmem/models).
     Never inside a vault: the export is per machine, and a vault's files are not trusted to run."""
@@ -358,8 +377,8 @@ def model_cache_dir() -> Path:
 
 
 def _source_stamp(path: Path) -> dict[str, list[int]]:
-    """The source model's files by size and mtime: a changed model invalidates its export."""
-    return {f.name: [f.stat().st_size, f.stat().st_mtime_ns] for f in sorted(path.iterdir()) if f.is_file()}
+    """The source model's files by size (not mtime: two installs of one package share the export)."""
+    return {f.name: [f.stat().st_size] for f in sorted(path.iterdir()) if f.is_file()}
 
 
 def onnx_ready(folder: Path, source: Path) -> bool:

@@ -93,6 +93,7 @@ class Vault:
         self._semantic: Semantic | None = None
         self._calls = 0  # facade calls under way (``answers``: the outermost collects the warnings)
         self.store.state.after_write = lambda inline: self.semantic.keep_up(inline=inline)  # vectors follow writes
+        self.store.carry_vectors = lambda directory, catalog: self.semantic.carry(directory, catalog)  # and rebuilds
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
@@ -155,6 +156,12 @@ class Vault:
     def rebuild_reason(self) -> str | None:
         """Why the index must be rebuilt from scratch (none yet, another version, copied), or None."""
         return self.store.rebuild_reason()
+
+    def watch_files(self) -> bool:
+        """For a process that stays up (serve, MCP): learn which notes changed from the kernel's events
+        (inotify; no CPU while idle) instead of comparing every file before a read. False where the
+        watch cannot be set up (not Linux, no watches left): reads compare the files then."""
+        return self.store.watch_files()
 
     def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""

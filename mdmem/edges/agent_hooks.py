@@ -229,6 +229,10 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
     from ..api.vault import Vault
 
     vault = Vault.open(root)
+    # A background catch-up (a big checkout) is waited for only as long as the time budget leaves room
+    # for the answer itself; past that the answer says what it could not see yet.
+    waited = os.environ.get("MDMEM_CATCHUP_WAIT")
+    os.environ["MDMEM_CATCHUP_WAIT"] = f"{max(0.0, deadline - time.monotonic() - LOCAL_RESERVE_S):.2f}"
     try:
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
@@ -236,6 +240,10 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
         quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
         return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
     finally:
+        if waited is None:
+            os.environ.pop("MDMEM_CATCHUP_WAIT", None)
+        else:
+            os.environ["MDMEM_CATCHUP_WAIT"] = waited
         vault.close()
 
 

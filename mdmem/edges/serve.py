@@ -75,6 +75,7 @@ def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dic
     started, runtime = time.monotonic(), None
     with lock:
         try:
+            vault.watch_files()  # edits (in place too) reach every later read without a look at each file
             vault.reindex(wait=False)
         except LockHeld:
             pass

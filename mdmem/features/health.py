@@ -43,8 +43,9 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
     try:
         done, total = sem.coverage(notice=False)
+        failure = getattr(sem.embedder, "export_failure", None)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
-                               running=sem.running_embed())
+                               running=sem.running_embed(), note=failure() if failure else None)
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
     return VaultStatus(

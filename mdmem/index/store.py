@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..adapters.config import Config
+from ..adapters.config import CONFIG_FILE, Config
 from ..adapters.files import Files, is_hidden
 from ..core.errors import (
     AmbiguousNote,
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 7  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles; 7: external references, person identities
+SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 Progress = Callable[[int, int], None]
@@ -72,6 +72,8 @@ class IndexStore(CatchUp):
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
         # spend ~10 ms on 10k notes freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
+        # A new generation's vectors from the cache before it is current (the Vault wires Semantic.carry)
+        self.carry_vectors: Callable[[Path, Catalog], object] | None = None
 
     def close(self) -> None:
         """Release the index handles (the store can be used again afterwards)."""
@@ -99,6 +101,10 @@ class IndexStore(CatchUp):
         if self._generation != gen:
             self.close()
             self._generation = gen
+
+    def follow_generation(self) -> None:
+        """Point at the manifest's generation now (a writer that waited may find another one current)."""
+        self._open_generation()
 
     @property
     def generation(self) -> str:
@@ -147,6 +153,8 @@ class IndexStore(CatchUp):
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
+        if notice:
+            self.start_notice()
         with self.state.reading():
             self._repair(damaged, notice)
 
@@ -178,6 +186,7 @@ class IndexStore(CatchUp):
             return
         if notice:
             self.notice()
+            self._open_generation()  # a background job it waited for may have built another one
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
@@ -221,18 +230,22 @@ class IndexStore(CatchUp):
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
-        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)):
-            only = None  # changes nobody recorded (a hook that could not update, a killed run): compare all
+        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)
+                                 or CONFIG_FILE in only):
+            only = None  # changes nobody recorded (a hook that could not update, a killed run), or a new
+            # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
-        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
+        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
+        # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
+        config = self.follow_config() if only is None else None
         report = self._update_marked(full, progress, only, head)
         self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
         if folders is not None:
-            self.state.record_folders(self.generation, folders, taken)
+            self.record_scan(folders, taken, config)
         self.state.clear_dirty()
         return report
 
@@ -286,7 +299,7 @@ class IndexStore(CatchUp):
         commit = self.head()
         dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
-        stats = self.files.scan(attachments)
+        stats = self.scanned = self.files.scan(attachments)
         added: list[str] = []
         problems: list[Problem] = []
         batch: list[tuple[Note, FileState, NoteDates]] = []
@@ -315,6 +328,8 @@ class IndexStore(CatchUp):
             catalog.set_attachments(attachments, replace=True)
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
+            if self.carry_vectors is not None:  # readers of the new generation keep every cached vector
+                self.carry_vectors(directory, catalog)
         finally:
             catalog.close()
         self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
@@ -340,7 +355,7 @@ class IndexStore(CatchUp):
         # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
         stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
-            stats = self.files.scan(attachments)
+            stats = self.scanned = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
             known_files = set(catalog.attachments())
             if known_files != set(attachments):
@@ -352,6 +367,8 @@ class IndexStore(CatchUp):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):
                     (attachments if p.is_file() else lost).append(rel)
+                    if rel in stamps:
+                        gone.append(rel)  # a note once, excluded now (mdmem.toml at another commit)
                 elif p.is_file():
                     stats[rel] = p.stat()
                 elif rel in stamps:

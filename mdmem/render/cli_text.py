@@ -107,7 +107,9 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if cov and not cov.get("complete"):
         finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
                   else "Run \"mdmem embed\" to finish.")
-        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
+        unseen = (f" (the vector leg abstained on {cov['candidates_not_embedded']} of {cov['candidates']} BM25 "
+                  "matches it has not read)" if cov.get("candidates_not_embedded") else "")
+        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors{unseen}; "
           f"results lean on BM25. {finish}", err=True)
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)
@@ -291,6 +293,13 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
         p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)
 
 
+def _duration(seconds: float) -> str:
+    """'40 s', '12 min', '2.5 h'."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{round(seconds / 60)} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
 @_cli.register
 def _status(s: VaultStatus, p: Printer) -> None:
     p(f"vault     {s.vault}")
@@ -309,9 +318,15 @@ def _status(s: VaultStatus, p: Printer) -> None:
         run = vec.running
         if run:
             pct = 100 * run["done"] // max(1, run["total"])
-            todo = (f" — embedding now: {run['done']}/{run['total']} new chunks ({pct}%, pid {run['pid']}, "
-                    f"{int(run['updated'] - run['started'])} s so far)")
+            took = max(0.0, run["updated"] - run["started"])
+            rate = run["done"] / took if took > 0 else 0.0
+            left = f", ~{_duration((run['total'] - run['done']) / rate)} left" if rate > 0 else ""
+            todo = (f" — embedding now: {run['done']}/{run['total']} "
+                    f"{'chunks' if run.get('job') else 'new chunks'} ({pct}%, {rate:.1f} chunks/s{left}, "
+                    f"pid {run['pid']}, {int(took)} s so far)")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
+        if vec.note:
+            p(f"          {vec.note}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
     if s.catching_up:

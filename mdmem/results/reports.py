@@ -34,6 +34,7 @@ class VectorStatus(Result):
     # A running ``mdmem embed`` (another process): pid, done, total, started, updated (epoch seconds).
     # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
     running: dict[str, Any] | None = None
+    note: str | None = None  # why the model runs slower than it could (a failed ONNX export), in one line
 
     def data(self) -> dict[str, Any]:
         if self.error is not None:
@@ -44,6 +45,8 @@ class VectorStatus(Result):
             d["embedding"] = self.embedding
         if self.running is not None:
             d["running"] = self.running
+        if self.note is not None:
+            d["note"] = self.note
         return d
 
 

@@ -220,3 +220,40 @@ def test_serve_detach_returns_once_the_model_is_warm(models_home: Path, vault_di
         assert json.loads(proc.stdout)["info"].get("served") is True
     finally:
         subprocess.run([*run, "serve", "--stop"], env=env, capture_output=True)
+
+
+def test_a_failed_export_says_why_in_status_and_is_tried_again_after_a_while(
+        models_home: Path, tmp_path: Path, vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import mdmem.adapters.embed as embed
+
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home"))
+    emb = make_embedder(EmbedSettings())
+    folder = emb.onnx_dir()
+    folder.parent.mkdir(parents=True)
+    folder.write_text("a file where the export's folder goes")  # the export cannot write there
+    said: list[str] = []
+    assert not emb.prepare(said.append)
+    failed = folder.with_name(folder.name + ".failed")
+    assert failed.is_file() and "tried again in 24 h" in said[-1]
+    assert not make_embedder(EmbedSettings()).prepare(said.append) and len(said) == 2  # not retried at once
+    Vault.open(vault_dir).reindex()
+    status = mdmem_in_process("--vault", str(vault_dir), "status")
+    line = next(ln for ln in status.stdout.splitlines() if "ONNX export failed" in ln)
+    assert "embedding with torch" in line and "tried again in" in line
+    assert "ONNX export failed" in json.loads(mdmem_in_process("--vault", str(vault_dir), "status",
+                                                                 "--json").stdout)["vectors"]["note"]
+
+    folder.unlink()  # what made it fail is gone
+    day_ago = time.time() - 25 * 3600
+    os.utime(failed, (day_ago, day_ago))
+    exported: list[Path] = []
+
+    def export(source: Path, dest: Path, settings: object) -> None:  # the real export ran in models_home
+        exported.append(dest)
+        shutil.copytree(models_home / "models" / dest.name, dest)
+
+    monkeypatch.setattr(embed, "export_onnx", export)
+    assert make_embedder(EmbedSettings()).prepare(said.append) and exported == [folder]
+    assert not failed.exists() and make_embedder(EmbedSettings()).export_failure() is None

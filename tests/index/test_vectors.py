@@ -25,11 +25,18 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_chunks_follow_headings_and_carry_context() -> None:
     body = "intro\n\n# Design\n\ntext\n\n## Risks\n\nrisky\n\n```\n# not a heading\n```\n"
-    chunks = chunk_note("Plan", body)
+    chunks = chunk_note("Plan", body, pack=False)
     assert [(c.heading, c.text.splitlines()[0]) for c in chunks] == [
         ("", "intro"), ("Design", "text"), ("Design › Risks", "risky")]
     assert chunks[2].embed_text.startswith("Plan › Design › Risks\nrisky")
     assert "# not a heading" in chunks[2].text
+    # Packed (the default): the lead stays alone, short sections after it share a chunk under the first
+    # one's heading, each later one's heading a line of it.
+    packed = chunk_note("Plan", body)
+    assert [c.heading for c in packed] == ["", "Design"]
+    assert packed[1].embed_text.startswith("Plan › Design\ntext\n\nRisks\nrisky")
+    long = chunk_note("Plan", "intro\n\n# A\n\n" + "a " * 300 + "\n\n# B\n\n" + "b " * 300 + "\n\n# C\n\nc")
+    assert [c.heading for c in long] == ["", "A", "B"] and long[2].text.endswith("C\nc")
 
 
 def test_long_sections_split_by_size_and_empty_notes_get_a_title_chunk() -> None:
