@@ -107,10 +107,10 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
         head = head_cheap(vault)
 
         def by_git() -> list[str] | None:
-            return store.edited(worktree_changes(vault))
+            return store.catchup.edited(worktree_changes(vault))
 
         def by_stat() -> list[str] | None:
-            return store.edited(None)
+            return store.catchup.edited(None)
 
         for name, fn in (("git diff-index", by_git), ("stat loop", by_stat),
                          ("git diff-files", lambda: git_list(vault, "diff-files", "--name-only", "-z")),
@@ -130,7 +130,7 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
             save_in_place(target, f"mark{len(marks)}")
             marks.append(1)
             c0, t0 = cpu(), time.perf_counter()
-            got = v.store.edited()
+            got = v.store.catchup.edited()
             by_watch.last = ((time.perf_counter() - t0) * 1000, (cpu() - c0) * 1000)  # type: ignore[attr-defined]
             v.store.reindex(only=got or [])
             return got

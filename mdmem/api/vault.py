@@ -161,11 +161,12 @@ class Vault:
         """For a process that stays up (serve, MCP): learn which notes changed from the kernel's events
         (inotify; no CPU while idle) instead of comparing every file before a read. False where the
         watch cannot be set up (not Linux, no watches left): reads compare the files then."""
-        return self.store.watch_files()
+        return self.store.catchup.watch_files()
 
     def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
-        return self.store.after_git(hook, timeout=timeout, whole_tree=whole_tree, after_pass=self.semantic.keep_up)
+        return self.store.catchup.after_git(hook, timeout=timeout, whole_tree=whole_tree,
+                                            after_pass=self.semantic.keep_up)
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""

@@ -80,10 +80,10 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
 
 def index_info(store: IndexStore, info: dict[str, Any]) -> dict[str, Any]:
     """``info`` with ``index`` when the answer came from an index a background job is still catching
-    up (``IndexStore.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
-    if store.catching_up is None:
+    up (``CatchUp.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
+    if store.catchup.catching_up is None:
         return info
-    return {**info, "index": {"catching_up": True, "why": store.catching_up}}
+    return {**info, "index": {"catching_up": True, "why": store.catchup.catching_up}}
 
 
 def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:

@@ -1,8 +1,8 @@
 """Catching up after git without making git wait, and noticing what no hook reported.
 
-``CatchUp`` is a part of ``IndexStore`` (a mixin, kept apart so the store stays readable): what a git
-hook does (``after_git``: a commit's few notes now, a big checkout, merge, pull or rebase in one
-background job), that job (``run_job``), and the cheap check before every read (``notice``).
+``CatchUp`` is the store's catching up (``IndexStore.catchup``), a job of its own: what a git hook
+does (``after_git``: a commit's few notes now, a big checkout, merge, pull or rebase in one background
+job), that job (``run_job``), and the cheap check before every read (``notice``).
 ``state.py`` keeps the job's request mark and its locks; ``githook.py`` is the edge that runs both.
 """
 
@@ -12,52 +12,58 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..adapters.files import is_hidden
 from ..core.errors import IndexNotWritten, LockHeld
-from .state import JOB_HOOK, IndexState
+from .state import JOB_HOOK
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..adapters.config import Config
     from ..adapters.files import Files
     from ..adapters.watch import FolderWatch
     from ..results.indexing import ReindexReport
     from .catalog import Catalog
+    from .state import IndexState
 
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (~0.5 s here); more go to the background job
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
 CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (600 notes: ~7 s here at load 4)
 
 
+class Store(Protocol):
+    """What catching up uses of its store (``IndexStore``)."""
+
+    root: Path
+    state: IndexState
+    files: Files
+    config: Config
+    index_warning: str | None
+
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def generation(self) -> str: ...
+    def head(self) -> str | None: ...
+    def rebuild_reason(self) -> str | None: ...
+    def commit_changes(self) -> tuple[list[str], str] | None: ...
+    def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport: ...
+    def reindex(self, full: bool = False, *, wait: bool = True, only: list[str] | None = None) -> ReindexReport: ...
+
+
 class CatchUp:
-    """The store's catching up after git (see the module's docstring)."""
+    """A store's catching up after git (see the module's docstring): its own state, the store's index."""
 
-    catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
-    _noticed_at: float = float("-inf")
-    watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
-    scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
-    _config_stamp: list[int] | None = None  # the stat of the mdmem.toml ``config`` was read from (None: unknown)
-    _early: subprocess.Popen[bytes] | None = None  # git's comparison, started by ``start_notice``
-
-    if TYPE_CHECKING:  # provided by IndexStore
-        root: Path
-        state: IndexState
-        files: Files
-        config: Config
-        index_warning: str | None
-
-        @property
-        def catalog(self) -> Catalog: ...
-        @property
-        def generation(self) -> str: ...
-        def head(self) -> str | None: ...
-        def rebuild_reason(self) -> str | None: ...
-        def commit_changes(self) -> tuple[list[str], str] | None: ...
-        def catch_up(self, *, timeout: float, whole_tree: bool = False) -> ReindexReport: ...
-        def reindex(self, full: bool = False, *, wait: bool = True,
-                    only: list[str] | None = None) -> ReindexReport: ...
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
+        self._noticed_at = float("-inf")
+        self.watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
+        self.scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
+        self._config_stamp: list[int] | None = None  # the stat of the mdmem.toml read (None: unknown)
+        self._early: subprocess.Popen[bytes] | None = None  # git's comparison, started by ``start_notice``
 
     # -- git hooks and the job -------------------------------------------------------------------
 
@@ -71,39 +77,39 @@ class CatchUp:
         if hook == JOB_HOOK:
             self.run_job(after_pass=after_pass)
             return "caught up"
-        reason = self.rebuild_reason()
+        reason = self.store.rebuild_reason()
         if reason is not None:
-            self.state.request_job(f"rebuilding the index: {reason}")
+            self.store.state.request_job(f"rebuilding the index: {reason}")
             return f"rebuilding the index in the background ({reason})"
-        if self.state.job_request() is not None:
-            self.state.request_job(hook)
+        if self.store.state.job_request() is not None:
+            self.store.state.request_job(hook)
             return "a background catch-up is under way; it indexes this change too"
         if not whole_tree:
             size = self._change_size()
             if size > inline_max():
-                self.state.request_job(f"{hook}: {size} notes changed")
+                self.store.state.request_job(f"{hook}: {size} notes changed")
                 return f"{size} notes changed; indexing them in the background (searches say so until done)"
-        return self.catch_up(timeout=timeout, whole_tree=whole_tree)
+        return self.store.catch_up(timeout=timeout, whole_tree=whole_tree)
 
     def _change_size(self) -> int:
         """Notes the commits since the last index touched (all notes when git cannot tell)."""
-        diff = self.commit_changes()
-        return len(diff[0]) if diff is not None else self.catalog.count()
+        diff = self.store.commit_changes()
+        return len(diff[0]) if diff is not None else self.store.catalog.count()
 
     def run_job(self, *, wait: bool = True, after_pass: Callable[[], object] | None = None) -> bool:
         """The background catch-up (``reindex --git-hook catch-up``, or a read finishing a killed one):
         whole-tree passes (a full rebuild when the index needs one) under the job's running lock,
         until no request came during a pass; ``after_pass`` (the vector side's restore from the cache)
         runs after each. False when ``wait`` is off and another job runs."""
-        with self.state.job_slot(wait) as mine:
+        with self.store.state.job_slot(wait) as mine:
             if not mine:
                 return False
             while True:
-                token = (self.state.job_request() or {}).get("token")
-                self.reindex(wait=wait)
+                token = (self.store.state.job_request() or {}).get("token")
+                self.store.reindex(wait=wait)
                 if after_pass is not None:
                     after_pass()
-                if self.state.finish_job(token):
+                if self.store.state.finish_job(token):
                     return True
 
     # -- before a read ---------------------------------------------------------------------------
@@ -133,11 +139,11 @@ class CatchUp:
             return
         try:
             # the whole tree (None: what the commits and the edits changed), or the edited notes alone
-            self.reindex(wait=False, only=edited)
+            self.store.reindex(wait=False, only=edited)
         except LockHeld:
             pass  # another writer is at work; the answer comes from the index as it is
         except IndexNotWritten as exc:
-            self.index_warning = f"index not updated: {exc}"
+            self.store.index_warning = f"index not updated: {exc}"
 
     def start_notice(self) -> None:
         """At the start of a read: start git's comparison of the files (``notice`` reads it) before the read
@@ -145,10 +151,10 @@ class CatchUp:
         from ..adapters.git import head_cheap
 
         if self._early is None and self._notice_due():
-            self._early = self._start_edit_check(head_cheap(self.root))
+            self._early = self._start_edit_check(head_cheap(self.store.root))
 
     def _notice_due(self) -> bool:
-        return not self.state.locked_here and (
+        return not self.store.state.locked_here and (
             self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY)
 
     def _notice(self, early: subprocess.Popen[bytes] | None,
@@ -159,14 +165,14 @@ class CatchUp:
         if not self._notice_due():
             return []  # (with a watch the check costs ~0.1 ms: every read makes it)
         self._noticed_at = time.monotonic()
-        if self.catching_up is not None and self.index_warning == self._catching_up_line():
-            self.index_warning = None
+        if self.catching_up is not None and self.store.index_warning == self._catching_up_line():
+            self.store.index_warning = None
         self.catching_up = None
-        request = self.state.job_request()
+        request = self.store.state.job_request()
         if request is not None and not self._job_done():
-            self._say_catching_up(str((self.state.job_request() or request).get("why") or "git"))
+            self._say_catching_up(str((self.store.state.job_request() or request).get("why") or "git"))
             return []
-        head = head_cheap(self.root) or self.head()
+        head = head_cheap(self.store.root) or self.store.head()
         git = early if early is not None else self._start_edit_check(head)  # git compares files meanwhile
         procs.append(git)
         return self._changes(head, git)
@@ -176,20 +182,20 @@ class CatchUp:
         works on), or None for a whole-tree pass."""
         from ..adapters.git import changed_since
 
-        last = self.catalog.get_meta("last_commit")
+        last = self.store.catalog.get_meta("last_commit")
         if head != last:
             if head and last:
-                diff = changed_since(self.root, last, head)
-                size = len(diff) if diff is not None else self.catalog.count()
+                diff = changed_since(self.store.root, last, head)
+                size = len(diff) if diff is not None else self.store.catalog.count()
                 if size > inline_max():
                     why = f"HEAD moved without a hook: {size} notes changed"
-                    self.state.request_job(why)
+                    self.store.state.request_job(why)
                     if not self._job_done():
                         self._say_catching_up(why)
                         return []
                     return self._changes(head, git)  # the job caught up; edits since are still to see
             return None
-        if self.state.folders_changed(self.generation):
+        if self.store.state.folders_changed(self.store.generation):
             return None
         return self.edited(git)
 
@@ -197,13 +203,13 @@ class CatchUp:
         """Whether the pending background catch-up is done: finished here when it died (or never
         started), else waited for, at most ``catchup_wait()`` seconds (a read after a checkout answers
         from the commit now checked out: ~1-2 s per hundred notes here)."""
-        if not self.state.job_active():
+        if not self.store.state.job_active():
             return self._finish_job_here()
         deadline = time.monotonic() + catchup_wait()
-        while self.state.job_request() is not None:
+        while self.store.state.job_request() is not None:
             if time.monotonic() >= deadline:
                 return False
-            if not self.state.job_active():
+            if not self.store.state.job_active():
                 return self._finish_job_here()
             time.sleep(0.05)
         return True
@@ -218,7 +224,7 @@ class CatchUp:
 
         if self.watch is None:
             try:
-                self.watch = FolderWatch(self.root, list(self.files.folders()))
+                self.watch = FolderWatch(self.store.root, list(self.store.files.folders()))
             except OSError:
                 return False
             self._noticed_at = float("-inf")
@@ -230,10 +236,10 @@ class CatchUp:
         checkout to a commit with other excludes); returns the stat the pass follows."""
         from ..adapters.config import load_config
 
-        stamp = self.state.config_stamp()
+        stamp = self.store.state.config_stamp()
         if stamp != self._config_stamp:
-            self.config = load_config(self.root)
-            self.files.exclude = self.config.exclude
+            self.store.config = load_config(self.store.root)
+            self.store.files.exclude = self.store.config.exclude
             self._config_stamp = stamp
         return stamp
 
@@ -243,8 +249,9 @@ class CatchUp:
         from ..adapters.git import head_cheap, untracked
 
         notes, self.scanned = list(self.scanned or {}), None  # (a server need not keep 50k stats)
-        left = untracked(self.root, notes) if notes and (head_cheap(self.root) or self.head()) else None
-        self.state.record_folders(self.generation, folders, taken, untracked=left, config=config)
+        in_git = head_cheap(self.store.root) or self.store.head()
+        left = untracked(self.store.root, notes) if notes and in_git else None
+        self.store.state.record_folders(self.store.generation, folders, taken, untracked=left, config=config)
 
     def _start_edit_check(self, head: str | None) -> subprocess.Popen[bytes] | None:
         """git listing the notes that may differ from HEAD (``git.worktree_changes``), started now so it
@@ -254,7 +261,7 @@ class CatchUp:
         if self.watch is not None or head is None:
             return None
         try:
-            return worktree_changes(self.root)
+            return worktree_changes(self.store.root)
         except OSError:
             return None
 
@@ -274,16 +281,16 @@ class CatchUp:
             found = listed(git)
             if found is None:
                 return None
-            candidates = [*found, *self.state.untracked(self.generation)]
+            candidates = [*found, *self.store.state.untracked(self.store.generation)]
         else:
             candidates = None  # no git: every note's stat (~2x git's time)
-        stamps = self.catalog.stamps(candidates)
+        stamps = self.store.catalog.stamps(candidates)
         out = []
         for rel in stamps if candidates is None else dict.fromkeys(candidates):
-            if rel not in stamps and (is_hidden(rel) or self.files.excluded(rel)):
+            if rel not in stamps and (is_hidden(rel) or self.store.files.excluded(rel)):
                 continue  # not a note
             try:
-                st = os.stat(self.root / rel)
+                st = os.stat(self.store.root / rel)
             except OSError:
                 if rel in stamps:
                     out.append(rel)  # removed: dropped from the index
@@ -303,8 +310,8 @@ class CatchUp:
 
     def _say_catching_up(self, why: str) -> None:
         self.catching_up = why
-        if self.index_warning is None:
-            self.index_warning = self._catching_up_line()
+        if self.store.index_warning is None:
+            self.store.index_warning = self._catching_up_line()
 
 
 def catchup_wait() -> float:

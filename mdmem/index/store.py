@@ -53,8 +53,8 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
-class IndexStore(CatchUp):
-    """One vault's files and the index derived from them (catching up after git: ``CatchUp``)."""
+class IndexStore:
+    """One vault's files and the index derived from them (catching up after git: ``catchup``)."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
@@ -64,8 +64,8 @@ class IndexStore(CatchUp):
         self._catalog: Catalog | None = None
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
-        # Things that went wrong after the work was done (a commit git refused); the CLI prints
-        # them to stderr, MCP adds them to the tool result (issue 7).
+        # Things that went wrong after the work was done (a commit git refused): the Vault puts them
+        # in the answer of the call that made them.
         self.warnings: list[str] = []
         self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
         # Values features derive from the current index (the graph). Each entry names the catalogue it
@@ -74,6 +74,7 @@ class IndexStore(CatchUp):
         self.memo: dict[str, Any] = {}
         # A new generation's vectors from the cache before it is current (the Vault wires Semantic.carry)
         self.carry_vectors: Callable[[Path, Catalog], object] | None = None
+        self.catchup = CatchUp(self)  # after git, the background job, and what reads notice
 
     def close(self) -> None:
         """Release the index handles (the store can be used again afterwards)."""
@@ -154,7 +155,7 @@ class IndexStore(CatchUp):
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
         if notice:
-            self.start_notice()
+            self.catchup.start_notice()
         with self.state.reading():
             self._repair(damaged, notice)
 
@@ -185,7 +186,7 @@ class IndexStore(CatchUp):
             self.repair(damaged=exc)
             return
         if notice:
-            self.notice()
+            self.catchup.notice()
             self._open_generation()  # a background job it waited for may have built another one
 
     def read(self, fn: Callable[[], T]) -> T:
@@ -241,11 +242,11 @@ class IndexStore(CatchUp):
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
         # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
-        config = self.follow_config() if only is None else None
+        config = self.catchup.follow_config() if only is None else None
         report = self._update_marked(full, progress, only, head)
         self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
         if folders is not None:
-            self.record_scan(folders, taken, config)
+            self.catchup.record_scan(folders, taken, config)
         self.state.clear_dirty()
         return report
 
@@ -299,7 +300,7 @@ class IndexStore(CatchUp):
         commit = self.head()
         dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
-        stats = self.scanned = self.files.scan(attachments)
+        stats = self.catchup.scanned = self.files.scan(attachments)
         added: list[str] = []
         problems: list[Problem] = []
         batch: list[tuple[Note, FileState, NoteDates]] = []
@@ -355,7 +356,7 @@ class IndexStore(CatchUp):
         # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
         stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
-            stats = self.scanned = self.files.scan(attachments)
+            stats = self.catchup.scanned = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
             known_files = set(catalog.attachments())
             if known_files != set(attachments):
