@@ -69,16 +69,21 @@ def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home:
         fh.truncate(1000)
     assert not onnx_ready(folder, emb.path)
     emb.embed(["x"])
-    assert emb.runtime == "torch"  # a cold query never waits for an export
-    meta = json.loads((folder / "meta.json").read_text())
-    meta["onnx_bytes"] = 1000
-    (folder / "meta.json").write_text(json.dumps(meta))  # now it looks complete but cannot load
+    assert emb.runtime == "onnx" and onnx_ready(folder, emb.path)  # made again from the weights (~1 s, no torch)
+    size = (folder / "model.onnx").stat().st_size
+    with open(folder / "model.onnx", "r+b") as fh:  # now it looks complete but cannot load
+        fh.seek(100)
+        fh.write(b"\xff" * 1000)
+    assert onnx_ready(folder, emb.path)
     broken = make_embedder(EmbedSettings())
     broken.embed(["x"])
-    assert broken.runtime == "torch" and not folder.exists()  # dropped; the next embed exports again
+    assert broken.runtime == "onnx" and onnx_ready(folder, emb.path)  # dropped and made again
+    assert (folder / "model.onnx").stat().st_size == size
+    torch_made = make_embedder(EmbedSettings(model=str(emb.path)))  # as a model torch must export (~10 s)
+    monkeypatch.setattr(type(torch_made), "_builds_without_torch", property(lambda self: False))
     said: list[str] = []
-    assert broken.prepare(said.append) and onnx_ready(folder, emb.path) and "ONNX" in said[0]
-    assert broken.prepare(said.append) and len(said) == 1  # once per machine
+    assert torch_made.prepare(said.append) and "ONNX" in said[0]
+    assert torch_made.prepare(said.append) and len(said) == 1  # once per machine
 
 
 def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, vault_dir: Path,

@@ -339,7 +339,7 @@ def _tiny_cross_encoder(path: Path) -> None:
 
 
 def test_reranker_loads_a_local_cross_encoder_and_scores(vault_dir: Path, hashed: None, tmp_path: Path) -> None:
-    from mdmem.adapters.embed import CrossEncoderReranker
+    from mdmem.adapters.embed_torch import CrossEncoderReranker
 
     model = tmp_path / "ce"
     _tiny_cross_encoder(model)
