@@ -358,20 +358,26 @@ def load_onnxruntime_first() -> None:
 
 def torch_installed() -> bool:
     """Whether torch can be imported here (without importing it: that takes seconds)."""
+    return sys.modules.get("torch") is not None or _findable("torch")
+
+
+def _findable(module: str) -> bool:
     import importlib.util
 
-    return "torch" in sys.modules or importlib.util.find_spec("torch") is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # blocked (sys.modules[name] = None) or broken
+        return False
 
 
 def _tokenizer_usable(path: Path) -> bool:
     """Whether a tokenizer.json can be run without transformers: by ``tokenizers``, or, for BERT's
     WordPiece, by mdmem's own tokenizer."""
-    import importlib.util
     import json
 
     if not path.is_file():
         return False
-    if importlib.util.find_spec("tokenizers") is not None:
+    if _findable("tokenizers"):
         return True
     from .wordpiece import supported
 
