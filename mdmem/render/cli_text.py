@@ -340,7 +340,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"conflict  {note}: another version in {copy} — run "
           f"\"mdmem resolve {shell_path(note)} --ours|--theirs|--both\"")
     if s.problems:
-        p(f"problems  {s.problems} in {s.notes_with_problems} note(s) — run \"mdmem doctor\"")
+        where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
+        where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
+        p(f"problems  {', '.join(where)} — run \"mdmem doctor\"")
 
 
 @_cli.register
