@@ -15,6 +15,7 @@ from .lines import (
     fields_text,
     highlight,
     hints_line,
+    local_time,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -133,7 +134,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
         if h.links:
-            p("    links: " + hints_line(h.links))
+            p("    links: " + hints_line(h.links, short=True))
         if explain and h.explain:
             p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
     if explain and info.get("stages"):
@@ -217,7 +218,7 @@ def _history(h: History, p: Printer) -> None:
     for v in h.versions:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
         for c in v.git_log:
-            p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+            p(f"      {c.commit[:8]} {local_time(c.date)} {c.subject}")
             if c.diff is not None:
                 p("".join(f"        {line}" for line in c.diff.splitlines(keepends=True)), nl=False)
         if v.truncated:
@@ -226,7 +227,8 @@ def _history(h: History, p: Printer) -> None:
 
 @_cli.register
 def _note_diff(d: NoteDiff, p: Printer) -> None:
-    p(f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')}  (+{d.added} -{d.removed})",
+    p(f"{d.path}: {revision_line(d.old, local=True)} → {revision_line(d.new, 'the file', local=True)}  "
+      f"(+{d.added} -{d.removed})",
       err=True)
     if d.diff:
         p(d.diff, nl=False)
@@ -236,7 +238,7 @@ def _note_diff(d: NoteDiff, p: Printer) -> None:
 
 @_cli.register
 def _note_at(n: NoteAt, p: Printer) -> None:
-    p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
+    p(f"{n.revision.path} at {revision_line(n.revision, local=True)}", err=True)
     p(n.text, nl=False)
 
 
@@ -304,7 +306,8 @@ def _status(s: VaultStatus, p: Printer) -> None:
     types = ", ".join(f"{k} {v}" for k, v in s.types.items())
     p(f"notes     {s.notes}" + (f"  ({types})" if types else ""))
     idx = s.index
-    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, updated {idx.indexed_at}")
+    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, "
+      f"updated {local_time(idx.indexed_at, minutes=True)}")
     vec = s.vectors
     if vec.error is not None:
         p(f"vectors   unavailable: {vec.error}")
@@ -520,10 +523,10 @@ def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = Fal
     if a.from_query:
         p(f"best match for {ref!r}:")
     for n in a.before:
-        p(dated_line(" ", n))
-    p(bold(dated_line("▶", a.anchor), color))
+        p(dated_line(" ", n, local=True))
+    p(bold(dated_line("▶", a.anchor, local=True), color))
     for n in a.after:
-        p(dated_line(" ", n))
+        p(dated_line(" ", n, local=True))
     if not a.before and not a.after:
         p("  (no related notes; try --all)")
 
@@ -546,8 +549,11 @@ def _lines(result: Any, p: Printer) -> None:
     """refs, cites, person: their lines (``refs_text``) as they are."""
     from .refs_text import cites_lines, person_lines, refs_lines
 
-    lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines, "PersonAnswer": person_lines}[type(result).__name__]
-    for line in lines(result):
+    if type(result).__name__ == "PersonAnswer":
+        lines = person_lines(result, local=True)  # her timeline in this machine's time zone
+    else:
+        lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines}[type(result).__name__](result)
+    for line in lines:
         p(line)
 
 
