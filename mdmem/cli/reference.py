@@ -54,7 +54,7 @@ def options(command: click.Command, ctx: click.Context) -> list[tuple[str, str]]
     """(names and metavar, help) of each option, as ``--help`` prints them."""
     rows = []
     for param in command.get_params(ctx):
-        if param.name == "help":
+        if not isinstance(param, click.Option) or param.name == "help":  # arguments are in the usage line
             continue
         record = param.get_help_record(ctx)
         if record is not None:
