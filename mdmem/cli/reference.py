@@ -79,7 +79,8 @@ def _anchor(path: list[str]) -> str:
 
 
 def _usage(command: click.Command, ctx: click.Context) -> str:
-    return f"```\n{command.get_usage(ctx).strip()}\n```\n\n"
+    """The usage line, on one line whatever the terminal's width."""
+    return f"```\nUsage: {ctx.command_path} {' '.join(command.collect_usage_pieces(ctx))}\n```\n\n"
 
 
 def _help(command: click.Command) -> str:

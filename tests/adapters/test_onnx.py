@@ -79,6 +79,7 @@ def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home:
     broken.embed(["x"])
     assert broken.runtime == "onnx" and onnx_ready(folder, emb.path)  # dropped and made again
     assert (folder / "model.onnx").stat().st_size == size
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "other-home"))  # a machine that has prepared nothing
     torch_made = make_embedder(EmbedSettings(model=str(emb.path)))  # as a model torch must export (~10 s)
     monkeypatch.setattr(type(torch_made), "_builds_without_torch", property(lambda self: False))
     said: list[str] = []
