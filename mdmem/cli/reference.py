@@ -54,7 +54,8 @@ def options(command: click.Command, ctx: click.Context) -> list[tuple[str, str]]
     """(names and metavar, help) of each option, as ``--help`` prints them."""
     rows = []
     for param in command.get_params(ctx):
-        if not isinstance(param, click.Option) or param.name == "help":  # arguments are in the usage line
+        # arguments are in the usage line; --help is every command's (and click caches its names)
+        if not isinstance(param, click.Option) or "--help" in param.opts:
             continue
         record = param.get_help_record(ctx)
         if record is not None:
