@@ -48,9 +48,14 @@ QUERY_DEFAULTS: dict[str, dict[str, float]] = {
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors."""
 
-    name: str
-    dim: int
-    fingerprint: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def fingerprint(self) -> str: ...
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
 
@@ -98,9 +103,9 @@ class EmbedSettings:
                 model=str(env_model or raw.get("model", DEFAULT_MODEL)),
                 query_prefix=str(raw.get("query_prefix", "")),
                 passage_prefix=str(raw.get("passage_prefix", "")),
-                max_length=int(raw.get("max_length", 256)),  # type: ignore[call-overload]
-                batch_size=int(raw.get("batch_size", 16)),  # type: ignore[call-overload]
-                threads=int(os.environ.get("MDMEM_THREADS", raw.get("threads", 0))),  # type: ignore[call-overload]
+                max_length=int(raw.get("max_length", 256)),
+                batch_size=int(raw.get("batch_size", 16)),
+                threads=int(os.environ.get("MDMEM_THREADS") or raw.get("threads", 0)),
                 runtime=str(os.environ.get("MDMEM_EMBED_RUNTIME") or raw.get("runtime", "auto")),
                 multilingual=bool(raw.get("multilingual", False)),
                 precision=str(os.environ.get("MDMEM_EMBED_PRECISION") or raw.get("precision", "fp32")),

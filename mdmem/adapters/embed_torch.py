@@ -150,7 +150,7 @@ class CrossEncoderReranker:
         self.path = path
         self.threads = threads
         self.max_length = max_length
-        self._model: Any = None
+        self._model: Any = None  # transformers' model and tokenizer, loaded on first use
         self._tokenizer: Any = None
 
     def _load(self) -> None:

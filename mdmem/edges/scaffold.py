@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..adapters.config import CONFIG_FILE
 from ..core.errors import MdmemError
-from ..results import InitReport
+from ..results.reports import InitReport
 
 GITIGNORE_LINE = ".mdmem/"
 
@@ -70,9 +70,10 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
     if in_git and ours:
         to_commit = [p for p in ours if p not in theirs]
         if commit and use_git and to_commit:
-            sha = vault.commit(to_commit, "mdmem: new vault from template" if not has_notes
-                               else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})")
-            messages += [f"warning: {w}" for w in vault.warnings]
+            committed = vault.commit(to_commit, "mdmem: new vault from template" if not has_notes
+                                     else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})")
+            sha = committed.commit
+            messages += [f"warning: {w}" for w in committed.warnings]
         if sha:
             messages.append(f"Committed {', '.join(to_commit)} ({sha[:8]}); nothing else.")
         left = [p for p in ours if sha is None or p in theirs]

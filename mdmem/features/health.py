@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..adapters.files import content_hash
 from ..core.errors import MdmemError
 from ..core.note import Problem
-from ..results import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
+from ..results.reports import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic

@@ -19,7 +19,7 @@ from ..core.memory import PRIOR_WEIGHT, superseded_scores
 from ..core.note import iso_from_timestamp
 from ..core.rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
 from ..core.text import snippet, terms
-from ..results import Hit, Hits
+from ..results.search import Hit, Hits
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic
@@ -353,7 +353,10 @@ def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], 
     for h in lex[:SECTION_HITS]:
         if counts.get(h.path, 1) <= 1 or h.coverage <= best:
             continue  # a section covers at most what its note does
-        for found in store.read(lambda p=h.path: store.catalog.chunk_terms(p)):
+        def chunk_terms(path: str = h.path) -> list[frozenset[str]]:
+            return store.catalog.chunk_terms(path)
+
+        for found in store.read(chunk_terms):
             best = max(best, min(h.coverage, sum(w for t, w in weights.items() if t in found) / total))
     return best
 

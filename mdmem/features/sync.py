@@ -29,7 +29,7 @@ from ..core.merge import (
     strip_copy,
 )
 from ..core.note import Problem
-from ..results import Resolution, SyncConflict, SyncReport
+from ..results.sync import Resolution, SyncConflict, SyncReport
 
 if TYPE_CHECKING:
     from ..adapters.gitsync import Upstream

@@ -18,7 +18,7 @@ from ..core.errors import IndexNotWritten, LockHeld
 from .state import JOB_HOOK, IndexState
 
 if TYPE_CHECKING:
-    from ..results import ReindexReport
+    from ..results.indexing import ReindexReport
     from .catalog import Catalog
 
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (~0.5 s here); more go to the background job

@@ -22,7 +22,7 @@ from ..adapters.config import QuerySettings, auto_embed
 from ..adapters.embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
 from ..core.errors import LockHeld, MdmemError, write_failure
 from ..core.rank import Candidate, Filters
-from ..results import EmbedReport
+from ..results.indexing import EmbedReport
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:

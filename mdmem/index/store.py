@@ -41,7 +41,7 @@ from .state import IndexState
 if TYPE_CHECKING:
     import contextlib
 
-    from ..results import ReindexReport
+    from ..results.indexing import ReindexReport
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
@@ -277,7 +277,7 @@ class IndexStore(CatchUp):
             raise
 
     def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .catalog import Catalog
         from .dating import Dating
         from .lexical import LexicalIndex
@@ -324,7 +324,7 @@ class IndexStore(CatchUp):
 
     def _incremental(self, progress: Progress | None, only: list[str] | None,
                      head: str | None = None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .dating import Dating
 
         self._open_generation()
@@ -346,7 +346,8 @@ class IndexStore(CatchUp):
             if known_files != set(attachments):
                 catalog.set_attachments(attachments, replace=True)
         else:
-            stats, gone, lost = {}, [], []
+            stats, gone = {}, []
+            lost: list[str] = []
             for rel in dict.fromkeys([*only, *(p for p in moved if p in stamps)]):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):

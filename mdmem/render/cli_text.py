@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,45 +24,35 @@ from .lines import (
     shell_path,
     similar_detail,
     skipped_line,
+    warning_lines,
 )
 
 if TYPE_CHECKING:
-    from ..results import (
-        AddReport,
+    from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff, SweepReport
+    from ..results.graph import (
         BacklinksAnswer,
-        Change,
-        Correction,
-        DoctorReport,
-        EmbedReport,
         EntityAnswer,
-        ExportReport,
-        FileChange,
         GraphEdge,
-        History,
-        Hits,
-        ImportReport,
-        InitReport,
         LinksAnswer,
-        MemoryContext,
         NeighborsAnswer,
-        NoteAt,
-        NoteDiff,
-        NoteDoc,
-        NoteText,
         PathAnswer,
-        Profile,
-        ReindexReport,
-        Resolution,
-        SetupReport,
-        SimilarNotes,
-        SweepReport,
-        SyncReport,
         TimelineAnswer,
-        VaultChange,
-        VaultList,
-        VaultStatus,
         WhyAnswer,
     )
+    from ..results.indexing import EmbedReport, ReindexReport
+    from ..results.notes import NoteDoc, NoteText
+    from ..results.reports import (
+        DoctorReport,
+        ExportReport,
+        FileChange,
+        ImportReport,
+        InitReport,
+        SetupReport,
+        VaultStatus,
+    )
+    from ..results.search import Hits, MemoryContext, Profile, SimilarNotes
+    from ..results.sync import Resolution, SyncReport
+    from ..results.vaults import VaultChange, VaultList
 
 
 
@@ -92,9 +83,11 @@ _cli = Table("The CLI")
 
 
 def cli(result: Any, **options: Any) -> Output:
-    """What a CLI command prints in text mode for ``result``; ``options`` are the command's (color, explain, …)."""
+    """What a CLI command prints in text mode for ``result``; ``options`` are the command's (color, explain, …).
+    An answer's warnings follow on stderr, one line each."""
     p = Printer()
     code = _cli(result, p, **options)
+    p(warning_lines(getattr(result, "warnings", ())), err=True, nl=False)
     return p.done(code or 0)
 
 
@@ -552,7 +545,8 @@ def _lines(result: Any, p: Printer) -> None:
     if type(result).__name__ == "PersonAnswer":
         lines = person_lines(result, local=True)  # her timeline in this machine's time zone
     else:
-        lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines}[type(result).__name__](result)
+        table: dict[str, Callable[[Any], list[str]]] = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines}
+        lines = table[type(result).__name__](result)
     for line in lines:
         p(line)
 

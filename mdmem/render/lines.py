@@ -6,11 +6,13 @@ Pure, no click: the ANSI codes are those ``click.style`` writes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..results import GraphEdge, GraphNode, LinkHint, Revision, SimilarNote, TimelineItem
+    from ..results.changes import Revision
+    from ..results.graph import GraphEdge, GraphNode, TimelineItem
+    from ..results.search import LinkHint, SimilarNote
 
 Renderer = Callable[..., Any]
 
@@ -32,6 +34,10 @@ class Table:
         """One renderer for several result types, named."""
         for name in type_names:
             self.table[name] = fn
+
+    def has(self, result: Any) -> bool:
+        """Whether a renderer takes ``result``'s type."""
+        return type(result).__name__ in self.table
 
     def __call__(self, result: Any, *args: Any, **options: Any) -> Any:
         fn = self.table.get(type(result).__name__)
@@ -182,9 +188,9 @@ def to_json(result: Any) -> str:
     return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
 
 
-def warning_lines(warnings: list[str], index_warning: str | None = None) -> str:
-    """The CLI's stderr after a command: work done but not finished, an index that could not be refreshed."""
-    return "".join(f"mdmem: warning: {w}\n" for w in warnings) + (f"mdmem: {index_warning}\n" if index_warning else "")
+def warning_lines(warnings: Iterable[str]) -> str:
+    """The CLI's stderr after an answer: work done but not finished, an index that could not be refreshed."""
+    return "".join(f"mdmem: warning: {w}\n" for w in warnings)
 
 
 def redaction_notice(count: int) -> str:

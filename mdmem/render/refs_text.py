@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .lines import dated_line, node_line
 
 if TYPE_CHECKING:
-    from ..results import CitesAnswer, PersonAnswer, RefsAnswer
+    from ..results.refs import CitesAnswer, PersonAnswer, RefsAnswer
 
 
 def refs_lines(a: RefsAnswer) -> list[str]:

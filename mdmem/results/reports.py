@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from ..core.note import Problem
-from .base import Result, own, problems
+from .base import Answer, Result, own, problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +35,11 @@ class VectorStatus(Result):
     # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
     running: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        d = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-             "complete": self.complete}
+        d: dict[str, Any] = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors,
+                             "chunks": self.chunks, "complete": self.complete}
         if self.embedding is not None:
             d["embedding"] = self.embedding
         if self.running is not None:
@@ -75,7 +75,7 @@ class GitInfo(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class VaultStatus(Result):
+class VaultStatus(Answer):
     """Counts, index freshness and the last indexed commit (``status``)."""
 
     vault: str
@@ -127,7 +127,7 @@ class ProblemKind(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class DoctorReport(Result):
+class DoctorReport(Answer):
     """Every problem with the vault (``doctor``), and the same grouped by kind."""
 
     problems: list[Problem] = field(default_factory=list)
@@ -146,9 +146,9 @@ class DoctorReport(Result):
         ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return [ProblemKind(k, len(ps), len({p.path for p in ps}), ps[:examples]) for k, ps in ranked]
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         kinds = [{"kind": k.kind, "count": k.count, "files": k.files} for k in self.kinds()]
-        return {"count": len(self.problems), "kinds": kinds, **Result.to_dict(self)}
+        return {"count": len(self.problems), "kinds": kinds, **Result.data(self)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -156,7 +156,7 @@ class DoctorReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class InitReport(Result):
+class InitReport(Answer):
     """What ``init`` made or adopted."""
 
     vault: str  # absolute
@@ -171,7 +171,7 @@ class InitReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class ImportReport(Result):
+class ImportReport(Answer):
     """What an import did (or, with ``dry_run``, would do)."""
 
     kind: str
@@ -213,7 +213,7 @@ class FileChange(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class SetupReport(Result):
+class SetupReport(Answer):
     """What ``setup claude-code`` did to each settings file."""
 
     vault: str
@@ -226,7 +226,7 @@ class SetupReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class ExportReport(Result):
+class ExportReport(Answer):
     """A graph export written to a file."""
 
     output: str

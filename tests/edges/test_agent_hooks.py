@@ -201,7 +201,7 @@ def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     assert ctx.startswith("SERVED MEMORY")
     call = _FakeServe.calls[-1]
     assert call["method"] == "context" and call["auth"] == "Bearer tok"
-    assert call["params"] == {"text": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
+    assert call["params"] == {"prompt": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
 
 
 def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -210,7 +210,7 @@ def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.Monk
     try:
         from mdmem.edges.serve import call_server
 
-        answer = call_server(git_vault, "context", {"text": "release train", "budget": 300})
+        answer = call_server(git_vault, "context", {"prompt": "release train", "budget": 300})
         assert answer is not None and "Release train schedule" in answer["context"]["text"]
         ctx = context_of(hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)),
                          "UserPromptSubmit")

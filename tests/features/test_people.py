@@ -300,10 +300,10 @@ def test_two_person_notes_claiming_one_identity(vault: Path) -> None:
 def test_recall_who_questions_find_the_person_and_their_notes(vault: Path) -> None:
     with Vault.open(vault) as v:
         hits = v.recall("who is alice@example.com", 5)
-        assert v.last_info["intent"] == "who"
+        assert hits.info["intent"] == "who"
         assert hits[0].path == "people/alice.md"
         hits = v.recall("what did @alice decide", 5)
-        assert v.last_info["intent"] == "who"
+        assert hits.info["intent"] == "who"
         paths = [h.path for h in hits]
         assert "notes/email-refs.md" in paths[:3]  # the decision, linked to her by an e-mail in its refs
 
