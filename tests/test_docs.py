@@ -60,3 +60,17 @@ def test_links_between_pages_resolve() -> None:
             if (doc.parent / target).resolve().relative_to(ROOT).as_posix() in PENDING:
                 continue
             assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)} links to {target}, which is not there"
+
+
+def test_the_agents_page_names_every_mcp_tool(vault_dir: Path) -> None:
+    import anyio
+
+    from mdmem.api.vault import Vault
+    from mdmem.edges.mcp_server import create_server
+
+    page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    table = page.split("| tool | for |")[1].split("\n\n")[0]
+    named = {n for row in table.splitlines() for n in re.findall(r"`([a-z_]+)`", row.split("|")[1] if "|" in row else "")}
+    with Vault.open(vault_dir) as vault:
+        tools = anyio.run(create_server(vault).list_tools)
+    assert named == {t.name for t in tools}
