@@ -33,7 +33,8 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
     """UserPromptSubmit: the memories that matter for the prompt (pinned first, then relevant).
 
     \b
-    Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
+    Uses a running "mdmem serve" (warm model, hybrid); without one, hybrid when the model loads fast
+    here (once prepared), else BM25 only. Skips trivial
     prompts (acknowledgements, slash commands).
     """
     from ..edges.agent_hooks import run_hook

@@ -81,8 +81,9 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
             why = ("it has changes of yours" if left == theirs else
                    "--no-commit" if not commit else "--no-git" if not use_git else "git did not commit them")
             messages.append(f"Not committed ({why}): {', '.join(str(root / p) for p in left)}.")
+    problems = vault.doctor().problems  # doctor's count (dangling links too), as status gives it
     messages.append(f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
-                    + (f" ({len(report.problems)} problem(s): run \"mdmem doctor\")" if report.problems else "") + ".")
+                    + (f" ({len(problems)} problem(s): run \"mdmem doctor\")" if problems else "") + ".")
     vault.close()
     return InitReport(str(root), has_notes, ours, created_repo,
                       len(report.added) + len(report.updated) + report.unchanged, messages,

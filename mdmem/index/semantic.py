@@ -528,7 +528,7 @@ class Semantic:
     def reranker(self) -> Any:
         """The configured cross-encoder ([rerank] model), loaded on first use; None without one."""
         if self._reranker is None and self.query_settings.rerank_model:
-            from ..adapters.embed import CrossEncoderReranker
+            from ..adapters.embed_torch import CrossEncoderReranker
 
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.thread_count)

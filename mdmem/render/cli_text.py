@@ -16,6 +16,7 @@ from .lines import (
     fields_text,
     highlight,
     hints_line,
+    local_time,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -128,7 +129,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
         if h.links:
-            p("    links: " + hints_line(h.links))
+            p("    links: " + hints_line(h.links, short=True))
         if explain and h.explain:
             p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
     if explain and info.get("stages"):
@@ -212,7 +213,7 @@ def _history(h: History, p: Printer) -> None:
     for v in h.versions:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
         for c in v.git_log:
-            p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+            p(f"      {c.commit[:8]} {local_time(c.date)} {c.subject}")
             if c.diff is not None:
                 p("".join(f"        {line}" for line in c.diff.splitlines(keepends=True)), nl=False)
         if v.truncated:
@@ -221,7 +222,8 @@ def _history(h: History, p: Printer) -> None:
 
 @_cli.register
 def _note_diff(d: NoteDiff, p: Printer) -> None:
-    p(f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')}  (+{d.added} -{d.removed})",
+    p(f"{d.path}: {revision_line(d.old, local=True)} → {revision_line(d.new, 'the file', local=True)}  "
+      f"(+{d.added} -{d.removed})",
       err=True)
     if d.diff:
         p(d.diff, nl=False)
@@ -231,7 +233,7 @@ def _note_diff(d: NoteDiff, p: Printer) -> None:
 
 @_cli.register
 def _note_at(n: NoteAt, p: Printer) -> None:
-    p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
+    p(f"{n.revision.path} at {revision_line(n.revision, local=True)}", err=True)
     p(n.text, nl=False)
 
 
@@ -306,7 +308,8 @@ def _status(s: VaultStatus, p: Printer) -> None:
     types = ", ".join(f"{k} {v}" for k, v in s.types.items())
     p(f"notes     {s.notes}" + (f"  ({types})" if types else ""))
     idx = s.index
-    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, updated {idx.indexed_at}")
+    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, "
+      f"updated {local_time(idx.indexed_at, minutes=True)}")
     vec = s.vectors
     if vec.error is not None:
         p(f"vectors   unavailable: {vec.error}")
@@ -348,7 +351,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"conflict  {note}: another version in {copy} — run "
           f"\"mdmem resolve {shell_path(note)} --ours|--theirs|--both\"")
     if s.problems:
-        p(f"problems  {s.problems} in {s.notes_with_problems} note(s) — run \"mdmem doctor\"")
+        where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
+        where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
+        p(f"problems  {', '.join(where)} — run \"mdmem doctor\"")
 
 
 @_cli.register
@@ -526,10 +531,10 @@ def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = Fal
     if a.from_query:
         p(f"best match for {ref!r}:")
     for n in a.before:
-        p(dated_line(" ", n))
-    p(bold(dated_line("▶", a.anchor), color))
+        p(dated_line(" ", n, local=True))
+    p(bold(dated_line("▶", a.anchor, local=True), color))
     for n in a.after:
-        p(dated_line(" ", n))
+        p(dated_line(" ", n, local=True))
     if not a.before and not a.after:
         p("  (no related notes; try --all)")
 
@@ -552,10 +557,12 @@ def _lines(result: Any, p: Printer) -> None:
     """refs, cites, person: their lines (``refs_text``) as they are."""
     from .refs_text import cites_lines, person_lines, refs_lines
 
-    table: dict[str, Callable[[Any], list[str]]] = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines,
-                                                    "PersonAnswer": person_lines}
-    lines = table[type(result).__name__]
-    for line in lines(result):
+    if type(result).__name__ == "PersonAnswer":
+        lines = person_lines(result, local=True)  # her timeline in this machine's time zone
+    else:
+        table: dict[str, Callable[[Any], list[str]]] = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines}
+        lines = table[type(result).__name__](result)
+    for line in lines:
         p(line)
 
 

@@ -95,6 +95,7 @@ class VaultStatus(Answer):
     git: GitInfo
     catching_up: str | None = None  # a background job is indexing a big git change (why), or None
     conflicts: dict[str, str] = field(default_factory=dict)  # conflict copy → the note it is a version of (sync)
+    vault_problems: int = 0  # of ``problems``, those of the vault's set-up (git hooks, .gitignore), in no note
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

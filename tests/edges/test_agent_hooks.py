@@ -63,11 +63,11 @@ def test_prompt_hook_adds_relevant_memory_as_claude_code_json(git_vault: Path) -
 def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(git_vault: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a server the prompt hook is hybrid when vectors exist and the model loads fast (the hash
-    model here, the bundled one once exported to ONNX), and BM25 alone while the model would need torch."""
+    model here, the bundled one once its ONNX model is prepared), and BM25 alone until then (~1 s more)."""
     from mdmem.api.vault import Vault
 
     question = "when do we ship the release train?"
-    with Vault.open(git_vault) as v:  # the tests' $HOME has no ONNX export: the bundled model needs torch
+    with Vault.open(git_vault) as v:  # the tests' $HOME has no prepared ONNX model yet
         assert v.context(question, vectors=None).vectors is False  # and nothing was loaded to find that out
         assert not v.semantic.embedder.loaded
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")

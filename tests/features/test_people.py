@@ -236,7 +236,9 @@ def test_graph_shows_external_nodes_as_their_own_kind(vault: Path, tmp_path: Pat
     page = tmp_path / "g.html"
     mdmem_in_process("--vault", str(vault), "graph", "export", "-f", "html", "-o", str(page))
     html = page.read_text()
-    assert '"kind":"external"' in html and "ref:ticket:PAY-1234" in html and 'external: "#bf8700"' in html
+    block = json.loads(html.split('<script type="application/json" id="mdmem-graph">')[1].split("</script>")[0])
+    rows = [(block["kinds"][r[0]], block["types"][r[1]], r[3]) for r in block["nodes"]]  # graph_html.compact
+    assert ("external", "ticket", "PAY-1234") in rows and 'external: "#bf8700"' in html
     dot = mdmem_in_process("--vault", str(vault), "graph", "export", "-f", "dot").stdout
     assert '"ref:ticket:PAY-1234" [label="PAY-1234", shape=hexagon]' in dot
 

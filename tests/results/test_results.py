@@ -271,7 +271,7 @@ def test_reports() -> None:
                          GitInfo(True, "abc", None, ["post-commit"]))
     d = status.to_dict()
     assert list(d) == ["vault", "notes", "types", "statuses", "problems", "notes_with_problems", "index", "vectors",
-                       "serve", "pending", "fresh", "git", "catching_up", "conflicts"]
+                       "serve", "pending", "fresh", "git", "catching_up", "conflicts", "vault_problems"]
     assert d["catching_up"] is None  # a background job's reason while one catches up (test_catchup.py)
     assert d["vectors"] == {"error": "no model"} and d["serve"] == {"pid": 12, "port": 8080}
     assert VectorStatus("hash", 1, 2, False).to_dict() == {"model": "hash", "chunks_with_vectors": 1, "chunks": 2,
