@@ -243,7 +243,8 @@ def test_a_failed_export_says_why_in_status_and_is_tried_again_after_a_while(
     assert not emb.prepare(said.append)
     failed = folder.with_name(folder.name + ".failed")
     assert failed.is_file() and "tried again in 24 h" in said[-1]
-    assert not make_embedder(EmbedSettings()).prepare(said.append) and len(said) == 2  # not retried at once
+    before = len(said)
+    assert not make_embedder(EmbedSettings()).prepare(said.append) and len(said) == before  # not retried at once
     Vault.open(vault_dir).reindex()
     status = mdmem_in_process("--vault", str(vault_dir), "status")
     line = next(ln for ln in status.stdout.splitlines() if "ONNX export failed" in ln)
