@@ -53,6 +53,7 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"MDMEM_LOCK_TIMEOUT must be a number of seconds: {exc}") from exc
     if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever
         raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
+    site_urls(data)  # checked here, so every command reports a bad [site], not only the graph's
     return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
                   lock_timeout=timeout, extra=data)
 
@@ -68,6 +69,29 @@ def auto_embed(data: dict[str, object]) -> bool:
     if not isinstance(value, bool):  # bool("no") is True
         raise ConfigError(f"[embed] auto must be true or false, got {value!r}.")
     return value
+
+
+def site_urls(data: dict[str, object]) -> tuple[tuple[str, str], ...]:
+    """[site] in mdmem.toml: the vault is also a published site, so a link to one of its pages is a
+    link to the note (``url``: the site's address, or a list of them; ``folder``: the vault folder
+    the site's root shows, default the vault's root). (canonical URL prefix, folder) pairs."""
+    from ..core.refs import normalize_url
+
+    raw = data.get("site")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise ConfigError("[site] must be a table: url = \"https://example.com/\" (and folder = \"notes\").")
+    urls = raw.get("url", [])
+    urls = [urls] if isinstance(urls, str) else urls
+    if not isinstance(urls, list) or not all(isinstance(u, str) and u.strip().lower().startswith(
+            ("http://", "https://")) for u in urls):
+        raise ConfigError("[site] url must be an http(s) address or a list of them, e.g. "
+                          "url = \"https://notes.example.com/\".")
+    folder = raw.get("folder", "")
+    if not isinstance(folder, str) or ".." in Path(folder).parts or Path(folder).is_absolute():
+        raise ConfigError("[site] folder must be a folder inside the vault (\"\" for its root).")
+    return tuple((normalize_url(u), folder.strip("/")) for u in urls)
 
 
 @dataclass(frozen=True, slots=True)

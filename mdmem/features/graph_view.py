@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..adapters.config import site_urls
 from ..core.errors import MdmemError, NoteNotFound
 from ..core.graph import (
     ABOUT,
@@ -48,7 +49,7 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph = build_graph(*cat.graph_rows())
+        graph = build_graph(*cat.graph_rows(), sites=site_urls(store.config.extra))
     finally:
         if enabled:
             gc.enable()
@@ -180,8 +181,8 @@ def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
 
     store.repair()
     g = memoised_graph(store)
-    if g is None:
-        g = near_graph(store.catalog, paths)
+    if g is None and not site_urls(store.config.extra):  # links to the vault's site pages are references
+        g = near_graph(store.catalog, paths)  # the rows around the notes would miss: the whole graph then
     return g if g is not None else load_graph(store, notice=False)
 
 
