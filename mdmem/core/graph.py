@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .links import normalize_ref
+from .mentions import ProseNames
 from .note import iso_to_timestamp
 from .refs import EXTERNAL, IdentityClash, classify, mention_key, node_key, person_index, site_target
 from .targets import LinkResolver
@@ -131,7 +132,8 @@ class CausalHit:
 class Graph:
     """Notes, entity nodes and typed edges, with outgoing and incoming adjacency lists."""
 
-    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes")
+    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes", "prose",
+                 "ambiguous")
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
@@ -143,6 +145,8 @@ class Graph:
         self.resolver: LinkResolver | None = None
         self.people: dict[str, str] = {}  # identity key (``refs.identity_keys``) → person note
         self.clashes: list[IdentityClash] = []  # identities two person notes claim alike
+        self.prose: ProseNames = ProseNames()  # the forms people are named by in prose (``mentions``)
+        self.ambiguous: dict[str, list[str]] = {}  # note → the names of several people its prose writes
 
     # -- lookups -------------------------------------------------------------------------------
 

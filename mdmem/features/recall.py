@@ -37,6 +37,8 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
                       prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
+    if intent == "general" and _names_someone(store, text):
+        intent = "who"  # "what did Ada decide": a person's name (or first name) makes it a who-question
     pool = max(limit * 3, 20)
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
@@ -53,7 +55,7 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     if intent == "why":
         ranked = _follow_causal(store, ranked, filters)
     elif intent == "who":
-        ranked = _entity_boost(store, text, ranked, filters)
+        ranked = _entity_boost(store, text, ranked, filters, info)
     if win is not None and win.anchor is not None:
         dated = _date_anchor(store, win, filters, now)
         if dated is None:
@@ -65,6 +67,18 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
         route = route if intent == "when" else route + " + time window"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
+
+
+def _names_someone(store: IndexStore, text: str) -> bool:
+    """Whether the question writes a name (a capitalised word, a run of two, or an @handle) that is a
+    person's identity or the first word of one (a catalogue look-up; no graph is built for it)."""
+    words = re.findall(r"(?<![\w@])@[\w.-]*\w|[^\W\d_][\w'’-]*", text)
+    caps = [w for w in words if w.startswith("@") or w[0].isupper()]
+    if not caps:
+        return False
+    names = {w.casefold() for w in caps}
+    names |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:]) if a in caps and b in caps}
+    return store.catalog.people_named(sorted(names))
 
 
 TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone
@@ -152,16 +166,21 @@ def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters)
     return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
-def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters,
+                  info: dict[str, Any]) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
-    note that links to it) rise, and join the list if they were missing."""
+    note that links to it, one whose prose names the person) rise, and join the list if they were
+    missing. A name several people go by lifts none of them: ``info["ambiguous"]`` lists them."""
     from .people import people_in
 
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
     g = load_graph(store)
     # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
     # so does the person's own note, the answer to "who is …" (issue 17)
-    named: dict[str, str] = people_in(g, text)
+    shared: dict[str, tuple[str, ...]] = {}
+    named: dict[str, str] = people_in(g, text, shared)
+    if shared:
+        info["ambiguous"] = {name: list(paths) for name, paths in shared.items()}
     own = dict(named)
     for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
         for i in range(len(words) - n + 1):
@@ -169,7 +188,8 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
             if n == 1 and len(name) < 3:
                 continue
             node = g.entity(name)
-            if node is not None and node not in named and not any(name in other for other in named.values()):
+            if node is not None and node not in named and not any(name in other for other in named.values()) \
+                    and name not in shared:
                 named[node] = name
     if not named:
         return ranked
