@@ -84,6 +84,31 @@ def strip(text: str, phrase: str) -> str:
     return " ".join((head + " " + text[i + len(phrase):]).split())
 
 
+# What a question about a time says besides the time and its topic ("what did I learn about SQLite
+# last year": only SQLite is its topic), as index terms (stemmed): matched as content, these words padded
+# a window with every note that happened to use them.
+QUESTION_WORDS = frozenset("""happen do done doing anyth everyth someth thing work learn learnt write wrote
+    note go went get got make made new chang about up on talk said say tell wa been last week month year day time
+    past recent ago""".split())
+
+
+def topic_terms(text: str) -> list[str]:
+    """The index terms of a time question (its time phrase already stripped) that name its topic:
+    ``[]`` when it asks for whatever the window holds ("what happened last month")."""
+    from .text import terms
+
+    return [t for t in terms(text) if t not in QUESTION_WORDS and not t.isdigit()]
+
+
+def topic_text(text: str) -> str:
+    """The words of a time question (its time phrase already stripped) that name its topic, as
+    written: "what did I learn about SQLite" → "SQLite"; "" when it has none."""
+    from .text import tokenize
+
+    keep = [text[t.start:t.end] for t in tokenize(text) if t.text not in QUESTION_WORDS and not t.text.isdigit()]
+    return " ".join(dict.fromkeys(keep))
+
+
 def window(text: str, now: float | None) -> Window | None:
     """The time window the query names, or None (see the module's doc). Relative phrases need ``now``."""
     w = _explicit(text, now)

@@ -12,7 +12,7 @@ from ..core.links import display_text
 from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
 from ..core.topics import interleave, split
-from ..core.when import Window, around_anchor, strip, window
+from ..core.when import Window, around_anchor, strip, topic_terms, topic_text, window
 from ..results import ContextItem, Hits, MemoryContext
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
@@ -30,26 +30,31 @@ def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filte
            explain: bool = False) -> Hits:
     """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
     cands, info = recall_candidates(store, sem, text, limit, filters)
-    return with_links(store, make_hits(store, cands, text, explain, info))
+    return with_links(store, make_hits(store, cands, info.get("topic") or text, explain, info))
 
 
 def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
                       prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
+    store.repair()
     if intent == "general" and _names_someone(store, text):
         intent = "who"  # "what did Ada decide": a person's name (or first name) makes it a who-question
     pool = max(limit * 3, 20)
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    rest = strip(text, win.phrase) if win else text
+    # the words of the time phrase and of the question around the topic are no content: "last",
+    # "year", "learned" and "about" matched every note of the year that said them
+    rest = (topic_text(strip(text, win.phrase)) or strip(text, win.phrase)) if win else text
     parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
-        ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
-                                     recent_intent=recent)
+        ranked, info = hybrid_search(store, sem, rest if rest.strip() else text, pool, filters,
+                                     prior_weight=prior_weight, recent_intent=recent)
+    if win is not None:
+        info["topic"] = rest  # what was searched and what the snippets mark
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
              "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
     if intent == "why":
@@ -219,35 +224,48 @@ WINDOW_BOOST = 1.0  # share of the top score a note dated in the query's time wi
 ANCHOR_BOOST = 0.3  # the same for a window dated by a note ("after the tour"): a prior, not a filter, since
 # "what did he plan after the tour" was often said before it (LoCoMo: 1 of 11 lost its answer at 1.0)
 ANCHOR_HITS = 3  # BM25 hits read to date the event of "before the migration"
+TOPIC_COSINE = 0.45  # a note the vectors find this close is about the topic without sharing its words
 
 
 def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters,
                pool: int) -> list[Candidate]:
-    """Notes dated in the query's time window rise by ``WINDOW_BOOST`` of the top score
-    (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
-    dates, else git's, issue 13); the window's notes that match the
-    rest of the query ("incidents" in "incidents last month") but missed the pool join it, below."""
+    """Notes dated in the query's time window that are about its topic rise by ``WINDOW_BOOST`` of the
+    top score (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
+    dates, else git's, issue 13); the window's notes that match the topic ("incidents" in "incidents
+    last month") but missed the pool join it, below. The window's other notes, newest first, fill the
+    list only when the question has no topic of its own ("what happened last month": ``topic_terms``)
+    or no note in the window is about it; a note that matched only the question's words ("what did I
+    learn about …") gets nothing."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
     boost = WINDOW_BOOST if win.anchor is None else ANCHOR_BOOST
     by_path = {c.path: c for c in ranked}
-    rest = strip(text, win.phrase)
+    topic = " ".join(topic_terms(strip(text, win.phrase)))
     inside = replace(filters, since=win.start, until=None if win.end is None else win.end - 1e-3)
-    extra = store.read(lambda: store.lexical.search(rest, pool, inside)) if rest.strip() else []
+    extra = store.read(lambda: store.lexical.search(topic, pool, inside)) if topic else []
     best = max((h.score for h in extra), default=1.0) or 1.0
     for h in extra:
         if h.path not in by_path:
             by_path[h.path] = Candidate(path=h.path, score=0.0, explain={"window_bm25": round(h.score, 4)})
             by_path[h.path].score = 0.5 * boost * top * h.score / best
-    if len(extra) < pool:  # the window's other notes, newest first: "what happened last month"
+    on_topic: set[str] | None = None
+    if topic:  # the candidates that match a word of the topic, or that the vectors find close in meaning
+        hits = store.read(lambda: store.lexical.search(topic, max(pool, len(by_path)) * 4, filters))
+        on_topic = {h.path for h in hits} | {c.path for c in by_path.values()
+                                             if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE}
+    rows = store.catalog.rows(by_path)
+    if on_topic is not None and not any(p in on_topic and win.contains((rows.get(p) or {}).get("date"))
+                                        for p in by_path):
+        on_topic = None  # nothing in the window is about it in so many words ("what was handed over")
+    if on_topic is None and len(extra) < pool:  # the window's notes, newest first: "what happened last month"
         dated = store.catalog.dated_between(win.start, win.end, pool)
         rows = store.catalog.rows(p for p in dated if p not in by_path)
         for i, path in enumerate(dated):
             if path in rows and filters.matches(rows[path]):
                 by_path[path] = Candidate(path=path, score=0.1 * boost * top * (1 - i / pool),
                                           explain={"window_only": True})
-    rows = store.catalog.rows(by_path)
+        rows = store.catalog.rows(by_path)
     for c in by_path.values():
-        if win.contains((rows.get(c.path) or {}).get("date")):
+        if win.contains((rows.get(c.path) or {}).get("date")) and (on_topic is None or c.path in on_topic):
             c.score += boost * top
             c.explain["in_window"] = True
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
