@@ -15,6 +15,7 @@ from .lines import (
     fields_text,
     highlight,
     hints_line,
+    language_line,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -118,6 +119,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
           f"results lean on BM25. {finish}", err=True)
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)
+    if info.get("language"):
+        p(language_line(info), err=True)
     if not hits:
         p(f"No notes match {hits.query!r}.", err=True)
         return

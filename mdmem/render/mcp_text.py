@@ -12,6 +12,7 @@ from .lines import (
     edge_line,
     fields_text,
     hints_line,
+    language_line,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -87,6 +88,9 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
     if info.get("skipped"):
         data["skipped"] = info["skipped"]
         head += " (" + "; ".join(skipped_line(s).removeprefix("mdmem: ") for s in info["skipped"]) + ")"
+    if info.get("language"):
+        data["language"] = info["language"]
+        head += " (" + language_line(info).removeprefix("note: ") + ")"
     if not items:
         return head + ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.", data
     if info.get("relevant") is False:

