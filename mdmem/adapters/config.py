@@ -119,7 +119,22 @@ class QuerySettings:
     # LoCoMo (turn R@10 .683 → .684, session R@5 .862 → .865; 0.3–0.5 lost turn R@10 .683 → .679).
     blend_coverage: float = 0.5
     blend_coverage_full: float = 0.35
-    blend_vector_weight: float = 1.0
+    blend_vector_weight: float = 1.5  # public corpora's paraphrases: 1.0 → 1.5 put two more answers higher
+    # The blend's BM25 part is its score over the best one times the share of the query the note holds:
+    # on a paraphrase BM25's scores are flat (every hit matched "make" or "copy"), so score alone put each
+    # of them near the best and buried the note the vectors found.
+    blend_by_coverage: bool = True
+    # A clear vector winner (its cosine ≥ winner_cosine and winner_gap above the second's) goes first,
+    # unless BM25's first note holds every word of the query and is another note.
+    winner_gap: float = 0.15
+    winner_cosine: float = 0.45
+    # "Nothing relevant" (``rank.no_answer``): a name no note mentions with the best match holding under
+    # blend_coverage of the query, or unknown_share of the query in words no note has, or
+    # weak_unknown_share of it with no note closer than weak_similarity. Calibrated on the public
+    # corpora's questions (benchmarks/corpora/), checked on the gold set and LoCoMo.
+    unknown_share: float = 0.4
+    weak_unknown_share: float = 0.3
+    weak_similarity: float = 0.42
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
@@ -149,7 +164,8 @@ class QuerySettings:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
         for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
                      "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay",
-                     "blend_coverage", "blend_coverage_full", "blend_vector_weight"):
+                     "blend_coverage", "blend_coverage_full", "blend_vector_weight", "winner_gap", "winner_cosine",
+                     "unknown_share", "weak_unknown_share", "weak_similarity"):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
 

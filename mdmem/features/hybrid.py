@@ -17,13 +17,27 @@ from ..adapters.config import QuerySettings
 from ..core.links import display_text
 from ..core.memory import PRIOR_WEIGHT, superseded_scores
 from ..core.note import iso_from_timestamp
-from ..core.rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
+from ..core.rank import (
+    Candidate,
+    Filters,
+    blend,
+    clear_winner,
+    flatness,
+    hold_back_duplicates,
+    no_answer,
+    rrf,
+    tied_ranks,
+)
 from ..core.text import snippet, terms
 from ..results import Hit, Hits
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
+
+
+FULL = 0.999  # a BM25 note with this share of the query holds every word of it
+WINNER_MARGIN = 1.05  # a clear vector winner's score over the best one: above what a prior can add (≤ 1 %)
 
 
 # -- the hits a pipeline returns -----------------------------------------------------------------
@@ -213,12 +227,20 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
         # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
         mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
-                      qs.blend_vector_weight, qs.min_similarity)
+                      qs.blend_vector_weight, qs.min_similarity,
+                      {h.path: h.coverage for h in lex} if qs.blend_by_coverage else None)
         for path, score in mixed.items():
             c = by_path.setdefault(path, Candidate(path=path))
             c.score = score
             c.explain["blend"] = round(score, 6)
         info["stages"].append(f"blend:{share:.2f}")
+    winner = clear_winner(lists["vec"], qs.winner_gap, qs.winner_cosine, qs.min_similarity)
+    if winner is not None and winner in by_path and not (lex and lex[0].coverage >= FULL and lex[0].path != winner):
+        # the vectors' clear first goes first, unless BM25's first holds every word of the query
+        best_score = max(c.score for c in by_path.values())
+        by_path[winner].score = max(by_path[winner].score, best_score * WINNER_MARGIN)
+        by_path[winner].explain["vector_winner"] = 1
+        info["stages"].append("vector-winner")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
         # word) unless the vectors find them genuinely close. Questions about things the vault
@@ -249,13 +271,17 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         info["stages"].append("duplicates")
         lap("duplicates")
     unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes))
+    missing = 0.0 if strong else store.read(lambda: store.lexical.unknown_share(text, fixes))
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
-    # The query names something no note mentions, BM25 matched little of the rest and no note is
-    # close in meaning: the vault has no answer (gold no-answer queries: 7 of 12 silenced, 1 of 125
-    # answerable ones; LoCoMo turn: 3 of 1,536 answerable ones).
-    info["relevant"] = not (ranked and unknown and share > 0 and best_cosine < qs.strong_similarity)
-    if not info["relevant"]:
-        info["unknown"] = unknown
+    # The vault has no answer when the query names what no note mentions, or much of it is words no
+    # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
+    info["relevant"] = not (ranked and no_answer(
+        unknown, missing, best, best_cosine, covered=qs.blend_coverage, share=qs.unknown_share,
+        weak_share=qs.weak_unknown_share, weak_cosine=qs.weak_similarity))
+    if unknown:
+        info["unknown"] = unknown  # said above the notes shown, when they are shown
+    if missing:
+        info["unknown_share"] = round(missing, 3)
     return ranked[:limit], info
 
 

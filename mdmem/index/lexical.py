@@ -247,6 +247,13 @@ class LexicalIndex:
         """The query's names that no note has (``lexical_spelling.unknown_names``)."""
         return spelling.unknown_names(self._current_searcher(), text, corrections)
 
+    def unknown_share(self, text: str, corrections: dict[str, str] | None = None) -> float:
+        """The share of the query (IDF-weighted, as coverage counts it) in words no note has."""
+        s = self._current_searcher()
+        weights = _coverage_idf(s, spelling.query_terms(text, corrections))
+        missing = set(spelling.unknown_terms(s, text, corrections))
+        return sum(w for t, w in weights.items() if t in missing) / (sum(weights.values()) or 1.0)
+
     def _names(self, s: Any) -> dict[str, list[str]]:
         """The words of the name fields by first letter, read once per searcher."""
         if self._name_words is None or self._name_words[0] is not s:

@@ -49,13 +49,13 @@ def replaces_a_letter(a: str, b: str) -> bool:
     return len(a) == len(b) and sorted(a) != sorted(b)
 
 
-def _one_edit(word: str) -> set[str]:
+def _one_edit(word: str) -> dict[str, bool]:
     """The words one swap, deletion or insertion of a letter from ``word`` (no replacement: in a
-    short word that makes other words)."""
-    out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
-    out |= {word[:i] + word[i + 1:] for i in range(len(word))}
-    out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in _LETTERS}
-    out.discard(word)
+    short word that makes other words), each with whether it was a deletion."""
+    out = {word[:i] + c + word[i:]: False for i in range(len(word) + 1) for c in _LETTERS}
+    out.update({word[:i] + word[i + 1] + word[i] + word[i + 2:]: False for i in range(len(word) - 1)})
+    out.update({word[:i] + word[i + 1:]: True for i in range(len(word))})
+    out.pop(word, None)
     return out
 
 
@@ -66,9 +66,11 @@ def _fix_word(s: Any, term: str, written: str, names: dict[str, list[str]]) -> s
             if abs(len(w) - len(term)) <= maxdist and (d := edit_distance(w, term)) <= maxdist
             and (len(term) >= 7 or not replaces_a_letter(w, term))]
     if written.isascii() and written.isalpha():
-        for cand in _one_edit(written):
+        for cand, deleted in _one_edit(written).items():
             stem = normalize_term(cand)
-            if stem != term and stem[:1] == term[:1] and (df := known(s, stem, NAME_FIELDS)):
+            # a letter less whose stem is two shorter makes another word ("ticker" → "ticke" → tick)
+            if stem != term and stem[:1] == term[:1] and not (deleted and len(stem) < len(term) - 1) \
+                    and (df := known(s, stem, NAME_FIELDS)):
                 near.append((1, -df, stem))
     return min(near)[2] if near else None
 
@@ -122,16 +124,24 @@ def query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
 
 
 def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
-    """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
-    after the first word: "at Datadog") in no field of any note and not a typo of one. A question
-    about a thing the vault never mentions ("our account manager at Datadog") has no answer here."""
+    """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised:
+    "at Datadog"; the first word, capitalised by habit, only with 4+ letters: "Terraform state …") in
+    no field of any note and not a typo of one. A question about a thing the vault never mentions
+    ("our account manager at Datadog") has no answer here."""
     fixes = corrections or {}
     joined = {w for k in fixes if " " in k for w in k.split()}
     out: list[str] = []
     start = len(text) - len(text.lstrip())
     for tok in tokenize(text):
         word = text[tok.start:tok.end]
-        if (looks_like_name(word, first=tok.start == start) and tok.text not in fixes and tok.text not in joined
+        first = tok.start == start and not (len(word) >= 4 and word.isalpha())
+        if (looks_like_name(word, first=first) and tok.text not in fixes and tok.text not in joined
                 and word not in out and not known(s, tok.text)):
             out.append(word)
     return out
+
+
+def unknown_terms(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
+    """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any field."""
+    return [t for t in query_terms(text, corrections) if t.isascii() and t.isalpha() and len(t) >= 4
+            and not known(s, t)]

@@ -23,6 +23,7 @@ from .lines import (
     shell_path,
     similar_detail,
     skipped_line,
+    unmentioned_line,
 )
 
 if TYPE_CHECKING:
@@ -129,6 +130,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         if not explain:
             return
         p("closest anyway:")
+    elif info.get("unknown"):
+        p(unmentioned_line(info))
     for i, h in enumerate(hits, 1):
         where = f"{h.vault}:{h.path}" if h.vault else h.path
         p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")

@@ -103,6 +103,11 @@ def language_line(info: dict[str, Any]) -> str:
             "in mdmem.toml.")
 
 
+def unmentioned_line(info: dict[str, Any]) -> str:
+    """What an answer says above its notes when the question names something no note mentions."""
+    return f"No note mentions {', '.join(info.get('unknown') or [])}; the notes closest to the rest of the question:"
+
+
 def nothing_relevant(info: dict[str, Any]) -> str:
     """What a query the vault cannot answer says instead of its weak matches."""
     names = ", ".join(info.get("unknown") or [])

@@ -20,6 +20,7 @@ from .lines import (
     similar_detail,
     skipped_line,
     strip_marks,
+    unmentioned_line,
 )
 
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
         data["relevant"], data["unknown"] = False, info.get("unknown", [])
         return f"{head}. {nothing_relevant(info)} (The weak matches are in the structured result.)", data
     lines = [head + ". Whole note: get(id)."]
+    if info.get("unknown"):
+        data["unknown"] = info["unknown"]
+        lines.append(unmentioned_line(info))
     for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
         lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
         if it["key"]:

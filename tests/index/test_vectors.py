@@ -158,6 +158,10 @@ def test_a_question_about_what_no_note_mentions_says_nothing_matches(vault_dir: 
     assert hits.info["relevant"] is False and hits.info["unknown"] == ["Datadog", "GDPR"]
     assert v.context("release schedule of our Datadog and GDPR vendors").items == []  # no memory beats a wrong one
     assert v.query("release train schedule").info["relevant"] is True
+    hits = v.query("the release train schedule Datadog")  # the rest of it is a note's title, word for word
+    assert hits.info["relevant"] is True and hits.info["unknown"] == ["Datadog"]  # shown, and said
+    hits = v.query("xylophone quasar nebula timetable release")  # most of it is words the vault never uses
+    assert hits.info["relevant"] is False and hits.info["unknown_share"] > 0.4 and "unknown" not in hits.info
 
 
 def test_hnsw_path_agrees_with_exact(vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch) -> None:
