@@ -241,6 +241,8 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         by_path[winner].score = max(by_path[winner].score, best_score * WINNER_MARGIN)
         by_path[winner].explain["vector_winner"] = 1
         info["stages"].append("vector-winner")
+    if keep_titles(lex, by_path, fixes, text):
+        info["stages"].append("titles-kept")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
         # word) unless the vectors find them genuinely close. Questions about things the vault
@@ -283,6 +285,30 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     if missing:
         info["unknown_share"] = round(missing, 3)
     return ranked[:limit], info
+
+
+TITLE_HITS = 3  # BM25's first hits whose title may hold the whole query
+
+
+def keep_titles(lex: list[Any], by_path: dict[str, Candidate], fixes: dict[str, str], text: str) -> bool:
+    """A note among BM25's first ``TITLE_HITS`` whose title holds every word of the query keeps a
+    place at most one below its BM25 rank: fusion may not drop what the user named ("Templater",
+    "Kanban plugin") below notes that only one leg liked. Returns whether one was lifted."""
+    from ..index.lexical_spelling import query_terms
+
+    wanted = set(query_terms(text, fixes))
+    if not wanted or not by_path:
+        return False
+    scores = sorted((c.score for c in by_path.values()), reverse=True)
+    lifted = False
+    for rank, h in enumerate(lex[:TITLE_HITS], 1):
+        c = by_path.get(h.path)
+        floor = scores[min(rank, len(scores) - 1)]  # the score at the place one below its BM25 rank
+        if c is not None and c.score < floor and wanted <= set(terms(h.title)):
+            c.score = floor + 1e-9
+            c.explain["title_kept"] = rank
+            lifted = True
+    return lifted
 
 
 def _laps(into: dict[str, float]) -> Callable[[str], None]:

@@ -449,3 +449,25 @@ def test_blend_counts_the_best_section_of_a_long_note_not_its_scattered_words(va
     v.query(question, explain=True)
     assert "section_coverage" not in v.last_info
     assert not any(s.startswith("blend:") for s in v.last_info["stages"])
+
+
+def test_a_title_that_holds_the_whole_query_keeps_its_place_near_bm25s() -> None:
+    """BM25 ranks "Templater" 2nd; fusion put three notes both legs liked above it. It goes back to
+    3rd at worst; a note whose title holds only part of the query does not move."""
+    from mdmem.core.rank import Candidate
+    from mdmem.features.hybrid import keep_titles
+    from mdmem.index.lexical import LexicalHit
+
+    def hit(path: str, title: str) -> LexicalHit:
+        return LexicalHit(path=path, id=path, title=title, type="note", scope="global", tags=[], date=None, score=1.0)
+
+    lex = [hit("notes-from-template.md", "Notes from template"), hit("templater.md", "Templater plugin"),
+           hit("ai.md", "AI for Templater")]
+    by_path = {p: Candidate(path=p, score=s) for p, s in (("a.md", 0.9), ("b.md", 0.8), ("c.md", 0.7),
+                                                          ("notes-from-template.md", 0.6), ("templater.md", 0.5),
+                                                          ("ai.md", 0.4))}
+    assert keep_titles(lex, by_path, {}, "Templater plugin")
+    order = sorted(by_path, key=lambda p: -by_path[p].score)
+    assert order.index("templater.md") == 2 and by_path["templater.md"].explain["title_kept"] == 2
+    assert order.index("ai.md") == 5  # "AI for Templater" lacks "plugin"
+    assert not keep_titles(lex, by_path, {}, "Templater plugin")  # already in place: nothing to do
