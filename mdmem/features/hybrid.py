@@ -177,7 +177,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         # answers (multilingual `query` R@10 .794 either way) under those extra hits. A multilingual
         # model gets the vector leg (multilingual-e5-small: .912 gated, .971 not; `search` .853).
         info["stages"].append("vectors:skipped (query language; set [embed] model = \"multilingual-e5-small\")")
-        info["language"] = {"vectors": "skipped", "model": sem.embedder.name}  # the CLI says how to get them
+        info["language"] = {"vectors": "skipped", "model": sem.embedder.name if sem else ""}  # the CLI says how
     if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
             qvec = sem.embedder.embed([text], query=True)[0]

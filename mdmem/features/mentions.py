@@ -39,12 +39,14 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
         return
     at = set(paths) if paths is not None else None
     wanted: set[str] = set(at or ())
+    def holding(words: str) -> set[str]:  # the notes with every word of a form (BM25's best ones)
+        hits = store.read(lambda: store.lexical.search(words, CANDIDATES, coverage=True))
+        return {h.path for h in hits if h.coverage >= 0.999}
+
     for form, people in names.forms.items():
         if at is not None and not at.intersection(people):
             continue  # edges into people outside ``paths``: only those ``paths`` write are needed
-        words = form.lstrip("@")
-        hits = store.read(lambda w=words: store.lexical.search(w, CANDIDATES, coverage=True))
-        wanted.update(h.path for h in hits if h.coverage >= 0.999)
+        wanted |= holding(form.lstrip("@"))
     rows = {r[0]: r for r in store.catalog.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
             if r[0] not in g.nodes} if at is not None else {}
     for src in sorted(wanted):
