@@ -119,10 +119,12 @@ class QuerySettings:
     # LoCoMo (turn R@10 .683 → .684, session R@5 .862 → .865; 0.3–0.5 lost turn R@10 .683 → .679).
     blend_coverage: float = 0.5
     blend_coverage_full: float = 0.35
-    blend_vector_weight: float = 1.5  # public corpora's paraphrases: 1.0 → 1.5 put two more answers higher
-    # The blend's BM25 part is its score over the best one times the share of the query the note holds:
-    # on a paraphrase BM25's scores are flat (every hit matched "make" or "copy"), so score alone put each
-    # of them near the best and buried the note the vectors found.
+    blend_vector_weight: float = 1.0
+    # In a large vault (large_vault_words) the blend's BM25 part is its score over the best one times
+    # the share of the query the note holds: on a paraphrase over thousands of documents BM25's scores
+    # are flat (every hit matched "make" or "copy" in a short title), so score alone put each of them
+    # near the best and buried the note the vectors found. In a chat (LoCoMo) a turn that names the
+    # speaker is often the answer however little else it shares: turn R@10 .684 → .669 with it there.
     blend_by_coverage: bool = True
     # A clear vector winner (its cosine ≥ winner_cosine and winner_gap above the second's) goes first,
     # unless BM25's first note holds every word of the query and is another note.
@@ -135,6 +137,11 @@ class QuerySettings:
     unknown_share: float = 0.4
     weak_unknown_share: float = 0.3
     weak_similarity: float = 0.42
+    # A large vault: its bodies hold this many words. Only there does a word's absence say much (the
+    # rules above; in a LoCoMo conversation, ~8k words, or the gold vault, ~7k, an answerable question
+    # often uses words no note does: 6 % of LoCoMo's were silenced) and coverage weigh the blend. The
+    # public corpora hold 250k-830k.
+    large_vault_words: int = 50_000
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
@@ -158,6 +165,7 @@ class QuerySettings:
         import math
 
         for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
+                                ("large_vault_words", 0, 10**12),
                                 ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
                                 ("spread_max_bytes", 0, 10_000_000)):
             if not low <= getattr(self, name) <= high:

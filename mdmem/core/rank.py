@@ -209,16 +209,18 @@ def clear_winner(cosines: Sequence[tuple[str, float]], gap: float, least: float,
     return cosines[0][0] if cosines[0][1] - second >= gap else None
 
 
-def no_answer(names: Sequence[str], unknown: float, coverage: float, cosine: float, *, covered: float,
-              share: float, weak_share: float, weak_cosine: float) -> bool:
-    """Whether the vault holds no answer to a query: it names something no note mentions (``names``)
-    and its best match holds under ``covered`` of it, or a ``share`` of it (IDF-weighted) is words no
-    note has, or ``weak_share`` of it with no note close in meaning (best ``cosine`` under
-    ``weak_cosine``). A name no note mentions outweighs a neighbour close in meaning: a note about
-    DynamoDB is no answer to a question about Terraform."""
-    if names and coverage < covered:
+def no_answer(names: Sequence[str], unknown: float, coverage: float, cosine: float, *, big: bool, covered: float,
+              strong: float, share: float, weak_share: float, weak_cosine: float) -> bool:
+    """Whether the vault holds no answer to a query: it names something no note mentions (``names``),
+    its best match holds under ``covered`` of it and no note is ``strong``ly close in meaning; in a
+    ``big`` vault (enough text that a missing word says something) the name alone suffices (a note
+    about DynamoDB is no answer to a question about Terraform), and so does a ``share`` of the query
+    (IDF-weighted) in words no note has, or ``weak_share`` of it with no note closer than
+    ``weak_cosine``. In a small vault (a chat, a few hundred short notes) an answer is often in other
+    words than the question's."""
+    if names and coverage < covered and (big or cosine < strong):
         return True
-    return unknown >= share or (unknown >= weak_share and cosine < weak_cosine)
+    return big and (unknown >= share or (unknown >= weak_share and cosine < weak_cosine))
 
 
 @dataclass(frozen=True, slots=True)

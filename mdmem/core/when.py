@@ -87,9 +87,12 @@ def strip(text: str, phrase: str) -> str:
 # What a question about a time says besides the time and its topic ("what did I learn about SQLite
 # last year": only SQLite is its topic), as index terms (stemmed): matched as content, these words padded
 # a window with every note that happened to use them.
+# Words that ask for a kind of event rather than a topic ("what problems did we hit", "what did the team
+# ship or decide", "incidents in January") count as such words too: the window's notes are the answer.
 QUESTION_WORDS = frozenset("""happen do done doing anyth everyth someth thing work learn learnt write wrote
     note go went get got make made new chang about up on talk said say tell wa been last week month year day time
-    past recent ago""".split())
+    past recent ago start begin end earli late middl team we us our ship shipped decid decis problem issu incid
+    hit fix fixed releas""".split())
 
 
 def topic_terms(text: str) -> list[str]:

@@ -165,6 +165,13 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
+    sized: list[bool] = []
+
+    def large() -> bool:  # whether the vault holds enough text for a missing word to mean something (once)
+        if not sized:
+            sized.append(store.read(lambda: store.lexical.body_words()) >= qs.large_vault_words)
+        return sized[0]
+
     vec: list[Candidate] = []
     if sem is not None:
         sem.repair()
@@ -228,7 +235,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
         mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
                       qs.blend_vector_weight, qs.min_similarity,
-                      {h.path: h.coverage for h in lex} if qs.blend_by_coverage else None)
+                      {h.path: h.coverage for h in lex} if qs.blend_by_coverage and large() else None)
         for path, score in mixed.items():
             c = by_path.setdefault(path, Candidate(path=path))
             c.score = score
@@ -278,8 +285,9 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
     info["relevant"] = not (ranked and no_answer(
-        unknown, missing, best, best_cosine, covered=qs.blend_coverage, share=qs.unknown_share,
-        weak_share=qs.weak_unknown_share, weak_cosine=qs.weak_similarity))
+        unknown, missing, best, best_cosine, big=bool(unknown or missing) and large(), covered=qs.blend_coverage,
+        strong=qs.strong_similarity,
+        share=qs.unknown_share, weak_share=qs.weak_unknown_share, weak_cosine=qs.weak_similarity))
     if unknown:
         info["unknown"] = unknown  # said above the notes shown, when they are shown
     if missing:

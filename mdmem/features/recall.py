@@ -11,6 +11,7 @@ from ..core.graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
 from ..core.links import display_text
 from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
+from ..core.text import terms
 from ..core.topics import interleave, split
 from ..core.when import Window, around_anchor, strip, topic_terms, topic_text, window
 from ..results import ContextItem, Hits, MemoryContext
@@ -252,6 +253,17 @@ def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate
         hits = store.read(lambda: store.lexical.search(topic, max(pool, len(by_path)) * 4, filters))
         on_topic = {h.path for h in hits} | {c.path for c in by_path.values()
                                              if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE}
+        # and the window's notes filed under it: "billing" is their scope, a tag, their folder or type
+        wanted = set(topic.split())
+        dated = store.catalog.dated_between(win.start, win.end, pool * 4)
+        for path, row in store.catalog.rows(dated).items():
+            filed = " ".join([str(row.get("scope") or ""), str(row.get("type") or ""), *(row.get("tags") or []),
+                              *path.split("/")[:-1]])
+            if wanted & set(terms(filed)) and filters.matches(row):
+                on_topic.add(path)
+                if path not in by_path:
+                    by_path[path] = Candidate(path=path, score=0.5 * boost * top * (1 - len(by_path) / (4 * pool)),
+                                              explain={"window_filed": True})
     rows = store.catalog.rows(by_path)
     if on_topic is not None and not any(p in on_topic and win.contains((rows.get(p) or {}).get("date"))
                                         for p in by_path):

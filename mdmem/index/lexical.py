@@ -233,6 +233,10 @@ class LexicalIndex:
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
+    def body_words(self) -> int:
+        """How many words the notes' bodies hold in all (index terms): how much a word's absence says."""
+        return int(self._current_searcher().reader().field_length("body") or 0)
+
     def corrections(self, text: str) -> dict[str, str]:
         """Spelling fixes for the query's words that no note has, read against the vault's names
         (``lexical_spelling``): "dataveiw" → dataview, "Graphview" → graph view, "Quick Add" → quickadd."""

@@ -24,6 +24,9 @@ FIELDS = ("title", "aliases", "entities", "tags", "headings", "body")  # where a
 NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
 MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words are too often other words)
 MIN_PART = 3  # letters each part of a split word needs
+# Words a question starts with, capitalised because they start it: never a name there ("Whose birthday …")
+OPENERS = frozenset("""what which whose where when why how would could should will shall does were have list name
+    tell show give find please about after before during since""".split())
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -134,7 +137,7 @@ def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None) 
     start = len(text) - len(text.lstrip())
     for tok in tokenize(text):
         word = text[tok.start:tok.end]
-        first = tok.start == start and not (len(word) >= 4 and word.isalpha())
+        first = tok.start == start and not (len(word) >= 4 and word.isalpha() and word.lower() not in OPENERS)
         if (looks_like_name(word, first=first) and tok.text not in fixes and tok.text not in joined
                 and word not in out and not known(s, tok.text)):
             out.append(word)

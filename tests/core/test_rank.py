@@ -182,14 +182,17 @@ def test_clear_winner(cosines: list[tuple[str, float]], winner: str | None) -> N
     assert clear_winner(cosines, gap=0.0, least=0.45, floor=0.25) is None  # 0 turns it off
 
 
-@pytest.mark.parametrize(("names", "unknown", "coverage", "cosine", "silent"), [
-    (["Terraform"], 0.3, 0.37, 0.52, True),  # a name no note mentions: a DynamoDB note is no answer
-    (["Terraform"], 0.3, 0.8, 0.52, False),  # … unless a note holds the rest of the question well
-    ([], 0.53, 0.12, 0.27, True),  # half the question is words the vault never uses (sourdough bread)
-    ([], 0.32, 0.40, 0.39, True),  # a third of it, and nothing close in meaning
-    ([], 0.32, 0.68, 0.45, False),  # a third of it ("cheaper"), but a note close in meaning
-    ([], 0.0, 0.30, 0.20, False),  # every word is the vault's: it may be a paraphrase
+@pytest.mark.parametrize(("names", "unknown", "coverage", "cosine", "big", "silent"), [
+    (["Terraform"], 0.3, 0.37, 0.52, True, True),  # a name no note mentions: a DynamoDB note is no answer
+    (["Terraform"], 0.3, 0.8, 0.52, True, False),  # … unless a note holds the rest of the question well
+    (["Vivaldi"], 0.49, 0.16, 0.56, False, False),  # a chat: the answer may be close in meaning
+    (["Jean"], 0.64, 0.21, 0.28, False, True),  # … but nothing is
+    ([], 0.53, 0.12, 0.27, True, True),  # half the question is words the vault never uses (sourdough bread)
+    ([], 0.32, 0.40, 0.39, True, True),  # a third of it, and nothing close in meaning
+    ([], 0.32, 0.68, 0.45, True, False),  # a third of it ("cheaper"), but a note close in meaning
+    ([], 0.0, 0.30, 0.20, True, False),  # every word is the vault's: it may be a paraphrase
+    ([], 0.67, 0.06, 0.44, False, False),  # a chat ("What might John's financial status be?"): other words
 ])
-def test_no_answer(names: list[str], unknown: float, coverage: float, cosine: float, silent: bool) -> None:
-    assert no_answer(names, unknown, coverage, cosine, covered=0.5, share=0.4, weak_share=0.3,
-                     weak_cosine=0.42) is silent
+def test_no_answer(names: list[str], unknown: float, coverage: float, cosine: float, big: bool, silent: bool) -> None:
+    assert no_answer(names, unknown, coverage, cosine, big=big, covered=0.5, strong=0.45, share=0.4,
+                     weak_share=0.3, weak_cosine=0.42) is silent
