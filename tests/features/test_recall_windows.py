@@ -195,3 +195,7 @@ def test_a_time_window_ranks_its_topic_first_and_pads_only_a_question_without_on
     assert paths.index("notes/sqlite-old.md") > 0  # on topic, outside the window: after it
     padded = [h.path for h in v.recall("what did I learn last year", 10, vectors=False)]
     assert {f"notes/misc-{i}.md" for i in range(1, 5)} <= set(padded)
+    (dated / "notes" / "invoice-fix.md").write_text(
+        "---\ntitle: Invoice numbers fixed\ncreated: 2025-03-01\nscope: project:billing\n---\nNo gaps now.\n")
+    hits = Vault.open(dated).recall("what happened in billing last year", 5, explain=True, vectors=False)
+    assert hits[0].path == "notes/invoice-fix.md"  # filed under the topic (its scope), in the window
