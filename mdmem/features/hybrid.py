@@ -150,10 +150,12 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
 
 
 def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-                  prior_weight: float | None = None, recent_intent: bool = False,
+                  prior_weight: float | None = None, recent_intent: bool = False, words: str | None = None,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, spreading along sequence links, optional rerank, priors, then
-    near-duplicates held back."""
+    near-duplicates held back. ``words``: what BM25 looks for, when not all of ``text`` (the vectors
+    read the whole question: recall's time questions without "learn", "about", "what happened")."""
+    meaning, text = text, words or text
     qs = sem.query_settings if sem else QuerySettings.from_config(store.config.extra)
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
@@ -177,7 +179,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         sem.repair()
         info["coverage"] = _coverage(*sem.coverage(), sem)
         lap("coverage")
-    foreign = sem is not None and not sem.settings.any_language and _non_latin(text)
+    foreign = sem is not None and not sem.settings.any_language and _non_latin(meaning)
     if foreign:
         # all-MiniLM-L6-v2 knows English: for a Chinese or Japanese query its nearest notes are the
         # other notes in that script, whatever they say. Gate off, gold's 4 CJK queries kept the same
@@ -187,7 +189,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         info["language"] = {"vectors": "skipped", "model": sem.embedder.name if sem else ""}  # the CLI says how
     if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
-            qvec = sem.embedder.embed([text], query=True)[0]
+            qvec = sem.embedder.embed([meaning], query=True)[0]
             lap("embed_query")
             vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
             info["stages"].append(f"vectors:{len(vec)}")
@@ -279,7 +281,8 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         ranked = _diversify(sem, ranked, limit, qs.duplicate_places, qs.duplicate_similarity)
         info["stages"].append("duplicates")
         lap("duplicates")
-    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes))
+    # in a large vault the first word counts too ("Terraform state …"); in a chat it is often "Whose"
+    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes, first_word=large()))
     missing = 0.0 if strong else store.read(lambda: store.lexical.unknown_share(text, fixes))
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no

@@ -45,17 +45,20 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    # the words of the time phrase and of the question around the topic are no content: "last",
-    # "year", "learned" and "about" matched every note of the year that said them
-    rest = (topic_text(strip(text, win.phrase)) or strip(text, win.phrase)) if win else text
+    # the words of the time phrase and of the question around the topic are no content for BM25:
+    # "last", "year", "learned" and "about" matched every note of the year that said them (the
+    # vectors read the question without its time phrase)
+    asked = strip(text, win.phrase) if win else text
+    rest = (topic_text(asked) or asked) if win else text
     parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
-        ranked, info = hybrid_search(store, sem, rest if rest.strip() else text, pool, filters,
-                                     prior_weight=prior_weight, recent_intent=recent)
+        ranked, info = hybrid_search(store, sem, asked if asked.strip() else text, pool, filters,
+                                     prior_weight=prior_weight, recent_intent=recent,
+                                     words=rest if rest.strip() else None)
     if win is not None:
-        info["topic"] = rest  # what was searched and what the snippets mark
+        info["topic"] = rest  # what BM25 searched and what the snippets mark
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
              "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
     if intent == "why":

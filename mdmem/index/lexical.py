@@ -247,9 +247,10 @@ class LexicalIndex:
         """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
         return _coverage_idf(self._current_searcher(), spelling.query_terms(text, corrections))
 
-    def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
+    def unknown_names(self, text: str, corrections: dict[str, str] | None = None, *,
+                      first_word: bool = False) -> list[str]:
         """The query's names that no note has (``lexical_spelling.unknown_names``)."""
-        return spelling.unknown_names(self._current_searcher(), text, corrections)
+        return spelling.unknown_names(self._current_searcher(), text, corrections, first_word=first_word)
 
     def unknown_share(self, text: str, corrections: dict[str, str] | None = None) -> float:
         """The share of the query (IDF-weighted, as coverage counts it) in words no note has."""

@@ -26,7 +26,8 @@ MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words 
 MIN_PART = 3  # letters each part of a split word needs
 # Words a question starts with, capitalised because they start it: never a name there ("Whose birthday …")
 OPENERS = frozenset("""what which whose where when why how would could should will shall does were have list name
-    tell show give find please about after before during since""".split())
+    tell show give find please about after before during since warum wann welche welcher welches wieso weshalb
+    pourquoi comment quand quel quelle quels quelles combien qu'est""".split())
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -126,18 +127,21 @@ def query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
-    """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised:
-    "at Datadog"; the first word, capitalised by habit, only with 4+ letters: "Terraform state …") in
-    no field of any note and not a typo of one. A question about a thing the vault never mentions
-    ("our account manager at Datadog") has no answer here."""
+def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None, *,
+                  first_word: bool = False) -> list[str]:
+    """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
+    after the first word: "at Datadog"; with ``first_word`` the first word too, capitalised by habit,
+    when it has 4+ letters and is not a question word: "Terraform state …") in no field of any note
+    and not a typo of one. A question about a thing the vault never mentions ("our account manager
+    at Datadog") has no answer here."""
     fixes = corrections or {}
     joined = {w for k in fixes if " " in k for w in k.split()}
     out: list[str] = []
     start = len(text) - len(text.lstrip())
     for tok in tokenize(text):
         word = text[tok.start:tok.end]
-        first = tok.start == start and not (len(word) >= 4 and word.isalpha() and word.lower() not in OPENERS)
+        first = tok.start == start and not (first_word and len(word) >= 4 and word.isalpha()
+                                            and word.lower() not in OPENERS)
         if (looks_like_name(word, first=first) and tok.text not in fixes and tok.text not in joined
                 and word not in out and not known(s, tok.text)):
             out.append(word)

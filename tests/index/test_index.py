@@ -91,8 +91,10 @@ def test_unknown_names_are_names_no_note_has(vault_dir: Path) -> None:
     v.store.repair()
     lx = v.store.lexical
     assert lx.unknown_names("who is our account manager at Datadog and GDPR") == ["Datadog", "GDPR"]
-    assert lx.unknown_names("Datadog account") == ["Datadog"]  # a first word of 4+ letters no note has
-    assert lx.unknown_names("Zyx account") == []  # a short one may just be capitalised by habit
+    assert lx.unknown_names("Datadog account") == []  # the first word may be capitalised by habit …
+    assert lx.unknown_names("Datadog account", first_word=True) == ["Datadog"]  # … unless a large vault says not
+    assert lx.unknown_names("Whose account", first_word=True) == []  # a question word is no name
+    assert lx.unknown_names("Zyx account", first_word=True) == []  # nor a short word
     assert lx.unknown_names("the Release Train schedule") == []  # names the vault has
     assert lx.unknown_names("the Release Trian", lx.corrections("the Release Trian")) == []  # a typo of one
 
