@@ -47,16 +47,16 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     win = window(text, now)
     # the words of the time phrase and of the question around the topic are no content for BM25:
     # "last", "year", "learned" and "about" matched every note of the year that said them (the
-    # vectors read the question without its time phrase)
+    # vectors read the whole question: without "today" gold recent-04's second answer fell below
+    # their noise floor)
     asked = strip(text, win.phrase) if win else text
     rest = (topic_text(asked) or asked) if win else text
     parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
-        ranked, info = hybrid_search(store, sem, asked if asked.strip() else text, pool, filters,
-                                     prior_weight=prior_weight, recent_intent=recent,
-                                     words=rest if rest.strip() else None)
+        ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
+                                     recent_intent=recent, words=rest if rest.strip() else None)
     if win is not None:
         info["topic"] = rest  # what BM25 searched and what the snippets mark
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
