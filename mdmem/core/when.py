@@ -95,6 +95,13 @@ QUESTION_WORDS = frozenset("""happen do done doing anyth everyth someth thing wo
     hit fix fixed releas""".split())
 
 
+def named_in(phrase: str) -> str:
+    """The words of a time phrase that name a month, a season or a day ("in June" → "June"): notes
+    say those in words ("we went camping in June"), unlike "last", "ago" or "this week"."""
+    return " ".join(w for w in re.findall(r"[A-Za-z]+", phrase)
+                    if w.lower() in _MON or w.lower() in SEASONS or w.lower() in DAYS)
+
+
 def topic_terms(text: str) -> list[str]:
     """The index terms of a time question (its time phrase already stripped) that name its topic:
     ``[]`` when it asks for whatever the window holds ("what happened last month")."""

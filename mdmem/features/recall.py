@@ -13,7 +13,7 @@ from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
 from ..core.text import terms
 from ..core.topics import interleave, split
-from ..core.when import Window, around_anchor, strip, topic_terms, topic_text, window
+from ..core.when import Window, around_anchor, named_in, strip, topic_terms, topic_text, window
 from ..results import ContextItem, Hits, MemoryContext
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
@@ -45,12 +45,14 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    # the words of the time phrase and of the question around the topic are no content for BM25:
-    # "last", "year", "learned" and "about" matched every note of the year that said them (the
-    # vectors read the whole question: without "today" gold recent-04's second answer fell below
-    # their noise floor)
-    asked = strip(text, win.phrase) if win else text
-    rest = (topic_text(asked) or asked) if win else text
+    # The words of a relative time phrase and of the question around the topic are no content for
+    # BM25: "last", "year", "learned" and "about" matched every note of the year that said them. A
+    # calendar phrase or an event is ("camping in June", "after the road trip": LoCoMo's notes say
+    # so in words; 10 of 2 conversations' answers fell without them). The vectors read the whole
+    # question (without "today" gold recent-04's second answer fell below their noise floor).
+    relative = win is not None and win.source.startswith("relative")
+    asked = f"{strip(text, win.phrase)} {named_in(win.phrase)}".strip() if win is not None and relative else text
+    rest = (topic_text(asked) or asked) if relative else text
     parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
