@@ -100,3 +100,7 @@ class CatalogRefs:
                               f"substr(key, 1, instr(key || ' ', ' ') - 1) IN ({marks}) LIMIT 1",
                               [*names, *names]).fetchone()
         return row is not None
+
+    def has_people(self) -> bool:
+        """Whether any person note is indexed (each has identities: its title at least)."""
+        return self.db.execute("SELECT 1 FROM identities LIMIT 1").fetchone() is not None

@@ -191,7 +191,7 @@ class LexicalIndex:
         self._searcher: Any = None
         self._filter_cache: dict[Any, set[int]] = {}
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
-        self._name_words: tuple[Any, dict[str, list[str]]] | None = None  # corrections' vocabulary, per searcher
+        self._name_words: tuple[Any, dict[str, set[str]]] | None = None  # corrections' vocabulary, per searcher
         self._searches = 0  # queries answered by the current searcher
 
     @classmethod
@@ -259,7 +259,7 @@ class LexicalIndex:
         missing = set(spelling.unknown_terms(s, text, corrections))
         return sum(w for t, w in weights.items() if t in missing) / (sum(weights.values()) or 1.0)
 
-    def _names(self, s: Any) -> dict[str, list[str]]:
+    def _names(self, s: Any) -> dict[str, set[str]]:
         """The words of the name fields by first letter, read once per searcher."""
         if self._name_words is None or self._name_words[0] is not s:
             self._name_words = (s, spelling.name_words(s))

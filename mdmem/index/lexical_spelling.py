@@ -22,6 +22,7 @@ from ..core.text import edit_distance, fold, looks_like_name, normalize_term, te
 
 FIELDS = ("title", "aliases", "entities", "tags", "headings", "body")  # where a word counts as known
 NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
+TITLE_FIELDS = ("title", "aliases")  # where a name two query words join is looked up (every query pays for it)
 MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words are too often other words)
 MIN_PART = 3  # letters each part of a split word needs
 # Words a question starts with, capitalised because they start it: never a name there ("Whose birthday …")
@@ -36,14 +37,14 @@ def known(s: Any, term: str, fields: Iterable[str] = FIELDS) -> int:
     return max(s.doc_frequency(f, term) for f in fields)
 
 
-def name_words(s: Any) -> dict[str, list[str]]:
+def name_words(s: Any) -> dict[str, set[str]]:
     """The words of the name fields by first letter (the lexicons' stems of 3+ letters)."""
     reader = s.reader()
-    words = {w for f in NAME_FIELDS for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f))
-             if len(w) >= 3 and w.isalpha()}
-    by_letter: dict[str, list[str]] = {}
-    for w in sorted(words):
-        by_letter.setdefault(w[0], []).append(w)
+    by_letter: dict[str, set[str]] = {}
+    for f in NAME_FIELDS:
+        for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f)):
+            if len(w) >= 3 and w.isalpha():
+                by_letter.setdefault(w[0], set()).add(w)
     return by_letter
 
 
@@ -63,7 +64,7 @@ def _one_edit(word: str) -> dict[str, bool]:
     return out
 
 
-def _fix_word(s: Any, term: str, written: str, names: dict[str, list[str]]) -> str | None:
+def _fix_word(s: Any, term: str, written: str, names: dict[str, set[str]]) -> str | None:
     """The name term one unknown query term (``written`` as typed) most likely misspells, or None."""
     maxdist = 2 if len(term) >= 9 else 1
     near = [(d, -known(s, w), w) for w in names.get(term[0], ())
@@ -74,7 +75,7 @@ def _fix_word(s: Any, term: str, written: str, names: dict[str, list[str]]) -> s
             stem = normalize_term(cand)
             # a letter less whose stem is two shorter makes another word ("ticker" → "ticke" → tick)
             if stem != term and stem[:1] == term[:1] and not (deleted and len(stem) < len(term) - 1) \
-                    and (df := known(s, stem, NAME_FIELDS)):
+                    and stem in names.get(stem[0], ()) and (df := known(s, stem, NAME_FIELDS)):
                 near.append((1, -df, stem))
     return min(near)[2] if near else None
 
@@ -108,7 +109,7 @@ def corrections(s: Any, text: str, names: Any) -> dict[str, str]:
         if not (wa.isalpha() and wb.isalpha()) or f"{a} {b}" in fixes:
             continue
         for joined in (normalize_term(wa + wb), wa + "-" + wb):
-            if joined not in (a, b) and known(s, joined, NAME_FIELDS):
+            if joined not in (a, b) and known(s, joined, TITLE_FIELDS):
                 fixes[f"{a} {b}"] = joined
                 break
     return fixes
