@@ -38,7 +38,8 @@ v = Vault.open(sys.argv[1])
 for q in queries[:10]:
     v.query(q)
 out = {}
-for kind, qs in (("plain", queries), ("typo", [swap(q) for q in queries]), ("unknown", [q + " zyqwarbl" for q in queries])):
+kinds = (("plain", queries), ("typo", [swap(q) for q in queries]), ("unknown", [q + " zyqwarbl" for q in queries]))
+for kind, qs in kinds:
     ms = []
     for q in qs:
         t = time.perf_counter()
