@@ -57,6 +57,7 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"MDMEM_LOCK_TIMEOUT must be a number of seconds: {exc}") from exc
     if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever
         raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
+    site_urls(data)  # checked here, so every command reports a bad [site], not only the graph's
     return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
                   lock_timeout=timeout, extra=data)
 
@@ -72,6 +73,29 @@ def auto_embed(data: dict[str, object]) -> bool:
     if not isinstance(value, bool):  # bool("no") is True
         raise ConfigError(f"[embed] auto must be true or false, got {value!r}.")
     return value
+
+
+def site_urls(data: dict[str, object]) -> tuple[tuple[str, str], ...]:
+    """[site] in mdmem.toml: the vault is also a published site, so a link to one of its pages is a
+    link to the note (``url``: the site's address, or a list of them; ``folder``: the vault folder
+    the site's root shows, default the vault's root). (canonical URL prefix, folder) pairs."""
+    from ..core.refs import normalize_url
+
+    raw = data.get("site")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise ConfigError("[site] must be a table: url = \"https://example.com/\" (and folder = \"notes\").")
+    urls = raw.get("url", [])
+    urls = [urls] if isinstance(urls, str) else urls
+    if not isinstance(urls, list) or not all(isinstance(u, str) and u.strip().lower().startswith(
+            ("http://", "https://")) for u in urls):
+        raise ConfigError("[site] url must be an http(s) address or a list of them, e.g. "
+                          "url = \"https://notes.example.com/\".")
+    folder = raw.get("folder", "")
+    if not isinstance(folder, str) or ".." in Path(folder).parts or Path(folder).is_absolute():
+        raise ConfigError("[site] folder must be a folder inside the vault (\"\" for its root).")
+    return tuple((normalize_url(u), folder.strip("/")) for u in urls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +124,28 @@ class QuerySettings:
     blend_coverage: float = 0.5
     blend_coverage_full: float = 0.35
     blend_vector_weight: float = 1.0
+    # In a large vault (large_vault_words) the blend's BM25 part is its score over the best one times
+    # the share of the query the note holds: on a paraphrase over thousands of documents BM25's scores
+    # are flat (every hit matched "make" or "copy" in a short title), so score alone put each of them
+    # near the best and buried the note the vectors found. In a chat (LoCoMo) a turn that names the
+    # speaker is often the answer however little else it shares: turn R@10 .684 → .669 with it there.
+    blend_by_coverage: bool = True
+    # A clear vector winner (its cosine ≥ winner_cosine and winner_gap above the second's) goes first,
+    # unless BM25's first note holds every word of the query and is another note.
+    winner_gap: float = 0.15
+    winner_cosine: float = 0.45
+    # "Nothing relevant" (``rank.no_answer``): a name no note mentions with the best match holding under
+    # blend_coverage of the query, or unknown_share of the query in words no note has, or
+    # weak_unknown_share of it with no note closer than weak_similarity. Calibrated on the public
+    # corpora's questions (benchmarks/corpora/), checked on the gold set and LoCoMo.
+    unknown_share: float = 0.4
+    weak_unknown_share: float = 0.3
+    weak_similarity: float = 0.42
+    # A large vault: its bodies hold this many words. Only there does a word's absence say much (the
+    # rules above; in a LoCoMo conversation, ~8k words, or the gold vault, ~7k, an answerable question
+    # often uses words no note does: 6 % of LoCoMo's were silenced) and coverage weigh the blend. The
+    # public corpora hold 250k-830k.
+    large_vault_words: int = 50_000
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
     rerank_top: int = 30
@@ -123,13 +169,15 @@ class QuerySettings:
         import math
 
         for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
+                                ("large_vault_words", 0, 10**12),
                                 ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
                                 ("spread_max_bytes", 0, 10_000_000)):
             if not low <= getattr(self, name) <= high:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
         for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
                      "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay",
-                     "blend_coverage", "blend_coverage_full", "blend_vector_weight"):
+                     "blend_coverage", "blend_coverage_full", "blend_vector_weight", "winner_gap", "winner_cosine",
+                     "unknown_share", "weak_unknown_share", "weak_similarity"):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
 

@@ -42,7 +42,10 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 # min_similarity stays: at the quantile-matched 0.82 it cut the cross-language matches (gold
 # multilingual `vsearch` .824 → .676).
 QUERY_DEFAULTS: dict[str, dict[str, float]] = {
-    MULTILINGUAL_MODEL: {"duplicate_similarity": 0.95, "strong_similarity": 0.86},
+    # winner_gap: a clear vector winner is measured on MiniLM's scale only; off until measured for e5
+    # weak_similarity: MiniLM's 0.42 where e5 gives ~0.85 (as strong_similarity's 0.45 ↔ 0.86)
+    MULTILINGUAL_MODEL: {"duplicate_similarity": 0.95, "strong_similarity": 0.86, "winner_gap": 0.0,
+                         "weak_similarity": 0.85},
 }
 
 

@@ -569,3 +569,23 @@ def file_at(root: Path, commit: str, repo_path: str) -> str | None:
             return str(repo.git.show(f"{commit}:{repo_path}", strip_newline_in_stdout=False))
         except Exception:
             return None
+
+
+def sparse_clone(source: Path, dest: Path, commit: str, patterns: list[str]) -> None:
+    """``dest`` as a clone of the repository at ``source`` (sharing its objects) with ``commit``
+    checked out and only the files the sparse-checkout ``patterns`` name (``*.md``: the notes).
+    A clone already at ``dest`` is moved to ``commit``, so its untracked ``.mdmem/`` index stays."""
+    env = git_env()
+
+    def git(*args: str, cwd: Path | None = None) -> None:
+        done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+        if done.returncode:
+            why = (done.stderr.strip().splitlines() or ["git failed"])[-1]
+            raise MdmemError(f"Cannot check out {commit[:12]} of {source} into {dest}: {why}. "
+                             "Pass --corpus a clone of the repository that has that commit.")
+
+    if not (dest / ".git").exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        git("clone", "--quiet", "--no-checkout", "--shared", str(source.resolve()), str(dest))
+    git("sparse-checkout", "set", "--no-cone", *patterns, cwd=dest)
+    git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit, cwd=dest)

@@ -300,7 +300,7 @@ class Vault:
 
         The query is classified (why / when / who / recent / general) and routed: causal links
         for why, a time window for when, entity matches for who, recency-weighted priors for
-        recent, plain hybrid otherwise. ``last_info`` holds the intent and the route.
+        recent, plain hybrid otherwise. The answer's ``info`` holds the intent and the route.
         """
         from ..features.recall import recall
 

@@ -1,4 +1,5 @@
-"""``mdmem eval``: retrieval quality (recall@k, MRR, nDCG@10) per mode on LoCoMo and the gold set."""
+"""``mdmem eval``: retrieval quality (recall@k, MRR, nDCG@10) per mode on LoCoMo, the gold set and
+public corpora."""
 
 from __future__ import annotations
 
@@ -33,7 +34,14 @@ def _path_option(value: str | None, default: Path) -> Path | None:
               help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
                    "query-relevance (query without priors), recall.  [default: all of them]")
 @click.option("--by-category", is_flag=True, help="Add a row per LoCoMo category (multi-hop, temporal, …).")
-@click.option("--by-kind", is_flag=True, help="Add a row per gold query kind.")
+@click.option("--by-kind", is_flag=True, help="Add a row per gold query kind (and corpus question kind).")
+@click.option("--corpus", "corpora", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              metavar="PATH", help="A local git clone of a corpus that a --questions file asks about (repeat "
+                                   "both, in the same order); only read: the vault is checked out into the cache.")
+@click.option("--questions", "question_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
+              help="A corpus questions file (benchmarks/corpora/*.yaml). With it, LoCoMo and the gold set "
+                   "run only when named.")
 @click.option("--conversations", type=click.IntRange(min=1), metavar="N",
               help="Only the first N LoCoMo conversations (for quick runs).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
@@ -41,9 +49,10 @@ def _path_option(value: str | None, default: Path) -> Path | None:
 @click.option("--rebuild", is_flag=True, help="Rewrite the evaluation vaults and their indexes from scratch.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes: str | None, by_category: bool,
-                 by_kind: bool, conversations: int | None, cache_dir: Path | None, rebuild: bool,
-                 as_json: bool) -> None:
-    """Measure retrieval quality: recall@k, MRR and nDCG@10 per mode on LoCoMo and the gold set.
+                 by_kind: bool, corpora: tuple[Path, ...], question_files: tuple[Path, ...],
+                 conversations: int | None, cache_dir: Path | None, rebuild: bool, as_json: bool) -> None:
+    """Measure retrieval quality: recall@k, MRR and nDCG@10 per mode on LoCoMo, the gold set and
+    public corpora.
 
     \b
     Each LoCoMo question is searched only within its own conversation, written as one note per
@@ -51,6 +60,9 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     The gold set's no-answer queries give the quiet rate (share with no hit, or that said nothing in
     the vault matches well; "muted" is that share among answerable queries) and its
     queries with excluded notes the leak rate (share showing one in the top 10).
+    A corpus (--corpus CLONE --questions FILE) is checked out at the file's commit; its questions
+    count as answered when any of their answers is in the top k; the held-out ones are reported
+    on rows of their own (level "heldout").
     The vaults are built once under the cache directory and reused; --rebuild remakes them.
     The embedding model is [embed] model's default; compare another with $MDMEM_EMBED_MODEL
     (e.g. multilingual-e5-small) and its own --cache-dir.
@@ -62,6 +74,7 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
         Row,
         Suite,
         available_modes,
+        build_corpus,
         build_gold,
         build_locomo,
         default_cache_dir,
@@ -84,9 +97,14 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     if not run_modes:
         raise click.ClickException("No retrieval mode left to run; try --modes grep,search.")
 
-    locomo = _path_option(locomo_opt, DEFAULT_LOCOMO)
-    gold = _path_option(gold_opt, DEFAULT_GOLD)
-    if locomo_opt is None and locomo is None:
+    if len(corpora) != len(question_files):
+        raise click.BadParameter(f"{len(question_files)} --questions file(s) but {len(corpora)} --corpus "
+                                 "folder(s): give one --corpus CLONE per --questions FILE, in the same order.",
+                                 param_hint="--corpus")
+    specs = [_load_corpus(f) for f in question_files]
+    locomo = _path_option(locomo_opt, DEFAULT_LOCOMO) if not specs or locomo_opt else None
+    gold = _path_option(gold_opt, DEFAULT_GOLD) if not specs or gold_opt else None
+    if locomo_opt is None and locomo is None and not specs:
         click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).",
                    err=True)
     if locomo is not None and not locomo.is_file():
@@ -94,9 +112,9 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     if gold is not None and not (gold / "queries.yaml").is_file():
         raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).",
                                  param_hint="--gold")
-    if locomo is None and gold is None:
-        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json) "
-                                   "or --gold FOLDER.")
+    if locomo is None and gold is None and not specs:
+        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json), "
+                                   "--gold FOLDER or --corpus CLONE --questions FILE.")
 
     cache = (cache_dir or default_cache_dir()).expanduser()
     started = time.perf_counter()
@@ -118,6 +136,10 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
             if unknown:
                 click.echo(f"mdmem eval: {len(unknown)} gold ids name no note in the vault: "
                            f"{', '.join(unknown[:8])}{' …' if len(unknown) > 8 else ''}", err=True)
+        for spec, clone in zip(specs, corpora, strict=True):
+            suites += build_corpus(spec, clone, cache, rebuild)
+            info.setdefault("corpora", []).append({"name": spec.name, "commit": spec.commit, "path": str(clone),
+                                                   "questions": len(spec.questions), "heldout": len(spec.heldout)})
         rows: list[Row] = []
         timings = {}
         for suite in suites:
@@ -149,3 +171,15 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
                    "leak = share of queries with excluded notes that showed one in the top 10 (/count); "
                    "muted = share of answerable queries that said nothing matches well.")
     click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")
+
+
+def _load_corpus(path: Path) -> Any:
+    """A corpus questions file, or a one-line error that names the file and the problem."""
+    import yaml
+
+    from ..core.eval_data import parse_corpus
+
+    try:
+        return parse_corpus(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+    except (ValueError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(str(exc).splitlines()[0], param_hint="--questions") from exc

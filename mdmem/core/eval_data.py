@@ -1,5 +1,5 @@
-"""The evaluation datasets (pure): LoCoMo conversations and the gold set, their judged queries, and
-the notes an agent that captured a conversation would write (one per turn or per session)."""
+"""The evaluation datasets (pure): LoCoMo conversations, the gold set and public corpora, their judged
+queries, and the notes an agent that captured a conversation would write (one per turn or per session)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Query:
     relevant: Mapping[str, int]
     group: str = ""
     excluded: tuple[str, ...] = ()
-
+    any_of: bool = False  # answered by any one of ``relevant`` (a corpus question), not by all of them
 
 
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
@@ -264,3 +264,84 @@ def load_gold(folder: Path) -> list[Query]:
         return parse_gold(yaml.safe_load(fh))
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# public corpora: a git repository at a commit, and questions about it
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """A corpus questions file: which repository and commit, which of its files are the vault
+    (git sparse-checkout patterns), the vault's ``mdmem.toml``, and the questions (``heldout``: the
+    ids kept aside from tuning, reported apart)."""
+
+    name: str
+    source: str
+    commit: str
+    sparse: tuple[str, ...]
+    config: str
+    questions: tuple[Query, ...]
+    heldout: frozenset[str]
+
+    @property
+    def slug(self) -> str:
+        """A short folder-safe name: the repository's name ("simonw/til" → "til")."""
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", self.name.rsplit("/", 1)[-1]).strip("-") or "corpus"
+
+
+def parse_corpus(data: Any, where: str = "questions file") -> Corpus:
+    """A corpus questions file (see benchmarks/corpora/README.md); ``ValueError`` says what is wrong."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("corpus"), Mapping):
+        raise ValueError(f"{where}: expected a mapping with `corpus:` and `questions:`.")
+    meta = data["corpus"]
+    commit = str(meta.get("commit") or "")
+    if not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+        raise ValueError(f"{where}: corpus.commit must be a commit id, got {commit!r}.")
+    sparse = meta.get("sparse") or ["*.md"]
+    if not isinstance(sparse, list) or not all(isinstance(p, str) for p in sparse):
+        raise ValueError(f"{where}: corpus.sparse must be a list of patterns.")
+    queries, heldout, seen = [], set(), set()
+    for i, item in enumerate(data.get("questions") or []):
+        if not isinstance(item, Mapping) or not item.get("query"):
+            raise ValueError(f"{where}: question {i + 1} has no `query`.")
+        qid = str(item.get("id") or f"q{i + 1}")
+        if qid in seen:
+            raise ValueError(f"{where}: two questions have the id {qid!r}.")
+        seen.add(qid)
+        answers = item.get("answers") or []
+        if not isinstance(answers, list):
+            raise ValueError(f"{where}: {qid}: `answers` must be a list of paths.")
+        queries.append(Query(id=qid, text=str(item["query"]), relevant={str(a): 1 for a in answers},
+                             group=str(item.get("kind") or "other"), any_of=True))
+        if item.get("heldout"):
+            heldout.add(qid)
+    if not queries:
+        raise ValueError(f"{where}: no questions.")
+    return Corpus(name=str(meta.get("name") or "corpus"), source=str(meta.get("source") or ""), commit=commit,
+                  sparse=tuple(sparse), config=str(meta.get("config") or ""), questions=tuple(queries),
+                  heldout=frozenset(heldout))
+
+
+def resolve_answers(queries: Sequence[Query], paths: Iterable[str]) -> tuple[list[Query], list[str]]:
+    """Each answer as the vault path it names: the path itself or the one path ending in ``/answer``.
+    Returns the queries with resolved answers and the problems ("q1: no note at x", "… names 2 notes")."""
+    paths = list(paths)
+    known = set(paths)
+    by_name: dict[str, list[str]] = {}
+    for p in paths:
+        by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+    out, problems = [], []
+    for q in queries:
+        relevant: dict[str, int] = {}
+        for answer, grade in q.relevant.items():
+            if answer in known:
+                relevant[answer] = grade
+                continue
+            found = [p for p in by_name.get(answer.rsplit("/", 1)[-1], []) if p.endswith("/" + answer)]
+            if len(found) == 1:
+                relevant[found[0]] = grade
+            else:
+                problems.append(f"{q.id}: {'no note at' if not found else f'{len(found)} notes end with'} {answer}")
+        out.append(Query(q.id, q.text, relevant, q.group, q.excluded, q.any_of))
+    return out, problems

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .links import normalize_ref
+from .mentions import ProseNames
 from .note import iso_to_timestamp
-from .refs import EXTERNAL, IdentityClash, classify, mention_key, node_key, person_index
+from .refs import EXTERNAL, IdentityClash, classify, mention_key, node_key, person_index, site_target
 from .targets import LinkResolver
 
 ENTITY = "entity:"  # node-key prefix of entity nodes (note keys are paths ending in .md)
@@ -28,6 +29,7 @@ CITES = "cites"  # note → an external thing it references (``refs:``, a URL in
 EXTERNAL_KIND = "external"  # the kind of a node that is a URL, e-mail address, ticket, DOI, … (issue 17)
 VIRTUAL = (ENTITY, EXTERNAL)  # key prefixes of nodes that are no file: never a search result, always visible
 PERSON_IDENTITY = "person identity"  # how a link or reference that names a person's identity was resolved
+SITE_URL = "site url"  # how a link to one of the vault's own published pages (``[site]``) was resolved
 NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "heading": 3, "alias": 4}  # as Vault.resolve
 
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
@@ -130,7 +132,8 @@ class CausalHit:
 class Graph:
     """Notes, entity nodes and typed edges, with outgoing and incoming adjacency lists."""
 
-    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes")
+    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes", "prose",
+                 "ambiguous")
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
@@ -142,6 +145,8 @@ class Graph:
         self.resolver: LinkResolver | None = None
         self.people: dict[str, str] = {}  # identity key (``refs.identity_keys``) → person note
         self.clashes: list[IdentityClash] = []  # identities two person notes claim alike
+        self.prose: ProseNames = ProseNames()  # the forms people are named by in prose (``mentions``)
+        self.ambiguous: dict[str, list[str]] = {}  # note → the names of several people its prose writes
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -354,7 +359,8 @@ LinkRow = tuple[Any, ...]
 def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
                 links: Iterable[LinkRow], attachments: Iterable[str] = (),
                 refs: Iterable[tuple[str, str, str, str, str]] = (),
-                identities: Iterable[tuple[str, str, int]] = ()) -> Graph:
+                identities: Iterable[tuple[str, str, int]] = (),
+                sites: tuple[tuple[str, str], ...] = ()) -> Graph:
     """The graph from catalogue rows.
 
     notes: (path, id, title, type, status, entities JSON, aliases JSON, date, created, authored
@@ -363,7 +369,9 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     refs: (src, kind, value, written, origin); identities of person notes: (path, key, strength).
 
     A person's identity resolves an entity, a link that names no file and an e-mail (or handle,
-    id, URL) reference to the person's note (issue 17); any other reference is an external node.
+    id, URL) reference to the person's note (issue 17); a URL under one of the vault's ``sites``
+    ((URL prefix, folder): the vault is published there) is a link to the note it shows; any other
+    reference is an external node.
     """
     g = Graph()
     entity_lists: list[tuple[str, list[str]]] = []
@@ -420,6 +428,13 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     for src, kind, value, written, origin in refs:
         if src not in nodes:
             continue
+        page = site_target(value, sites) if sites and kind == "url" else None
+        if page is not None:
+            dst, how, cands = resolve(page, normalize_ref(page), src)
+            if dst is not None and dst in nodes and nodes[dst].kind == "note":
+                if dst != src:
+                    _add(g, Edge(src, dst, MENTIONS, written, candidates=cands, how=f"{SITE_URL}, {how}"))
+                continue
         dst = people.get(value) if kind in ("email", "handle", "id", "url") else None
         if dst is None:
             dst = node_key(kind, value)

@@ -175,19 +175,22 @@ def flatness(best_coverage: float, full: float, none: float) -> float:
 
 
 def blend(fused: Mapping[str, float], bm25: Sequence[tuple[str, float]], cosines: Sequence[tuple[str, float]],
-          share: float, vector_weight: float, floor: float) -> dict[str, float]:
+          share: float, vector_weight: float, floor: float,
+          coverage: Mapping[str, float] | None = None) -> dict[str, float]:
     """Fused scores moved ``share`` of the way to a score-aware blend that keeps a clear vector win.
 
     RRF sees only ranks, so a note far closer in meaning than the rest counts no more than the
     runner-up, and BM25's near-random order on a query it cannot answer buries it. The blend is
-    BM25 over its best score plus ``vector_weight`` × the cosine's position between ``floor`` and
-    the best cosine; each side is normalised to its top, then mixed: (1 − share)·fused + share·blend.
+    BM25 over its best score (times the share of the query the note holds, ``coverage``, when
+    given) plus ``vector_weight`` × the cosine's position between ``floor`` and the best cosine;
+    each side is normalised to its top, then mixed: (1 − share)·fused + share·blend.
     """
     top_b = bm25[0][1] if bm25 else 0.0
     top_c = cosines[0][1] if cosines else 0.0
     mixed: dict[str, float] = {}
     for item, score in bm25:
-        mixed[item] = mixed.get(item, 0.0) + (score / top_b if top_b > 0 else 0.0)
+        part = score / top_b if top_b > 0 else 0.0
+        mixed[item] = mixed.get(item, 0.0) + (part * coverage.get(item, 0.0) if coverage is not None else part)
     for item, cos in cosines:
         lift = (cos - floor) / (top_c - floor) if top_c > floor else 1.0
         mixed[item] = mixed.get(item, 0.0) + vector_weight * max(0.0, lift)
@@ -195,6 +198,29 @@ def blend(fused: Mapping[str, float], bm25: Sequence[tuple[str, float]], cosines
     top_m = max(mixed.values(), default=0.0) or 1.0
     return {item: (1 - share) * fused.get(item, 0.0) / top_f + share * mixed.get(item, 0.0) / top_m
             for item in {*fused, *mixed}}
+
+
+def clear_winner(cosines: Sequence[tuple[str, float]], gap: float, least: float, floor: float) -> str | None:
+    """The vector leg's first note when it stands clear of the rest: its cosine at least ``least``
+    and ``gap`` above the second's (or above ``floor``, the noise, when it is alone). None otherwise."""
+    if gap <= 0 or not cosines or cosines[0][1] < least:
+        return None
+    second = cosines[1][1] if len(cosines) > 1 else floor
+    return cosines[0][0] if cosines[0][1] - second >= gap else None
+
+
+def no_answer(names: Sequence[str], unknown: float, coverage: float, cosine: float, *, big: bool, covered: float,
+              strong: float, share: float, weak_share: float, weak_cosine: float) -> bool:
+    """Whether the vault holds no answer to a query: it names something no note mentions (``names``),
+    its best match holds under ``covered`` of it and no note is ``strong``ly close in meaning; in a
+    ``big`` vault (enough text that a missing word says something) the name alone suffices (a note
+    about DynamoDB is no answer to a question about Terraform), and so does a ``share`` of the query
+    (IDF-weighted) in words no note has, or ``weak_share`` of it with no note closer than
+    ``weak_cosine``. In a small vault (a chat, a few hundred short notes) an answer is often in other
+    words than the question's."""
+    if names and coverage < covered and (big or cosine < strong):
+        return True
+    return big and (unknown >= share or (unknown >= weak_share and cosine < weak_cosine))
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,21 @@ def normalize_url(url: str) -> str:
     return f"{scheme}://{user}{host}{path}{query}"
 
 
+def site_target(value: str, sites: Iterable[tuple[str, str]]) -> str | None:
+    """The vault link target a URL (canonical, ``normalize_url``) names when it lies under a site
+    the vault is published as (``sites``: (canonical URL prefix, vault folder)): its path below the
+    prefix, in that folder, without ``.html`` or a trailing ``index``; None for any other URL.
+    "https://til.example.net/sqlite/wal" under ("https://til.example.net", "") → "sqlite/wal"."""
+    for prefix, folder in sites:
+        if value == prefix or value.startswith(prefix + "/"):
+            rest = unquote(value[len(prefix):].split("?", 1)[0]).strip("/")
+            rest = rest.removesuffix(".html").removesuffix("/index")
+            rest = "" if rest == "index" else rest
+            target = "/".join(p for p in (folder, rest.strip("/")) if p)
+            return target or None
+    return None
+
+
 def note_refs(frontmatter: Iterable[str], body: Iterable[str]) -> list[Ref]:
     """A note's references: its ``refs:`` items and the URLs and e-mail addresses of its body, each
     (kind, value) once per origin, in the order written."""

@@ -84,6 +84,41 @@ def strip(text: str, phrase: str) -> str:
     return " ".join((head + " " + text[i + len(phrase):]).split())
 
 
+# What a question about a time says besides the time and its topic ("what did I learn about SQLite
+# last year": only SQLite is its topic), as index terms (stemmed): matched as content, these words padded
+# a window with every note that happened to use them.
+# Words that ask for a kind of event rather than a topic ("what problems did we hit", "what did the team
+# ship or decide", "incidents in January") count as such words too: the window's notes are the answer.
+QUESTION_WORDS = frozenset("""happen do done doing anyth everyth someth thing work learn learnt write wrote
+    note go went get got make made new chang about up on talk said say tell wa been last week month year day time
+    past recent ago start begin end earli late middl team we us our ship shipped decid decis problem issu incid
+    hit fix fixed releas""".split())
+
+
+def named_in(phrase: str) -> str:
+    """The words of a time phrase that name a month, a season or a day ("in June" → "June"): notes
+    say those in words ("we went camping in June"), unlike "last", "ago" or "this week"."""
+    return " ".join(w for w in re.findall(r"[A-Za-z]+", phrase)
+                    if w.lower() in _MON or w.lower() in SEASONS or w.lower() in DAYS)
+
+
+def topic_terms(text: str) -> list[str]:
+    """The index terms of a time question (its time phrase already stripped) that name its topic:
+    ``[]`` when it asks for whatever the window holds ("what happened last month")."""
+    from .text import terms
+
+    return [t for t in terms(text) if t not in QUESTION_WORDS and not t.isdigit()]
+
+
+def topic_text(text: str) -> str:
+    """The words of a time question (its time phrase already stripped) that name its topic, as
+    written: "what did I learn about SQLite" → "SQLite"; "" when it has none."""
+    from .text import tokenize
+
+    keep = [text[t.start:t.end] for t in tokenize(text) if t.text not in QUESTION_WORDS and not t.text.isdigit()]
+    return " ".join(dict.fromkeys(keep))
+
+
 def window(text: str, now: float | None) -> Window | None:
     """The time window the query names, or None (see the module's doc). Relative phrases need ``now``."""
     w = _explicit(text, now)

@@ -1,9 +1,9 @@
 """Retrieval-quality harness (``mdmem eval``): metrics, the results table, and the runs.
 
-Metrics over ranked note ids and the table are pure; the datasets (LoCoMo, the gold set) and the
-notes built from them are in ``eval_data``. The runs build one vault per conversation under a cache
-directory (reused across runs, so the sidecar indexes persist), send every query through each
-retrieval mode and collect one row per mode and group.
+Metrics over ranked note ids and the table are pure; the datasets (LoCoMo, the gold set, public
+corpora) and the notes built from them are in ``eval_data``. The runs build one vault per
+conversation (or a corpus's checkout) under a cache directory (reused across runs, so the sidecar
+indexes persist), send every query through each retrieval mode and collect one row per mode and group.
 """
 
 from __future__ import annotations
@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.eval_data import Conversation, Query, gold_as_of, load_gold, locomo_queries, session_notes, turn_notes
+from ..core.eval_data import (
+    Conversation,
+    Corpus,
+    Query,
+    gold_as_of,
+    load_gold,
+    locomo_queries,
+    resolve_answers,
+    session_notes,
+    turn_notes,
+)
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -43,6 +53,19 @@ def recall_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float
     if not relevant:
         return 0.0
     return len(set(ranked[:k]) & set(relevant)) / len(set(relevant))
+
+
+def hit_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """1 when any relevant item is in the top k (a question that any one of several notes answers)."""
+    return 1.0 if set(ranked[:k]) & set(relevant) else 0.0
+
+
+def first_hit_ndcg(ranked: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """nDCG@k when one relevant item is all the question needs: 1 / log2(1 + rank of the first)."""
+    for i, item in enumerate(ranked[:k], 1):
+        if item in relevant:
+            return 1.0 / math.log2(i + 1)
+    return 0.0
 
 
 def reciprocal_rank(ranked: Sequence[str], relevant: Collection[str]) -> float:
@@ -106,13 +129,17 @@ def summarize(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: st
     def avg(metric: Callable[[Outcome], float]) -> float | None:
         return _mean([metric(o) for o in answerable])
 
+    def rec(o: Outcome, k: int) -> float:
+        return (hit_at if o.query.any_of else recall_at)(o.ranked, o.query.relevant, k)
+
     return Row(
         dataset=dataset, level=level, mode=mode, group=group, n=len(answerable),
-        r1=avg(lambda o: recall_at(o.ranked, o.query.relevant, 1)),
-        r5=avg(lambda o: recall_at(o.ranked, o.query.relevant, 5)),
-        r10=avg(lambda o: recall_at(o.ranked, o.query.relevant, 10)),
+        r1=avg(lambda o: rec(o, 1)),
+        r5=avg(lambda o: rec(o, 5)),
+        r10=avg(lambda o: rec(o, 10)),
         mrr=avg(lambda o: reciprocal_rank(o.ranked, o.query.relevant)),
-        ndcg10=avg(lambda o: ndcg_at(o.ranked, o.query.relevant, 10)),
+        ndcg10=avg(lambda o: first_hit_ndcg(o.ranked, o.query.relevant) if o.query.any_of
+                   else ndcg_at(o.ranked, o.query.relevant, 10)),
         ms_per_query=1000 * (_mean([o.seconds for o in outcomes]) or 0.0),
         quiet=_mean([1.0 if not o.ranked or o.silenced else 0.0 for o in noanswer]), n_noanswer=len(noanswer),
         leak=_mean([1.0 if set(o.ranked[:10]) & set(o.query.excluded) else 0.0 for o in guarded]),
@@ -184,9 +211,10 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w))
 
 
-def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMIT) -> list[str]:
+def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMIT, key: str = "id") -> list[str]:
     """Baseline: rank (path, id, lower-cased file text) docs by how many distinct query words occur
-    in them as substrings, ties by path; docs with no word are not returned."""
+    in them as substrings, ties by path; docs with no word are not returned. Returns their ids (or
+    paths, ``key="path"``)."""
     words = query_words(text)
     scored = []
     for path, nid, body in docs:
@@ -194,7 +222,7 @@ def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMI
         if n:
             scored.append((-n, path, nid))
     scored.sort()
-    return [nid for _, _, nid in scored[:limit]]
+    return [nid if key == "id" else path for _, path, nid in scored[:limit]]
 
 
 def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
@@ -218,17 +246,17 @@ def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
     return ok, missing
 
 
-def make_searcher(vault: Vault, mode: str) -> Searcher:
-    """A function that runs ``mode`` on ``vault``."""
+def make_searcher(vault: Vault, mode: str, key: str = "id") -> Searcher:
+    """A function that runs ``mode`` on ``vault``; it names hits by id (or by path, ``key="path"``)."""
     if mode == "grep":
         docs = grep_docs(vault)
-        return lambda text: (grep_rank(text, docs, LIMIT), False)
+        return lambda text: (grep_rank(text, docs, LIMIT, key), False)
     name, extra = MODE_CALLS.get(mode, (mode, {}))
     method = getattr(vault, name)
 
     def run(text: str) -> tuple[list[str], bool]:
         hits = method(text, limit=LIMIT, **extra)
-        return [h.id for h in hits], getattr(hits, "info", {}).get("relevant") is False
+        return [h.id if key == "id" else h.path for h in hits], getattr(hits, "info", {}).get("relevant") is False
 
     return run
 
@@ -300,6 +328,7 @@ class Suite:
     level: str
     vaults: list[tuple[Path, list[Query]]] = field(default_factory=list)
     as_of: str | None = None  # the dataset's "today" (gold: queries.yaml's as_of): $MDMEM_NOW while it runs
+    key: str = "id"  # how the queries name notes: by id, or by path (a corpus's questions)
 
     @property
     def n_queries(self) -> int:
@@ -330,6 +359,50 @@ def build_gold(gold: Path, cache: Path, rebuild: bool) -> Suite:
         shutil.rmtree(folder)
     sync_tree(folder, read_tree(gold / "vault"))
     return Suite("gold", "note", [(folder, load_gold(gold))], as_of=gold_as_of(gold))
+
+
+def build_corpus(corpus: Corpus, source: Path, cache: Path, rebuild: bool) -> list[Suite]:
+    """Check the corpus out of its repository at ``source`` into the cache (``source`` is only
+    read), with its ``mdmem.toml``; two suites over that vault: the questions to tune on, and those
+    held out."""
+    from ..adapters.git import sparse_clone
+    from ..core.errors import MdmemError
+
+    folder = cache / f"corpus-{corpus.slug}-{corpus.commit[:12]}" / "vault"
+    if rebuild and folder.parent.exists():
+        shutil.rmtree(folder.parent)
+    sparse_clone(source, folder, corpus.commit, list(corpus.sparse))
+    toml = folder / "mdmem.toml"
+    if corpus.config:
+        if not toml.is_file() or toml.read_text(encoding="utf-8") != corpus.config:
+            toml.write_text(corpus.config, encoding="utf-8")
+    elif toml.is_file() and "mdmem.toml" not in _tracked(folder):
+        toml.unlink()
+    queries, problems = resolve_answers(corpus.questions, note_paths(folder))
+    if problems:
+        raise MdmemError(f"{corpus.name} at {corpus.commit[:12]}: {len(problems)} answers name no single note: "
+                         f"{'; '.join(problems[:5])}{' …' if len(problems) > 5 else ''}. Fix the questions file.")
+    tune = [q for q in queries if q.id not in corpus.heldout]
+    held = [q for q in queries if q.id in corpus.heldout]
+    return [Suite(corpus.slug, level, [(folder, qs)], key="path") for level, qs in (("tune", tune), ("heldout", held))
+            if qs]
+
+
+def note_paths(root: Path) -> list[str]:
+    """The markdown files under ``root`` outside hidden folders, as relative POSIX paths."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, topdown=True):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        out += [Path(dirpath, n).relative_to(root).as_posix() for n in filenames if n.endswith(".md")]
+    return out
+
+
+def _tracked(folder: Path) -> set[str]:
+    """The files git tracks at the top of ``folder`` (so a corpus's own mdmem.toml is never removed)."""
+    import subprocess
+
+    done = subprocess.run(["git", "ls-files"], cwd=folder, capture_output=True, text=True)
+    return {line for line in done.stdout.splitlines() if "/" not in line}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,7 +446,7 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
         for folder, queries in bar:
             with Vault.open(folder) as v:
                 for mode in modes:
-                    search = make_searcher(v, mode)
+                    search = make_searcher(v, mode, suite.key)
                     for q in queries:
                         t0 = time.perf_counter()
                         ranked, silenced = search(q.text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..adapters.config import site_urls
 from ..core.errors import MdmemError, NoteNotFound
 from ..core.graph import (
     ABOUT,
@@ -49,10 +50,14 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph = build_graph(*cat.graph_rows())
+        graph = build_graph(*cat.graph_rows(), sites=site_urls(store.config.extra))
     finally:
         if enabled:
             gc.enable()
+    if any(n.type == "person" and n.kind == "note" for n in graph.nodes.values()):
+        from .mentions import add_prose_mentions  # people named in prose: read only when there are people
+
+        add_prose_mentions(store, graph)
     store.memo["graph"] = (cat, token, graph)  # holding ``cat`` keeps its id from being reused
     return graph
 
@@ -182,8 +187,12 @@ def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
 
     store.repair()
     g = memoised_graph(store)
-    if g is None:
-        g = near_graph(store.catalog, paths)
+    if g is None and not site_urls(store.config.extra):  # links to the vault's site pages are references
+        g = near_graph(store.catalog, paths)  # the rows around the notes would miss: the whole graph then
+        if g is not None and store.catalog.has_people():
+            from .mentions import add_prose_mentions
+
+            add_prose_mentions(store, g, paths)  # people the notes name in prose, as the whole graph has them
     return g if g is not None else load_graph(store, notice=False)
 
 

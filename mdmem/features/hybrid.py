@@ -17,13 +17,27 @@ from ..adapters.config import QuerySettings
 from ..core.links import display_text
 from ..core.memory import PRIOR_WEIGHT, superseded_scores
 from ..core.note import iso_from_timestamp
-from ..core.rank import Candidate, Filters, blend, flatness, hold_back_duplicates, rrf, tied_ranks
+from ..core.rank import (
+    Candidate,
+    Filters,
+    blend,
+    clear_winner,
+    flatness,
+    hold_back_duplicates,
+    no_answer,
+    rrf,
+    tied_ranks,
+)
 from ..core.text import snippet, terms
 from ..results.search import Hit, Hits
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
+
+
+FULL = 0.999  # a BM25 note with this share of the query holds every word of it
+WINNER_MARGIN = 1.05  # a clear vector winner's score over the best one: above what a prior can add (≤ 1 %)
 
 
 # -- the hits a pipeline returns -----------------------------------------------------------------
@@ -136,10 +150,12 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
 
 
 def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-                  prior_weight: float | None = None, recent_intent: bool = False,
+                  prior_weight: float | None = None, recent_intent: bool = False, words: str | None = None,
                   ) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, spreading along sequence links, optional rerank, priors, then
-    near-duplicates held back."""
+    near-duplicates held back. ``words``: what BM25 looks for, when not all of ``text`` (the vectors
+    read the whole question: recall's time questions without "learn", "about", "what happened")."""
+    meaning, text = text, words or text
     qs = sem.query_settings if sem else QuerySettings.from_config(store.config.extra)
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
@@ -151,21 +167,29 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
     strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
+    sized: list[bool] = []
+
+    def large() -> bool:  # whether the vault holds enough text for a missing word to mean something (once)
+        if not sized:
+            sized.append(store.read(lambda: store.lexical.body_words()) >= qs.large_vault_words)
+        return sized[0]
+
     vec: list[Candidate] = []
     if sem is not None:
         sem.repair()
         info["coverage"] = _coverage(*sem.coverage(), sem)
         lap("coverage")
-    foreign = sem is not None and not sem.settings.any_language and _non_latin(text)
+    foreign = sem is not None and not sem.settings.any_language and _non_latin(meaning)
     if foreign:
         # all-MiniLM-L6-v2 knows English: for a Chinese or Japanese query its nearest notes are the
         # other notes in that script, whatever they say. Gate off, gold's 4 CJK queries kept the same
         # answers (multilingual `query` R@10 .794 either way) under those extra hits. A multilingual
         # model gets the vector leg (multilingual-e5-small: .912 gated, .971 not; `search` .853).
         info["stages"].append("vectors:skipped (query language; set [embed] model = \"multilingual-e5-small\")")
+        info["language"] = {"vectors": "skipped", "model": sem.embedder.name if sem else ""}  # the CLI says how
     if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
-            qvec = sem.embedder.embed([text], query=True)[0]
+            qvec = sem.embedder.embed([meaning], query=True)[0]
             lap("embed_query")
             vec = sem.note_candidates(qvec, qs.candidates, filters, qs.min_similarity)
             info["stages"].append(f"vectors:{len(vec)}")
@@ -216,12 +240,22 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
         # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
         mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
-                      qs.blend_vector_weight, qs.min_similarity)
+                      qs.blend_vector_weight, qs.min_similarity,
+                      {h.path: h.coverage for h in lex} if qs.blend_by_coverage and large() else None)
         for path, score in mixed.items():
             c = by_path.setdefault(path, Candidate(path=path))
             c.score = score
             c.explain["blend"] = round(score, 6)
         info["stages"].append(f"blend:{share:.2f}")
+    winner = clear_winner(lists["vec"], qs.winner_gap, qs.winner_cosine, qs.min_similarity)
+    if winner is not None and winner in by_path and not (lex and lex[0].coverage >= FULL and lex[0].path != winner):
+        # the vectors' clear first goes first, unless BM25's first holds every word of the query
+        best_score = max(c.score for c in by_path.values())
+        by_path[winner].score = max(by_path[winner].score, best_score * WINNER_MARGIN)
+        by_path[winner].explain["vector_winner"] = 1
+        info["stages"].append("vector-winner")
+    if keep_titles(lex, by_path, fixes, text):
+        info["stages"].append("titles-kept")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
         # word) unless the vectors find them genuinely close. Questions about things the vault
@@ -251,15 +285,45 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         ranked = _diversify(sem, ranked, limit, qs.duplicate_places, qs.duplicate_similarity)
         info["stages"].append("duplicates")
         lap("duplicates")
-    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes))
+    # in a large vault the first word counts too ("Terraform state …"); in a chat it is often "Whose"
+    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes, first_word=large()))
+    missing = 0.0 if strong else store.read(lambda: store.lexical.unknown_share(text, fixes))
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
-    # The query names something no note mentions, BM25 matched little of the rest and no note is
-    # close in meaning: the vault has no answer (gold no-answer queries: 7 of 12 silenced, 1 of 125
-    # answerable ones; LoCoMo turn: 3 of 1,536 answerable ones).
-    info["relevant"] = not (ranked and unknown and share > 0 and best_cosine < qs.strong_similarity)
-    if not info["relevant"]:
-        info["unknown"] = unknown
+    # The vault has no answer when the query names what no note mentions, or much of it is words no
+    # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
+    info["relevant"] = not (ranked and no_answer(
+        unknown, missing, best, best_cosine, big=bool(unknown or missing) and large(), covered=qs.blend_coverage,
+        strong=qs.strong_similarity,
+        share=qs.unknown_share, weak_share=qs.weak_unknown_share, weak_cosine=qs.weak_similarity))
+    if unknown:
+        info["unknown"] = unknown  # said above the notes shown, when they are shown
+    if missing:
+        info["unknown_share"] = round(missing, 3)
     return ranked[:limit], info
+
+
+TITLE_HITS = 3  # BM25's first hits whose title may hold the whole query
+
+
+def keep_titles(lex: list[Any], by_path: dict[str, Candidate], fixes: dict[str, str], text: str) -> bool:
+    """A note among BM25's first ``TITLE_HITS`` whose title holds every word of the query keeps a
+    place at most one below its BM25 rank: fusion may not drop what the user named ("Templater",
+    "Kanban plugin") below notes that only one leg liked. Returns whether one was lifted."""
+    from ..index.lexical_spelling import query_terms
+
+    wanted = set(query_terms(text, fixes))
+    if not wanted or not by_path:
+        return False
+    scores = sorted((c.score for c in by_path.values()), reverse=True)
+    lifted = False
+    for rank, h in enumerate(lex[:TITLE_HITS], 1):
+        c = by_path.get(h.path)
+        floor = scores[min(rank, len(scores) - 1)]  # the score at the place one below its BM25 rank
+        if c is not None and c.score < floor and wanted <= set(terms(h.title)):
+            c.score = floor + 1e-9
+            c.explain["title_kept"] = rank
+            lifted = True
+    return lifted
 
 
 def _laps(into: dict[str, float]) -> Callable[[str], None]:

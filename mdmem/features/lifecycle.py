@@ -124,16 +124,19 @@ def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, 
 
 
 def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: str, *,
-                commit: bool | None = None, message: str | Callable[[str], str] | None = None) -> Change:
+                commit: bool | None = None, message: str | Callable[[str], str] | None = None,
+                touch: bool = True) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
-    (``message``: the commit's, or a function of the note's title that makes it)."""
+    (``message``: the commit's, or a function of the note's title that makes it). ``touch`` False
+    leaves ``updated:`` as it is: a metadata edit is not a change of what the note says, and git
+    records when it was made."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
 
     def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
         current = {k: note.meta.get(k) for k in updates}
         if all(_same(current.get(k), v) for k, v in wanted.items()):
             return text, {}
-        return set_fields(text, {**updates, "updated": now_iso()}), wanted
+        return set_fields(text, {**updates, "updated": now_iso()} if touch else updates), wanted
 
     def commit_message(rel: str, title: str, fields: dict[str, Any]) -> str:
         if callable(message):
@@ -284,10 +287,10 @@ def check_settings(values: dict[str, Any]) -> dict[str, Any]:
 
 def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> Change:
     """Set (or remove) the frontmatter keys ``values`` names (``check_settings``), only those, in one
-    atomic write, reindex and commit."""
+    atomic write, reindex and commit; ``updated:`` stays as it was (git records when)."""
     updates = check_settings(values)
     keys = ", ".join(updates)
-    return update_note(store, ref, updates, "set", commit=commit,
+    return update_note(store, ref, updates, "set", commit=commit, touch=False,
                        message=lambda title: f"mdmem: set {keys} of \"{title}\"")
 
 

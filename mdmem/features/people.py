@@ -1,6 +1,7 @@
 """People (issue 17): a ``person`` note lists the ``identities`` someone goes by (names, e-mail
 addresses, handles such as ``@alice`` or ``github:alice``); a mention of any of them in another note
-(its ``entities``, a link, an e-mail in ``refs:`` or the body) is a mention of that person.
+(its ``entities``, a link, an e-mail in ``refs:`` or the body, a name or handle in its prose:
+``mentions``) is a mention of that person.
 
 The graph does the resolving (``graph.build_graph`` with the catalogue's identities): this module
 reads it. ``person`` answers who someone is; ``people_in`` finds the people a question names, for
@@ -17,6 +18,7 @@ from ..core.graph import ABOUT, CITES, MENTIONS, Graph
 from ..core.note import Problem, iso_from_timestamp
 from ..core.refs import BODY
 from .graph_view import Visible, graph_node, load_graph
+from .mentions import PROSE
 
 if TYPE_CHECKING:
     from ..index.store import IndexStore
@@ -31,11 +33,19 @@ _NAME_WORD = re.compile(r"[^\W\d_][\w.'\-]*", re.UNICODE)
 
 
 def find_person(store: IndexStore, g: Graph, name: str) -> str:
-    """The person note ``name`` names: by any identity (name, e-mail, handle, …), else a note
-    reference (id, path, title) to a person note."""
+    """The person note ``name`` names: by any identity (name, e-mail, handle, …) or a first name
+    only they go by, else a note reference (id, path, title) to a person note. A first name several
+    people share is an error that lists them."""
     path = g.person(name)
     if path is not None:
         return path
+    named = g.prose.who(name)
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise MdmemError(f"{name!r} names {len(named)} people: "
+                         f"{', '.join(f'{g.title(p)} ({p})' for p in named)}. Name one by a fuller name, "
+                         "a handle or its path.")
     try:
         path = store.resolve(name)
     except NoteNotFound:
@@ -52,7 +62,7 @@ def _via(e: Any) -> str:
     if e.type == ABOUT:
         return f"entities: {e.target}"
     if e.type == MENTIONS:
-        return f"link: {e.target}"
+        return f"{'prose' if e.how == PROSE else 'link'}: {e.target}"
     if e.type == CITES:
         return f"{'body' if e.how == BODY else 'refs'}: {e.target}"
     return f"links ({e.type}): {e.target}"
@@ -100,13 +110,20 @@ def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
     clashes = [f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
                f"mentions go to {c.winner} (the first by path)"
                for c in g.clashes if path == c.winner or path in c.others]
+    for src, written in sorted(g.ambiguous.items()):  # names in prose that may be this person or another
+        for w in dict.fromkeys(w for w in written if path in g.prose.who(w)):
+            others = [p for p in g.prose.who(w) if p != path]
+            clashes.append(f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
+                           "not counted as a mention of either")
     return PersonAnswer(name, graph_node(g, path), store.catalog.identities_of(path), summary(body, title),
                         mentions, [TimelineItem(graph_node(g, s), date(s)) for s in dated], clashes)
 
 
-def people_in(g: Graph, text: str) -> dict[str, str]:
+def people_in(g: Graph, text: str, ambiguous: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
     """person note → how ``text`` names them: identity-shaped words (``alice@example.com``,
-    ``@alice``, ``github:alice``), then names of up to three words, longest first."""
+    ``@alice``, ``github:alice``), then names of up to three words, longest first (a first name only
+    one person goes by among them). A name several people go by names none; ``ambiguous`` gets it
+    (name → their notes)."""
     if not g.people:
         return {}
     found: dict[str, str] = {}
@@ -120,9 +137,14 @@ def people_in(g: Graph, text: str) -> dict[str, str]:
             name = " ".join(words[i : i + n])
             if n == 1 and len(name) < 3:
                 continue
+            if any(name in other for other in found.values()):
+                continue
             path = g.person(name)
-            if path is not None and not any(name in other for other in found.values()):
-                found.setdefault(path, name)
+            named = (path,) if path is not None else g.prose.who(name) if name[0].isupper() else ()
+            if len(named) == 1:
+                found.setdefault(named[0], name)
+            elif named and ambiguous is not None:
+                ambiguous[name] = named
     return found
 
 

@@ -29,8 +29,13 @@ def profile(store: IndexStore, budget: int = 600, *, scope: str | None = None) -
     cat = store.catalog
 
     def visible(paths: list[str]) -> list[dict[str, Any]]:
+        """The rows of the active, visible notes among ``paths`` that no active note supersedes (a
+        decision its correction replaced is no standing fact, even before anyone archives it)."""
         rows = cat.rows(paths)
-        return [rows[p] for p in paths if p in rows and filters.matches(rows[p]) and rows[p]["status"] == "active"]
+        shown = [p for p in paths if p in rows and filters.matches(rows[p]) and rows[p]["status"] == "active"]
+        successors = cat.superseded_by(shown)
+        live = {p for p, r in cat.rows(set(successors.values())).items() if r["status"] == "active"}
+        return [rows[p] for p in shown if successors.get(p) not in live]
 
     standing = visible(cat.pinned_paths())
     more = visible([p for t in STANDING_TYPES for p in cat.newest_paths(t, 500)])

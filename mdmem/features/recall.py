@@ -11,8 +11,9 @@ from ..core.graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
 from ..core.links import display_text
 from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
+from ..core.text import terms
 from ..core.topics import interleave, split
-from ..core.when import Window, around_anchor, strip, window
+from ..core.when import Window, around_anchor, named_in, strip, topic_terms, topic_text, window
 from ..results.search import ContextItem, Hits, MemoryContext
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
@@ -31,30 +32,42 @@ def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filte
            explain: bool = False) -> Hits:
     """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
     cands, info = recall_candidates(store, sem, text, limit, filters)
-    return with_links(store, make_hits(store, cands, text, explain, info))
+    return with_links(store, make_hits(store, cands, info.get("topic") or text, explain, info))
 
 
 def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
                       prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
+    store.repair()
+    if intent == "general" and _names_someone(store, text):
+        intent = "who"  # "what did Ada decide": a person's name (or first name) makes it a who-question
     pool = max(limit * 3, 20)
     recent = intent == "recent"
     now = filters.visible_at if filters.visible_at is not None else store.now()
     win = window(text, now)
-    rest = strip(text, win.phrase) if win else text
+    # The words of a relative time phrase and of the question around the topic are no content for
+    # BM25: "last", "year", "learned" and "about" matched every note of the year that said them. A
+    # calendar phrase or an event is ("camping in June", "after the road trip": LoCoMo's notes say
+    # so in words; 10 of 2 conversations' answers fell without them). The vectors read the whole
+    # question (without "today" gold recent-04's second answer fell below their noise floor).
+    relative = win is not None and win.source.startswith("relative")
+    asked = f"{strip(text, win.phrase)} {named_in(win.phrase)}".strip() if win is not None and relative else text
+    rest = (topic_text(asked) or asked) if relative else text
     parts = topic_plan(store, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
         ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
-                                     recent_intent=recent)
+                                     recent_intent=recent, words=rest if rest.strip() else None)
+    if win is not None:
+        info["topic"] = rest  # what BM25 searched and what the snippets mark
     route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
              "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
     if intent == "why":
         ranked = _follow_causal(store, ranked, filters)
     elif intent == "who":
-        ranked = _entity_boost(store, text, ranked, filters)
+        ranked = _entity_boost(store, text, ranked, filters, info)
     if win is not None and win.anchor is not None:
         dated = _date_anchor(store, win, filters, now)
         if dated is None:
@@ -66,6 +79,18 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
         route = route if intent == "when" else route + " + time window"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
+
+
+def _names_someone(store: IndexStore, text: str) -> bool:
+    """Whether the question writes a name (a capitalised word, a run of two, or an @handle) that is a
+    person's identity or the first word of one (a catalogue look-up; no graph is built for it)."""
+    words = re.findall(r"(?<![\w@])@[\w.-]*\w|[^\W\d_][\w'’-]*", text)
+    caps = [w for w in words if w.startswith("@") or w[0].isupper()]
+    if not caps:
+        return False
+    names = {w.casefold() for w in caps}
+    names |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:]) if a in caps and b in caps}
+    return store.catalog.people_named(sorted(names))
 
 
 TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone
@@ -156,16 +181,21 @@ def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters)
     return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
-def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters,
+                  info: dict[str, Any]) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
-    note that links to it) rise, and join the list if they were missing."""
+    note that links to it, one whose prose names the person) rise, and join the list if they were
+    missing. A name several people go by lifts none of them: ``info["ambiguous"]`` lists them."""
     from .people import people_in
 
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
     g = load_graph(store)
     # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
     # so does the person's own note, the answer to "who is …" (issue 17)
-    named: dict[str, str] = people_in(g, text)
+    shared: dict[str, tuple[str, ...]] = {}
+    named: dict[str, str] = people_in(g, text, shared)
+    if shared:
+        info["ambiguous"] = {name: list(paths) for name, paths in shared.items()}
     own = dict(named)
     for n in (3, 2, 1):  # longest names first: "Priya Raman" before "Priya"
         for i in range(len(words) - n + 1):
@@ -173,7 +203,8 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
             if n == 1 and len(name) < 3:
                 continue
             node = g.entity(name)
-            if node is not None and node not in named and not any(name in other for other in named.values()):
+            if node is not None and node not in named and not any(name in other for other in named.values()) \
+                    and name not in shared:
                 named[node] = name
     if not named:
         return ranked
@@ -203,35 +234,59 @@ WINDOW_BOOST = 1.0  # share of the top score a note dated in the query's time wi
 ANCHOR_BOOST = 0.3  # the same for a window dated by a note ("after the tour"): a prior, not a filter, since
 # "what did he plan after the tour" was often said before it (LoCoMo: 1 of 11 lost its answer at 1.0)
 ANCHOR_HITS = 3  # BM25 hits read to date the event of "before the migration"
+TOPIC_COSINE = 0.45  # a note the vectors find this close is about the topic without sharing its words
 
 
 def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters,
                pool: int) -> list[Candidate]:
-    """Notes dated in the query's time window rise by ``WINDOW_BOOST`` of the top score
-    (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
-    dates, else git's, issue 13); the window's notes that match the
-    rest of the query ("incidents" in "incidents last month") but missed the pool join it, below."""
+    """Notes dated in the query's time window that are about its topic rise by ``WINDOW_BOOST`` of the
+    top score (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
+    dates, else git's, issue 13); the window's notes that match the topic ("incidents" in "incidents
+    last month") but missed the pool join it, below. The window's other notes, newest first, fill the
+    list only when the question has no topic of its own ("what happened last month": ``topic_terms``)
+    or no note in the window is about it; a note that matched only the question's words ("what did I
+    learn about …") gets nothing."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
     boost = WINDOW_BOOST if win.anchor is None else ANCHOR_BOOST
     by_path = {c.path: c for c in ranked}
-    rest = strip(text, win.phrase)
+    topic = " ".join(topic_terms(strip(text, win.phrase)))
     inside = replace(filters, since=win.start, until=None if win.end is None else win.end - 1e-3)
-    extra = store.read(lambda: store.lexical.search(rest, pool, inside)) if rest.strip() else []
+    extra = store.read(lambda: store.lexical.search(topic, pool, inside)) if topic else []
     best = max((h.score for h in extra), default=1.0) or 1.0
     for h in extra:
         if h.path not in by_path:
             by_path[h.path] = Candidate(path=h.path, score=0.0, explain={"window_bm25": round(h.score, 4)})
             by_path[h.path].score = 0.5 * boost * top * h.score / best
-    if len(extra) < pool:  # the window's other notes, newest first: "what happened last month"
+    on_topic: set[str] | None = None
+    if topic:  # the candidates that match a word of the topic, or that the vectors find close in meaning
+        hits = store.read(lambda: store.lexical.search(topic, max(pool, len(by_path)) * 4, filters))
+        on_topic = {h.path for h in hits} | {c.path for c in by_path.values()
+                                             if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE}
+        # and the window's notes filed under it: "billing" is their scope, a tag, their folder or type
+        wanted = set(topic.split())
+        dated = store.catalog.dated_between(win.start, win.end, pool * 4)
+        for path, row in store.catalog.rows(dated).items():
+            filed = " ".join([str(row.get("scope") or ""), str(row.get("type") or ""), *(row.get("tags") or []),
+                              *path.split("/")[:-1]])
+            if wanted & set(terms(filed)) and filters.matches(row):
+                on_topic.add(path)
+                if path not in by_path:
+                    by_path[path] = Candidate(path=path, score=0.5 * boost * top * (1 - len(by_path) / (4 * pool)),
+                                              explain={"window_filed": True})
+    rows = store.catalog.rows(by_path)
+    if on_topic is not None and not any(p in on_topic and win.contains((rows.get(p) or {}).get("date"))
+                                        for p in by_path):
+        on_topic = None  # nothing in the window is about it in so many words ("what was handed over")
+    if on_topic is None and len(extra) < pool:  # the window's notes, newest first: "what happened last month"
         dated = store.catalog.dated_between(win.start, win.end, pool)
         rows = store.catalog.rows(p for p in dated if p not in by_path)
         for i, path in enumerate(dated):
             if path in rows and filters.matches(rows[path]):
                 by_path[path] = Candidate(path=path, score=0.1 * boost * top * (1 - i / pool),
                                           explain={"window_only": True})
-    rows = store.catalog.rows(by_path)
+        rows = store.catalog.rows(by_path)
     for c in by_path.values():
-        if win.contains((rows.get(c.path) or {}).get("date")):
+        if win.contains((rows.get(c.path) or {}).get("date")) and (on_topic is None or c.path in on_topic):
             c.score += boost * top
             c.explain["in_window"] = True
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))

@@ -89,3 +89,18 @@ class CatalogRefs:
         rows = self.db.execute("SELECT written FROM identities WHERE path=? AND strength=? ORDER BY rowid",
                                (path, AS_WRITTEN))
         return list(dict.fromkeys(r[0] for r in rows))
+
+    def people_named(self, names: list[str]) -> bool:
+        """Whether one of ``names`` (case-folded) is an identity of a person note or the first word of
+        one: a cheap look before a question is read as one about someone."""
+        if not names:
+            return False
+        marks = ",".join("?" * len(names))
+        row = self.db.execute(f"SELECT 1 FROM identities WHERE key IN ({marks}) OR "
+                              f"substr(key, 1, instr(key || ' ', ' ') - 1) IN ({marks}) LIMIT 1",
+                              [*names, *names]).fetchone()
+        return row is not None
+
+    def has_people(self) -> bool:
+        """Whether any person note is indexed (each has identities: its title at least)."""
+        return self.db.execute("SELECT 1 FROM identities LIMIT 1").fetchone() is not None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import lexical_spelling as spelling
 from .lean import import_whoosh_lean
 from .lexical_files import read_segments_in_place
 
@@ -25,7 +26,7 @@ from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
 from ..core.rank import Filters  # noqa: E402
-from ..core.text import Token, edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
+from ..core.text import Token, index_terms, tokenize  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -41,8 +42,7 @@ FIELD_WEIGHTS = {
     "headings": 1.5,
     "body": 1.0,
 }
-NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
-TEXT_FIELDS = (*NAME_FIELDS, "body")  # the TermsText fields
+TEXT_FIELDS = (*spelling.NAME_FIELDS, "body")  # the TermsText fields
 
 
 def engine_version() -> str:
@@ -191,7 +191,7 @@ class LexicalIndex:
         self._searcher: Any = None
         self._filter_cache: dict[Any, set[int]] = {}
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
-        self._name_words: tuple[Any, dict[str, list[str]]] | None = None  # corrections' vocabulary, per searcher
+        self._name_words: tuple[Any, dict[str, set[str]]] | None = None  # corrections' vocabulary, per searcher
         self._searches = 0  # queries answered by the current searcher
 
     @classmethod
@@ -233,58 +233,36 @@ class LexicalIndex:
     def doc_count(self) -> int:
         return int(self.ix.doc_count())
 
-    def corrections(self, text: str) -> dict[str, str]:
-        """Spelling fixes for the query's words that no note has: each such word of 5+ letters →
-        the name word (title, aliases, entities, tags, headings) with the same first letter within one
-        edit (two from 9 letters on; swapping neighbours is one edit; replacing a letter only from 7
-        letters on) that most notes have, the closest first: "dataveiw" → "dataview", "obsidain" → "obsidian".
+    def body_words(self) -> int:
+        """How many words the notes' bodies hold in all (index terms): how much a word's absence says."""
+        return int(self._current_searcher().reader().field_length("body") or 0)
 
-        Names only: the body's vocabulary is ~10× larger (slower to scan) and holds more near-misses
-        that are other words ("restaurant" → "restart" at two edits).
-        """
+    def corrections(self, text: str) -> dict[str, str]:
+        """Spelling fixes for the query's words that no note has, read against the vault's names
+        (``lexical_spelling``): "dataveiw" → dataview, "Graphview" → graph view, "Quick Add" → quickadd."""
         s = self._current_searcher()
-        fixes: dict[str, str] = {}
-        for t in terms(text):
-            if len(t) < 5 or not t.isalpha() or any(s.doc_frequency(f, t) for f in FIELD_WEIGHTS):
-                continue
-            maxdist = 2 if len(t) >= 9 else 1
-            near = [(d, -max(s.doc_frequency(f, w) for f in FIELD_WEIGHTS), w)
-                    for w in self._names(s).get(t[0], ())
-                    if abs(len(w) - len(t)) <= maxdist and (d := edit_distance(w, t)) <= maxdist
-                    and (len(t) >= 7 or not _replaces_a_letter(w, t))]
-            if near:
-                fixes[t] = min(near)[2]
-        return fixes
+        return spelling.corrections(s, text, lambda: self._names(s))
 
     def term_weights(self, text: str, corrections: dict[str, str] | None = None) -> dict[str, float]:
         """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
-        return _coverage_idf(self._current_searcher(), _query_terms(text, corrections))
+        return _coverage_idf(self._current_searcher(), spelling.query_terms(text, corrections))
 
-    def unknown_names(self, text: str, corrections: dict[str, str] | None = None) -> list[str]:
-        """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
-        after the first word: "at Datadog") in no field of any note and not a typo of one. A question
-        about a thing the vault never mentions ("our account manager at Datadog") has no answer here."""
+    def unknown_names(self, text: str, corrections: dict[str, str] | None = None, *,
+                      first_word: bool = False) -> list[str]:
+        """The query's names that no note has (``lexical_spelling.unknown_names``)."""
+        return spelling.unknown_names(self._current_searcher(), text, corrections, first_word=first_word)
+
+    def unknown_share(self, text: str, corrections: dict[str, str] | None = None) -> float:
+        """The share of the query (IDF-weighted, as coverage counts it) in words no note has."""
         s = self._current_searcher()
-        fixes = corrections or {}
-        out: list[str] = []
-        start = len(text) - len(text.lstrip())
-        for tok in tokenize(text):
-            word = text[tok.start:tok.end]
-            if (looks_like_name(word, first=tok.start == start) and tok.text not in fixes and word not in out
-                    and not any(s.doc_frequency(f, tok.text) for f in FIELD_WEIGHTS)):
-                out.append(word)
-        return out
+        weights = _coverage_idf(s, spelling.query_terms(text, corrections))
+        missing = set(spelling.unknown_terms(s, text, corrections))
+        return sum(w for t, w in weights.items() if t in missing) / (sum(weights.values()) or 1.0)
 
-    def _names(self, s: Any) -> dict[str, list[str]]:
+    def _names(self, s: Any) -> dict[str, set[str]]:
         """The words of the name fields by first letter, read once per searcher."""
         if self._name_words is None or self._name_words[0] is not s:
-            reader = s.reader()
-            words = {w for f in NAME_FIELDS for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f))
-                     if len(w) >= 3 and w.isalpha()}
-            by_letter: dict[str, list[str]] = {}
-            for w in sorted(words):
-                by_letter.setdefault(w[0], []).append(w)
-            self._name_words = (s, by_letter)
+            self._name_words = (s, spelling.name_words(s))
         return self._name_words[1]
 
     def search(self, text: str, limit: int, filters: Filters | None = None,
@@ -296,7 +274,7 @@ class LexicalIndex:
         ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
         ``corrections`` (from ``corrections``) replace misspelled query terms.
         """
-        qterms = _query_terms(text, corrections)
+        qterms = spelling.query_terms(text, corrections)
         weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
@@ -417,17 +395,6 @@ def _fields(doc: LexicalDoc) -> dict[str, Any]:
         constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
                             or doc.vuntil < FOREVER) else None,
     )
-
-
-def _replaces_a_letter(a: str, b: str) -> bool:
-    """Whether one edit from ``a`` to ``b`` replaces a letter: in a short word that more often makes
-    another word than a typo ("recent" → "retent"; a swap, a missing or doubled letter stay typos)."""
-    return len(a) == len(b) and sorted(a) != sorted(b)
-
-
-def _query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
-    """The query's distinct index terms, misspelled ones replaced by their ``corrections``."""
-    return list(dict.fromkeys((corrections or {}).get(t, t) for t in terms(text)))
 
 
 def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:

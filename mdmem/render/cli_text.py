@@ -16,6 +16,7 @@ from .lines import (
     fields_text,
     highlight,
     hints_line,
+    language_line,
     local_time,
     node_line,
     nothing_relevant,
@@ -24,6 +25,7 @@ from .lines import (
     shell_path,
     similar_detail,
     skipped_line,
+    unmentioned_line,
     warning_lines,
 )
 
@@ -114,6 +116,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
           f"results lean on BM25. {finish}", err=True)
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)
+    if info.get("language"):
+        p(language_line(info), err=True)
     if not hits:
         p(f"No notes match {hits.query!r}.", err=True)
         return
@@ -122,6 +126,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         if not explain:
             return
         p("closest anyway:")
+    elif info.get("unknown"):
+        p(unmentioned_line(info))
     for i, h in enumerate(hits, 1):
         where = f"{h.vault}:{h.path}" if h.vault else h.path
         p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")

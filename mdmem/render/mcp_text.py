@@ -12,6 +12,7 @@ from .lines import (
     edge_line,
     fields_text,
     hints_line,
+    language_line,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -19,6 +20,7 @@ from .lines import (
     similar_detail,
     skipped_line,
     strip_marks,
+    unmentioned_line,
 )
 
 if TYPE_CHECKING:
@@ -80,12 +82,18 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
     if info.get("skipped"):
         data["skipped"] = info["skipped"]
         head += " (" + "; ".join(skipped_line(s).removeprefix("mdmem: ") for s in info["skipped"]) + ")"
+    if info.get("language"):
+        data["language"] = info["language"]
+        head += " (" + language_line(info).removeprefix("note: ") + ")"
     if not items:
         return head + ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.", data
     if info.get("relevant") is False:
         data["relevant"], data["unknown"] = False, info.get("unknown", [])
         return f"{head}. {nothing_relevant(info)} (The weak matches are in the structured result.)", data
     lines = [head + ". Whole note: get(id)."]
+    if info.get("unknown"):
+        data["unknown"] = info["unknown"]
+        lines.append(unmentioned_line(info))
     for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
         lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
         if it["key"]:

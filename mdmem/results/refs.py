@@ -104,7 +104,8 @@ class PersonMention(Result):
 class PersonAnswer(Answer):
     """Who someone is (``person``): their note, identities and summary, the notes about them (by
     title) and their timeline (those notes with a date, oldest first); ``clashes``: identities
-    another person note claims too, and which note they resolve to."""
+    another person note claims too, and which note they resolve to, and names in a note's prose that
+    may be this person or another (counted for neither)."""
 
     name: str  # as asked
     person: GraphNode

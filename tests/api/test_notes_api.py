@@ -39,8 +39,12 @@ def run(vault: Path, *args: str, check: bool = True) -> tuple[int, str, str]:
 
 def test_set_edits_only_the_named_keys_in_one_commit(tvault: Path) -> None:
     path = tvault / SMALL_PRS
-    path.write_text(path.read_text().replace("type: preference", "type: preference  # mine\nowner: ana"))
+    text = path.read_text().replace("type: preference", "type: preference  # mine\nowner: ana")
+    if "updated:" not in text:
+        text = text.replace("type: preference", "updated: 2024-01-02T03:04:05Z\ntype: preference", 1)
+    path.write_text(text)
     git(tvault, "commit", "-qam", "my edit")
+    updated = next(line for line in path.read_text().splitlines() if line.startswith("updated:"))
     before = path.read_text()
     _, out, _ = run(tvault, "set", "Prefer small pull requests", "salience=0.9", "tags=git, review",
                     "valid_until=2027-01-31", "--json")
@@ -51,6 +55,7 @@ def test_set_edits_only_the_named_keys_in_one_commit(tvault: Path) -> None:
     assert "type: preference  # mine\nowner: ana\n" in after  # the user's comment and unknown key stay
     assert "salience: 0.9\n" in after and "tags: [git, review]\n" in after and "valid_until: 2027-01-31\n" in after
     assert after.split("---\n", 2)[2] == before.split("---\n", 2)[2]  # body untouched
+    assert updated + "\n" in after  # a metadata edit is no new content: git records when it was made
     assert git(tvault, "log", "-1", "--format=%s").strip() == \
         'mdmem: set salience, tags, valid_until of "Prefer small pull requests"'
     assert git(tvault, "status", "--porcelain").strip() == ""
@@ -115,7 +120,7 @@ def test_diff_and_show_follow_a_note_through_edits_and_a_rename(tvault: Path) ->
     _, out, _ = run(tvault, "diff", "notes/small-prs.md", "--json")
     d = json.loads(out)
     assert d["old"]["commit"] == first and d["old"]["path"] == SMALL_PRS
-    assert d["new"]["subject"] == "rename" and (d["added"], d["removed"]) == (2, 1)
+    assert d["new"]["subject"] == "rename" and (d["added"], d["removed"]) == (1, 1)  # set leaves updated: alone
     assert "-salience: 0.6\n" in d["diff"] and "+salience: 0.9\n" in d["diff"]
     assert d["diff"].startswith(f"--- a/{SMALL_PRS}\n+++ b/notes/small-prs.md\n")
 
@@ -124,7 +129,7 @@ def test_diff_and_show_follow_a_note_through_edits_and_a_rename(tvault: Path) ->
     _, out, err = run(tvault, "diff", "Prefer small pull requests")
     assert out.splitlines()[-1] == "+Stacked PRs are fine." and "as it is now" in err
     _, out, _ = run(tvault, "diff", "notes/small-prs.md", first, "--json")  # since a given revision
-    assert json.loads(out)["added"] == 3
+    assert json.loads(out)["added"] == 2  # salience and the new line (set leaves updated: alone)
 
     _, out, err = run(tvault, "show", f"Prefer small pull requests@{first}")
     assert "salience: 0.6\n" in out and "Stacked" not in out and f"{SMALL_PRS} at {first[:8]}" in err
@@ -205,3 +210,21 @@ def test_profile_gives_standing_facts_then_recent_context_within_the_budget(tvau
         assert small.tokens <= 80 and small.omitted > 0 and len(small.items) < len(p.items)
     _, out, _ = run(tvault, "profile", "--budget", "600")
     assert out == p.text
+
+
+def test_profile_leaves_out_a_decision_another_note_supersedes(tvault: Path) -> None:
+    """A hand-written successor (``supersedes:``, the old note left active): only the successor is
+    an active decision; once the successor is forgotten the old one counts again."""
+    (tvault / "notes" / "use-mysql.md").write_text(
+        "---\nid: m-mysql\ntitle: Use MySQL for orders\ntype: decision\n---\nOrders live in MySQL.\n")
+    (tvault / "notes" / "use-postgres.md").write_text(
+        "---\nid: m-postgres\ntitle: Use Postgres for orders\ntype: decision\nsupersedes: m-mysql\n---\n"
+        "Orders moved to Postgres.\n")
+    git(tvault, "add", "-A")
+    git(tvault, "commit", "-qm", "two decisions")
+    with Vault.open(tvault) as v:
+        titles = [i.title for i in v.profile(budget=2000).items]
+        assert "Use Postgres for orders" in titles and "Use MySQL for orders" not in titles
+        v.forget("m-postgres")
+        titles = [i.title for i in v.profile(budget=2000).items]
+        assert "Use MySQL for orders" in titles and "Use Postgres for orders" not in titles

@@ -9,7 +9,16 @@ import pytest
 
 from mdmem.core.errors import MdmemError
 from mdmem.core.note import iso_to_timestamp
-from mdmem.core.rank import Filters, blend, date_bound, filter_args, flatness, make_filters
+from mdmem.core.rank import (
+    Filters,
+    blend,
+    clear_winner,
+    date_bound,
+    filter_args,
+    flatness,
+    make_filters,
+    no_answer,
+)
 from mdmem.core.schema import FILTER_ARGS, INCLUDE_CHOICES
 
 DAY_END = 86399.999  # a bare date as an upper bound means its last millisecond
@@ -147,3 +156,43 @@ def test_blend_share_moves_from_fused_ranks_to_scores(share: float, expected: di
 
 def test_blend_without_lists_is_the_fused_order() -> None:
     assert blend({"a": 0.02, "b": 0.01}, [], [], 0.5, 1.0, 0.2) == pytest.approx({"a": 0.5, "b": 0.25})
+
+
+def test_blend_by_coverage_keeps_the_vector_win_when_bm25_scores_are_flat() -> None:
+    """A paraphrase: every BM25 hit matched one common word (flat scores, little of the query); the
+    note the vectors put far ahead holds more of it. By score alone BM25's first stays first."""
+    bm25 = [("copy-file", 43.9), ("musicgen", 39.7), ("voice", 12.6)]
+    cosines = [("voice", 0.57), ("musicgen", 0.39)]
+    fused = {"copy-file": 0.026, "musicgen": 0.020, "voice": 0.019}
+    by_score = blend(fused, bm25, cosines, share=1.0, vector_weight=1.0, floor=0.25)
+    assert max(by_score, key=by_score.__getitem__) == "musicgen"
+    by_coverage = blend(fused, bm25, cosines, 1.0, 1.0, 0.25, {"copy-file": 0.1, "musicgen": 0.23, "voice": 0.59})
+    assert max(by_coverage, key=by_coverage.__getitem__) == "voice"
+
+
+@pytest.mark.parametrize(("cosines", "winner"), [
+    ([("a", 0.68), ("b", 0.47)], "a"),  # clear: 0.21 ahead
+    ([("a", 0.47), ("b", 0.40)], None),  # close: the ranks decide
+    ([("a", 0.40), ("b", 0.10)], None),  # far ahead, but not close in meaning
+    ([("a", 0.50)], "a"),  # alone, well above the noise floor
+    ([], None),
+])
+def test_clear_winner(cosines: list[tuple[str, float]], winner: str | None) -> None:
+    assert clear_winner(cosines, gap=0.15, least=0.45, floor=0.25) == winner
+    assert clear_winner(cosines, gap=0.0, least=0.45, floor=0.25) is None  # 0 turns it off
+
+
+@pytest.mark.parametrize(("names", "unknown", "coverage", "cosine", "big", "silent"), [
+    (["Terraform"], 0.3, 0.37, 0.52, True, True),  # a name no note mentions: a DynamoDB note is no answer
+    (["Terraform"], 0.3, 0.8, 0.52, True, False),  # … unless a note holds the rest of the question well
+    (["Vivaldi"], 0.49, 0.16, 0.56, False, False),  # a chat: the answer may be close in meaning
+    (["Jean"], 0.64, 0.21, 0.28, False, True),  # … but nothing is
+    ([], 0.53, 0.12, 0.27, True, True),  # half the question is words the vault never uses (sourdough bread)
+    ([], 0.32, 0.40, 0.39, True, True),  # a third of it, and nothing close in meaning
+    ([], 0.32, 0.68, 0.45, True, False),  # a third of it ("cheaper"), but a note close in meaning
+    ([], 0.0, 0.30, 0.20, True, False),  # every word is the vault's: it may be a paraphrase
+    ([], 0.67, 0.06, 0.44, False, False),  # a chat ("What might John's financial status be?"): other words
+])
+def test_no_answer(names: list[str], unknown: float, coverage: float, cosine: float, big: bool, silent: bool) -> None:
+    assert no_answer(names, unknown, coverage, cosine, big=big, covered=0.5, strong=0.45, share=0.4,
+                     weak_share=0.3, weak_cosine=0.42) is silent

@@ -177,3 +177,21 @@ def test_person_index_resolves_clashes_deterministically() -> None:
     assert index == {"alice@example.com": "people/a.md", "alice": "people/c.md", "@bo": "people/b.md"}
     assert clashes == [IdentityClash("alice@example.com", "people/a.md", ("people/b.md",))]
     assert person_index(reversed(rows)) == (index, clashes)  # the order rows come in does not matter
+
+
+@pytest.mark.parametrize(("url", "target"), [
+    ("https://til.example.net/sqlite/enabling-wal", "sqlite/enabling-wal"),
+    ("https://til.example.net/sqlite/enabling-wal?x=1", "sqlite/enabling-wal"),
+    ("https://til.example.net/python/pip%20cache.html", "python/pip cache"),
+    ("https://til.example.net/python/index", "python"),
+    ("https://til.example.net/sqlite/reindex", "sqlite/reindex"),
+    ("https://til.example.net", None),  # the site's home page is no note
+    ("https://til.example.network/sqlite/wal", None),  # another host that only starts alike
+    ("https://example.com/sqlite/wal", None),
+    ("https://docs.example.com/guide/setup", "handbook/setup"),  # under a folder's own site
+])
+def test_site_target_maps_a_published_page_to_its_note(url: str, target: str | None) -> None:
+    from mdmem.core.refs import normalize_url, site_target
+
+    sites = (("https://til.example.net", ""), ("https://docs.example.com/guide", "handbook"))
+    assert site_target(normalize_url(url), sites) == target

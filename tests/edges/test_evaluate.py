@@ -15,9 +15,11 @@ from mdmem.core.eval_data import (
     load_locomo,
     locomo_queries,
     normalize_evidence,
+    parse_corpus,
     parse_gold,
     parse_locomo,
     parse_session_date,
+    resolve_answers,
     session_notes,
     turn_notes,
 )
@@ -377,3 +379,87 @@ def test_silenced_answers_count_as_quiet_and_silenced_answerable_ones_as_muted()
     row = summarize(outcomes, dataset="d", level="l", mode="m", group="g")
     assert (row.quiet, row.muted, row.r10) == (0.5, 0.5, 1.0)  # recall counts the hits a silenced query kept
     assert "muted" in format_table([row])
+
+
+# -- public corpora -----------------------------------------------------------------------------
+
+
+def test_a_question_any_of_whose_answers_is_found_counts_whole() -> None:
+    q = Query("q", "x", {"a": 1, "b": 1}, group="plain", any_of=True)
+    row = summarize([Outcome(q, ("z", "b"), 0.0)], dataset="d", level="l", mode="m", group="g")
+    assert (row.r1, row.r5, row.mrr) == (0.0, 1.0, 0.5)  # recall@5 would be .5 with both required
+    assert row.ndcg10 == pytest.approx(1 / math.log2(3))
+
+
+def test_parse_corpus_and_resolve_answers() -> None:
+    data = {"corpus": {"name": "me/notes", "commit": "a" * 40, "config": "[site]\n"},
+            "questions": [{"id": "p1", "kind": "plain", "query": "cello", "answers": ["music/cello.md"]},
+                          {"id": "n1", "kind": "unanswerable", "query": "zebra", "answers": [], "heldout": True},
+                          {"id": "t1", "kind": "typo", "query": "celo", "answers": ["cello.md", "violin.md"]}]}
+    c = parse_corpus(data)
+    assert (c.slug, c.sparse, c.heldout) == ("notes", ("*.md",), frozenset({"n1"}))
+    assert all(q.any_of for q in c.questions) and c.questions[1].relevant == {}
+    resolved, problems = resolve_answers(c.questions, ["music/cello.md", "a/violin.md", "b/violin.md"])
+    assert dict(resolved[2].relevant) == {"music/cello.md": 1}  # a unique suffix names its note
+    assert problems == ["t1: 2 notes end with violin.md"]
+    for bad, why in (({"questions": []}, "corpus"), ({"corpus": {"commit": "HEAD"}}, "commit id"),
+                     ({"corpus": {"commit": "abc1234"}, "questions": [{"id": "x"}]}, "no `query`")):
+        with pytest.raises(ValueError, match=why):
+            parse_corpus(bad)
+
+
+def _corpus_repo(root: Path) -> str:
+    """A small git repository of notes (and a file that is not one); returns its first commit."""
+    from ..conftest import git
+
+    files = {"music/cello.md": "# Cello strings\nThe cello has four strings tuned in fifths.\n",
+             "music/violin.md": "# Violin bows\nRosin the bow before you play.\n",
+             "garden/tomatoes.md": "# Tomatoes\nWater tomatoes in the morning.\n",
+             "build.py": "print('not a note')\n"}
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "notes")
+    first = git(root, "rev-parse", "HEAD").strip()
+    (root / "music" / "violin.md").unlink()  # gone later: the questions ask about the first commit
+    git(root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam", "drop violin")
+    return first
+
+
+def test_eval_runs_a_corpus_at_its_commit_with_held_out_questions_apart(tmp_path: Path) -> None:
+    repo = tmp_path / "notes-repo"
+    commit = _corpus_repo(repo)
+    questions = tmp_path / "q.yaml"
+    questions.write_text(f"""\
+corpus: {{name: me/notes, commit: {commit}, sparse: ["/music/**/*.md"], config: "[query]\\ncandidates = 40\\n"}}
+questions:
+- {{id: p1, kind: plain, query: cello strings, answers: [cello.md]}}
+- {{id: p2, kind: plain, query: rosin the bow, answers: [music/violin.md, music/cello.md]}}
+- {{id: n1, kind: unanswerable, query: quarterly zebra budget, answers: []}}
+- {{id: h1, kind: plain, query: tuned in fifths, answers: [music/cello.md], heldout: true}}
+""")
+    cache = tmp_path / "cache"
+    args = ["--corpus", str(repo), "--questions", str(questions), "--modes", "grep,search", "--by-kind",
+            "--cache-dir", str(cache), "--json"]
+    data = json.loads(_run(args))
+    rows = {(r["dataset"], r["level"], r["mode"], r["group"]): r for r in data["rows"]}
+    assert data["corpora"] == [{"name": "me/notes", "commit": commit, "path": str(repo), "questions": 4, "heldout": 1}]
+    assert "locomo" not in data and "gold" not in data  # with --questions, only what is named runs
+    tune = rows[("notes", "tune", "search", "all")]
+    assert (tune["n"], tune["r1"], tune["n_noanswer"]) == (2, 1.0, 1)
+    assert rows[("notes", "heldout", "search", "all")]["n"] == 1
+    assert rows[("notes", "tune", "search", "plain")]["n"] == 2
+    vault = next(cache.glob("corpus-notes-*/vault"))
+    found = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if ".git" not in p.parts)
+    assert found == ["music/cello.md", "music/violin.md"]  # the commit's notes the patterns name
+    assert (vault / "mdmem.toml").read_text() == "[query]\ncandidates = 40\n"
+    assert not (repo / ".mdmem").exists() and not (repo / "music" / "violin.md").exists()  # only read
+
+    questions.write_text(questions.read_text().replace("answers: [cello.md]", "answers: [viola.md]"))
+    r = CliRunner().invoke(eval_command, args)
+    assert r.exit_code == 1 and "p1: no note at viola.md" in r.output and "Fix the questions file" in r.output
+    r = CliRunner().invoke(eval_command, [*args, "--questions", str(questions)])
+    assert r.exit_code == 2 and "one --corpus CLONE per --questions FILE" in r.output

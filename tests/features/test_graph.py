@@ -518,3 +518,51 @@ def test_why_matches_with_bm25_and_falls_back_to_vectors(gv: Path) -> None:
     assert v.why("zebra quokka", vectors=False)["matches"] == "bm25"
     v.close()
     assert jrun(gv, "why", "hotwire", "--vectors")["matches"] == "hybrid"
+
+
+# -- a vault that is also a published site ---------------------------------------------------------
+
+SITE_NOTES = {
+    "sqlite/wal.md": "# Enabling WAL mode\nRun `PRAGMA journal_mode=wal`.\n",
+    "python/backup.md": "# Backing up a database\nBefore the backup, switch to "
+                        "[WAL mode](https://til.example.net/sqlite/wal) as in https://til.example.net/sqlite/wal/.\n"
+                        "The [docs](https://sqlite.org/wal.html) say why; so does https://til.example.net/nowhere.\n",
+}
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_links_to_the_vaults_own_site_are_note_links_with_the_site_setting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: bool) -> None:
+    from mdmem.edges.scaffold import init_vault
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    root = tmp_path / "til"
+    for rel, text in SITE_NOTES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    init_vault(root)
+    if site:
+        (root / "mdmem.toml").write_text('[site]\nurl = "https://til.example.net/"\n')
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "notes")
+    back = jrun(root, "backlinks", "sqlite/wal")["backlinks"]
+    links = {(ln["type"], (ln["to"] or {}).get("id") or ln["written"]) for ln in jrun(root, "links", "python/backup")["links"]}
+    if site:
+        assert [(b["type"], b["from"]["id"]) for b in back] == [("mentions", "python/backup")]
+        assert ("mentions", "sqlite/wal") in links
+        assert ("cites", "ref:url:https://sqlite.org/wal.html") in links  # another site stays a reference
+        assert ("cites", "ref:url:https://til.example.net/nowhere") in links  # a page with no note too
+        with Vault.open(root) as v:
+            hits = v.query("backing up a database", limit=3)
+            assert hits[0].path == "python/backup.md"
+            assert any(h.id == "sqlite/wal" for h in hits[0].links)  # the hint follows the site link
+    else:
+        assert back == []
+        assert ("cites", "ref:url:https://til.example.net/sqlite/wal") in links
+
+
+def test_a_bad_site_setting_is_one_line_that_names_the_fix(gv: Path) -> None:
+    (gv / "mdmem.toml").write_text('[site]\nurl = "til.example.net"\n')
+    r = CliRunner().invoke(cli, ["--vault", str(gv), "search", "budget"])
+    assert r.exit_code == 1 and "[site] url must be an http(s) address" in r.output

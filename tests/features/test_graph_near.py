@@ -21,6 +21,7 @@ from mdmem.core.graph import Graph
 from mdmem.features import graph_view
 from mdmem.features.graph_near import near_graph, search_word
 from mdmem.features.graph_view import connection_hints, load_graph
+from mdmem.features.mentions import add_prose_mentions
 
 from ..conftest import git, mdmem_in_process
 from ..obsidian_vault import build as build_obsidian
@@ -78,6 +79,7 @@ def assert_same_as_whole(root: Path, paths: list[str] | None = None) -> int:
         for p in paths:
             near = near_graph(store.catalog, [p])
             assert near is not None, p
+            add_prose_mentions(store, near, [p])  # people the note names in prose (as hints_graph adds them)
             assert edges_at(near, p) == edges_at(whole, p), p
             linked += bool(edges_at(whole, p))
         store.memo.clear()  # cold: the hints come from the graph around the notes

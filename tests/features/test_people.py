@@ -375,3 +375,45 @@ def test_timeline_shares_a_cited_thing_like_an_entity_but_not_a_hub(vault: Path)
     around = [n["path"] for n in t["before"] + t["after"]]
     assert "notes/pair-b.md" in around  # they cite one ticket
     assert not [p for p in around if p.startswith("notes/hub-")]  # a page 15 notes cite is a hub, not a story
+
+
+ADA = "---\ntitle: Ada Lovelace\ntype: person\nidentities: ['@countess_ada']\n---\nAnalyst of the engine.\n"
+PROSE = {
+    "notes/table.md": "---\ntitle: Orders table schema\ntype: decision\n---\nAda Lovelace reviewed the table "
+                      "and we chose one row per order line.\n",
+    "notes/ping.md": "---\ntitle: Order status\n---\nPinged @countess_ada about the order numbers.\n",
+    "notes/script.md": "---\ntitle: Export script\n---\nThe export runs nightly.\n\n```python\n"
+                       "owner = 'Ada Lovelace'  # @countess_ada\n```\n",
+    "notes/first-name.md": "---\ntitle: Engine notes\n---\nAda decided to keep the punch cards.\n",
+}
+
+
+def test_people_named_in_prose_are_mentions_and_a_shared_first_name_is_ambiguous(vault: Path) -> None:
+    write(vault, {"people/ada.md": ADA, **PROSE})
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "Ada in prose")
+    ways = {m["path"]: m["via"] for m in cli(vault, "person", "Ada Lovelace")["notes"]}
+    assert ways["notes/table.md"] == ["prose: Ada Lovelace"] and ways["notes/ping.md"] == ["prose: @countess_ada"]
+    assert ways["notes/first-name.md"] == ["prose: Ada"]  # her first name: nobody else goes by it
+    assert "notes/script.md" not in ways  # code is not prose
+    assert {b["from"]["path"] for b in cli(vault, "backlinks", "Ada Lovelace")["backlinks"]} >= {
+        "notes/table.md", "notes/ping.md"}
+    assert cli(vault, "person", "Ada")["person"]["path"] == "people/ada.md"
+    with Vault.open(vault) as v:
+        hits = v.recall("what did Ada decide", 5, explain=True)
+        assert hits.info["intent"] == "who" and hits[0].path == "people/ada.md"
+        lifted = {h.path: h.explain.get("via") for h in hits}  # notes naming her in prose rise with her
+        assert lifted["notes/table.md"] == lifted["notes/first-name.md"] == "mentions⁻¹ entity Ada"
+
+    write(vault, {"people/yonath.md": "---\ntitle: Ada Yonath\ntype: person\n---\nRibosome structures.\n"})
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "another Ada")
+    answer = cli(vault, "person", "Ada Lovelace")
+    ways = {m["path"]: m["via"] for m in answer["notes"]}
+    assert "notes/first-name.md" not in ways and "notes/table.md" in ways  # "Ada" alone is not guessed
+    assert "notes/first-name.md: 'Ada' may be Ada Lovelace or Ada Yonath; not counted as a mention of either" \
+        in answer["clashes"]
+    r = mdmem_in_process("--vault", str(vault), "person", "Ada", check=False)
+    assert r.returncode == 1 and "'Ada' names 2 people: Ada Lovelace (people/ada.md), Ada Yonath" in r.stderr
+    with Vault.open(vault) as v:
+        assert v.recall("what did Ada decide", 5).info["ambiguous"] == {"Ada": ["people/ada.md", "people/yonath.md"]}

@@ -171,3 +171,30 @@ def test_explain_text_names_the_window_and_the_plan(dated: Path) -> None:
     assert 'window: 2026-11-16 – 2026-11-22 ("last week", relative to 2026-11-29)' in out
     out = render.cli(v.recall("the login bug and the database migration", 3, explain=True), explain=True).out
     assert 'plan: round-robin over "the login bug" | "the database migration"' in out
+
+
+def test_a_time_window_ranks_its_topic_first_and_pads_only_a_question_without_one(dated: Path) -> None:
+    """"What did I learn about SQLite last year": the SQLite note of that year first, no note of the
+    year that only says "learned", "about" or "last"; those fill the list only when the question has
+    no topic ("what did I learn last year"). Snippets mark the topic, not the time words."""
+    from mdmem import Vault
+
+    notes = {"sqlite-wal": ("2025-06-02", "SQLite WAL mode", "Enabling WAL mode in SQLite lets readers run."),
+             "sqlite-old": ("2023-03-01", "SQLite VACUUM", "VACUUM on a full disk fails in SQLite."),
+             **{f"misc-{i}": (f"2025-0{i}-15", f"Misc {i}", "I learned about the last bus home, last time.")
+                for i in range(1, 5)}}
+    for name, (date, title, body) in notes.items():
+        (dated / "notes" / f"{name}.md").write_text(f"---\ntitle: {title}\ncreated: {date}\n---\n{body}\n")
+    v = Vault.open(dated)
+    hits = v.recall("what did I learn about SQLite last year", 10, explain=True, vectors=False)
+    paths = [h.path for h in hits]
+    assert paths[0] == "notes/sqlite-wal.md" and hits[0].explain is not None and hits[0].explain["in_window"]
+    assert not [p for p in paths if p.startswith("notes/misc-")]  # no padding: the question has a topic
+    assert "**last**" not in hits[0].snippet.lower() and "**SQLite**" in hits[0].snippet
+    assert paths.index("notes/sqlite-old.md") > 0  # on topic, outside the window: after it
+    padded = [h.path for h in v.recall("what did I learn last year", 10, vectors=False)]
+    assert {f"notes/misc-{i}.md" for i in range(1, 5)} <= set(padded)
+    (dated / "notes" / "invoice-fix.md").write_text(
+        "---\ntitle: Invoice numbers fixed\ncreated: 2025-03-01\nscope: project:billing\n---\nNo gaps now.\n")
+    hits = Vault.open(dated).recall("what happened in billing last year", 5, explain=True, vectors=False)
+    assert hits[0].path == "notes/invoice-fix.md"  # filed under the topic (its scope), in the window

@@ -69,12 +69,32 @@ def test_a_misspelled_name_finds_its_note(vault_dir: Path) -> None:
     assert v.store.lexical.corrections("release train") == {}  # words the vault has are never changed
 
 
+@pytest.mark.parametrize(("query", "fixes", "first"), [
+    ("Releasetrain", {"releasetrain": "releas train"}, "notes/bare-date.md"),  # two names joined
+    ("Hot wire", {"hot wire": "hotwir"}, "notes/with-id.md"),  # a name split in two
+    ("Coffe machine", {"coff": "coffe"}, "notes/empty-frontmatter.md"),  # a missing letter
+    ("Hotwrie decision", {"hotwri": "hotwir"}, "notes/with-id.md"),  # swapped: as typed, not as stemmed
+])
+def test_a_name_joined_split_or_misspelled_finds_its_note(vault_dir: Path, query: str, fixes: dict[str, str],
+                                                           first: str) -> None:
+    v = Vault.open(vault_dir)
+    v.store.repair()
+    assert v.store.lexical.corrections(query) == fixes
+    assert paths(v.search(query))[0] == first
+    hits = v.query(query, explain=True)
+    assert hits[0].path == first
+    assert any(s.startswith("typos:") for s in hits.info["stages"])  # --explain shows the correction
+
+
 def test_unknown_names_are_names_no_note_has(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
     v.store.repair()
     lx = v.store.lexical
     assert lx.unknown_names("who is our account manager at Datadog and GDPR") == ["Datadog", "GDPR"]
-    assert lx.unknown_names("Datadog account") == []  # the query's first word is capitalised by habit
+    assert lx.unknown_names("Datadog account") == []  # the first word may be capitalised by habit …
+    assert lx.unknown_names("Datadog account", first_word=True) == ["Datadog"]  # … unless a large vault says not
+    assert lx.unknown_names("Whose account", first_word=True) == []  # a question word is no name
+    assert lx.unknown_names("Zyx account", first_word=True) == []  # nor a short word
     assert lx.unknown_names("the Release Train schedule") == []  # names the vault has
     assert lx.unknown_names("the Release Trian", lx.corrections("the Release Trian")) == []  # a typo of one
 

@@ -797,3 +797,13 @@ def test_a_query_the_vault_cannot_answer_says_so_quietly() -> None:
     assert "Nothing in the vault matches well: no note mentions Datadog." in text and "1. [fact]" not in text
     assert data["relevant"] is False and data["results"][0]["id"] == "a"
     assert hits.to_dict()["info"]["relevant"] is False and hits.to_dict()["count"] == 1
+
+
+def test_an_answer_to_a_question_naming_what_no_note_mentions_says_so_above_its_notes() -> None:
+    hit = Hit(id="a", path="a.md", title="DynamoDB triggers", score=1.0, snippet="", type="note", tags=[],
+              scope="global", date=None)
+    hits = Hits([hit], "Terraform state in DynamoDB", {"relevant": True, "unknown": ["Terraform"]})
+    out = render.cli(hits).out
+    assert out.startswith("No note mentions Terraform; the notes closest to the rest of the question:\n 1. ")
+    text, data = render.mcp(hits)
+    assert "No note mentions Terraform" in text and data["unknown"] == ["Terraform"] and "1. [note]" in text

@@ -1,0 +1,155 @@
+"""Misspelled query words read against the vault's own names (a part of ``lexical``): the words of
+titles, aliases, entities, tags and headings. Works on the lexical index's searcher (whoosh's API:
+``doc_frequency``, the fields' lexicons) without importing whoosh.
+
+A query word no note has is read as the name word it most likely misspells: one edit away (a swapped,
+missing, doubled or, in a long word, replaced letter; two from 9 letters on), or two name words it
+joins ("Graphview" → graph view, "Tagwrangler" → tag wrangler). Two query words that one name joins
+("Quick Add" → quickadd, "git hub" → github) also search for the name. The index stores stems, so a
+word is compared both as its stem and as written ("Hotkyes": the stem "hotkye" is two edits from
+"hotkei", the word one swap from "hotkeys").
+
+Corrections are ``{query term: replacement terms}``, where a key of two terms ("work space") names a
+pair of query words and its value the term both join; ``query_terms`` applies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..core.text import edit_distance, fold, looks_like_name, normalize_term, terms, tokenize
+
+FIELDS = ("title", "aliases", "entities", "tags", "headings", "body")  # where a word counts as known
+NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
+TITLE_FIELDS = ("title", "aliases")  # where a name two query words join is looked up (every query pays for it)
+MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words are too often other words)
+MIN_PART = 3  # letters each part of a split word needs
+# Words a question starts with, capitalised because they start it: never a name there ("Whose birthday …")
+OPENERS = frozenset("""what which whose where when why how would could should will shall does were have list name
+    tell show give find please about after before during since warum wann welche welcher welches wieso weshalb
+    pourquoi comment quand quel quelle quels quelles combien qu'est""".split())
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def known(s: Any, term: str, fields: Iterable[str] = FIELDS) -> int:
+    """How many notes have ``term`` in the busiest of ``fields`` (0: no note has it there)."""
+    return max(s.doc_frequency(f, term) for f in fields)
+
+
+def name_words(s: Any) -> dict[str, set[str]]:
+    """The words of the name fields by first letter (the lexicons' stems of 3+ letters)."""
+    reader = s.reader()
+    by_letter: dict[str, set[str]] = {}
+    for f in NAME_FIELDS:
+        for w in (s.schema[f].from_bytes(b) for b in reader.lexicon(f)):
+            if len(w) >= 3 and w.isalpha():
+                by_letter.setdefault(w[0], set()).add(w)
+    return by_letter
+
+
+def replaces_a_letter(a: str, b: str) -> bool:
+    """Whether one edit from ``a`` to ``b`` replaces a letter: in a short word that more often makes
+    another word than a typo ("recent" → "retent"; a swap, a missing or doubled letter stay typos)."""
+    return len(a) == len(b) and sorted(a) != sorted(b)
+
+
+def _one_edit(word: str) -> dict[str, bool]:
+    """The words one swap, deletion or insertion of a letter from ``word`` (no replacement: in a
+    short word that makes other words), each with whether it was a deletion."""
+    out = {word[:i] + c + word[i:]: False for i in range(len(word) + 1) for c in _LETTERS}
+    out.update({word[:i] + word[i + 1] + word[i] + word[i + 2:]: False for i in range(len(word) - 1)})
+    out.update({word[:i] + word[i + 1:]: True for i in range(len(word))})
+    out.pop(word, None)
+    return out
+
+
+def _fix_word(s: Any, term: str, written: str, names: dict[str, set[str]]) -> str | None:
+    """The name term one unknown query term (``written`` as typed) most likely misspells, or None."""
+    maxdist = 2 if len(term) >= 9 else 1
+    near = [(d, -known(s, w), w) for w in names.get(term[0], ())
+            if abs(len(w) - len(term)) <= maxdist and (d := edit_distance(w, term)) <= maxdist
+            and (len(term) >= 7 or not replaces_a_letter(w, term))]
+    if written.isascii() and written.isalpha():
+        for cand, deleted in _one_edit(written).items():
+            stem = normalize_term(cand)
+            # a letter less whose stem is two shorter makes another word ("ticker" → "ticke" → tick)
+            if stem != term and stem[:1] == term[:1] and not (deleted and len(stem) < len(term) - 1) \
+                    and stem in names.get(stem[0], ()) and (df := known(s, stem, NAME_FIELDS)):
+                near.append((1, -df, stem))
+    return min(near)[2] if near else None
+
+
+def _split(s: Any, written: str) -> str | None:
+    """Two name words an unknown query word joins ("graphview" → "graph view"), the pair most notes
+    have (the rarer half's count), or None."""
+    best: tuple[int, str] | None = None
+    for i in range(MIN_PART, len(written) - MIN_PART + 1):
+        left, right = normalize_term(written[:i]), normalize_term(written[i:])
+        df = min(known(s, left, NAME_FIELDS), known(s, right, NAME_FIELDS))
+        if df and (best is None or df > best[0]):
+            best = (df, f"{left} {right}")
+    return best[1] if best else None
+
+
+def corrections(s: Any, text: str, names: Any) -> dict[str, str]:
+    """The query's corrections (see the module docstring). ``names`` is called for the name words
+    (``name_words``, cached by the caller) only when a word needs them."""
+    fixes: dict[str, str] = {}
+    words = [(tok.text, fold(text[tok.start:tok.end])) for tok in tokenize(text)]
+    for term, written in words:
+        if term in fixes or not term.isalpha() or len(written) < MIN_TYPO or known(s, term):
+            continue
+        fixed = _fix_word(s, term, written, names())
+        if fixed is None and written.isalpha() and len(written) >= 2 * MIN_PART:
+            fixed = _split(s, written)
+        if fixed is not None:
+            fixes[term] = fixed
+    for (a, wa), (b, wb) in zip(words, words[1:]):
+        if not (wa.isalpha() and wb.isalpha()) or f"{a} {b}" in fixes:
+            continue
+        for joined in (normalize_term(wa + wb), wa + "-" + wb):
+            if joined not in (a, b) and known(s, joined, TITLE_FIELDS):
+                fixes[f"{a} {b}"] = joined
+                break
+    return fixes
+
+
+def query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
+    """The query's distinct index terms with ``corrections`` applied: a misspelled term replaced, a
+    split one by both parts, and after two words one name joins, the name too."""
+    fixes = corrections or {}
+    qterms = terms(text)
+    out: list[str] = []
+    for i, t in enumerate(qterms):
+        out += fixes.get(t, t).split()
+        if fixes and i + 1 < len(qterms) and (joined := fixes.get(f"{t} {qterms[i + 1]}")):
+            out.append(joined)
+    return list(dict.fromkeys(out))
+
+
+def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None, *,
+                  first_word: bool = False) -> list[str]:
+    """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
+    after the first word: "at Datadog"; with ``first_word`` the first word too, capitalised by habit,
+    when it has 4+ letters and is not a question word: "Terraform state …") in no field of any note
+    and not a typo of one. A question about a thing the vault never mentions ("our account manager
+    at Datadog") has no answer here."""
+    fixes = corrections or {}
+    joined = {w for k in fixes if " " in k for w in k.split()}
+    out: list[str] = []
+    start = len(text) - len(text.lstrip())
+    for tok in tokenize(text):
+        word = text[tok.start:tok.end]
+        first = tok.start == start and not (first_word and len(word) >= 4 and word.isalpha()
+                                            and word.lower() not in OPENERS)
+        if (looks_like_name(word, first=first) and tok.text not in fixes and tok.text not in joined
+                and word not in out and not known(s, tok.text)):
+            out.append(word)
+    return out
+
+
+def unknown_terms(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
+    """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any field."""
+    return [t for t in query_terms(text, corrections) if t.isascii() and t.isalpha() and len(t) >= 4
+            and not known(s, t)]
