@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..index.state import SERVE_FILE, STATE_DIR, server_info
+from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -32,11 +32,21 @@ def read_info(root: Path) -> dict[str, Any] | None:
     return server_info(root)
 
 
-def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any] | None:
+def prove(root: Path, info: dict[str, Any]) -> bool:
+    """Whether the process ``info`` names is this vault's server, live on this machine: asked with the
+    token over loopback, it answers with that pid and this vault. Checked before any signal is sent: a
+    pid in a stale or foreign ``serve.json`` may belong to another process by now."""
+    answer = call_server(root, "whoami", {}, timeout=5.0, info=info)
+    return (answer is not None and answer.get("pid") == info.get("pid")
+            and answer.get("vault") == str(root.resolve()))
+
+
+def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0,
+                info: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Ask the vault's server to run ``method``; None if there is no server or it failed."""
-    if os.environ.get("MDMEM_NO_SERVE"):
+    if os.environ.get("MDMEM_NO_SERVE") and info is None:
         return None
-    info = read_info(root)
+    info = info or read_info(root)
     if info is None:
         return None
     # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (~50 ms), which the
@@ -122,6 +132,8 @@ class Server:
         self.warmed: dict[str, Any] | None = None
 
     def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "whoami":  # what ``prove`` checks before a signal is sent to this process
+            return {"pid": os.getpid(), "vault": str(self.vault.root.resolve())}
         if method not in METHODS:
             raise ValueError(f"unknown method {method!r}")
         params = dict(params)
@@ -201,9 +213,11 @@ class Server:
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
+        info: dict[str, Any] = {"pid": os.getpid(), "port": self.port, "token": self.token, "started": time.time(),
+                                "vault": str(self.vault.root.resolve()), "warm": self.warmed}
+        info["seal"] = server_seal(info)  # a serve.json that came with a clone has none: no server
         with os.fdopen(fd, "w") as fh:
-            json.dump({"pid": os.getpid(), "port": self.port, "token": self.token,
-                       "started": time.time(), "vault": str(self.vault.root), "warm": self.warmed}, fh)
+            json.dump(info, fh)
         os.replace(tmp, path)
 
     def _remove_info(self) -> None:
