@@ -136,6 +136,24 @@ def index_terms(text: str) -> list[str]:
     return out
 
 
+def term_counts(text: str) -> dict[str, int]:
+    """``Counter(index_terms(text))``, in the same order, with each distinct word analysed once: the
+    words are counted in C first (a 4 MB note has ~700,000 words but a few thousand distinct ones;
+    per word, the analysis took ~2.4 s of a 4 s reindex)."""
+    from collections import Counter
+
+    out: dict[str, int] = {}
+    for word, n in Counter(_WORD.findall(text)).items():
+        if word.isascii() and word.isalnum():
+            term = normalize_term(word)
+            if term not in STOPWORDS:
+                out[term] = out.get(term, 0) + n
+        else:
+            for t in tokenize(word):
+                out[t.text] = out.get(t.text, 0) + n
+    return out
+
+
 def terms(text: str) -> list[str]:
     """The distinct index terms of a query, in order of first appearance."""
     seen: dict[str, None] = {}
