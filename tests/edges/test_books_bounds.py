@@ -235,3 +235,16 @@ def test_walk_html_decodes_and_lowercases_as_html_parser_did() -> None:
     walk_html("<P ID='a' hidden>caf&eacute; &lt;b&gt;<BR/><script>if (a<b) {}</script>x &amp y</p>", Rec())
     assert seen == [("start", ("p", [("id", "a"), ("hidden", None)])), ("data", "café <b>"), ("start", ("br", [])),
                     ("end", "br"), ("start", ("script", [])), ("end", "script"), ("data", "x & y"), ("end", "p")]
+
+
+def test_xml_entities_and_zip_bombs_are_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Already refused before this work; kept here beside the other bounds of a book."""
+    import mdmem.adapters.epub as epub_reader
+
+    lol = ('<?xml version="1.0"?><!DOCTYPE p [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+           '<package xmlns="http://www.idpf.org/2007/opf"><metadata/><manifest/><spine/></package>')
+    book = epub(tmp_path / "lol.epub", [("A", "<p>a</p>")], files={"OEBPS/content.opf": lol})
+    assert "declares XML entities" in refused(vault, book)
+    monkeypatch.setattr(epub_reader, "MAX_UNPACKED", 1 << 20)
+    book = epub(tmp_path / "bomb.epub", [("A", "<p>" + "a" * (2 << 20) + "</p>")])
+    assert "unpacks to more than 1 MB" in refused(vault, book)
