@@ -38,10 +38,12 @@ if TYPE_CHECKING:
 
 MIN_PAGE_CHARS = 25  # a page with less text than this has no text layer to speak of
 MIN_TEXT_SHARE = 0.1  # fewer pages with text than this share: a scan
-# Text-showing operators a page may draw (its forms counted each time it draws them). A book's page
-# draws a few thousand; pypdf takes ~1 µs per byte of them here (200,000 "Tj": 1.5 to 9.5 s a page).
+# What a page may make pypdf read, its forms counted each time it draws them: text-showing operators
+# (a book's page draws a few thousand; pypdf takes ~1 µs per byte of them here: 200,000 "Tj", 1.5 to
+# 9.5 s a page) and bytes of content (a form of 250 KB drawn 32,000 times took 79 s).
 MAX_PAGE_TEXT_OPS = 20_000
-_TEXT_OPS = re.compile(rb"(?:Tj|TJ)(?![A-Za-z0-9])")
+MAX_PAGE_CONTENT = 8_000_000
+_TEXT_OPS = re.compile(rb"(?:Tj|TJ)(?![A-Za-z0-9])|\)\s*['\"]")
 _DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![A-Za-z0-9])")
 
 
@@ -70,10 +72,13 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
         budget = Budget(path.name, total, "page", seconds)
         for i, page in enumerate(reader.pages):
             try:
-                ops = _text_ops(page, {}, 0)
+                ops, size = _drawn(page, {}, 0)
                 if ops > MAX_PAGE_TEXT_OPS:
                     raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_TEXT_OPS} pieces of "
                                          "text (a book's page draws a few thousand); not imported.")
+                if size > MAX_PAGE_CONTENT:
+                    raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_CONTENT // 10**6} MB of "
+                                         "content, its forms counted as often as drawn; not imported.")
                 raw.append(page_lines(page.extract_text() or ""))
             except BookUnreadable:
                 raise
@@ -145,17 +150,17 @@ def _cut_at_headings(pages: list[list[str]], toc: list[TocEntry], *,
     return units, page_of
 
 
-def _text_ops(obj: Any, seen: dict[int, int], depth: int) -> int:
-    """How many text-showing operators drawing ``obj`` (a page or a form) runs: its own, and each form it
-    draws ("/Name Do") counted as often as it is drawn, forms within forms too (a form drawn 1,000
-    times draws its text 1,000 times)."""
+def _drawn(obj: Any, seen: dict[int, tuple[int, int]], depth: int) -> tuple[int, int]:
+    """(text-showing operators, bytes of content) that drawing ``obj`` (a page or a form) makes pypdf
+    read: its own, and each form it draws ("/Name Do") as often as it draws it, forms within forms too.
+    Each form is measured once; the sums stop growing once past the bounds."""
     key = id(obj)
     if key in seen:
         return seen[key]
-    seen[key] = 0  # a form that draws itself counts once
+    seen[key] = (0, 0)  # a form that draws itself counts once
     contents = obj.get_contents() if hasattr(obj, "get_contents") else obj  # a page, or a form's stream
     data = contents.get_data() if contents is not None else b""
-    count = len(_TEXT_OPS.findall(data))
+    ops, size = len(_TEXT_OPS.findall(data)), len(data)
     resources = obj.get("/Resources")
     forms = resources.get_object().get("/XObject") if resources is not None else None
     if forms is not None and depth < 8:
@@ -164,11 +169,12 @@ def _text_ops(obj: Any, seen: dict[int, int], depth: int) -> int:
             form = forms.get("/" + name.decode("latin-1"))
             form = form.get_object() if form is not None else None
             if form is not None and form.get("/Subtype") == "/Form":
-                count += _text_ops(form, seen, depth + 1)
-            if count > MAX_PAGE_TEXT_OPS:
+                more, bigger = _drawn(form, seen, depth + 1)
+                ops, size = ops + more, size + bigger
+            if ops > MAX_PAGE_TEXT_OPS or size > MAX_PAGE_CONTENT:
                 break
-    seen[key] = count
-    return count
+    seen[key] = (ops, size)
+    return ops, size
 
 
 def _why(exc: BaseException) -> str:

@@ -142,6 +142,11 @@ def test_a_pdf_page_with_too_many_text_operations_is_refused(vault: Path, tmp_pa
     small_form = b"BT /F1 11 Tf " + b"(a) Tj " * 500 + b"ET"  # a small form drawn 1,000 times is as many
     book = pdf_stream(tmp_path / "form.pdf", b"", form=small_form, draws=1000)
     assert "page 1 draws more than 20000 pieces of text" in refused(vault, book)
+    book = pdf_stream(tmp_path / "quotes.pdf", b"BT /F1 11 Tf " + b"(a) ' " * 30_000 + b"ET")  # the ' operator
+    assert "page 1 draws more than 20000 pieces of text" in refused(vault, book)
+    no_text = b"q " + b"[ ET " * 40_000 + b"Q"  # 200 KB without text, drawn 100 times (a generated case: 79 s)
+    book = pdf_stream(tmp_path / "heavy.pdf", b"", form=no_text, draws=100)
+    assert "page 1 draws more than 8 MB of content" in refused(vault, book)
 
 
 def test_mcp_import_of_a_missing_or_unsupported_path_says_why(git_vault: Path, tmp_path: Path) -> None:
