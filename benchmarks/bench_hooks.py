@@ -118,7 +118,7 @@ def bench(notes: int, runs: int, seed: int, model: str | None, vault: Path, reus
         from mdmem.edges.serve import call_server
 
         t = time.perf_counter()
-        while call_server(vault, "context", {"text": "warm up", "budget": 100}, timeout=120) is None:
+        while call_server(vault, "context", {"prompt": "warm up", "budget": 100}, timeout=120) is None:
             if time.perf_counter() - t > 300:
                 raise RuntimeError("mdmem serve did not answer within 300 s")
             time.sleep(0.5)

@@ -135,9 +135,10 @@ class Clients:
             if r < 0.75:
                 kind = ("search", "query", "recall")[int(r / 0.25)]
                 try:
-                    answer = call_server(self.vault, kind, {"text": rng.choice(self.queries), "limit": 10})
-                    err = "" if answer is not None and "hits" in answer else "no answer from serve"
-                    for h in (answer or {}).get("hits", []):
+                    answer = call_server(self.vault, "ask", {"mode": kind, "text": rng.choice(self.queries),
+                                                             "limit": 10})
+                    err = "" if answer is not None and "results" in answer else "no answer from serve"
+                    for h in (answer or {}).get("results", []):
                         if not (self.vault / h["path"]).is_file():
                             err = f"hit {h['path']} is not a file"
                 except Exception as exc:  # noqa: BLE001 (count it, keep going)

@@ -75,19 +75,19 @@ qs = make_queries(k + 1, seed=seed)  # the serve section uses the queries after 
 out = {"ms": {}, "stages": {}}
 with Vault.open(vault) as v:
     t = time.perf_counter()
-    v.query(qs[0])
+    first = v.query(qs[0])
     out["first_query_s"] = time.perf_counter() - t
-    out["first_info"] = {key: v.last_info.get(key) for key in ("coverage", "stages")}
+    out["first_info"] = {key: first.info.get(key) for key in ("coverage", "stages")}
     emb = v.semantic.embedder
     for name, fn in (("query", v.query), ("vsearch", v.vsearch), ("search", v.search),
                      ("embed_query", lambda q: emb.embed([q], query=True))):
         times = []
         for q in qs[1:]:
             t = time.perf_counter()
-            fn(q)
+            answer = fn(q)
             times.append((time.perf_counter() - t) * 1000)
             if name == "query":
-                for s in v.last_info.get("stages", []):
+                for s in answer.info.get("stages", []):
                     key = s.split(":")[0] + (":skipped" if "skipped" in s else "")
                     out["stages"][key] = out["stages"].get(key, 0) + 1
         out["ms"][name] = times
@@ -272,7 +272,7 @@ def bench_serve(res: SizeResult, mdmem: list[str], vault: Path, runs: int, seed:
     try:
         answer = None
         while answer is None and time.perf_counter() - t0 < 300:
-            answer = call_server(vault, "query", {"text": queries[0], "limit": 10}, timeout=300)
+            answer = call_server(vault, "ask", {"mode": "query", "text": queries[0], "limit": 10}, timeout=300)
             if answer is None:
                 time.sleep(0.1)
         if answer is None:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .api.vault import Vault
     from .core.errors import MdmemError
     from .core.note import Note
-    from .results import Hit
+    from .results.search import Hit
 
 
 def __getattr__(name: str) -> Any:
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return Vault
     if name == "Hit":
-        from .results import Hit
+        from .results.search import Hit
 
         return Hit
     if name == "Note":

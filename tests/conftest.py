@@ -21,6 +21,8 @@ from mdmem.adapters.embed import load_onnxruntime_first
 load_onnxruntime_first()
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vault"
+# An index someone built by running mdmem on the fixture itself is not part of it.
+FIXTURE_IGNORE = shutil.ignore_patterns(".mdmem")
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
     "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
@@ -56,7 +58,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def vault_dir(tmp_path: Path) -> Path:
     """A plain folder holding a copy of the fixture notes (not a git repository)."""
     dest = tmp_path / "vault"
-    shutil.copytree(FIXTURE, dest)
+    shutil.copytree(FIXTURE, dest, ignore=FIXTURE_IGNORE)
     return dest
 
 

@@ -364,7 +364,7 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
 
     from mdmem.api.vault import Vault
     from mdmem.edges.agent_hooks import run_hook
-    from mdmem.edges.mcp_server import Tools
+    from mdmem.edges.mcp_tools import Served, Tools
 
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
     root, fed = git_vault, []
@@ -390,7 +390,7 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
     # MCP add, correct, link (the tools as the server runs them, in this process)
     vault = Vault.open(root)
     try:
-        tools = Tools(vault, threading.Lock())
+        tools = Tools(Served(vault), threading.Lock())
         r = tools.add(title=straddle(50, feed("mcpTitl")), body=f"key {feed('mcpBody')}", type="fact")
         assert not r.is_error, r.content
         new = r.structured_content["path"]

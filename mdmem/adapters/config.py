@@ -12,6 +12,9 @@ from ..core.errors import ConfigError
 from ..core.schema import SEQUENCE_EDGES
 
 CONFIG_FILE = "mdmem.toml"
+# What a vault without mdmem.toml leaves out: the template's list (vault_template/mdmem.toml, a test keeps
+# the two equal), so a vault reads the same before and after `mdmem init` writes the file.
+DEFAULT_EXCLUDE = ("README.md", "AGENTS.md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,21 +37,22 @@ def load_config(root: Path) -> Config:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}. Fix the TOML syntax or delete the file.") from exc
-    vault = data.get("vault", {}) if isinstance(data.get("vault"), dict) else {}
-    git = data.get("git", {}) if isinstance(data.get("git"), dict) else {}
-    exclude = vault.get("exclude", [])  # type: ignore[union-attr]
+    tables = {name: data.get(name) for name in ("vault", "git")}
+    vault: dict[str, Any] = tables["vault"] if isinstance(tables["vault"], dict) else {}
+    git: dict[str, Any] = tables["git"] if isinstance(tables["git"], dict) else {}
+    exclude = vault.get("exclude", [] if path.is_file() else list(DEFAULT_EXCLUDE))
     if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
         raise ConfigError(f"{path}: [vault] exclude must be a list of glob strings.")
-    notes_dir = str(vault.get("notes_dir", "notes")).strip("/")  # type: ignore[union-attr]
+    notes_dir = str(vault.get("notes_dir", "notes")).strip("/")
     if ".." in Path(notes_dir).parts or Path(notes_dir).is_absolute():
         raise ConfigError(f"{path}: [vault] notes_dir must be a folder inside the vault.")
-    commit = git.get("commit", True)  # type: ignore[union-attr]
+    commit = git.get("commit", True)
     if not isinstance(commit, bool):  # bool("no") is True
         raise ConfigError(f"{path}: [git] commit must be true or false, got {commit!r}.")
     if os.environ.get("MDMEM_GIT_COMMIT"):
         commit = os.environ["MDMEM_GIT_COMMIT"].lower() not in ("0", "false", "no", "off")
     try:
-        timeout = float(os.environ.get("MDMEM_LOCK_TIMEOUT", vault.get("lock_timeout", 30.0)))  # type: ignore[union-attr, arg-type]
+        timeout = float(os.environ.get("MDMEM_LOCK_TIMEOUT", vault.get("lock_timeout", 30.0)))
     except ValueError as exc:
         raise ConfigError(f"MDMEM_LOCK_TIMEOUT must be a number of seconds: {exc}") from exc
     if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever

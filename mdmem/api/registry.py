@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import ConfigError, VaultNotFound
 
 if TYPE_CHECKING:
-    from ..results import VaultChange, VaultEntry, VaultList
+    from ..results.vaults import VaultChange, VaultEntry, VaultList
 
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
 FIX = "fix the file by hand or move it away (mdmem leaves it as it is)"
@@ -274,7 +274,7 @@ def personal_vault() -> tuple[str, Path] | None:
 
 
 def entry(reg: Registry, name: str) -> VaultEntry:
-    from ..results import VaultEntry
+    from ..results.vaults import VaultEntry
 
     where = reg.get(name)
     return VaultEntry(name, where, name == reg.default, status(where), name == reg.personal)
@@ -282,7 +282,7 @@ def entry(reg: Registry, name: str) -> VaultEntry:
 
 def listing() -> VaultList:
     """Every named vault with its status (``mdmem vaults``)."""
-    from ..results import VaultList
+    from ..results.vaults import VaultList
 
     reg = load()
     return VaultList(str(reg.path), [entry(reg, name) for name in reg.vaults])
@@ -290,7 +290,7 @@ def listing() -> VaultList:
 
 def add(name: str, path: str | os.PathLike[str], *, make_default: bool = False) -> VaultChange:
     """Register ``path`` (stored absolute; it need not be a vault yet) as ``name``; a name is taken once."""
-    from ..results import VaultChange
+    from ..results.vaults import VaultChange
 
     check_name(name)
     with _editing() as reg:
@@ -306,7 +306,7 @@ def add(name: str, path: str | os.PathLike[str], *, make_default: bool = False) 
 
 def remove(name: str) -> VaultChange:
     """Forget ``name`` (and the default, if it was); the vault's folder and files are not touched."""
-    from ..results import VaultChange
+    from ..results.vaults import VaultChange
 
     with _editing() as reg:
         gone = entry(reg, name)
@@ -321,7 +321,7 @@ def remove(name: str) -> VaultChange:
 
 def set_default(name: str) -> VaultChange:
     """Make ``name`` the vault used outside any vault without ``--vault``."""
-    from ..results import VaultChange
+    from ..results.vaults import VaultChange
 
     with _editing() as reg:
         reg.get(name)
@@ -334,7 +334,7 @@ def set_personal(name: str | None) -> VaultChange | None:
     """Make ``name`` the personal vault (None: no personal vault); the prompt hook searches it beside the
     project's vault. Returns the change: ``personal`` with the new vault, ``unset`` with the vault that was
     personal; None when there was none to unset (nothing is written then)."""
-    from ..results import VaultChange
+    from ..results.vaults import VaultChange
 
     with _editing() as reg:
         if name is None:

@@ -1,29 +1,83 @@
 """Vault: the Python API, a thin facade over the index store (``index.store``), its vector side
 (``index.semantic``) and the features (``hybrid``, ``recall``, ``connect``, ``linking``, ``lifecycle``,
-``health``). It delegates and documents; the policy lives below it. The graph's methods are in
-``vault_graph.VaultGraph``, a part of ``Vault`` in its own module."""
+``health``, ``sync``). It delegates and documents; the policy lives below it."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..adapters.config import CONFIG_FILE, load_config
 from ..core.errors import VaultNotFound
 from ..index.state import STATE_DIR
 from ..index.store import IndexStore, Progress
-from .vault_graph import VaultGraph
+from ..results.base import with_warnings
 
 if TYPE_CHECKING:
-    from .. import results as r
+    from ..core.graph import Graph
     from ..core.note import NewNote, Note, NoteDates
     from ..index.semantic import Semantic
+    from ..results.changes import (
+        AddReport,
+        AddResult,
+        Change,
+        Correction,
+        History,
+        LinkSuggestion,
+        NoteAt,
+        NoteDiff,
+        SweepReport,
+        Written,
+    )
+    from ..results.graph import (
+        BacklinksAnswer,
+        EntityAnswer,
+        LinksAnswer,
+        NeighborsAnswer,
+        PathAnswer,
+        TimelineAnswer,
+        WhyAnswer,
+    )
+    from ..results.indexing import EmbedReport, ReindexReport
+    from ..results.notes import NoteText
+    from ..results.refs import CitesAnswer, PersonAnswer, RefsAnswer
+    from ..results.reports import DoctorReport, VaultStatus
+    from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
+    from ..results.sync import Resolution, SyncReport
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-class Vault(VaultGraph):
+def answers(method: Callable[Concatenate[Vault, P], R]) -> Callable[Concatenate[Vault, P], R]:
+    """A ``Vault`` method whose result is an answer: what went wrong after the work was done during the
+    call (a commit git refused, vectors not updated, a read from an index that could not be refreshed)
+    travels in the result's ``warnings``. Only the outermost call collects: one method may call another."""
+
+    @functools.wraps(method)
+    def call(self: Vault, *args: P.args, **kwargs: P.kwargs) -> R:
+        if self._calls:
+            return method(self, *args, **kwargs)
+        store = self.store
+        store.warnings.clear()
+        self._calls += 1
+        try:
+            result = method(self, *args, **kwargs)
+        finally:
+            self._calls -= 1
+        lines = [*store.warnings, *([store.index_warning] if store.index_warning else [])]
+        store.warnings.clear()
+        store.index_warning = None
+        return with_warnings(result, lines)
+
+    return call
+
+
+class Vault:
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
     Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``, ``scope``,
@@ -36,11 +90,10 @@ class Vault(VaultGraph):
         self.root = root
         self.config = load_config(root)
         self.store = IndexStore(root, self.config)
-        self.files = self.store.files  # the note files: scan, read_note, safe_path, body
-        self.warnings = self.store.warnings  # what went wrong after the work was done (a commit git refused)
         self._semantic: Semantic | None = None
+        self._calls = 0  # facade calls under way (``answers``: the outermost collects the warnings)
         self.store.state.after_write = lambda inline: self.semantic.keep_up(inline=inline)  # vectors follow writes
-        self.last_info: dict[str, Any] = {}  # what the last vsearch/query/recall did (coverage, stages)
+        self.store.carry_vectors = lambda directory, catalog: self.semantic.carry(directory, catalog)  # and rebuilds
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
@@ -83,20 +136,12 @@ class Vault(VaultGraph):
             self._semantic = Semantic(self.store)
         return self._semantic
 
-    @property
-    def index_warning(self) -> str | None:
-        """Why the last reads answered from an index that could not be refreshed (e.g. disk full)."""
-        return self.store.index_warning
-
-    @index_warning.setter
-    def index_warning(self, value: str | None) -> None:
-        self.store.index_warning = value
-
     # -- the index ---------------------------------------------------------------------------------
 
+    @answers
     def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
                 timeout: float | None = None, only: list[str] | None = None,
-                head: str | None = None) -> r.ReindexReport:
+                head: str | None = None) -> ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
@@ -112,9 +157,16 @@ class Vault(VaultGraph):
         """Why the index must be rebuilt from scratch (none yet, another version, copied), or None."""
         return self.store.rebuild_reason()
 
-    def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> r.ReindexReport | str:
+    def watch_files(self) -> bool:
+        """For a process that stays up (serve, MCP): learn which notes changed from the kernel's events
+        (inotify; no CPU while idle) instead of comparing every file before a read. False where the
+        watch cannot be set up (not Linux, no watches left): reads compare the files then."""
+        return self.store.catchup.watch_files()
+
+    def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
-        return self.store.after_git(hook, timeout=timeout, whole_tree=whole_tree, after_pass=self.semantic.keep_up)
+        return self.store.catchup.after_git(hook, timeout=timeout, whole_tree=whole_tree,
+                                            after_pass=self.semantic.keep_up)
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""
@@ -124,7 +176,8 @@ class Vault(VaultGraph):
         """Hold the one-writer lock on ``.mdmem/`` (wait up to ``timeout`` s, else the configured time)."""
         return self.store.writer_lock(timeout)
 
-    def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> r.EmbedReport:
+    @answers
+    def embed(self, progress: Progress | None = None, *, max_new: int | None = None) -> EmbedReport:
         """Give every chunk a vector: cached ones are reused, the rest run through the model.
 
         Args:
@@ -133,14 +186,50 @@ class Vault(VaultGraph):
         Interrupting (Ctrl-C) keeps what was embedded; the next run resumes."""
         return self.semantic.embed(progress, max_new=max_new)
 
-    def status(self) -> r.VaultStatus:
+    def coverage(self) -> tuple[int, int]:
+        """(chunks with a vector, chunks): how complete the vectors are."""
+        return self.semantic.coverage()
+
+    def run_embedding_job(self) -> str:
+        """Be the background embedding job: embed what lacks vectors, in rounds (what ``keep_up`` asked for)."""
+        return self.semantic.run_job()
+
+    def warm_model(self, say: Callable[[str], None] | None = None) -> str:
+        """Load the embedding model and embed one query, exporting it first if this machine has no
+        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
+        embedder = self.semantic.embedder
+        prepare = getattr(embedder, "prepare", None)
+        if prepare is not None:  # the ONNX export, once per machine (~10 s); the query model loads next
+            prepare(say=say or (lambda line: None))
+        embedder.embed(["warm up"], query=True)
+        return str(getattr(embedder, "runtime", type(embedder).__name__))
+
+    def fill_vectors(self, max_new: int) -> float | None:
+        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
+        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
+        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
+        which another call is worth making (``LockHeld``: another process is writing)."""
+        sem = self.semantic
+        done, total = sem.coverage()
+        if done >= total:
+            return None
+        if sem.auto:  # the job (another process) embeds; its vectors reach the next read
+            if sem.embedding() != "in the background":
+                sem.keep_up()
+            return 2.0
+        sem.embed(max_new=max_new, wait=False)
+        return 0.05
+
+    @answers
+    def status(self) -> VaultStatus:
         """Counts, index freshness, vector coverage, git state and a running server."""
         from ..features.health import status
         from ..index.state import server_info
 
         return status(self.store, self.semantic, server_info(self.root))
 
-    def doctor(self) -> r.DoctorReport:
+    @answers
+    def doctor(self) -> DoctorReport:
         """Every problem with the vault: broken notes (file, field, fix) and vault setup."""
         from ..features.health import doctor
 
@@ -148,7 +237,8 @@ class Vault(VaultGraph):
 
     # -- sharing through git (issue 16) ------------------------------------------------------------
 
-    def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> r.SyncReport:
+    @answers
+    def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> SyncReport:
         """Commit hand-edited notes, fetch, merge the upstream branch, push, then index what changed.
         Both sides' edits of a note are merged, or both texts kept (a conflict copy beside the note).
 
@@ -160,7 +250,8 @@ class Vault(VaultGraph):
 
         return sync(self.store, say=say, progress=progress)
 
-    def resolve_conflict(self, ref: str, side: str, *, commit: bool | None = None) -> r.Resolution:
+    @answers
+    def resolve_conflict(self, ref: str, side: str, *, commit: bool | None = None) -> Resolution:
         """Settle a conflict ``sync`` kept: ``side`` ours, theirs or both (both texts in the note)."""
         from ..features.sync import resolve
 
@@ -172,23 +263,24 @@ class Vault(VaultGraph):
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
         return self.store.now(as_of)
 
-    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> r.Hits:
+    @answers
+    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
         """BM25 search for words, names and identifiers in any language; no model is loaded.
         ``explain``: each hit's BM25 score and the share of the query it covers."""
         from ..features.hybrid import search
 
         return search(self.store, text, limit, self.store.filters(**filters), explain=explain)
 
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> r.Hits:
+    @answers
+    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from ..features.hybrid import vsearch
 
-        hits = vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
-        self.last_info = hits.info
-        return hits
+        return vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
 
+    @answers
     def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              priors: bool = True, **filters: Any) -> r.Hits:
+              priors: bool = True, **filters: Any) -> Hits:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
         Args:
@@ -198,13 +290,12 @@ class Vault(VaultGraph):
         """
         from ..features.hybrid import query
 
-        hits = query(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
+        return query(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
                      explain=explain, priors=priors)
-        self.last_info = hits.info
-        return hits
 
+    @answers
     def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-               **filters: Any) -> r.Hits:
+               **filters: Any) -> Hits:
         """Intent-routed retrieval, the one agents should call first.
 
         The query is classified (why / when / who / recent / general) and routed: causal links
@@ -213,13 +304,12 @@ class Vault(VaultGraph):
         """
         from ..features.recall import recall
 
-        hits = recall(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
+        return recall(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
                       explain=explain)
-        self.last_info = hits.info
-        return hits
 
+    @answers
     def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool | None = True, as_of: str | None = None, explain: bool = False) -> r.MemoryContext:
+                vectors: bool | None = True, as_of: str | None = None, explain: bool = False) -> MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant.
         ``vectors=None``: the vector leg only when it is quick here (``Semantic.quick``), as a hook wants.
         ``explain``: the relevant items keep their ranking's signals (for a merge across vaults)."""
@@ -237,11 +327,49 @@ class Vault(VaultGraph):
         """The note ``ref`` names, parsed fresh from its file."""
         return self.store.get(ref)
 
+    @answers
+    def read(self, ref: str, max_chars: int | None = None) -> NoteText:
+        """The note ``ref`` names: its fields (dated as the index dates it) and its file's text, cut
+        after ``max_chars`` characters if given (``NoteText.truncated`` says so)."""
+        from ..results.notes import NoteText, note_doc
+
+        n = self.store.get(ref)
+        text = self.store.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
+        doc = note_doc(n, self.store.dates(n))
+        return NoteText(doc, text) if max_chars is None else NoteText.cut(doc, text, max_chars)
+
+    def body(self, path: str) -> str:
+        """The body of the note at ``path`` (its file's text after the frontmatter)."""
+        return self.store.files.body(path)
+
+    def text(self, path: str) -> str:
+        """The whole text of the file at ``path`` (frontmatter and body), as the vault holds it now."""
+        return self.store.files.safe_path(path).read_text(encoding="utf-8", errors="replace")
+
+    def notes(self) -> list[str]:
+        """The vault-relative paths of every note file (what a reindex reads)."""
+        return sorted(self.store.files.scan())
+
+    def exists(self, path: str) -> bool:
+        """Whether a file is at ``path`` inside the vault (False for a path that leaves it)."""
+        from ..core.errors import MdmemError
+
+        try:
+            return self.store.files.safe_path(path).exists()
+        except MdmemError:
+            return False
+
+    def files_in(self, folder: str, pattern: str = "*") -> list[str]:
+        """The names of the files in ``folder`` (vault-relative) that match ``pattern``, sorted; [] if none."""
+        path = self.store.files.safe_path(folder)
+        return sorted(p.name for p in path.glob(pattern) if p.is_file()) if path.is_dir() else []
+
     def dates(self, note: Note) -> NoteDates:
         """A note's created/updated as the index dates it, and their source: frontmatter, git or mtime."""
         return self.store.dates(note)
 
-    def history(self, ref: str, limit: int | None = 10, *, diff: bool = False) -> r.History:
+    @answers
+    def history(self, ref: str, limit: int | None = 10, *, diff: bool = False) -> History:
         """The version chain through a note (oldest first) and each version's git log: the newest
         ``limit`` commits of each (None: all); ``Version.commits`` counts them all. ``diff``: each
         commit's change to the note in ``LogEntry.diff``."""
@@ -249,20 +377,23 @@ class Vault(VaultGraph):
 
         return history(self.store, ref, limit, diff=diff)
 
-    def diff(self, ref: str, rev: str | None = None) -> r.NoteDiff:
+    @answers
+    def diff(self, ref: str, rev: str | None = None) -> NoteDiff:
         """What changed in a note since revision ``rev`` (a commit, tag, HEAD~N) to its file now; by
         default since its previous version. Renames are followed. Needs a git vault."""
         from ..features.revisions import diff
 
         return diff(self.store, ref, rev)
 
-    def show(self, ref: str, rev: str) -> r.NoteAt:
+    @answers
+    def show(self, ref: str, rev: str) -> NoteAt:
         """What a note said in revision ``rev`` (found under the name it had then)."""
         from ..features.revisions import show
 
         return show(self.store, ref, rev)
 
-    def profile(self, budget: int = 600, *, scope: str | None = None) -> r.Profile:
+    @answers
+    def profile(self, budget: int = 600, *, scope: str | None = None) -> Profile:
         """What an agent starting cold should know, within ``budget`` tokens: standing facts (pinned,
         salient preferences and facts, identity and conventions), then recent context (the latest
         handoffs, active decisions, open problems; ``scope``'s first). The same for the same vault."""
@@ -278,7 +409,8 @@ class Vault(VaultGraph):
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def add(self, title: str, body: str = "", **fields: Any) -> r.AddResult:
+    @answers
+    def add(self, title: str, body: str = "", **fields: Any) -> AddResult:
         """Write a new note atomically, index it and (in a git vault) commit it.
 
         Args:
@@ -290,51 +422,61 @@ class Vault(VaultGraph):
 
         return add(self.store, title, body, **fields)
 
-    def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> r.AddReport:
+    @answers
+    def save(self, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any) -> AddReport:
         """``add`` after the duplicate check: written (ADD) with the links it may want, or not written
         when a near duplicate (UPDATE, unless ``force``) or the same text (NOOP) is already there."""
         from ..features.linking import save
 
         return save(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
 
+    @answers
     def add_many(self, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
-                 message: Callable[[int, int], str], files: dict[str, bytes] | None = None,
-                 ) -> tuple[list[str], list[str], int, str | None]:
+                 message: Callable[[int, int], str], files: dict[str, bytes] | None = None) -> Written:
         """Write many notes (and attachments, ``files``) in one lock, index and commit (see ``lifecycle.add_many``)."""
         from ..features.lifecycle import add_many
+        from ..results.changes import Written
 
-        return add_many(self.store, notes, dry_run=dry_run, commit=commit, message=message, files=files)
+        return Written(*add_many(self.store, notes, dry_run=dry_run, commit=commit, message=message, files=files))
 
-    def commit(self, paths: list[str], message: str) -> str | None:
-        """Commit files mdmem has just written and indexed (None outside git or when git refused)."""
-        return self.store.commit(paths, message)
+    @answers
+    def commit(self, paths: list[str], message: str) -> Written:
+        """Commit files mdmem has just written and indexed (``commit`` None outside git or when git refused)."""
+        from ..results.changes import Written
 
-    def pin(self, ref: str, pinned: bool = True, *, commit: bool | None = None) -> r.Change:
+        return Written(list(paths), [], 0, self.store.commit(paths, message))
+
+    @answers
+    def pin(self, ref: str, pinned: bool = True, *, commit: bool | None = None) -> Change:
         """Pin (or unpin) a note: pinned notes come first in context and get a prior boost."""
         from ..features.lifecycle import update_note
 
         return update_note(self.store, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin",
                            commit=commit)
 
-    def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> r.Change:
+    @answers
+    def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> Change:
         """Hide a note from retrieval until a date (``until``: YYYY-MM-DD)."""
         from ..features.lifecycle import update_note
 
         return update_note(self.store, ref, {"snoozed_until": until}, f"snooze until {until}", commit=commit)
 
-    def forget(self, ref: str, *, commit: bool | None = None) -> r.Change:
+    @answers
+    def forget(self, ref: str, *, commit: bool | None = None) -> Change:
         """Mark a note forgotten: kept on disk and in git, hidden from retrieval."""
         from ..features.lifecycle import update_note
 
         return update_note(self.store, ref, {"status": "forgotten"}, "forget", commit=commit)
 
-    def restore(self, ref: str, *, commit: bool | None = None) -> r.Change:
+    @answers
+    def restore(self, ref: str, *, commit: bool | None = None) -> Change:
         """Undo forget/archive/snooze: the note is active and visible again."""
         from ..features.lifecycle import update_note
 
         return update_note(self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
 
-    def set(self, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> r.Change:
+    @answers
+    def set(self, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> Change:
         """Set frontmatter keys of a note (``schema.SETTABLE``: salience, confidence, pinned, type, tags,
         scope, valid_from, valid_until); a value of None or "" removes the key. Values may be text, as
         typed on a command line; a bad one raises ``BadValue`` and nothing is written. One commit."""
@@ -342,25 +484,161 @@ class Vault(VaultGraph):
 
         return set_keys(self.store, ref, values, commit=commit)
 
+    @answers
     def correct(self, ref: str, body: str, *, title: str | None = None,
-                commit: bool | None = None) -> tuple[r.AddResult, r.Change]:
-        """A successor note that supersedes ``ref``: (the new note, the change to the old one)."""
+                commit: bool | None = None) -> Correction:
+        """A successor note that supersedes ``ref``: the new note, and the change to the old one."""
         from ..features.lifecycle import correct
+        from ..results.changes import Correction
 
-        return correct(self.store, ref, body, title=title, commit=commit)
+        return Correction(*correct(self.store, ref, body, title=title, commit=commit))
 
-    def replace_body(self, ref: str, body: str, action: str, **options: Any) -> r.Change:
+    @answers
+    def replace_body(self, ref: str, body: str, action: str, **options: Any) -> Change:
         """Replace a note's body, keeping its frontmatter (see ``lifecycle.replace_body``)."""
         from ..features.lifecycle import replace_body
 
         return replace_body(self.store, ref, body, action, **options)
 
+    @answers
     def sweep(self, *, min_age_days: float = 180.0, max_salience: float = 0.3, apply: bool = False,
-              commit: bool | None = None) -> r.SweepReport:
+              commit: bool | None = None) -> SweepReport:
         """Active, unpinned notes of a decaying type older than ``min_age_days`` and less salient than
         ``max_salience``; with ``apply``, archive them (nothing is deleted)."""
         from ..features.lifecycle import sweep
-        from ..results import SweepRule
+        from ..results.changes import SweepRule
 
         return sweep(self.store, SweepRule(min_age_days=min_age_days, max_salience=max_salience), apply=apply,
                      commit=commit, now=self.now())
+
+    # -- the graph -------------------------------------------------------------------------------
+
+    def graph(self) -> Graph:
+        """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
+        from ..features.graph_view import load_graph
+
+        return load_graph(self.store)
+
+    @answers
+    def links(self, ref: str) -> LinksAnswer:
+        """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
+        from ..features.connect import links
+
+        return links(self.store, ref)
+
+    @answers
+    def backlinks(self, ref: str) -> BacklinksAnswer:
+        """Edges into a note (or an entity) from other notes."""
+        from ..features.connect import backlinks
+
+        return backlinks(self.store, ref)
+
+    @answers
+    def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
+                  direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
+        """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
+        from ..features.connect import neighbors
+
+        return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
+
+    @answers
+    def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
+                      max_depth: int | None = None) -> PathAnswer:
+        """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
+        from ..features.connect import shortest_path
+
+        return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
+
+    @answers
+    def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
+            seeds: list[Hit] | None = None, **filters: Any) -> WhyAnswer:
+        """Causal answer: the best matches for ``text`` with their causes and effects.
+
+        Args:
+            depth: causal hops to follow from each match, each way.
+            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
+                nothing and the vault has vectors.
+            seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
+        """
+        from ..features.connect import why
+
+        sem = None if vectors is False else self.semantic  # vectors=False: no model code loads
+        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
+
+    @answers
+    def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
+                 **filters: Any) -> TimelineAnswer:
+        """The ``window`` notes before and after a note (or a query's best match) in time, among its
+        related notes (``all_notes``: among all)."""
+        from ..features.connect import timeline
+
+        sem = None if vectors is False else self.semantic
+        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
+
+    @answers
+    def entity(self, name: str, **filters: Any) -> EntityAnswer:
+        """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
+        from ..features.connect import entity
+
+        return entity(self.store, name, filters=filters)
+
+    @answers
+    def refs(self, ref: str) -> RefsAnswer:
+        """A note's external references (``refs:`` and the body's URLs and e-mail addresses): kind,
+        canonical value, as written, frontmatter or body, and the person an identity names."""
+        from ..features.connect import refs
+
+        return refs(self.store, ref)
+
+    @answers
+    def cites(self, ref: str, **filters: Any) -> CitesAnswer:
+        """The notes citing a URL, e-mail address, ticket, DOI or path, given in any written form."""
+        from ..features.connect import cites
+
+        return cites(self.store, ref, filters=filters)
+
+    @answers
+    def person(self, name: str, **filters: Any) -> PersonAnswer:
+        """Who someone is, found by any identity (name, e-mail, @handle, service:handle): their person
+        note, identities and summary, the notes that mention them, and their timeline."""
+        from ..features.people import person
+
+        return person(self.store, name, filters=filters)
+
+    @answers
+    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
+             commit: bool | None = None) -> Change:
+        """Add a typed link from note A to note B in A's frontmatter."""
+        from ..features.linking import link
+
+        return link(self.store, a, b, type, reason, commit=commit)
+
+    @answers
+    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Change:
+        """Remove A's frontmatter links to B (only of ``type`` if given)."""
+        from ..features.linking import unlink
+
+        return unlink(self.store, a, b, type, commit=commit)
+
+    @answers
+    def similar(self, ref: str, limit: int = 10, *, vectors: bool = True, **filters: Any) -> SimilarNotes:
+        """The notes most like ``ref`` by meaning (its vectors, when the index has them; no model runs)
+        and by its distinctive words, fused; itself left out, those already linked with it marked
+        (``SimilarNote.linked``). ``vectors`` False: words alone."""
+        from ..features.similar import similar
+
+        return similar(self.store, self.semantic if vectors else None, ref, limit, self.store.filters(**filters))
+
+    def suggest_links(self, ref: str, limit: int = 3) -> list[LinkSuggestion]:
+        """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
+        from ..features.linking import suggest_links
+
+        return suggest_links(self.store, self.semantic, ref, limit)
+
+    def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
+                     external: bool = True, **filters: Any) -> str:
+        """The graph as json, dot or a self-contained html page (``external``: with the URLs, e-mail
+        addresses, tickets, … notes cite, as nodes of their own)."""
+        from ..features.connect import export_graph
+
+        return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=filters)

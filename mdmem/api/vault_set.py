@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import AmbiguousNote, ConfigError, MdmemError, NoteNotFound, VaultNotFound
 from ..core.rank import evidence, merge_ranked
-from ..results import ContextItem, Hit, Hits, MemoryContext
+from ..results.search import ContextItem, Hit, Hits, MemoryContext
 from . import registry
+from .reader import Ask
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -59,7 +60,19 @@ class OneQuery:
         self.inner = inner
         self.memo: dict[str, Any] = {}
 
-    def embed(self, texts: list[str], query: bool = False) -> Any:
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def dim(self) -> int:
+        return int(self.inner.dim)
+
+    @property
+    def fingerprint(self) -> str:
+        return str(self.inner.fingerprint)
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> Any:
         if not (query and len(texts) == 1):
             return self.inner.embed(texts, query=query)
         key = texts[0]
@@ -210,6 +223,14 @@ class VaultSet:
     def names(self) -> list[str]:
         return [m.name for m in self.members]
 
+    def primary(self, vault: Vault | None) -> Member:
+        """The member that is ``vault`` (the one --vault or the current folder names), else the first:
+        where calls that name no vault go."""
+        for m in self.members:
+            if vault is not None and m.vault.root == vault.root:
+                return m
+        return self.members[0]
+
     def member(self, name: str) -> Member:
         for m in self.members:
             if m.name == name:
@@ -230,7 +251,7 @@ class VaultSet:
                 emb = shared.get(settings)
                 if emb is None:
                     emb = shared[settings] = OneQuery(sem.embedder)
-                sem.embedder = emb  # type: ignore[misc]  # the cached property, set once for the set
+                sem.embedder = emb  # the cached property, set once for the set
                 models.add(settings.model)
             except MdmemError:
                 continue  # a model setting that cannot load: that vault's own read says so
@@ -246,29 +267,32 @@ class VaultSet:
 
     def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
         """BM25 in every vault, merged by coverage (no model is loaded)."""
-        return self._merged("search", text, limit, explain, filters, vectors=False)
+        return self._merged(Ask("search", text, limit, explain, False, filters))
 
     def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
         """Vector search in every vault, merged by cosine (one model loaded once)."""
-        return self._merged("vsearch", text, limit, explain, filters, vectors=True)
+        return self._merged(Ask("vsearch", text, limit, explain, True, filters))
 
-    def query(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
+    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
+              **filters: Any) -> Hits:
         """The hybrid query in every vault, merged by evidence (coverage, cosine)."""
-        return self._merged("query", text, limit, explain, filters, vectors=filters.get("vectors", True))
+        return self._merged(Ask("query", text, limit, explain, vectors, filters))
 
-    def recall(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
+    def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
+               **filters: Any) -> Hits:
         """Intent-routed recall in every vault, merged by evidence; ``info.intent`` is the first vault's."""
-        return self._merged("recall", text, limit, explain, filters, vectors=filters.get("vectors", True))
+        return self._merged(Ask("recall", text, limit, explain, vectors, filters))
 
-    def _merged(self, method: str, text: str, limit: int, explain: bool, filters: dict[str, Any], *,
-                vectors: bool) -> Hits:
+    def _merged(self, ask: Ask) -> Hits:
+        text, limit, explain, vectors = ask.text, ask.limit, ask.explain, ask.vectors
         if vectors:
             self.share_models()
         self.errors = []
         answers: list[tuple[Member, Hits]] = []
+        each = replace(ask, explain=True)  # the merge reads each hit's signals
         for m in self.members:
             try:
-                answers.append((m, getattr(m.vault, method)(text, limit, explain=True, **filters)))
+                answers.append((m, each.of(m.vault)))
             except MdmemError as exc:
                 if len(self.members) == 1:
                     raise
@@ -282,7 +306,8 @@ class VaultSet:
             scale = NO_ANSWER if hits.info.get("relevant") is False else 1.0
             lists.append([scale * evidence(h.explain or {}, floor, strong, bool(vectors and self.comparable))
                           for h in hits])
-        out = Hits(query=text, info=self._info(answers, vectors))
+        out = Hits(query=text, info=self._info(answers, vectors),
+                   warnings=[f"{m.name}: {w}" for m, hits in answers for w in hits.warnings])
         for li, pos, key in merge_ranked(lists, limit):
             m, hits = answers[li]
             h = hits[pos]
@@ -369,7 +394,7 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
         if (m.name, item.path) in seen:
             return True
         try:
-            body = m.vault.files.body(item.path)
+            body = m.vault.body(item.path)
         except (OSError, MdmemError):
             return True
         line = memory_line(item.type, item.title, body, f"{m.name}:{item.id}")
@@ -403,7 +428,8 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
     contexts = [c for _, c in parts]
     return MemoryContext(HEADER + "".join(lines) if lines else "", used if lines else 0, budget, items,
                          contexts[0].intent, round(sum(c.ms for c in contexts), 1), any(c.vectors for c in contexts),
-                         vaults=[m.name for m, _ in parts], skipped=list(skipped))
+                         vaults=[m.name for m, _ in parts], skipped=list(skipped),
+                         warnings=tuple(f"{m.name}: {w}" for m, c in parts for w in c.warnings))
 
 
 def _settings(m: Member) -> tuple[float, float]:

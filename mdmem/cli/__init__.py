@@ -1,9 +1,10 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
-The group and its global options live here; each command family is a module of its own
-(``notes``, ``search``, ``graph``, ``people``, ``admin``, ``agents``, ``eval``, ``vaults``, ``sync``), named in
-``COMMANDS`` below and imported only when its command runs (or ``--help`` lists them all), so a cold
-``mdmem search`` loads one family.
+The group and its global options live here. A command that is one ``Vault`` call is a row of the
+command table (``edges.commands``), which the MCP server reads too; the others are written by hand,
+a module per family (``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``, ``vaults``,
+``sync``), named in ``COMMANDS`` below and imported only when their command runs (or ``--help`` lists
+them all), so a cold ``mdmem search`` loads one family.
 """
 
 from __future__ import annotations
@@ -13,18 +14,17 @@ import importlib
 import click
 
 from ..core.version import __version__
-from .options import State
+from ..edges.commands import BY_NAME as TABLE
+from .options import State, table_command
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
 COMMANDS: dict[str, str] = {
     **{name: f"notes:{name}" for name in (
         "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
     "set": "notes:set_", "show": "notes:show_", "diff": "notes:diff",
-    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "profile", "embed")},
-    **{name: f"graph:{name}" for name in (
-        "links", "backlinks", "neighbors", "path", "why", "similar", "timeline", "entity", "link", "unlink", "graph")},
-    **{name: f"admin:{name}" for name in ("reindex", "status", "doctor", "hooks", "serve")},
-    **{name: f"people:{name}" for name in ("refs", "cites", "person")},
+    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
+    **{name: f"graph:{name}" for name in ("neighbors", "why", "similar", "timeline", "link", "unlink", "graph")},
+    **{name: f"admin:{name}" for name in ("reindex", "doctor", "hooks", "serve")},
     "vaults": "vaults:vaults",
     "sync": "sync:sync", "resolve": "sync:resolve",
     "eval": "eval:eval_command",
@@ -34,13 +34,16 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
-    """A group whose commands are imported on first use, from the ``COMMANDS`` table."""
+    """A group whose commands are made on first use: those of the command table (``edges.commands``,
+    shared with the MCP server) built from their rows, the others imported from ``COMMANDS``."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*COMMANDS, *self.commands})
+        return sorted({*COMMANDS, *TABLE, *self.commands})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
+        if cmd_name not in self.commands and cmd_name in TABLE:
+            self.add_command(table_command(TABLE[cmd_name]))
+        elif cmd_name not in self.commands and cmd_name in COMMANDS:
             module, attribute = COMMANDS[cmd_name].split(":")
             command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
             assert command.name == cmd_name, f"COMMANDS says {cmd_name!r}, the command says {command.name!r}"

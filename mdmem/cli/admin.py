@@ -102,14 +102,6 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
 
 
 @click.command()
-@output
-@pass_state
-def status(state: State, as_json: bool) -> None:
-    """Note counts, index freshness (what the index lacks, or a background catch-up) and the last indexed commit."""
-    show(state.vault.status(), as_json)
-
-
-@click.command()
 @click.option("--all", "show_all", is_flag=True, help="List every problem, not a few examples of each kind.")
 @output
 @pass_state

@@ -33,7 +33,8 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
     """UserPromptSubmit: the memories that matter for the prompt (pinned first, then relevant).
 
     \b
-    Uses a running "mdmem serve" (warm model, hybrid); without one, BM25 only. Skips trivial
+    Uses a running "mdmem serve" (warm model, hybrid); without one, hybrid when the model loads fast
+    here (once prepared), else BM25 only. Skips trivial
     prompts (acknowledgements, slash commands).
     """
     from ..edges.agent_hooks import run_hook
@@ -136,15 +137,14 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
     from ..core.errors import VaultNotFound
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing may reach the stdio wire before the SDK owns it
-        from ..edges.mcp_server import check_bind, run_http, run_stdio
+        from ..edges.mcp_server import Served, check_bind, run_http, run_stdio
 
         if use_http:
             check_bind(host, token)
         group = state.vault_set(vaults, all_vaults)
         if group is None:
-            vault, make, also = state.vault, None, None
+            served = Served(state.vault)
         else:
-            from ..edges.mcp_vaults import primary_member, set_tools
             from ..render import skipped_line
 
             for s in group.skipped:
@@ -153,13 +153,12 @@ def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, n
                 current = state.vault if state.vault_path else None
             except VaultNotFound:
                 current = None
-            primary = primary_member(group, current)
-            vault, make = primary.vault, set_tools(group, primary)
-            also = [m.vault for m in group.members if m is not primary]
+            group.share_models()  # one model for the set, before the warm-up loads it
+            served = Served(group.primary(current).vault, group)
     if use_http:
-        run_http(vault, host=host, port=port, token=token, warm=not no_warm, make_tools=make, also=also)
+        run_http(served, host=host, port=port, token=token, warm=not no_warm)
     else:
-        run_stdio(vault, warm=not no_warm, make_tools=make, also=also)
+        run_stdio(served, warm=not no_warm)
 
 
 # -- setup -----------------------------------------------------------------------------------------

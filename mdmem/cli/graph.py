@@ -1,5 +1,5 @@
-"""Graph commands: links, backlinks, neighbors, path, why, similar, timeline, entity, link, unlink and
-graph export."""
+"""Graph commands: neighbors, why, similar, timeline, link, unlink and graph export (links, backlinks,
+path and entity are rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
@@ -25,36 +25,7 @@ type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
                            help="Follow only edges of this type (repeatable), e.g. caused_by, mentions, about.")
 
 
-# -- links / backlinks / neighbors / path --------------------------------------------------------
-
-
-explain_links = click.option("--explain", is_flag=True,
-                             help="Say how each target was found (path, suffix, nearest file name, …) and "
-                                  "which files shared its name (--json always has it).")
-
-
-@click.command()
-@click.argument("note")
-@explain_links
-@output
-@pass_state
-def links(state: State, note: str, explain: bool, as_json: bool) -> None:
-    """Edges out of NOTE, one row per linked note and type: typed frontmatter links (with reasons),
-    [[wikilinks]], embeds and markdown links in the body (mentions, with how many and the first line
-    that has one), supersedes, and the entities it is about. Links resolve as Obsidian resolves
-    them; attachments are listed, and dangling links and missing attachments are marked."""
-    show(state.vault.links(note), as_json, explain=explain)
-
-
-@click.command()
-@click.argument("note")
-@explain_links
-@output
-@pass_state
-def backlinks(state: State, note: str, explain: bool, as_json: bool) -> None:
-    """Notes that link to NOTE (or an entity), one row per note and type, with how many links and
-    the first line that has one."""
-    show(state.vault.backlinks(note), as_json, explain=explain)
+# -- neighbors ------------------------------------------------------------------------------------
 
 
 @click.command()
@@ -73,20 +44,7 @@ def neighbors(state: State, note: str, depth: int, types: tuple[str, ...], direc
     show(state.vault.neighbors(note, depth, types=list(types), direction=direction, limit=limit), as_json)
 
 
-@click.command()
-@click.argument("a")
-@click.argument("b")
-@type_option
-@click.option("--max-depth", type=click.IntRange(1), help="Give up beyond this many hops.")
-@output
-@pass_state
-def path(state: State, a: str, b: str, types: tuple[str, ...], max_depth: int | None, as_json: bool) -> None:
-    """The shortest chain of edges between notes A and B (edges followed either way; each step
-    shows its own direction, type and reason)."""
-    show(state.vault.shortest_path(a, b, types=list(types), max_depth=max_depth), as_json)
-
-
-# -- why / timeline / entity -----------------------------------------------------------------------
+# -- why / timeline -----------------------------------------------------------------------
 
 
 @click.command()
@@ -115,7 +73,9 @@ def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: b
     vault = state.vault
     seeds = None  # Vault.why finds them
     if vectors:  # a running "mdmem serve" has the model loaded already
-        seeds = served_or_local(state, "query", text, WHY_MATCHES, False, filters)
+        from ..api.reader import Ask
+
+        seeds = served_or_local(state, Ask("query", text, WHY_MATCHES, filters=filters))
     show(vault.why(text, limit, depth=depth, vectors=vectors, seeds=seeds, **filters), as_json)
 
 
@@ -157,17 +117,6 @@ def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, 
     doc = state.vault.timeline(ref, window, all_notes=all_notes, vectors=False if no_vectors else None,
                                include=list(include), as_of=as_of)
     show(doc, as_json, ref=ref, color=sys.stdout.isatty())
-
-
-@click.command()
-@click.argument("name", nargs=-1, required=True)
-@visibility_options
-@output
-@pass_state
-def entity(state: State, name: tuple[str, ...], include: tuple[str, ...], as_of: str | None, as_json: bool) -> None:
-    """Everything about an entity (a person, system, project) under any of its names: its own note,
-    notes that list it in `entities`, notes linking to it, and notes that mention it."""
-    show(state.vault.entity(" ".join(name), include=list(include), as_of=as_of), as_json)
 
 
 # -- link / unlink ---------------------------------------------------------------------------------
@@ -237,7 +186,7 @@ def graph_export(state: State, fmt: str, output_path: str | None, types: tuple[s
     mdmem graph export -f html -o graph.html    # open it in a browser; works offline
     mdmem graph export -f dot | dot -Tsvg > graph.svg
     """
-    from ..results import ExportReport
+    from ..results.reports import ExportReport
 
     if as_json and output_path is None:
         fmt = "json"

@@ -4,6 +4,7 @@ correct, history, diff, show, sweep."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -83,16 +84,12 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
     """Show NOTE, named by id, path, file name, title or alias; NAME:ID (an id from an answer across
     vaults) is the note ID of the registered vault NAME."""
-    from ..results import NoteText, note_doc
-
     vault, ref = state.vault_for(note)  # NAME:REF (an id from an answer across vaults) is vault NAME's
-    n = vault.get(ref)
-    doc = note_doc(n, vault.dates(n))
+    whole = vault.read(ref)
     if as_json:
-        show(doc, as_json)
+        show(replace(whole.note, warnings=whole.warnings), as_json)
         return
-    text = "" if meta else (vault.root / n.path).read_text(encoding="utf-8", errors="replace")
-    show(NoteText(doc, text), meta=meta)
+    show(whole, meta=meta)
 
 
 def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:
@@ -180,9 +177,7 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
         raise MdmemError("Give the corrected text with --body TEXT or on stdin.")
     if not no_redact:
         body, title = redact_args(body, title)
-    from ..results import Correction
-
-    show(Correction(*state.vault.correct(note, body, title=title, commit=commit)), as_json)
+    show(state.vault.correct(note, body, title=title, commit=commit), as_json)
 
 
 @click.command()

@@ -13,9 +13,11 @@ from ..core.errors import MdmemError
 from ..core.schema import INCLUDE_CHOICES, STATUSES
 
 if TYPE_CHECKING:
+    from ..api.reader import Ask
     from ..api.vault import Vault
     from ..api.vault_set import VaultSet
-    from ..results import Hits
+    from ..edges.commands import Command
+    from ..results.search import Hits
 
 
 class State:
@@ -96,25 +98,14 @@ pass_state = click.make_pass_decorator(State)
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one-line messages with exit code 1; then print what went wrong after
-    the work was done (a commit git refused) and whether the answer came from a stale index."""
+    """Turn library errors into one-line messages with exit code 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..render import warning_lines
-
         try:
             return fn(*args, **kwargs)
         except MdmemError as exc:
             raise click.ClickException(str(exc)) from exc
-        finally:
-            ctx = click.get_current_context(silent=True)
-            state = ctx.find_object(State) if ctx is not None else None
-            vault = state.opened if state is not None else None
-            if vault is not None:
-                # Work that was done but not finished: one line each, after the answer (exit 0).
-                click.echo(warning_lines(vault.warnings, vault.index_warning if sys.exc_info()[0] is None else None),
-                           err=True, nl=False)
 
     return wrapper
 
@@ -126,12 +117,14 @@ def output(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def show(result: Any, as_json: bool = False, **options: Any) -> None:
     """Print a result as a command does: with --json its JSON, else its text (``render.cli``: stdout,
-    stderr); the result's exit code (doctor's problems, import's errors) becomes the command's."""
+    stderr); the result's exit code (doctor's problems, import's errors) becomes the command's. An
+    answer's warnings go to stderr either way (and are in the JSON)."""
     from .. import render
 
     text = render.cli(result, **options)
     if as_json:
         click.echo(render.to_json(result), nl=False)
+        click.echo(render.warning_lines(getattr(result, "warnings", ())), nl=False, err=True)
     else:
         if text.out:
             click.echo(text.out, nl=False)
@@ -256,15 +249,59 @@ def progress_lines(label: str, every: float = 10.0, after: float = 2.0) -> Calla
     return update
 
 
-def served_or_local(state: State, method: str, text: str, limit: int, explain: bool,
-                    filters: dict[str, Any]) -> Hits:
+def served_or_local(state: State, ask: Ask) -> Hits:
     """Ask a running ``mdmem serve`` (model already loaded), else run here; ``info`` says which."""
     from ..edges.serve import call_server
-    from ..results import Hit, Hits
+    from ..results.search import Hits
 
     vault = state.vault
-    answer = call_server(vault.root, method, {"text": text, "limit": limit, "explain": explain, **filters})
-    if answer is not None and "hits" in answer:
-        return Hits([Hit.from_dict(h) for h in answer["hits"]], text, {**answer["info"], "served": True})
-    hits = getattr(vault, method)(text, limit, explain=explain, **filters)
-    return Hits(hits, text, {**hits.info, "served": False})
+    answer = call_server(vault.root, "ask", ask.to_dict())
+    if answer is not None and "results" in answer:
+        hits = Hits.from_dict(answer)
+        served = True
+    else:
+        hits, served = ask.of(vault), False
+    hits.info = {**hits.info, "served": served}
+    return hits
+
+
+def table_command(spec: Command) -> click.Command:
+    """The click command for a row of the command table (``edges.commands``): its parameters as
+    arguments and options, ``--json``, one ``Vault`` call (a note named ``NAME:REF`` is vault NAME's),
+    and the result shown as every command shows it."""
+    params: list[click.Parameter] = []
+    for p in spec.params:
+        if not p.cli:
+            continue
+        if p.required:
+            params.append(click.Argument([p.name], nargs=-1 if p.words else 1, required=True,
+                                         metavar=p.metavar or p.name.upper()))
+            continue
+        kind: Any = p.type
+        if p.choices:
+            kind = click.Choice(p.choices)
+        elif p.type is int and (p.low is not None or p.high is not None):
+            kind = click.IntRange(p.low, p.high)
+        flag = p.flag or "--" + p.name.replace("_", "-")
+        decls = [*flag.split("/"), p.name] if "/" in flag and not flag.startswith("--") else [flag, p.name]
+        params.append(click.Option(decls, is_flag=p.type is bool, multiple=p.many, type=None if p.type is bool
+                                   else kind, default=p.default, metavar=p.metavar or None, help=p.help,
+                                   show_default=p.type is int))
+    params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print one JSON document."))
+
+    def callback(as_json: bool, **kw: Any) -> None:
+        state = click.get_current_context().find_object(State)
+        assert state is not None
+        args = {p.name: " ".join(kw[p.name]) if p.words else kw[p.name] for p in spec.params if p.cli}
+        vault = None
+        for p in spec.params:
+            if p.note:  # NAME:REF is vault NAME's; a link or a path stays within one vault
+                there, args[p.name] = state.vault_for(args[p.name])
+                if vault is not None and there.root != vault.root:
+                    raise click.UsageError("The notes are in different vaults; a path stays within one vault.")
+                vault = there
+        vault = vault or state.vault
+        shown = {p.name: args.pop(p.name) for p in spec.params if p.render and p.name in args}
+        show(spec.run(vault, **args), as_json, **shown)
+
+    return click.Command(spec.name, params=params, callback=handle_errors(callback), help=spec.help)

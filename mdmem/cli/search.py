@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ..api.reader import Ask, Mode
 from .options import (
     State,
     filter_options,
@@ -45,11 +46,9 @@ def search(state: State, query: tuple[str, ...], limit: int, vaults: str | None,
 def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, vaults: str | None,
             all_vaults: bool, as_json: bool, **kw: Any) -> None:
     """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
+    ask = Ask("vsearch", " ".join(query), limit, explain, True, filters_from(kw))
     group = state.vault_set(vaults, all_vaults)
-    if group is not None:
-        hits = group.vsearch(" ".join(query), limit, explain=explain, **filters_from(kw))
-    else:
-        hits = served_or_local(state, "vsearch", " ".join(query), limit, explain, filters_from(kw))
+    hits = ask.of(group) if group is not None else served_or_local(state, ask)
     show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
 
 
@@ -83,35 +82,13 @@ def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_v
     _run_hybrid(state, "recall", query, limit, explain, no_vectors, as_json, kw)
 
 
-def _run_hybrid(state: State, method: str, query: tuple[str, ...], limit: int, explain: bool,
+def _run_hybrid(state: State, mode: Mode, query: tuple[str, ...], limit: int, explain: bool,
                 no_vectors: bool, as_json: bool, kw: dict[str, Any]) -> None:
     """query and recall: filters from the options, the warm server if running (one vault), then render."""
     group = state.vault_set(kw.pop("vaults"), kw.pop("all_vaults"))
-    filters = filters_from(kw)
-    if no_vectors:
-        filters["vectors"] = False
-    if group is not None:
-        hits = getattr(group, method)(" ".join(query), limit, explain=explain, **filters)
-    else:
-        hits = served_or_local(state, method, " ".join(query), limit, explain, filters)
+    ask = Ask(mode, " ".join(query), limit, explain, not no_vectors, filters_from(kw))
+    hits = ask.of(group) if group is not None else served_or_local(state, ask)
     show(hits, as_json, color=sys.stdout.isatty(), explain=explain)
-
-
-@click.command()
-@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
-              help="Most tokens to return (estimated, ~4 characters a token).")
-@click.option("--scope", metavar="SCOPE", help="This scope's notes and handoffs (global notes always qualify).")
-@output
-@pass_state
-def profile(state: State, budget: int, scope: str | None, as_json: bool) -> None:
-    """What an agent starting cold should know, within a token budget, in two labelled sections.
-
-    \b
-    Standing facts: pinned notes, preferences and facts of salience 0.7+, notes tagged identity
-    or convention. Recent context: the latest handoffs, active decisions, open problems.
-    The same vault gives the same answer (fixed order); --json lists each note and its section.
-    """
-    show(state.vault.profile(budget, scope=scope), as_json)
 
 
 @click.command()
@@ -155,7 +132,7 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
     try:
         report = vault.embed(progress, max_new=max_new)
     except KeyboardInterrupt:
-        done, total = vault.semantic.coverage()
+        done, total = vault.coverage()
         raise click.ClickException(f"Interrupted; {done}/{total} chunks have vectors. Run \"mdmem embed\" "
                                    "again to resume.") from None
     show(report, as_json)

@@ -25,17 +25,24 @@ class Chunk:
     hash: str  # content hash of embed_text: the embedding cache key
 
 
-def chunk_note(title: str, body: str, *, max_chars: int = MAX_CHARS) -> list[Chunk]:
-    """Split a note body into chunks; a note always has at least one (its title). Only the first
-    ``MAX_CHUNKS`` pieces are made (a 4 MB note is not cut whole to keep 64 pieces of it)."""
+def chunk_note(title: str, body: str, *, max_chars: int = MAX_CHARS, pack: bool = True) -> list[Chunk]:
+    """Split a note body into chunks; a note always has at least one (its title). ``pack``: sections that
+    fit together into the model's window share a chunk (the heading of each but the first becomes a line
+    of it): a wiki of short sections had 5.6 chunks a note, each one more model call for its title.
+    Only the pieces the first ``MAX_CHUNKS`` chunks can hold are made (a 4 MB note is not cut whole to
+    keep 64 chunks of it): a chunk holds at most ``max_chars`` of them."""
     pieces: list[tuple[str, str]] = []
+    size, enough = 0, MAX_CHUNKS * max_chars
     for heading, text in _sections(body):
         for piece in _split(text.strip(), max_chars):
             pieces.append((heading, piece))
-            if len(pieces) >= MAX_CHUNKS:
+            size += len(piece)
+            if size > enough or (not pack and len(pieces) >= MAX_CHUNKS):
                 break
-        if len(pieces) >= MAX_CHUNKS:
+        if size > enough or (not pack and len(pieces) >= MAX_CHUNKS):
             break
+    if pack:
+        pieces = _pack(pieces, max_chars)
     if not pieces:
         pieces = [("", "")]
     chunks = []
@@ -45,6 +52,24 @@ def chunk_note(title: str, body: str, *, max_chars: int = MAX_CHARS) -> list[Chu
         digest = hashlib.blake2b(embed_text.encode(), digest_size=12).hexdigest()
         chunks.append(Chunk(ord=i, heading=heading, text=text, embed_text=embed_text, hash=digest))
     return chunks
+
+
+def _pack(pieces: list[tuple[str, str]], max_chars: int) -> list[tuple[str, str]]:
+    """Consecutive pieces joined while the whole stays within ``max_chars``; a joined piece keeps the first
+    one's heading and starts with its own heading's last part. The first piece (a note's lead) stays alone:
+    every note's first chunk is embedded before any second one, and short first chunks let that first
+    stretch end sooner (Obsidian Hub: 3.3 MB of text to embed first instead of 5.2)."""
+    out: list[tuple[str, str]] = []
+    for heading, text in pieces:
+        if len(out) > 1:
+            first, joined = out[-1]
+            label = heading.rsplit(" › ", 1)[-1] if heading != first else ""
+            more = f"{label}\n{text}" if label else text
+            if len(joined) + 2 + len(more) <= max_chars:
+                out[-1] = (first, f"{joined}\n\n{more}")
+                continue
+        out.append((heading, text))
+    return out
 
 
 def _sections(body: str) -> list[tuple[str, str]]:

@@ -171,7 +171,7 @@ def turn_notes(conv: Conversation) -> dict[str, str]:
         previous = None
         for t in s.turns:
             sess, turn = t.dia_id[1:].split(":")
-            meta = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
+            meta: dict[str, Any] = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
                     "type": "conversation", "created": _iso_or_none(s.date_time), "entities": [t.speaker]}
             if previous:  # the chat's order, as a typed link to the turn before
                 meta["links"] = [{"type": "follows", "target": previous}]
@@ -189,7 +189,7 @@ def session_notes(conv: Conversation) -> dict[str, str]:
     for s in conv.sessions:
         when = _date_label(s.date_time)
         speakers = list(dict.fromkeys([*conv.speakers, *(t.speaker for t in s.turns)]))
-        meta = {"id": session_id(s.number),
+        meta: dict[str, Any] = {"id": session_id(s.number),
                 "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
                 "type": "conversation", "created": _iso_or_none(s.date_time), "entities": speakers}
         if previous:

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .redact import Redaction
@@ -80,7 +80,8 @@ def parse_transcript(lines: Iterable[str]) -> Transcript:
                 texts.append(str(b.get("text") or ""))
             elif b.get("type") == "tool_use":
                 name = str(b.get("name") or "")
-                args = b.get("input") if isinstance(b.get("input"), dict) else {}
+                given = b.get("input")
+                args: dict[str, Any] = given if isinstance(given, dict) else {}
                 path = args.get("file_path") or args.get("notebook_path") or args.get("path")
                 if isinstance(path, str) and path:
                     target = t.edited if name in _EDIT_TOOLS else t.read if name in _READ_TOOLS else None

@@ -102,8 +102,9 @@ def recency(row: Mapping[str, Any], now: float) -> float:
 
 def prior(row: Mapping[str, Any], now: float, *, recent_intent: bool = False) -> dict[str, float]:
     """The prior's parts and total (0..1). Recency dominates for recency-intent queries."""
-    sal = float(row.get("salience") if row.get("salience") is not None else 0.5)
-    conf = float(row.get("confidence") if row.get("confidence") is not None else 1.0)
+    salience, confidence = row.get("salience"), row.get("confidence")
+    sal = float(salience) if salience is not None else 0.5
+    conf = float(confidence) if confidence is not None else 1.0
     pin = 1.0 if row.get("pinned") else 0.0
     rec = recency(row, now) if not recent_intent else _freshness(row, now)
     w = (0.15, 0.15, 0.6, 0.1) if recent_intent else (0.4, 0.3, 0.2, 0.1)

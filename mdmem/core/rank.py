@@ -273,10 +273,10 @@ def hold_back_duplicates(items: Sequence[str], similarity: Callable[[str, str], 
 def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int], n_docs: int,
                    exclude: set[str], top: int = 5) -> list[tuple[str, float]]:
     """Pseudo-relevance feedback: the terms that best characterise the top documents (tf·idf)."""
-    tf: Counter[str] = Counter()
+    tf: dict[str, float] = {}
     for terms in docs:
         for t, c in Counter(terms).items():
-            tf[t] += 1.0 + math.log(c)
+            tf[t] = tf.get(t, 0.0) + 1.0 + math.log(c)
     scored = []
     for t, f in tf.items():
         if t in exclude or len(t) < 3 or t.isdigit():

@@ -222,9 +222,9 @@ def _relative(text: str, now: float | None) -> Window | None:
         if side in ("before", "until"):
             return Window(None, day + (_DAY if side == "until" else 0.0), m[0], rel)
         return Window(day, day + _DAY, m[0], rel)
-    months = "(" + "|".join(MONTHS) + ")"
-    m = re.search(r"\b(since|before|after|until|in|during|from|of) " + months + r"\b(?![ ,]*\d)", text, re.I) \
-        or re.search(r"\b(early|late|mid)[ -]" + months + r"\b(?![ ,]*\d)", text, re.I)
+    names = "(" + "|".join(MONTHS) + ")"
+    m = re.search(r"\b(since|before|after|until|in|during|from|of) " + names + r"\b(?![ ,]*\d)", text, re.I) \
+        or re.search(r"\b(early|late|mid)[ -]" + names + r"\b(?![ ,]*\d)", text, re.I)
     if m:
         month = _MON[m[2].lower()]
         start, end = _month_span(_last_month_named(month, today), month)

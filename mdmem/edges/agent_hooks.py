@@ -214,11 +214,11 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
     if read_info(root) is not None:
         wait = deadline - time.monotonic() - LOCAL_RESERVE_S
         if wait > 0.05:
-            params: dict[str, Any] = {"text": prompt, "budget": budget, **({"scope": scope} if scope else {}),
+            params: dict[str, Any] = {"prompt": prompt, "budget": budget, **({"scope": scope} if scope else {}),
                                       **({"explain": True} if explain else {})}
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
-                from ..results import MemoryContext
+                from ..results.search import MemoryContext
 
                 ctx = answer["context"]
                 try:
@@ -229,6 +229,10 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
     from ..api.vault import Vault
 
     vault = Vault.open(root)
+    # A background catch-up (a big checkout) is waited for only as long as the time budget leaves room
+    # for the answer itself; past that the answer says what it could not see yet.
+    waited = os.environ.get("MDMEM_CATCHUP_WAIT")
+    os.environ["MDMEM_CATCHUP_WAIT"] = f"{max(0.0, deadline - time.monotonic() - LOCAL_RESERVE_S):.2f}"
     try:
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
@@ -236,6 +240,10 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
         quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
         return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
     finally:
+        if waited is None:
+            os.environ.pop("MDMEM_CATCHUP_WAIT", None)
+        else:
+            os.environ["MDMEM_CATCHUP_WAIT"] = waited
         vault.close()
 
 
@@ -278,7 +286,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
     project) in full. After a compaction (``source`` "compact") it is this session's own handoff, which the
     pre-compact hook has just written."""
     from ..api.vault import Vault
-    from ..core.note import split_frontmatter
+    from ..core.errors import MdmemError
     from ..core.text import estimate_tokens
 
     vault = Vault.open(root)
@@ -301,8 +309,8 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         for i, row in enumerate(rows):
             if i == 0:
                 try:
-                    body = split_frontmatter(vault.files.safe_path(row["path"]).read_text(encoding="utf-8"))[1]
-                except OSError:
+                    body = vault.body(row["path"])
+                except (OSError, MdmemError):
                     continue
                 label = "This session before compaction" if row["path"] == own else "Last handoff"
                 head = f"{label}: {row['title']} (id: {row['id']})\n"
@@ -341,9 +349,8 @@ def session_note(vault: Any, session_id: str) -> str | None:
     if not session:
         return None
     base = _handoff_folder(vault)
-    folder = vault.files.safe_path(base)
     name = re.compile(r"\d{4}-\d{2}-\d{2}-" + re.escape(session) + r"\.md")
-    found = sorted(p.name for p in folder.glob(f"*-{session}.md") if name.fullmatch(p.name)) if folder.is_dir() else []
+    found = [n for n in vault.files_in(base, f"*-{session}.md") if name.fullmatch(n)]
     return f"{base}/{found[0]}" if found else None
 
 
@@ -378,7 +385,7 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
         session = slugify(t.session_id)[:12] or "session"
         day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
         rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
-        if vault.files.safe_path(rel).exists():
+        if vault.exists(rel):
             change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
                                         commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated{when})")
             action = "updated" if change.changed else "unchanged"

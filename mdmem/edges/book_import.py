@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError, NoteNotFound
-from ..results import ImportReport
+from ..results.reports import ImportReport
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -167,12 +167,13 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
             notes.append(NewNote({"id": gone.id, "title": gone.title}, None, folder, replace=True,
                                  updates={"status": "forgotten", "removed_from_source": shared.now[:10]}))
 
-    new, updated, skipped, sha = vault.add_many(
+    done = vault.add_many(
         notes, dry_run=dry_run, commit=commit, files=None if same_file else {attachment: data},
         message=lambda n, u: f"mdmem: import the book \"{title}\" from {path.name} ({n} new, {u} updated note(s))")
-    return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, written=new,
-                        updated=[p for p in updated if p not in forgotten], skipped=skipped, commit=sha,
-                        forgotten=[] if dry_run else forgotten, kept=kept, split=book.split, redacted=book.redacted)
+    return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, written=done.new,
+                        updated=[p for p in done.updated if p not in forgotten], skipped=done.skipped,
+                        commit=done.commit, forgotten=[] if dry_run else forgotten, kept=kept, split=book.split,
+                        warnings=done.warnings, redacted=book.redacted)
 
 
 def _renewed(note_id: str, old: Note, body: str, fields: dict[str, Any], folder: str) -> NewNote:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MdmemError
-from ..results import FileChange, SetupReport
+from ..results.reports import FileChange, SetupReport
 
 HOOKS = (  # (Claude Code event, mdmem hook, timeout in seconds: Claude Code's hard cap, above our own budget)
     ("SessionStart", "session-start", 15),

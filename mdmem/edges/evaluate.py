@@ -200,9 +200,9 @@ def grep_rank(text: str, docs: Sequence[tuple[str, str, str]], limit: int = LIMI
 def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
     """Every note of the vault as (path, id, lower-cased file text)."""
     docs = []
-    for rel in sorted(vault.files.scan()):
-        note, _, raw = vault.files.read_note(rel)
-        docs.append((rel, note.id, raw.decode("utf-8", errors="replace").lower()))
+    for rel in vault.notes():
+        note = vault.read(rel)
+        docs.append((rel, note.note.id, note.text.lower()))
     return docs
 
 
@@ -210,7 +210,8 @@ def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split modes into those this mdmem can run and those its Vault lacks (yet)."""
     from ..api.vault import Vault
 
-    ok, missing = [], []
+    ok: list[str] = []
+    missing: list[str] = []
     for m in requested:
         name = MODE_CALLS.get(m, (m, {}))[0]
         (ok if m == "grep" or callable(getattr(Vault, name, None)) else missing).append(m)

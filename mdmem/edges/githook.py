@@ -44,7 +44,7 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
         vault = Vault.open(vault_path) if vault_path else Vault.discover()
         timeout = float(os.environ.get("MDMEM_HOOK_LOCK_TIMEOUT", "2"))
         if hook == EMBED_JOB:
-            done: object = vault.semantic.run_job()
+            done: object = vault.run_embedding_job()
         else:
             # Only what the commits since the last index touched; a file checkout (post-checkout
             # flag 0) means a full scan. Uncommitted edits are for "mdmem reindex" (or the next read).

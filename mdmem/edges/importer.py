@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError
-from ..results import ImportReport
+from ..results.reports import ImportReport
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -357,8 +357,7 @@ def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: 
             "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
         }
         notes.append(NewNote(meta, body.text, folder, replace=e.replaceable))
-    new, updated, more_skipped, sha = vault.add_many(
-        notes, dry_run=report.dry_run, commit=commit,
-        message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
-    return replace(report, written=new, updated=updated, skipped=skipped + more_skipped, redacted=redacted,
-                   commit=sha)
+    done = vault.add_many(notes, dry_run=report.dry_run, commit=commit,
+                          message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
+    return replace(report, written=done.new, updated=done.updated, skipped=skipped + done.skipped,
+                   redacted=redacted, commit=done.commit, warnings=done.warnings)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..adapters.config import CONFIG_FILE
 from ..core.errors import MdmemError
-from ..results import InitReport
+from ..results.reports import InitReport
 
 GITIGNORE_LINE = ".mdmem/"
 
@@ -70,9 +70,10 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
     if in_git and ours:
         to_commit = [p for p in ours if p not in theirs]
         if commit and use_git and to_commit:
-            sha = vault.commit(to_commit, "mdmem: new vault from template" if not has_notes
-                               else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})")
-            messages += [f"warning: {w}" for w in vault.warnings]
+            committed = vault.commit(to_commit, "mdmem: new vault from template" if not has_notes
+                                     else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})")
+            sha = committed.commit
+            messages += [f"warning: {w}" for w in committed.warnings]
         if sha:
             messages.append(f"Committed {', '.join(to_commit)} ({sha[:8]}); nothing else.")
         left = [p for p in ours if sha is None or p in theirs]
@@ -80,8 +81,9 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
             why = ("it has changes of yours" if left == theirs else
                    "--no-commit" if not commit else "--no-git" if not use_git else "git did not commit them")
             messages.append(f"Not committed ({why}): {', '.join(str(root / p) for p in left)}.")
+    problems = vault.doctor().problems  # doctor's count (dangling links too), as status gives it
     messages.append(f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
-                    + (f" ({len(report.problems)} problem(s): run \"mdmem doctor\")" if report.problems else "") + ".")
+                    + (f" ({len(problems)} problem(s): run \"mdmem doctor\")" if problems else "") + ".")
     vault.close()
     return InitReport(str(root), has_notes, ours, created_repo,
                       len(report.added) + len(report.updated) + report.unchanged, messages,

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..api.reader import Ask
 from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
 
-METHODS = ("search", "vsearch", "query", "recall", "context")
 FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (~0.2 s here)
 
 
@@ -43,7 +43,9 @@ def prove(root: Path, info: dict[str, Any]) -> bool:
 
 def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0,
                 info: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    """Ask the vault's server to run ``method``; None if there is no server or it failed."""
+    """Ask the vault's server: ``method`` "ask" with an ``Ask``'s dict, or "context" with the prompt's
+    ("whoami": its pid and vault); None if there is no server or it failed. ``info``: the server's
+    ``serve.json`` as read already."""
     if os.environ.get("MDMEM_NO_SERVE") and info is None:
         return None
     info = info or read_info(root)
@@ -84,18 +86,14 @@ def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dic
     started, runtime = time.monotonic(), None
     with lock:
         try:
+            vault.watch_files()  # edits (in place too) reach every later read without a look at each file
             vault.reindex(wait=False)
         except LockHeld:
             pass
         except Exception as exc:  # the answers report index problems themselves
             print(f"{who}: reindex at start failed: {exc}", file=sys.stderr)
         try:
-            embedder = vault.semantic.embedder
-            prepare = getattr(embedder, "prepare", None)
-            if prepare is not None:  # the ONNX export, once per machine (~10 s); the query model loads next
-                prepare(say=lambda line: print(f"{who}: {line}", file=sys.stderr))
-            embedder.embed(["warm up"], query=True)
-            runtime = str(getattr(embedder, "runtime", type(embedder).__name__))
+            runtime = vault.warm_model(say=lambda line: print(f"{who}: {line}", file=sys.stderr))
         except Exception as exc:  # BM25 still works; vector answers say what is wrong
             print(f"{who}: the embedding model is not available: {exc}", file=sys.stderr)
         try:
@@ -132,30 +130,31 @@ class Server:
         self.warmed: dict[str, Any] | None = None
 
     def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method == "whoami":  # what ``prove`` checks before a signal is sent to this process
+        """One request: "ask" (a retrieval question, ``Ask``) answers with the hits' dict; "context" (the
+        prompt hook's: ``prompt``, ``budget``, ``scope``, ``vectors``, ``explain``) with the memory context's;
+        "whoami" with its pid and vault (what ``prove`` checks before a signal is sent to this process)."""
+        if method == "whoami":
             return {"pid": os.getpid(), "vault": str(self.vault.root.resolve())}
-        if method not in METHODS:
+        if method not in ("ask", "context"):
             raise ValueError(f"unknown method {method!r}")
-        params = dict(params)
-        text = str(params.pop("text"))
-        limit = int(params.pop("limit", 10))
-        explain = bool(params.pop("explain", False))
+        ask = Ask.from_dict(params) if method == "ask" else None
         with self._count:
             self.waiting += 1
         try:
             with self.lock:
                 self.last_used = time.monotonic()
-                if method == "context":  # the prompt hook (agent_hooks.py): memory within a token budget
-                    return {"context": self.vault.context(text, **params, explain=explain).to_dict()}
-                if method == "search":
-                    hits = self.vault.search(text, limit, **params)
+                if ask is not None:
+                    answer = ask.of(self.vault).to_dict()
                 else:
-                    hits = getattr(self.vault, method)(text, limit, explain=explain, **params)
+                    answer = {"context": self.vault.context(
+                        str(params["prompt"]), int(params.get("budget", 600)), scope=params.get("scope"),
+                        vectors=params.get("vectors", True), as_of=params.get("as_of"),
+                        explain=bool(params.get("explain", False))).to_dict()}
                 self.last_used = time.monotonic()
         finally:
             with self._count:
                 self.waiting -= 1
-        return {"hits": [h.to_dict() for h in hits], "info": hits.info}
+        return answer
 
     def serve_forever(self) -> None:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -254,19 +253,10 @@ class Server:
                 if self.waiting:
                     pause = 0.05
                 else:
+                    # Never waits for the writer lock: this thread holds the server's lock, so every
+                    # query would wait with it (up to lock_timeout, 30 s) while another process writes.
                     with self.lock:
-                        semantic = self.vault.semantic
-                        done, total = semantic.coverage()
-                        if done < total and semantic.auto:
-                            if semantic.embedding() != "in the background":
-                                semantic.keep_up()
-                            pause = 2.0
-                        elif done < total:
-                            # Never wait for the writer lock here: this thread holds the server's lock,
-                            # so every query would wait with it (up to lock_timeout, 30 s) while another
-                            # process writes. Embedded batches are cached; the next turn adds them.
-                            semantic.embed(max_new=FILL_BATCH, wait=False)
-                            pause = 0.05
+                        pause = self.vault.fill_vectors(FILL_BATCH) or 10.0
             except LockHeld:
                 pause = 0.5  # another process is writing: try again shortly
             except Exception as exc:  # keep serving BM25 and whatever vectors exist

@@ -17,7 +17,7 @@ from ..core.graph import ABOUT, CITES, MENTIONS, VIRTUAL
 from ..core.graph import timeline as order_timeline
 from ..core.memory import WHY_MATCHES
 from ..core.note import iso_from_timestamp
-from ..results import (
+from ..results.graph import (
     BacklinksAnswer,
     EntityAnswer,
     EntityLink,
@@ -36,7 +36,7 @@ from .graph_view import Visible, edge_types, graph_node, graph_step, link_rows, 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
-    from ..results import CitesAnswer, RefsAnswer
+    from ..results.refs import CitesAnswer, RefsAnswer
 
 TIMELINE_RELATED_HITS = 5  # search hits for the anchor's title that join its related notes
 TIMELINE_HUB_LIMIT = 12  # an entity with more notes than this is a hub, not a shared story
@@ -301,7 +301,7 @@ def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | Non
 def refs(store: IndexStore, ref: str) -> RefsAnswer:
     """A note's external references: its ``refs:`` and the URLs and e-mail addresses of its body,
     each with its kind, canonical value, as written, and the person it names (if any)."""
-    from ..results import RefItem, RefsAnswer
+    from ..results.refs import RefItem, RefsAnswer
 
     g = load_graph(store)
     path = store.resolve(ref)
@@ -317,7 +317,7 @@ def cites(store: IndexStore, ref: str, *, filters: dict[str, Any] | None = None)
     """The notes that cite a URL, e-mail address, ticket, DOI or path, however each wrote it
     (``refs.classify``: scheme, ``www.``, trailing slash, fragment, case where it does not matter)."""
     from ..core.refs import classify
-    from ..results import Citation, CitesAnswer
+    from ..results.refs import Citation, CitesAnswer
 
     kv = classify(ref)
     if kv is None:

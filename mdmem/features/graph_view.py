@@ -25,12 +25,13 @@ from ..core.graph import (
 from ..core.links import normalize_ref
 from ..core.note import Problem
 from ..core.targets import names_attachment
-from ..results import DANGLING_LINK, MISSING_ATTACHMENT, GraphEdge, GraphNode
+from ..results.graph import GraphEdge, GraphNode
+from ..results.reports import DANGLING_LINK, MISSING_ATTACHMENT
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
     from ..index.store import IndexStore
-    from ..results import LinkHint
+    from ..results.search import LinkHint
 
 
 def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
@@ -61,7 +62,8 @@ def memoised_graph(store: IndexStore) -> Graph | None:
     cat = store.catalog
     cached = store.memo.get("graph")
     if cached is not None and cached[0] is cat and cached[1] == cat.change_token():
-        return cached[2]  # type: ignore[no-any-return]
+        graph: Graph = cached[2]
+        return graph
     return None
 
 
@@ -145,7 +147,7 @@ def graph_step(graph: Graph, step: Step) -> GraphEdge:
 def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> dict[str, list[LinkHint]]:
     """A few typed neighbours of each note, for an agent to follow: causal links first, then other
     typed links, then entities and mentions, then what it cites; hidden notes (forgotten, snoozed, …) left out."""
-    from ..results import LinkHint  # the search results' type: graph commands do not load them
+    from ..results.search import LinkHint  # the search results' type: graph commands do not load them
 
     g = hints_graph(store, paths)
     visible = Visible(store, store.filters(), g)

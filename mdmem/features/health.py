@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..adapters.files import content_hash
 from ..core.errors import MdmemError
 from ..core.note import Problem
-from ..results import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
+from ..results.reports import DoctorReport, GitInfo, IndexInfo, Pending, ServeInfo, VaultStatus, VectorStatus
 
 if TYPE_CHECKING:
     from ..index.semantic import Semantic
@@ -43,13 +43,14 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
     try:
         done, total = sem.coverage(notice=False)
+        failure = getattr(sem.embedder, "export_failure", None)
         vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
-                               running=sem.running_embed())
+                               running=sem.running_embed(), note=failure() if failure else None)
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
     return VaultStatus(
         vault=str(store.root), notes=cat.count(), types=cat.counts_by("type"), statuses=cat.counts_by("status"),
-        problems=len(problems), notes_with_problems=len({p.path for p in problems}),
+        problems=len(problems), notes_with_problems=len({p.path for p in problems if is_note_problem(p)}),
         index=IndexInfo(manifest.get("engine"), manifest.get("schema"), manifest.get("generation"),
                         cat.get_meta("indexed_at"), store.state.size_bytes()),
         vectors=vectors,
@@ -59,7 +60,13 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
         catching_up=catching_up,
         conflicts=conflicts,
+        vault_problems=sum(not is_note_problem(p) for p in problems),
     )
+
+
+def is_note_problem(p: Problem) -> bool:
+    """A problem in a note's file, not in the vault's set-up (missing git hooks, .gitignore)."""
+    return p.path.endswith(".md")
 
 
 def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:

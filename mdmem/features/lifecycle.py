@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError
 from ..core.note import TYPES, NewNote, now_iso, render_note, set_fields
-from ..results import AddResult, Change, DuplicateCheck, DuplicateMatch, SweepCandidate, SweepReport, SweepRule
+from ..results.changes import AddResult, Change, DuplicateCheck, DuplicateMatch, SweepCandidate, SweepReport, SweepRule
 from . import hybrid
 
 if TYPE_CHECKING:

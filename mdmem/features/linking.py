@@ -14,7 +14,7 @@ from ..core.errors import MdmemError, NoteNotFound
 from ..core.graph import MENTIONS, Graph, edge_type
 from ..core.linkedit import add_link_entry, remove_link_entries
 from ..core.note import to_link, yaml_scalar
-from ..results import AddReport, Change, LinkSuggestion
+from ..results.changes import AddReport, Change, LinkSuggestion
 from .graph_view import graph_node, load_graph
 from .lifecycle import add_checked, edit_note
 

@@ -20,7 +20,7 @@ from .graph_view import Visible, graph_node, load_graph
 
 if TYPE_CHECKING:
     from ..index.store import IndexStore
-    from ..results import PersonAnswer
+    from ..results.refs import PersonAnswer
 
 PERSON = "person"
 SUMMARY_CHARS = 300
@@ -72,7 +72,8 @@ def summary(body: str, title: str) -> str:
 def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = None) -> PersonAnswer:
     """Who someone is: their person note (title, identities, summary), the notes that mention any
     of their identities (by title), and those notes in time order (dated as the index dates them)."""
-    from ..results import PersonAnswer, PersonMention, TimelineItem
+    from ..results.graph import TimelineItem
+    from ..results.refs import PersonAnswer, PersonMention
 
     g = load_graph(store)
     path = find_person(store, g, name)

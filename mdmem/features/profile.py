@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.text import estimate_tokens
-from ..results import ContextItem, Profile
+from ..results.search import ContextItem, Profile
 from .health import latest_handoffs
 from .recall import memory_line
 

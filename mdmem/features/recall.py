@@ -13,12 +13,13 @@ from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
 from ..core.topics import interleave, split
 from ..core.when import Window, around_anchor, strip, window
-from ..results import ContextItem, Hits, MemoryContext
+from ..results.search import ContextItem, Hits, MemoryContext
 from .graph_view import load_graph
 from .hybrid import hybrid_search, make_hits, with_links
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
+    from ..index.lexical import LexicalHit
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
@@ -77,7 +78,10 @@ def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
     parts = split(text)
     tops = []
     for part in parts:
-        hits = store.read(lambda p=part: store.lexical.search(p, 1, filters, coverage=True))
+        def best(words: str = part) -> list[LexicalHit]:
+            return store.lexical.search(words, 1, filters, coverage=True)
+
+        hits = store.read(best)
         if not hits or hits[0].coverage < TOPIC_COVERAGE:
             return []
         tops.append(hits[0].path)
@@ -96,11 +100,11 @@ def _by_topic(store: IndexStore, sem: Semantic | None, parts: list[str], pool: i
         infos.append(info)
     merged: list[Candidate] = []
     last = float("inf")
-    for path, part, rank in interleave([list(li) for li in lists], pool):
-        c = lists[part][path]
-        top = max(x.score for x in lists[part].values()) or 1.0
+    for path, topic, rank in interleave([list(li) for li in lists], pool):
+        c = lists[topic][path]
+        top = max(x.score for x in lists[topic].values()) or 1.0
         c.score = last = min(c.score / top, last - 1e-6)
-        c.explain.update({"topic": part + 1, "topic_rank": rank})
+        c.explain.update({"topic": topic + 1, "topic_rank": rank})
         merged.append(c)
     info = {**infos[0], "stages": [f"topic {i + 1}: " + " ".join(x["stages"]) for i, x in enumerate(infos)],
             "topics": [{"query": p, "hits": len(li)} for p, li in zip(parts, lists)], "plan": "round-robin",

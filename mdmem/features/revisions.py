@@ -8,7 +8,7 @@ import difflib
 from typing import TYPE_CHECKING
 
 from ..core.errors import MdmemError, NotAGitVault, NotInRevision, UnknownRevision
-from ..results import History, LogEntry, NoteAt, NoteDiff, Revision, Version
+from ..results.changes import History, LogEntry, NoteAt, NoteDiff, Revision, Version
 
 if TYPE_CHECKING:
     from ..index.store import IndexStore

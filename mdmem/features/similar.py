@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..core.rank import rrf
 from ..core.text import terms, tokenize
-from ..results import SimilarNote, SimilarNotes
+from ..results.search import SimilarNote, SimilarNotes
 from .graph_view import load_graph
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from ..core.merge import (
     strip_copy,
 )
 from ..core.note import Problem
-from ..results import Resolution, SyncConflict, SyncReport
+from ..results.sync import Resolution, SyncConflict, SyncReport
 
 if TYPE_CHECKING:
     from ..adapters.gitsync import Upstream
@@ -156,7 +156,7 @@ def _reindex(store: IndexStore, top: Path, prefix: str, start: str | None) -> tu
         return [], "nothing changed"
     notes = sorted(p[len(prefix):] for p in g.changed(top, start, head)
                    if p.startswith(prefix) and p.lower().endswith(".md"))
-    done = store.after_git("post-merge", timeout=store.config.lock_timeout)
+    done = store.catchup.after_git("post-merge", timeout=store.config.lock_timeout)
     return notes, done if isinstance(done, str) else f"{done.changed} note(s) reindexed"
 
 

@@ -173,9 +173,19 @@ class Catalog(CatalogRefs, CatalogNear):
         delete_refs(cur, path)
 
     def pending_hashes(self, *, every: bool = False) -> list[tuple[int, str]]:
-        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text."""
+        """(key, content hash) of the chunks without a vector (``every``: of all chunks), without their text;
+        every note's first chunk (title and lead) before any second one, so those are embedded first."""
         where = "" if every else " WHERE vec=0"
-        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY key"))
+        return list(self.db.execute(f"SELECT key, hash FROM chunks{where} ORDER BY ord > 0, key"))
+
+    def not_embedded(self, paths: Sequence[str]) -> set[str]:
+        """Those of ``paths`` with a chunk that has no vector yet."""
+        out: set[str] = set()
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            out.update(p for (p,) in self.db.execute(
+                f"SELECT DISTINCT path FROM chunks WHERE vec=0 AND path IN ({','.join('?' * len(part))})", part))
+        return out
 
     def dead_keys(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT key FROM vec_dead")]

@@ -24,7 +24,7 @@ from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
 from ..core.rank import Filters  # noqa: E402
-from ..core.text import edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
+from ..core.text import Token, edit_distance, index_terms, looks_like_name, terms, tokenize  # noqa: E402
 from ..core.text import term_counts as counted_terms  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
@@ -61,7 +61,7 @@ class MdmemTokenizer(Tokenizer):
     def __hash__(self) -> int:
         return hash(type(self).__name__)
 
-    def __call__(  # type: ignore[override]
+    def __call__(
         self,
         value: str,
         positions: bool = False,
@@ -96,11 +96,11 @@ class MdmemTokenizer(Tokenizer):
             yield t
 
 
-def _tokens(value: str) -> list:  # type: ignore[type-arg]
+def _tokens(value: str) -> list[Token]:
     return tokenize(value)
 
 
-class TermsText(TEXT):  # type: ignore[misc]
+class TermsText(TEXT):
     """A TEXT field whose indexing counts ``index_terms`` directly: the postings whoosh's analyzer
     chain and ``Frequency.word_values`` would make (the analyzer is the bare tokenizer), without a
     token object per word. Queries still go through the analyzer."""

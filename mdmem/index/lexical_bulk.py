@@ -40,7 +40,7 @@ class _Block:
     def __init__(self, ids: list[int], weights: list[float], lengths: list[int]) -> None:
         self._ids = array("I", ids)
         self._weights = array("f", weights)
-        self._maxweight = 0
+        self._maxweight = 0.0
         for w in weights:  # as W3PostingsWriter.add_posting keeps it (the first maximum, 0 if none is > 0)
             if w > self._maxweight:
                 self._maxweight = w

@@ -22,7 +22,8 @@ from ..adapters.config import QuerySettings, auto_embed
 from ..adapters.embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
 from ..core.errors import LockHeld, MdmemError, write_failure
 from ..core.rank import Candidate, Filters
-from ..results import EmbedReport
+from ..results.indexing import EmbedReport
+from .progress import EmbedProgress, embed_progress
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
@@ -104,8 +105,11 @@ class Semantic:
     # -- filling ---------------------------------------------------------------------------------
 
     def embed(self, progress: Callable[[int, int], None] | None = None, *, max_new: int | None = None,
-              wait: bool = True) -> EmbedReport:
-        """Embed chunks that have no vector (cache first), then add them to the vector index."""
+              wait: bool = True, tracker: EmbedProgress | None = None, rounds: int | None = None) -> EmbedReport:
+        """Embed chunks that have no vector (cache first), then add them to the vector index. A note's
+        first chunk (its title and lead) comes before any note's second one, so every note can be found
+        by meaning early. ``rounds``: add the vectors every this many chunks (the background job), so
+        readers get them as they come; ``tracker``: the whole job's progress, which this call advances."""
         started = time.perf_counter()
         with self._busy():
             self.store.repair()
@@ -116,6 +120,8 @@ class Semantic:
         # of every chunk still without a vector (~1 s a round at 50k notes without vectors).
         key_of = {h: k for k, h in cat.pending_hashes(every=cat.get_meta("vector_model") != fp)}
         missing = self.cache.missing(fp, key_of)
+        if tracker is not None:
+            tracker.expect(len(missing))  # the whole job's total: what is left now
         if max_new is not None:
             missing = missing[:max_new]
         rows = cat.chunks_by_key([key_of[h] for h in missing])
@@ -123,26 +129,34 @@ class Semantic:
         if len(missing) > AUTO_EMBED_MAX and hasattr(self.embedder, "prepare"):
             # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
             self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
-        # Similar lengths in a batch: padding to the longest chunk wasted half the model's work
-        # (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by tokens, not
-        # characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
         counts = getattr(self.embedder, "token_counts", None)
-        length = dict(zip(missing, counts([text_of[h] for h in missing]))) if counts and missing else {}
-        missing.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
         batch = max(1, self.settings.batch_size)
-        tracker = EmbedProgress(self.store.state.dir, len(missing)) if len(missing) > AUTO_EMBED_MAX else None
+        own = tracker is None and len(missing) > AUTO_EMBED_MAX
+        if own:
+            tracker = EmbedProgress(self.store.state.dir, len(missing))
+        size = rounds or max(1, len(missing))
         try:
-            for i in range(0, len(missing), batch):
-                part = missing[i : i + batch]
-                vectors = self.embedder.embed([text_of[h] for h in part])
-                self._warm = True
-                self.cache.put_many(fp, list(zip(part, vectors)))
-                embedded += len(part)
-                release_memory()
-                if tracker:
-                    tracker.update(embedded)
-                if progress:
-                    progress(embedded, len(missing))
+            for start in range(0, len(missing), size):
+                todo = missing[start : start + size]  # first chunks first (pending_hashes' order) ...
+                # ... and within a round, similar lengths in a batch: padding to the longest chunk wasted half
+                # the model's work (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by
+                # tokens, not characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
+                length = dict(zip(todo, counts([text_of[h] for h in todo]))) if counts and todo else {}
+                todo.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
+                for i in range(0, len(todo), batch):
+                    part = todo[i : i + batch]
+                    vectors = self.embedder.embed([text_of[h] for h in part])
+                    self._warm = True
+                    self.cache.put_many(fp, list(zip(part, vectors)))
+                    embedded += len(part)
+                    release_memory()
+                    if tracker:
+                        tracker.advance(len(part))
+                    if progress:
+                        progress(embedded, len(missing))
+                if rounds and start + size < len(missing):
+                    with self.store.writer_lock(None if wait else 0.0):
+                        self._sync(only=set(todo))  # this round's vectors (reading every pending one: ~0.7 s)
         except KeyboardInterrupt:
             interrupted = True  # finished batches are cached; the next run resumes
         except Exception as exc:  # the cache is written outside the writer lock, so translate here
@@ -151,7 +165,7 @@ class Semantic:
                 raise
             raise err from exc
         finally:
-            if tracker:
+            if own and tracker:
                 tracker.close()
         with self.store.writer_lock(None if wait else 0.0):
             added, removed = self._sync()
@@ -163,13 +177,15 @@ class Semantic:
                            runtime=getattr(self.embedder, "runtime", None) if embedded else None,
                            threads=self.settings.thread_count if embedded else None)
 
-    def _sync(self) -> tuple[int, int]:
-        """Under the writer lock: bring the usearch file in line with the catalogue's chunks."""
+    def _sync(self, only: set[str] | None = None) -> tuple[int, int]:
+        """Under the writer lock: bring the usearch file in line with the catalogue's chunks (``only``: add
+        the vectors of these chunk hashes, nothing else)."""
         import numpy as np
 
         from .vectors import DamagedVectorFile, VectorIndex
 
         self._before_usearch()
+        self.store.follow_generation()  # a rebuild may have made another generation current meanwhile
         self.store.state.tidy()  # a killed save's temp file goes here
         cat = self.store.catalog
         fp, dim = self.embedder.fingerprint, self.embedder.dim
@@ -179,7 +195,9 @@ class Semantic:
             for old in path.parent.glob("vectors-*.usearch"):
                 old.unlink()  # another model's vectors: never mixed, never kept
         pending = cat.pending_hashes()  # (not their text: ~1 s at 50k notes without vectors)
-        dead = cat.dead_keys()
+        if only is not None:
+            pending = [(k, h) for k, h in pending if h in only]
+        dead = cat.dead_keys() if only is None else []
         vecs = self.cache.get_many(fp, [h for _, h in pending], dim)
         ready = [(k, vecs[h]) for k, h in pending if h in vecs]
         if not ready and not dead:
@@ -196,6 +214,33 @@ class Semantic:
         cat.finish_vector_sync([k for k, _ in ready], dead)
         self._reader = None
         return len(ready), len(dead)
+
+    def carry(self, directory: Path, catalog: Catalog) -> None:
+        """Before a new generation (``directory``, ``catalog``) becomes current: its usearch file gets every
+        vector the embedding cache holds for its chunks, so a rebuild never leaves readers without the
+        vectors they had (a checkout round trip mid-way through the first embedding: 22k chunks had
+        vectors, then none for ~30 s). Never fails the rebuild: its vectors then follow as before."""
+        if not (self.store.state.dir / "embeddings.sqlite").is_file():
+            return
+        try:
+            import numpy as np
+
+            from .vectors import VectorIndex
+
+            fp, dim = self.embedder.fingerprint, self.embedder.dim
+            pending = catalog.pending_hashes()
+            vecs = self.cache.get_many(fp, [h for _, h in pending], dim)
+            catalog.reset_vectors(fp)
+            ready = [(k, vecs[h]) for k, h in pending if h in vecs]
+            if ready:
+                self._before_usearch()
+                index = VectorIndex.open(directory / f"vectors-{fp}.usearch", dim, writable=True)
+                index.add([k for k, _ in ready], np.stack([v for _, v in ready]))
+                index.save()
+                catalog.finish_vector_sync([k for k, _ in ready], [])
+        except Exception as exc:  # a model setting that cannot load, a damaged cache: vectors follow later
+            print(f"mdmem: the new index starts without vectors ({type(exc).__name__}: {exc}); they follow.",
+                  file=sys.stderr)
 
     # -- keeping up with the files (issue 14) ---------------------------------------------------------
 
@@ -300,15 +345,19 @@ class Semantic:
         state = self.store.state
         embedded = 0
         with state.job_slot(kind=EMBED_HOOK), self._busy():
-            while True:
-                token = (state.job_request(EMBED_HOOK) or {}).get("token")
+            tracker = None
+            try:
                 while True:
-                    report = self.embed(max_new=JOB_ROUND)
+                    token = (state.job_request(EMBED_HOOK) or {}).get("token")
+                    if tracker is None:
+                        tracker = EmbedProgress(state.dir, 0, whole_job=True)
+                    report = self.embed(rounds=JOB_ROUND, tracker=tracker)
                     embedded += report.embedded
-                    if report.embedded < JOB_ROUND or report.done >= report.total:
-                        break
-                if state.finish_job(token, EMBED_HOOK):
-                    return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
+                    if state.finish_job(token, EMBED_HOOK):
+                        return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
+            finally:
+                if tracker is not None:
+                    tracker.close()
 
     def _drop_vector_file(self, why: str) -> None:
         """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
@@ -479,7 +528,7 @@ class Semantic:
     def reranker(self) -> Any:
         """The configured cross-encoder ([rerank] model), loaded on first use; None without one."""
         if self._reranker is None and self.query_settings.rerank_model:
-            from ..adapters.embed import CrossEncoderReranker
+            from ..adapters.embed_torch import CrossEncoderReranker
 
             self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
                                                   threads=self.settings.thread_count)
@@ -492,70 +541,6 @@ def inline_seconds() -> float:
         return float(os.environ.get("MDMEM_EMBED_INLINE", INLINE_SECONDS))
     except ValueError:
         return INLINE_SECONDS
-
-
-PROGRESS_FILE = "embed-progress.json"
-PROGRESS_EVERY = 1.0  # seconds between writes of the progress file
-
-
-class EmbedProgress:
-    """The running embed's progress in ``.mdmem/embed-progress.json``, for ``status`` in another process.
-
-    Written at most every PROGRESS_EVERY seconds (no fsync: it is a hint) and removed at the end; a
-    killed embed leaves it behind, so readers trust it only while its pid lives (``embed_progress``)."""
-
-    def __init__(self, state_dir: Path, total: int) -> None:
-        import os
-
-        self.path = state_dir / PROGRESS_FILE
-        self.started = time.time()
-        self.pid = os.getpid()
-        self.total = total
-        self.last = 0.0
-        self.update(0)
-
-    def update(self, done: int) -> None:
-        import json
-        import os
-
-        now = time.time()
-        if done < self.total and now - self.last < PROGRESS_EVERY:
-            return
-        self.last = now
-        data = {"pid": self.pid, "done": done, "total": self.total, "started": self.started, "updated": now}
-        tmp = self.path.with_name(f".{self.path.name}.{self.pid}.tmp")
-        try:
-            tmp.write_text(json.dumps(data))
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # a hint only: never fail an embed over it
-
-    def close(self) -> None:
-        import json
-
-        try:
-            if json.loads(self.path.read_text()).get("pid") == self.pid:
-                self.path.unlink()
-        except (OSError, ValueError, AttributeError):
-            pass
-
-
-def embed_progress(state_dir: Path) -> dict[str, Any] | None:
-    """A running embed's progress (done, total, pid, started, updated), or None (none, or it died)."""
-    import json
-    import os
-
-    path = state_dir / PROGRESS_FILE
-    try:
-        data = json.loads(path.read_text())
-        os.kill(int(data["pid"]), 0)
-        if not isinstance(data, dict) or time.time() - float(data["updated"]) > 3600:
-            return None  # a pid reused long after the embed died
-        return {k: data[k] for k in ("pid", "done", "total", "started", "updated")}
-    except PermissionError:  # alive, another user's
-        return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
 
 
 def _first_matching(cands: list[Candidate], k: int, filters: Filters, cat: Catalog) -> list[Candidate]:

@@ -267,11 +267,12 @@ class IndexState:
 
     def folders_changed(self, generation: str) -> bool:
         """Whether a note folder changed since the index last compared every file (a note added,
-        removed or renamed; git's checkout, reset and stash replace files, so they show here too).
-        ~0.1 ms for 20 folders; an edit that rewrites a file in place does not change its folder."""
+        removed or renamed; git's checkout, reset and stash replace files, so they show here too), or
+        ``mdmem.toml`` did (what is a note may have changed). ~0.1 ms for 20 folders; an edit that
+        rewrites a file in place does not change its folder (``CatchUp.edited`` sees those)."""
         try:
-            data = json.loads(read_small(self.dir / TREE_FILE, 256 << 20) or "")
-            if data.get("generation") != generation:
+            data = self._folders()
+            if data.get("generation") != generation or data.get("config") != self.config_stamp():
                 return True
             racy = int(data["taken"]) - RACY_NS
             for rel, mtime in data["dirs"].items():
@@ -282,11 +283,40 @@ class IndexState:
             return True
         return False
 
-    def record_folders(self, generation: str, dirs: dict[str, int], taken: int) -> None:
-        """Remember the folders' mtimes (taken before a whole scan that the index now matches)."""
+    def _folders(self) -> dict[str, Any]:
+        data = json.loads(read_small(self.dir / TREE_FILE, 256 << 20) or "")
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        return data
+
+    def untracked(self, generation: str) -> list[str]:
+        """The notes git's index did not hold at the last whole scan (git's own comparison of files
+        leaves them out, so each is compared on its own)."""
+        try:
+            data = self._folders()
+            found = data.get("untracked") if data.get("generation") == generation else None
+            return [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
+        except (OSError, ValueError):
+            return []
+
+    def config_stamp(self) -> list[int] | None:
+        """``mdmem.toml``'s (mtime, size, inode), or None without one: its edits are what a whole scan follows."""
+        from ..adapters.config import CONFIG_FILE
+
+        try:
+            st = os.stat(self.root / CONFIG_FILE)
+        except OSError:
+            return None
+        return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+    def record_folders(self, generation: str, dirs: dict[str, int], taken: int, *,
+                       untracked: list[str] | None = None, config: list[int] | None = None) -> None:
+        """Remember the folders' mtimes (taken before a whole scan that the index now matches), the notes
+        git did not track then, and the stat of the ``mdmem.toml`` the scan followed."""
         from ..adapters.files import atomic_write
 
-        atomic_write(self.dir / TREE_FILE, json.dumps({"generation": generation, "taken": taken, "dirs": dirs}))
+        atomic_write(self.dir / TREE_FILE, json.dumps({"generation": generation, "taken": taken, "dirs": dirs,
+                                                      "config": config, "untracked": untracked or []}))
 
     # -- the writer lock -------------------------------------------------------------------------
 

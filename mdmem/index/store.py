@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..adapters.config import Config
+from ..adapters.config import CONFIG_FILE, Config
 from ..adapters.files import Files, is_hidden
 from ..core.errors import (
     AmbiguousNote,
@@ -41,20 +41,20 @@ from .state import IndexState
 if TYPE_CHECKING:
     import contextlib
 
-    from ..results import ReindexReport
+    from ..results.indexing import ReindexReport
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
 
-SCHEMA_VERSION = 7  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles; 7: external references, person identities
+SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
-class IndexStore(CatchUp):
-    """One vault's files and the index derived from them (catching up after git: ``CatchUp``)."""
+class IndexStore:
+    """One vault's files and the index derived from them (catching up after git: ``catchup``)."""
 
     def __init__(self, root: Path, config: Config) -> None:
         self.root = root
@@ -64,14 +64,17 @@ class IndexStore(CatchUp):
         self._catalog: Catalog | None = None
         self._lexical: LexicalIndex | None = None
         self._generation: str | None = None
-        # Things that went wrong after the work was done (a commit git refused); the CLI prints
-        # them to stderr, MCP adds them to the tool result (issue 7).
+        # Things that went wrong after the work was done (a commit git refused): the Vault puts them
+        # in the answer of the call that made them.
         self.warnings: list[str] = []
         self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
         # Values features derive from the current index (the graph). Each entry names the catalogue it
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
         # spend ~10 ms on 10k notes freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
+        # A new generation's vectors from the cache before it is current (the Vault wires Semantic.carry)
+        self.carry_vectors: Callable[[Path, Catalog], object] | None = None
+        self.catchup = CatchUp(self)  # after git, the background job, and what reads notice
 
     def close(self) -> None:
         """Release the index handles (the store can be used again afterwards)."""
@@ -99,6 +102,10 @@ class IndexStore(CatchUp):
         if self._generation != gen:
             self.close()
             self._generation = gen
+
+    def follow_generation(self) -> None:
+        """Point at the manifest's generation now (a writer that waited may find another one current)."""
+        self._open_generation()
 
     @property
     def generation(self) -> str:
@@ -147,6 +154,8 @@ class IndexStore(CatchUp):
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
+        if notice:
+            self.catchup.start_notice()
         with self.state.reading():
             self._repair(damaged, notice)
 
@@ -177,7 +186,8 @@ class IndexStore(CatchUp):
             self.repair(damaged=exc)
             return
         if notice:
-            self.notice()
+            self.catchup.notice()
+            self._open_generation()  # a background job it waited for may have built another one
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
@@ -221,18 +231,22 @@ class IndexStore(CatchUp):
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
-        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)):
-            only = None  # changes nobody recorded (a hook that could not update, a killed run): compare all
+        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)
+                                 or CONFIG_FILE in only):
+            only = None  # changes nobody recorded (a hook that could not update, a killed run), or a new
+            # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
-        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()).
+        # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
+        # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
+        config = self.catchup.follow_config() if only is None else None
         report = self._update_marked(full, progress, only, head)
         self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
         if folders is not None:
-            self.state.record_folders(self.generation, folders, taken)
+            self.catchup.record_scan(folders, taken, config)
         self.state.clear_dirty()
         return report
 
@@ -277,7 +291,7 @@ class IndexStore(CatchUp):
             raise
 
     def _build(self, gen: str, progress: Progress | None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .catalog import Catalog
         from .dating import Dating
         from .lexical import LexicalIndex
@@ -286,7 +300,7 @@ class IndexStore(CatchUp):
         commit = self.head()
         dating = Dating(self.root, commit)  # git's history pass runs while the first notes are parsed
         attachments: list[str] = []
-        stats = self.files.scan(attachments)
+        stats = self.catchup.scanned = self.files.scan(attachments)
         added: list[str] = []
         problems: list[Problem] = []
         batch: list[tuple[Note, FileState, NoteDates]] = []
@@ -315,6 +329,8 @@ class IndexStore(CatchUp):
             catalog.set_attachments(attachments, replace=True)
             catalog.set_meta("last_commit", commit)
             catalog.set_meta("indexed_at", now_iso())
+            if self.carry_vectors is not None:  # readers of the new generation keep every cached vector
+                self.carry_vectors(directory, catalog)
         finally:
             catalog.close()
         self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
@@ -324,7 +340,7 @@ class IndexStore(CatchUp):
 
     def _incremental(self, progress: Progress | None, only: list[str] | None,
                      head: str | None = None) -> ReindexReport:
-        from ..results import ReindexReport
+        from ..results.indexing import ReindexReport
         from .dating import Dating
 
         self._open_generation()
@@ -340,17 +356,20 @@ class IndexStore(CatchUp):
         # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
         stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
-            stats = self.files.scan(attachments)
+            stats = self.catchup.scanned = self.files.scan(attachments)
             gone = [p for p in stamps if p not in stats]
             known_files = set(catalog.attachments())
             if known_files != set(attachments):
                 catalog.set_attachments(attachments, replace=True)
         else:
-            stats, gone, lost = {}, [], []
+            stats, gone = {}, []
+            lost: list[str] = []
             for rel in dict.fromkeys([*only, *(p for p in moved if p in stamps)]):
                 p = self.files.safe_path(rel)
                 if rel[-3:].lower() != ".md" or self.files.excluded(rel):
                     (attachments if p.is_file() else lost).append(rel)
+                    if rel in stamps:
+                        gone.append(rel)  # a note once, excluded now (mdmem.toml at another commit)
                 elif p.is_file():
                     stats[rel] = p.stat()
                 elif rel in stamps:

@@ -10,7 +10,7 @@ import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,7 +28,7 @@ class DamagedVectorFile(Exception):
 class VectorIndex:
     """A usearch index of chunk vectors keyed by integer chunk keys (cosine, f16)."""
 
-    def __init__(self, index: object, path: Path) -> None:
+    def __init__(self, index: Any, path: Path) -> None:  # a usearch Index (its stubs are partial)
         self._index = index
         self.path = path
 
@@ -40,7 +40,7 @@ class VectorIndex:
         import_usearch_lean()
         from usearch.index import Index
 
-        index = Index(ndim=dim, metric="cos", dtype="f16", expansion_search=EXPANSION_SEARCH)
+        index: Any = Index(ndim=dim, metric="cos", dtype="f16", expansion_search=EXPANSION_SEARCH)
         if path.exists():
             # Writers must load, never view: adding to a viewed index crashes the interpreter.
             try:
@@ -54,7 +54,7 @@ class VectorIndex:
         return cls(index, path)
 
     def __len__(self) -> int:
-        return len(self._index)  # type: ignore[arg-type]
+        return len(self._index)
 
     def add(self, keys: Sequence[int], vectors: np.ndarray) -> None:
         """Add (or replace) vectors: a key already present is replaced, not refused as a duplicate
@@ -63,36 +63,36 @@ class VectorIndex:
 
         if len(keys):
             arr = np.asarray(keys, dtype=np.uint64)
-            present = arr[np.asarray(self._index.contains(arr), dtype=bool)]  # type: ignore[attr-defined]
+            present = arr[np.asarray(self._index.contains(arr), dtype=bool)]
             if len(present):
-                self._index.remove(present)  # type: ignore[attr-defined]
-            self._index.add(arr, vectors)  # type: ignore[attr-defined]
+                self._index.remove(present)
+            self._index.add(arr, vectors)
 
     def remove(self, keys: Sequence[int]) -> None:
         import numpy as np
 
         if len(keys):
-            self._index.remove(np.asarray(keys, dtype=np.uint64))  # type: ignore[attr-defined]
+            self._index.remove(np.asarray(keys, dtype=np.uint64))
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(key, cosine similarity) of the ``k`` nearest chunks; exact on small indexes."""
         n = len(self)
         if n == 0 or k <= 0:
             return []
-        matches = self._index.search(query, min(k, n), exact=n < EXACT_BELOW)  # type: ignore[attr-defined]
+        matches = self._index.search(query, min(k, n), exact=n < EXACT_BELOW)
         return [(int(key), 1.0 - float(dist)) for key, dist in zip(matches.keys, matches.distances)]
 
     def vectors(self, keys: Sequence[int]) -> np.ndarray:
         import numpy as np
 
-        got = self._index.get(np.asarray(keys, dtype=np.uint64))  # type: ignore[attr-defined]
+        got = self._index.get(np.asarray(keys, dtype=np.uint64))
         return np.asarray(got, dtype=np.float32)
 
     def save(self) -> None:
         """Write atomically: a reader never maps a half-written file."""
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
         try:
-            self._index.save(str(tmp))  # type: ignore[attr-defined]
+            self._index.save(str(tmp))
             os.replace(tmp, self.path)
         finally:
             tmp.unlink(missing_ok=True)

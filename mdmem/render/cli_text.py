@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from .lines import (
     fields_text,
     highlight,
     hints_line,
+    local_time,
     node_line,
     nothing_relevant,
     reason_suffix,
@@ -22,45 +24,35 @@ from .lines import (
     shell_path,
     similar_detail,
     skipped_line,
+    warning_lines,
 )
 
 if TYPE_CHECKING:
-    from ..results import (
-        AddReport,
+    from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff, SweepReport
+    from ..results.graph import (
         BacklinksAnswer,
-        Change,
-        Correction,
-        DoctorReport,
-        EmbedReport,
         EntityAnswer,
-        ExportReport,
-        FileChange,
         GraphEdge,
-        History,
-        Hits,
-        ImportReport,
-        InitReport,
         LinksAnswer,
-        MemoryContext,
         NeighborsAnswer,
-        NoteAt,
-        NoteDiff,
-        NoteDoc,
-        NoteText,
         PathAnswer,
-        Profile,
-        ReindexReport,
-        Resolution,
-        SetupReport,
-        SimilarNotes,
-        SweepReport,
-        SyncReport,
         TimelineAnswer,
-        VaultChange,
-        VaultList,
-        VaultStatus,
         WhyAnswer,
     )
+    from ..results.indexing import EmbedReport, ReindexReport
+    from ..results.notes import NoteDoc, NoteText
+    from ..results.reports import (
+        DoctorReport,
+        ExportReport,
+        FileChange,
+        ImportReport,
+        InitReport,
+        SetupReport,
+        VaultStatus,
+    )
+    from ..results.search import Hits, MemoryContext, Profile, SimilarNotes
+    from ..results.sync import Resolution, SyncReport
+    from ..results.vaults import VaultChange, VaultList
 
 
 
@@ -91,9 +83,11 @@ _cli = Table("The CLI")
 
 
 def cli(result: Any, **options: Any) -> Output:
-    """What a CLI command prints in text mode for ``result``; ``options`` are the command's (color, explain, …)."""
+    """What a CLI command prints in text mode for ``result``; ``options`` are the command's (color, explain, …).
+    An answer's warnings follow on stderr, one line each."""
     p = Printer()
     code = _cli(result, p, **options)
+    p(warning_lines(getattr(result, "warnings", ())), err=True, nl=False)
     return p.done(code or 0)
 
 
@@ -114,7 +108,9 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if cov and not cov.get("complete"):
         finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
                   else "Run \"mdmem embed\" to finish.")
-        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors; "
+        unseen = (f" (the vector leg abstained on {cov['candidates_not_embedded']} of {cov['candidates']} BM25 "
+                  "matches it has not read)" if cov.get("candidates_not_embedded") else "")
+        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors{unseen}; "
           f"results lean on BM25. {finish}", err=True)
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)
@@ -133,7 +129,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
         if h.links:
-            p("    links: " + hints_line(h.links))
+            p("    links: " + hints_line(h.links, short=True))
         if explain and h.explain:
             p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
     if explain and info.get("stages"):
@@ -217,7 +213,7 @@ def _history(h: History, p: Printer) -> None:
     for v in h.versions:
         p(f"{'*' if v.current else ' '} {v.id}  {v.title}  [{v.status}]  {v.path}")
         for c in v.git_log:
-            p(f"      {c.commit[:8]} {c.date[:10]} {c.subject}")
+            p(f"      {c.commit[:8]} {local_time(c.date)} {c.subject}")
             if c.diff is not None:
                 p("".join(f"        {line}" for line in c.diff.splitlines(keepends=True)), nl=False)
         if v.truncated:
@@ -226,7 +222,8 @@ def _history(h: History, p: Printer) -> None:
 
 @_cli.register
 def _note_diff(d: NoteDiff, p: Printer) -> None:
-    p(f"{d.path}: {revision_line(d.old)} → {revision_line(d.new, 'the file')}  (+{d.added} -{d.removed})",
+    p(f"{d.path}: {revision_line(d.old, local=True)} → {revision_line(d.new, 'the file', local=True)}  "
+      f"(+{d.added} -{d.removed})",
       err=True)
     if d.diff:
         p(d.diff, nl=False)
@@ -236,7 +233,7 @@ def _note_diff(d: NoteDiff, p: Printer) -> None:
 
 @_cli.register
 def _note_at(n: NoteAt, p: Printer) -> None:
-    p(f"{n.revision.path} at {revision_line(n.revision)}", err=True)
+    p(f"{n.revision.path} at {revision_line(n.revision, local=True)}", err=True)
     p(n.text, nl=False)
 
 
@@ -298,13 +295,21 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
         p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)
 
 
+def _duration(seconds: float) -> str:
+    """'40 s', '12 min', '2.5 h'."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{round(seconds / 60)} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
 @_cli.register
 def _status(s: VaultStatus, p: Printer) -> None:
     p(f"vault     {s.vault}")
     types = ", ".join(f"{k} {v}" for k, v in s.types.items())
     p(f"notes     {s.notes}" + (f"  ({types})" if types else ""))
     idx = s.index
-    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, updated {idx.indexed_at}")
+    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, "
+      f"updated {local_time(idx.indexed_at, minutes=True)}")
     vec = s.vectors
     if vec.error is not None:
         p(f"vectors   unavailable: {vec.error}")
@@ -316,9 +321,15 @@ def _status(s: VaultStatus, p: Printer) -> None:
         run = vec.running
         if run:
             pct = 100 * run["done"] // max(1, run["total"])
-            todo = (f" — embedding now: {run['done']}/{run['total']} new chunks ({pct}%, pid {run['pid']}, "
-                    f"{int(run['updated'] - run['started'])} s so far)")
+            took = max(0.0, run["updated"] - run["started"])
+            rate = run["done"] / took if took > 0 else 0.0
+            left = f", ~{_duration((run['total'] - run['done']) / rate)} left" if rate > 0 else ""
+            todo = (f" — embedding now: {run['done']}/{run['total']} "
+                    f"{'chunks' if run.get('job') else 'new chunks'} ({pct}%, {rate:.1f} chunks/s{left}, "
+                    f"pid {run['pid']}, {int(took)} s so far)")
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
+        if vec.note:
+            p(f"          {vec.note}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
     if s.catching_up:
@@ -340,7 +351,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"conflict  {note}: another version in {copy} — run "
           f"\"mdmem resolve {shell_path(note)} --ours|--theirs|--both\"")
     if s.problems:
-        p(f"problems  {s.problems} in {s.notes_with_problems} note(s) — run \"mdmem doctor\"")
+        where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
+        where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
+        p(f"problems  {', '.join(where)} — run \"mdmem doctor\"")
 
 
 @_cli.register
@@ -518,10 +531,10 @@ def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = Fal
     if a.from_query:
         p(f"best match for {ref!r}:")
     for n in a.before:
-        p(dated_line(" ", n))
-    p(bold(dated_line("▶", a.anchor), color))
+        p(dated_line(" ", n, local=True))
+    p(bold(dated_line("▶", a.anchor, local=True), color))
     for n in a.after:
-        p(dated_line(" ", n))
+        p(dated_line(" ", n, local=True))
     if not a.before and not a.after:
         p("  (no related notes; try --all)")
 
@@ -544,8 +557,12 @@ def _lines(result: Any, p: Printer) -> None:
     """refs, cites, person: their lines (``refs_text``) as they are."""
     from .refs_text import cites_lines, person_lines, refs_lines
 
-    lines = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines, "PersonAnswer": person_lines}[type(result).__name__]
-    for line in lines(result):
+    if type(result).__name__ == "PersonAnswer":
+        lines = person_lines(result, local=True)  # her timeline in this machine's time zone
+    else:
+        table: dict[str, Callable[[Any], list[str]]] = {"RefsAnswer": refs_lines, "CitesAnswer": cites_lines}
+        lines = table[type(result).__name__](result)
+    for line in lines:
         p(line)
 
 

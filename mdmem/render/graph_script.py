@@ -8,8 +8,20 @@ importance and zoom without collisions, a local view, filters and the side panel
 
 SCRIPT = """"use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("mdmem-graph").textContent);
+  const data = unpack(JSON.parse(document.getElementById("mdmem-graph").textContent));
   const nodes = data.nodes, n = nodes.length, index = new Map();
+  function unpack(c) {  // graph_html.compact's rows back to the export's nodes and edges
+    const nodes = c.nodes.map((r) => {
+      const kind = c.kinds[r[0]], type = c.types[r[1]], title = r[3], path = r[5] == null ? null : r[5];
+      const id = r[4] != null ? r[4] : kind === "external" ? "ref:" + type + ":" + title
+        : path && path.endsWith(".md") ? path.slice(0, -3) : path;
+      return {kind: kind, type: type, status: c.statuses[r[2]], title: title, id: id, path: path,
+              tags: r[6] || [], key: r[7] != null ? r[7] : path || id};
+    });
+    const edges = c.edges.map((r) => ({source: nodes[r[0]].key, target: nodes[r[1]].key, type: c.edge_types[r[2]],
+                                       reason: r[3] || null}));
+    return {nodes: nodes, edges: edges};
+  }
   const CAUSAL = new Set(%%CAUSAL%%);  // graph.CAUSAL_TYPES
   const $ = (id) => document.getElementById(id);
   function el(tag, text, cls, parent) {
@@ -181,16 +193,32 @@ SCRIPT = """"use strict";
       g++;
     }
   }
-  const all = order.slice(), STEPS = n <= 1500 ? 300 : n <= 4000 ? 220 : n <= 8000 ? 160 : 110;
+  // External references (URLs, tickets) that outnumber the notes (a community wiki cites ~4 URLs a note)
+  // are hidden at first and left out of the layout; shown, each sits beside a note that cites it.
+  const countOf = (k) => (kinds.find((c) => c[0] === k) || [k, 0])[1];
+  const manyExternal = countOf("external") > countOf("note");
+  const all = manyExternal ? order.filter((i) => nodes[i].kind !== "external") : order.slice();
+  const STEPS = all.length <= 1500 ? 300 : all.length <= 4000 ? 220 : all.length <= 8000 ? 160 : 110;
+  function placeExternals() {
+    const around = new Int32Array(n);
+    for (const i of order) {
+      if (nodes[i].kind !== "external") continue;
+      const j = adj[i].find((v) => nodes[v].kind !== "external");
+      if (j === undefined) continue;
+      const c = around[j]++, r = K * 0.6 * Math.sqrt(c + 1), a = c * 2.399963229728653;
+      X[i] = X[j] + r * Math.cos(a); Y[i] = Y[j] + r * Math.sin(a);
+    }
+  }
   const global = simulation(all, X, Y, STEPS);
   const LX = new Float64Array(n), LY = new Float64Array(n);
   let PX = X, PY = Y;
 
   // -- state and visibility ----------------------------------------------------------------------
-  const kindOn = new Map(kinds.map((k) => [k[0], true])), folderOn = new Map(folders.map((f) => [f[0], true]));
+  const kindOn = new Map(kinds.map((k) => [k[0], !(manyExternal && k[0] === "external")])), folderOn = new Map(folders.map((f) => [f[0], true]));
   const typeOn = new Map(types.map((t) => [t[0], true]));
   let tag = "", query = "", selected = -1, hover = -1, local = false, depth = 1;
-  let visible = new Uint8Array(n).fill(1), shownCount = n, focus = null, hits = null;
+  let visible = Uint8Array.from(nodes, (d) => kindOn.get(d.kind) ? 1 : 0), focus = null, hits = null;
+  let shownCount = visible.reduce((a, b) => a + b, 0);
   function baseVisible(i) {
     const d = nodes[i];
     if (!kindOn.get(d.kind)) return false;
@@ -239,7 +267,7 @@ SCRIPT = """"use strict";
   // -- drawing ------------------------------------------------------------------------------------
   const canvas = $("graph"), ctx = canvas.getContext("2d"), wrap = $("wrap"), tip = $("tip");
   let W = 0, H = 0, s = 1, sFit = 1, tx = 0, ty = 0, moved = false, pending = false, labelled = [];
-  const widths = new Float64Array(n).fill(-1), FONT = "12px system-ui, -apple-system, 'Segoe UI', sans-serif";
+  const widths = new Float64Array(n).fill(-1), FONT = "12px " + getComputedStyle(document.body).fontFamily;
   const short = (t) => t.length > 40 ? t.slice(0, 39) + "\\u2026" : t;
   function resize() {
     const dpr = window.devicePixelRatio || 1;
@@ -478,14 +506,15 @@ SCRIPT = """"use strict";
   const kindBox = $("kinds");
   for (const [k, count] of kinds) {
     const lab = el("label", "", "", kindBox), box = el("input", "", "", lab), dot = el("i", "", "", lab);
-    box.type = "checkbox"; box.checked = true; box.setAttribute("data-kind", k);
+    box.type = "checkbox"; box.checked = kindOn.get(k); box.setAttribute("data-kind", k);
     dot.style.background = k === "note" ? PALETTE[0] : KIND[k] || OTHER;
     if (k === "missing") dot.style.border = "1px dashed #cf222e";
     if (k === "attachment" || k === "external") dot.style.borderRadius = "1px";
     if (k === "external") dot.style.transform = "rotate(45deg) scale(0.8)";
-    lab.appendChild(document.createTextNode(k + " (" + count + ")"));
-    box.addEventListener("change", () => { kindOn.set(k, box.checked); recompute(); redraw(); });
+    lab.appendChild(document.createTextNode(k + " (" + count + ")" + (box.checked ? "" : " \u2014 hidden at first: more than the notes")));
+    box.addEventListener("change", () => { kindOn.set(k, box.checked); if (k === "external" && manyExternal) placeExternals(); recompute(); redraw(); });
   }
+  if (manyExternal) recompute();  // says how many are shown
   const tagSel = $("tag");
   for (const [t, count] of tags) { const o = el("option", t + " (" + count + ")", "", tagSel); o.value = t; }
   tagSel.addEventListener("change", () => { tag = tagSel.value; recompute(); redraw(); });
@@ -498,7 +527,7 @@ SCRIPT = """"use strict";
   resize();
   const started = performance.now();
   const api = {
-    nodes: n, steps: STEPS, settledMs: null,
+    nodes: n, steps: STEPS, settledMs: null, laidOut: all.length,
     visibleKeys: () => nodes.filter((d, i) => visible[i]).map((d) => d.key),
     labelled: () => labelled.map((i) => nodes[i].key),
     top: (k) => order.slice(0, k).map((i) => nodes[i].key),
@@ -511,6 +540,7 @@ SCRIPT = """"use strict";
     // On a slow or busy machine the layout stops refining after ~4 s rather than keep the page busy.
     if (performance.now() - started > 4000) global.hurry();
     const finished = global.run(60);
+    if (manyExternal && kindOn.get("external")) placeExternals();
     if (!moved && !local) fit();  // follow the settling graph until the user pans or zooms
     draw();
     if (finished) {

@@ -6,11 +6,13 @@ Pure, no click: the ANSI codes are those ``click.style`` writes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..results import GraphEdge, GraphNode, LinkHint, Revision, SimilarNote, TimelineItem
+    from ..results.changes import Revision
+    from ..results.graph import GraphEdge, GraphNode, TimelineItem
+    from ..results.search import LinkHint, SimilarNote
 
 Renderer = Callable[..., Any]
 
@@ -32,6 +34,10 @@ class Table:
         """One renderer for several result types, named."""
         for name in type_names:
             self.table[name] = fn
+
+    def has(self, result: Any) -> bool:
+        """Whether a renderer takes ``result``'s type."""
+        return type(result).__name__ in self.table
 
     def __call__(self, result: Any, *args: Any, **options: Any) -> Any:
         fn = self.table.get(type(result).__name__)
@@ -90,9 +96,21 @@ def arrow(direction: str) -> str:
     return "→" if direction == "out" else "←"
 
 
-def hints_line(hints: list[LinkHint]) -> str:
-    """A hit's connection hints: 'type → Title (id); …'."""
-    return "; ".join(f"{h.type} {arrow(h.direction)} {h.title} ({h.id})" for h in hints)
+def hints_line(hints: list[LinkHint], *, short: bool = False) -> str:
+    """A hit's connection hints: 'type → Title (id); …', an external reference by its URL alone (its id
+    repeats it). ``short`` (a person's screen): titles without ids, each cut to 48 characters, and
+    at most ~100 characters in all, with how many more there are."""
+    if not short:
+        return "; ".join(f"{h.type} {arrow(h.direction)} {h.title}" + ("" if h.kind == "external" else f" ({h.id})")
+                         for h in hints)
+    parts: list[str] = []
+    for i, h in enumerate(hints):
+        title = h.title if len(h.title) <= 48 else h.title[:47] + "…"
+        part = f"{h.type} {arrow(h.direction)} {title}"
+        if parts and len("; ".join([*parts, part])) > 100:
+            return "; ".join(parts) + f"; +{len(hints) - i} more"
+        parts.append(part)
+    return "; ".join(parts)
 
 
 def nothing_relevant(info: dict[str, Any]) -> str:
@@ -101,9 +119,30 @@ def nothing_relevant(info: dict[str, Any]) -> str:
     return "Nothing in the vault matches well" + (f": no note mentions {names}." if names else ".")
 
 
-def dated_line(mark: str, item: TimelineItem) -> str:
-    """A timeline row: mark, day ('?' when undated) and the node."""
-    return f"{mark} {(item.date or '?')[:10]}  {node_line(item.node)}"
+def dated_line(mark: str, item: TimelineItem, *, local: bool = False) -> str:
+    """A timeline row: mark, day ('?' when undated) and the node; ``local``: the day in this machine's
+    time zone (a person's screen), else the UTC day (MCP: the day ``--json`` gives)."""
+    day = local_time(item.date) if local else (item.date or "?")[:10]
+    return f"{mark} {day}  {node_line(item.node)}"
+
+
+def local_time(iso: str | None, *, minutes: bool = False) -> str:
+    """An ISO date-time (UTC, as ``--json`` gives it, or with any offset) as this machine's local day, or
+    day and minute with the zone's name (``minutes``): a note committed on 9 August at 20:00 −07:00 is
+    the 9th, not the 10th. A bare day stays the day it names; '?' for none."""
+    from datetime import datetime
+
+    if not iso:
+        return "?"
+    if len(iso) <= 10:
+        return iso
+    try:
+        when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso if minutes else iso[:10]
+    if when.tzinfo is not None:
+        when = when.astimezone()  # the time zone this machine (or $TZ) says
+    return when.strftime("%Y-%m-%d %H:%M %Z").rstrip() if minutes else when.strftime("%Y-%m-%d")
 
 
 def commit_suffix(commit: str | None, sep: str = "  ") -> str:
@@ -116,12 +155,12 @@ def fields_text(fields: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in fields.items())
 
 
-def revision_line(rev: Revision | None, path: str = "") -> str:
-    """'abcdef12 2026-05-14 subject' for a note's commit, or what stands for none: the file as it is
-    now (``path``), or nothing before its first version."""
+def revision_line(rev: Revision | None, path: str = "", *, local: bool = False) -> str:
+    """'abcdef12 2026-05-14 subject' for a note's commit (``local``: the day in this machine's time
+    zone), or what stands for none: the file as it is now (``path``), or nothing before its first version."""
     if rev is None:
         return f"{path} as it is now" if path else "(nothing: its first version)"
-    return f"{rev.commit[:8]} {rev.date[:10]} {rev.subject}"
+    return f"{rev.commit[:8]} {local_time(rev.date) if local else rev.date[:10]} {rev.subject}"
 
 
 def similar_detail(n: SimilarNote) -> str:
@@ -149,9 +188,9 @@ def to_json(result: Any) -> str:
     return json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
 
 
-def warning_lines(warnings: list[str], index_warning: str | None = None) -> str:
-    """The CLI's stderr after a command: work done but not finished, an index that could not be refreshed."""
-    return "".join(f"mdmem: warning: {w}\n" for w in warnings) + (f"mdmem: {index_warning}\n" if index_warning else "")
+def warning_lines(warnings: Iterable[str]) -> str:
+    """The CLI's stderr after an answer: work done but not finished, an index that could not be refreshed."""
+    return "".join(f"mdmem: warning: {w}\n" for w in warnings)
 
 
 def redaction_notice(count: int) -> str:

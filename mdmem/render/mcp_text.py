@@ -22,38 +22,31 @@ from .lines import (
 )
 
 if TYPE_CHECKING:
-    from ..results import (
-        AddReport,
-        Change,
-        Correction,
-        History,
-        Hit,
-        Hits,
-        MemoryContext,
-        NeighborsAnswer,
-        NoteAt,
-        NoteBatch,
-        NoteDiff,
-        NoteText,
-        Profile,
-        SimilarNotes,
-        TimelineAnswer,
-        VaultStatus,
-        WhyAnswer,
-    )
+    from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff
+    from ..results.graph import NeighborsAnswer, TimelineAnswer, WhyAnswer
+    from ..results.notes import NoteBatch, NoteText
+    from ..results.reports import VaultStatus
+    from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
 
 _mcp = Table("MCP")
 
 
-def mcp(result: Any, *, warnings: list[str] | None = None, **options: Any) -> tuple[str, dict[str, Any]]:
-    """A tool's text and structured content for ``result``; ``warnings`` (say, a commit git refused) go in both."""
-    text, data = _mcp(result, **options)
+def mcp(result: Any, **options: Any) -> tuple[str, dict[str, Any]]:
+    """A tool's text and structured content for ``result``: its own MCP text where it has one, else the
+    CLI's text and its whole ``to_dict()``. An answer's warnings (say, a commit git refused) go in both."""
+    if _mcp.has(result):
+        text, data = _mcp(result, **options)
+    else:
+        from .cli_text import cli
+
+        text, data = cli(result).out.rstrip("\n"), result.to_dict()
+    warnings = list(getattr(result, "warnings", ()))
     if warnings:
         sep = "\n" if type(result).__name__ == "Hits" else " "  # after a list of hits, on a line of its own
         text += f"{sep}Warning: " + " ".join(warnings)
-        data = {**data, "warnings": list(warnings)}
+        data = {**data, "warnings": warnings}
     return text, data
 
 
@@ -109,7 +102,9 @@ def _note_text(note: NoteText) -> tuple[str, dict[str, Any]]:
 
 @_mcp.register
 def _note_batch(batch: NoteBatch) -> tuple[str, dict[str, Any]]:
-    parts = [f"=== {i.ref}: {i.error}" if type(i).__name__ == "MissingNote"
+    from ..results.notes import MissingNote  # loaded already: NoteBatch lives beside it
+
+    parts = [f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote)
              else f"=== {i.note.path} (id {i.note.id})\n{i.text}" for i in batch.items]
     return "\n\n".join(parts), batch.to_dict()
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .lines import dated_line, node_line
 
 if TYPE_CHECKING:
-    from ..results import CitesAnswer, PersonAnswer, RefsAnswer
+    from ..results.refs import CitesAnswer, PersonAnswer, RefsAnswer
 
 
 def refs_lines(a: RefsAnswer) -> list[str]:
@@ -34,7 +34,7 @@ def cites_lines(a: CitesAnswer) -> list[str]:
     return lines
 
 
-def person_lines(a: PersonAnswer) -> list[str]:
+def person_lines(a: PersonAnswer, *, local: bool = False) -> list[str]:
     """Who they are, then the notes about them (each with how it names them), then their timeline."""
     lines = [node_line(a.person)]
     if a.identities:
@@ -46,5 +46,5 @@ def person_lines(a: PersonAnswer) -> list[str]:
     lines += [f"  {node_line(n.node)}  — {'; '.join(n.via)}" for n in a.notes]
     if a.timeline:
         lines.append("timeline:")
-        lines += [dated_line(" ", t) for t in a.timeline]
+        lines += [dated_line(" ", t, local=local) for t in a.timeline]
     return lines

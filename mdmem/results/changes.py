@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from .base import Result, own
+from .base import Answer, Result, own
 
 
 @dataclass(frozen=True, slots=True)
-class Change(Result):
+class Change(Answer):
     """What a lifecycle command (pin, snooze, forget, restore, link, unlink, …) did to one note."""
 
     action: str
@@ -23,7 +23,7 @@ class Change(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class AddResult(Result):
+class AddResult(Answer):
     """The note ``add`` wrote."""
 
     id: str
@@ -43,8 +43,8 @@ class DuplicateMatch(Result):
     lexical: float | None = None
     cosine: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in Result.to_dict(self).items() if v is not None}
+    def data(self) -> dict[str, Any]:
+        return {k: v for k, v in Result.data(self).items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class LinkSuggestion(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class AddReport(Result):
+class AddReport(Answer):
     """``add`` after its duplicate check: the note written (None: not written) and likely links."""
 
     check: DuplicateCheck
@@ -84,7 +84,7 @@ class AddReport(Result):
     def written(self) -> bool:
         return self.added is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         if self.added is None:
             d = {**self.check.to_dict(), "written": False}
         else:
@@ -105,14 +105,14 @@ class AddReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class Correction(Result):
+class Correction(Answer):
     """``correct``: the successor note and the old one's change (archived, pointing to its successor)."""
 
     new: AddResult
     old: Change
     redacted: int | None = None  # left out when None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d: dict[str, Any] = {"new": {"id": self.new.id, "path": self.new.path, "title": self.new.title},
                              "old": self.old.to_dict(), "commit": self.old.commit}
         if self.redacted is not None:
@@ -137,8 +137,8 @@ class LogEntry(Result):
     subject: str
     diff: str | None = None  # ``history --diff``: what this commit changed in the note (unified diff)
 
-    def to_dict(self) -> dict[str, Any]:
-        d = Result.to_dict(self)
+    def data(self) -> dict[str, Any]:
+        d = Result.data(self)
         if self.diff is None:
             del d["diff"]
         return d
@@ -164,8 +164,8 @@ class Version(Result):
         """True when ``git_log`` shows only the newest of the file's commits."""
         return self.commits > len(self.git_log)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**Result.to_dict(self), "truncated": self.truncated}  # slots: no zero-argument super()
+    def data(self) -> dict[str, Any]:
+        return {**Result.data(self), "truncated": self.truncated}  # slots: no zero-argument super()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -173,7 +173,7 @@ class Version(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class History(Result):
+class History(Answer):
     """The version chain through a note, oldest first (``history``)."""
 
     note: str  # the path of the note asked about
@@ -197,7 +197,7 @@ class Revision(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class NoteDiff(Result):
+class NoteDiff(Answer):
     """What changed in a note between two versions (``diff``): ``old`` None: nothing before (its first
     version); ``new`` None: the file as it is now (edits not committed included)."""
 
@@ -217,7 +217,7 @@ class NoteDiff(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class NoteAt(Result):
+class NoteAt(Answer):
     """A note's text as it was in a commit (``show NOTE@REV``); ``id`` and ``title`` are today's."""
 
     id: str
@@ -257,7 +257,7 @@ class SweepCandidate(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class SweepReport(Result):
+class SweepReport(Answer):
     """What ``sweep`` found and, when applied, archived."""
 
     rule: SweepRule
@@ -269,3 +269,14 @@ class SweepReport(Result):
     def from_dict(cls, d: dict[str, Any]) -> Self:
         return cls(SweepRule.from_dict(d["rule"]), d["applied"], [SweepCandidate.from_dict(n) for n in d["notes"]],
                    list(d["archived"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Written(Answer):
+    """Notes and files written in one go (an import's batch, a new vault's files): the paths new and
+    updated, how many were already there as they are, and the commit (None: not committed)."""
+
+    new: list[str]
+    updated: list[str]
+    skipped: int
+    commit: str | None

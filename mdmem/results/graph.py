@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from .base import Result
+from .base import Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ class GraphEdge(Result):
     context: str | None = None
     how: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d: dict[str, Any] = {"from": self.from_.to_dict(), "type": self.type,
                              "to": self.to.to_dict() if self.to is not None else None,
                              "written": self.written, "reason": self.reason}
@@ -78,13 +78,13 @@ def _edges(items: list[dict[str, Any]]) -> list[GraphEdge]:
 
 
 @dataclass(frozen=True, slots=True)
-class LinksAnswer(Result):
+class LinksAnswer(Answer):
     """Edges out of a note (``links``)."""
 
     note: GraphNode
     links: list[GraphEdge] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "count": len(self.links), "links": [e.to_dict() for e in self.links]}
 
     @classmethod
@@ -93,13 +93,13 @@ class LinksAnswer(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class BacklinksAnswer(Result):
+class BacklinksAnswer(Answer):
     """Edges into a note or an entity from other notes (``backlinks``)."""
 
     note: GraphNode
     backlinks: list[GraphEdge] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "count": len(self.backlinks),
                 "backlinks": [e.to_dict() for e in self.backlinks]}
 
@@ -116,7 +116,7 @@ class Neighbor(Result):
     distance: int
     via: GraphEdge
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, distance=self.distance, via=self.via.to_dict())
 
     @classmethod
@@ -125,14 +125,14 @@ class Neighbor(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class NeighborsAnswer(Result):
+class NeighborsAnswer(Answer):
     """Notes and entities within ``depth`` hops of a note, nearest first (``neighbors``)."""
 
     note: GraphNode
     depth: int
     neighbors: list[Neighbor] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "depth": self.depth, "count": len(self.neighbors),
                 "neighbors": [n.to_dict() for n in self.neighbors]}
 
@@ -142,7 +142,7 @@ class NeighborsAnswer(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class PathAnswer(Result):
+class PathAnswer(Answer):
     """The fewest hops between two nodes (``path``); ``message`` says why there is none."""
 
     from_: GraphNode
@@ -152,7 +152,7 @@ class PathAnswer(Result):
     steps: list[GraphEdge] = field(default_factory=list)
     message: str | None = None  # left out when None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d: dict[str, Any] = {"from": self.from_.to_dict(), "to": self.to.to_dict(), "found": self.found,
                              "length": self.length, "steps": [s.to_dict() for s in self.steps]}
         if self.message is not None:
@@ -176,7 +176,7 @@ class WhyItem(Result):
     match: GraphNode
     chain: list[GraphEdge] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, score=self.score, role=self.role, hops=self.hops, match=self.match.to_dict(),
                     chain=[c.to_dict() for c in self.chain])
 
@@ -187,14 +187,14 @@ class WhyItem(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class WhyAnswer(Result):
+class WhyAnswer(Answer):
     """Why something is so: the best matches with their causes and effects (``why``)."""
 
     query: str
     matches: str  # how the matches were found: bm25, hybrid, given, …
     results: list[WhyItem] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"query": self.query, "matches": self.matches, "count": len(self.results),
                 "results": [r.to_dict() for r in self.results]}
 
@@ -210,7 +210,7 @@ class TimelineItem(Result):
     node: GraphNode
     date: str | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, date=self.date)
 
     @classmethod
@@ -219,7 +219,7 @@ class TimelineItem(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineAnswer(Result):
+class TimelineAnswer(Answer):
     """The notes just before and after a note in time (``timeline``)."""
 
     anchor: TimelineItem
@@ -242,7 +242,7 @@ class EntityLink(Result):
     via: str
     reason: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, via=self.via, reason=self.reason)
 
     @classmethod
@@ -258,7 +258,7 @@ class EntityMention(Result):
     via: str
     snippet: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, via=self.via, snippet=self.snippet)
 
     @classmethod
@@ -267,7 +267,7 @@ class EntityMention(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class EntityAnswer(Result):
+class EntityAnswer(Answer):
     """Everything about an entity under any of its names (``entity``)."""
 
     name: str

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from ..core.note import Problem
-from .base import Result, own, problems
+from .base import Answer, own, problems
 
 
 @dataclass(frozen=True, slots=True)
-class ReindexReport(Result):
+class ReindexReport(Answer):
     """What a reindex did."""
 
     full: bool = False
@@ -37,7 +37,7 @@ class ReindexReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class EmbedReport(Result):
+class EmbedReport(Answer):
     """What ``embed`` did."""
 
     model: str

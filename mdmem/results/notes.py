@@ -7,7 +7,7 @@ from typing import Any, Self
 
 from ..core.links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
 from ..core.note import Note, NoteDates, Problem
-from .base import Result, own, problems
+from .base import Answer, Result, own, problems
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.
 MCP_NOTE_LEAVES_OUT = ("body", "problems", "headings")
@@ -15,7 +15,7 @@ CUT_MARK = "\n… (cut; raise max_chars for more)"
 
 
 @dataclass(frozen=True, slots=True)
-class NoteDoc(Result):
+class NoteDoc(Answer):
     """A parsed note with every field (``get --json``)."""
 
     id: str
@@ -67,7 +67,7 @@ def note_doc(n: Note, dates: NoteDates | None = None) -> NoteDoc:
 
 
 @dataclass(frozen=True, slots=True)
-class NoteText(Result):
+class NoteText(Answer):
     """A note and its file's text, perhaps cut (``get``; MCP ``get``, whose shape ``to_dict()`` is)."""
 
     note: NoteDoc
@@ -80,7 +80,7 @@ class NoteText(Result):
         cut = len(text) > max_chars
         return cls(note, text[:max_chars] + (CUT_MARK if cut else ""), cut)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d = {k: v for k, v in self.note.to_dict().items() if k not in MCP_NOTE_LEAVES_OUT}
         return {**d, "text": self.text, "truncated": self.truncated}
 
@@ -98,12 +98,12 @@ class MissingNote(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class NoteBatch(Result):
+class NoteBatch(Answer):
     """Several notes read at once, found or missing, in the order asked (MCP ``multi_get``)."""
 
     items: list[NoteText | MissingNote] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"notes": [i.to_dict() for i in self.items if isinstance(i, NoteText)],
                 "missing": [i.to_dict() for i in self.items if isinstance(i, MissingNote)]}
 

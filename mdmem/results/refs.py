@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from .base import Result
+from .base import Answer, Result
 from .graph import GraphNode, TimelineItem, flat
 
 
@@ -19,7 +19,7 @@ class RefItem(Result):
     origin: str  # frontmatter | body
     person: GraphNode | None = None  # the person note whose identity it is (left out when none)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "value": self.value, "written": self.written, "origin": self.origin}
         if self.person is not None:
             d["person"] = self.person.to_dict()
@@ -33,13 +33,13 @@ class RefItem(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class RefsAnswer(Result):
+class RefsAnswer(Answer):
     """A note's external references (``refs``)."""
 
     note: GraphNode
     refs: list[RefItem] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "count": len(self.refs), "refs": [r.to_dict() for r in self.refs]}
 
     @classmethod
@@ -55,7 +55,7 @@ class Citation(Result):
     written: str
     origin: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, written=self.written, origin=self.origin)
 
     @classmethod
@@ -64,7 +64,7 @@ class Citation(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class CitesAnswer(Result):
+class CitesAnswer(Answer):
     """The notes that cite a reference, however they wrote it (``cites``); ``similar``: cited values
     that contain it, when no note cites it."""
 
@@ -74,7 +74,7 @@ class CitesAnswer(Result):
     notes: list[Citation] = field(default_factory=list)
     similar: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"ref": self.ref, "kind": self.kind, "value": self.value, "count": len(self.notes),
                 "notes": [c.to_dict() for c in self.notes], "similar": list(self.similar)}
 
@@ -92,7 +92,7 @@ class PersonMention(Result):
     date: str | None
     via: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return flat(self.node, date=self.date, via=list(self.via))
 
     @classmethod
@@ -101,7 +101,7 @@ class PersonMention(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class PersonAnswer(Result):
+class PersonAnswer(Answer):
     """Who someone is (``person``): their note, identities and summary, the notes about them (by
     title) and their timeline (those notes with a date, oldest first); ``clashes``: identities
     another person note claims too, and which note they resolve to."""
@@ -114,7 +114,7 @@ class PersonAnswer(Result):
     timeline: list[TimelineItem] = field(default_factory=list)
     clashes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         return {"name": self.name, "person": self.person.to_dict(), "identities": list(self.identities),
                 "summary": self.summary, "count": len(self.notes), "notes": [n.to_dict() for n in self.notes],
                 "timeline": [t.to_dict() for t in self.timeline], "clashes": list(self.clashes)}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from ..core.note import Problem
-from .base import Result, own, problems
+from .base import Answer, Result, own, problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +34,19 @@ class VectorStatus(Result):
     # A running ``mdmem embed`` (another process): pid, done, total, started, updated (epoch seconds).
     # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
     running: dict[str, Any] | None = None
+    note: str | None = None  # why the model runs slower than it could (a failed ONNX export), in one line
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        d = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors, "chunks": self.chunks,
-             "complete": self.complete}
+        d: dict[str, Any] = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors,
+                             "chunks": self.chunks, "complete": self.complete}
         if self.embedding is not None:
             d["embedding"] = self.embedding
         if self.running is not None:
             d["running"] = self.running
+        if self.note is not None:
+            d["note"] = self.note
         return d
 
 
@@ -75,7 +78,7 @@ class GitInfo(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class VaultStatus(Result):
+class VaultStatus(Answer):
     """Counts, index freshness and the last indexed commit (``status``)."""
 
     vault: str
@@ -92,6 +95,7 @@ class VaultStatus(Result):
     git: GitInfo
     catching_up: str | None = None  # a background job is indexing a big git change (why), or None
     conflicts: dict[str, str] = field(default_factory=dict)  # conflict copy → the note it is a version of (sync)
+    vault_problems: int = 0  # of ``problems``, those of the vault's set-up (git hooks, .gitignore), in no note
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -126,7 +130,7 @@ class ProblemKind(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class DoctorReport(Result):
+class DoctorReport(Answer):
     """Every problem with the vault (``doctor``), and the same grouped by kind."""
 
     problems: list[Problem] = field(default_factory=list)
@@ -145,9 +149,9 @@ class DoctorReport(Result):
         ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return [ProblemKind(k, len(ps), len({p.path for p in ps}), ps[:examples]) for k, ps in ranked]
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         kinds = [{"kind": k.kind, "count": k.count, "files": k.files} for k in self.kinds()]
-        return {"count": len(self.problems), "kinds": kinds, **Result.to_dict(self)}
+        return {"count": len(self.problems), "kinds": kinds, **Result.data(self)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -155,7 +159,7 @@ class DoctorReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class InitReport(Result):
+class InitReport(Answer):
     """What ``init`` made or adopted."""
 
     vault: str  # absolute
@@ -170,7 +174,7 @@ class InitReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class ImportReport(Result):
+class ImportReport(Answer):
     """What an import did (or, with ``dry_run``, would do)."""
 
     kind: str
@@ -212,7 +216,7 @@ class FileChange(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class SetupReport(Result):
+class SetupReport(Answer):
     """What ``setup claude-code`` did to each settings file."""
 
     vault: str
@@ -225,7 +229,7 @@ class SetupReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class ExportReport(Result):
+class ExportReport(Answer):
     """A graph export written to a file."""
 
     output: str

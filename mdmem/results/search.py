@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from .base import Result, own
+from .base import Answer, Result, own
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class LinkHint(Result):
     kind: str = "note"  # note | entity
     reason: str | None = None  # left out when empty
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d = {"type": self.type, "direction": self.direction, "id": self.id, "title": self.title, "kind": self.kind}
         if self.reason:
             d["reason"] = self.reason
@@ -44,7 +44,7 @@ class Hit(Result):
     links: list[LinkHint] | None = None  # connection hints (query, recall); left out when None
     vault: str | None = None  # the vault's name in an answer across vaults (``id`` is then NAME:id); else left out
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d = {"id": self.id, "path": self.path, "title": self.title, "score": self.score, "snippet": self.snippet,
              "type": self.type, "tags": list(self.tags), "scope": self.scope, "date": self.date}
         if self.vault is not None:
@@ -64,22 +64,26 @@ class Hit(Result):
 class Hits(list[Hit]):
     """Hits in rank order, with the query and ``info`` (stages, coverage, intent); a list, as hits were before."""
 
-    __slots__ = ("info", "query")
+    __slots__ = ("info", "query", "warnings")
 
-    def __init__(self, hits: Iterable[Hit] = (), query: str = "", info: dict[str, Any] | None = None) -> None:
+    def __init__(self, hits: Iterable[Hit] = (), query: str = "", info: dict[str, Any] | None = None, *,
+                 warnings: Iterable[str] = ()) -> None:
         super().__init__(hits)
         self.query = query
         self.info: dict[str, Any] = dict(info or {})
+        self.warnings: tuple[str, ...] = tuple(warnings)  # as an ``Answer``'s
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"query": self.query, "count": len(self), "results": [h.to_dict() for h in self]}
         if self.info:
             d["info"] = self.info
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls([Hit.from_dict(h) for h in d["results"]], d["query"], d.get("info"))
+        return cls([Hit.from_dict(h) for h in d["results"]], d["query"], d.get("info"), warnings=d.get("warnings", ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +99,9 @@ class ContextItem(Result):
     vault: str | None = None  # the vault's name in a context across vaults (``id`` is then NAME:id); else left out
     explain: dict[str, Any] | None = None  # the ranking's signals (asked for by a merge across vaults); else left out
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {"id": self.id, "path": self.path, "title": self.title, "type": self.type, "why": self.why,
-             "score": self.score}
+    def data(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "path": self.path, "title": self.title, "type": self.type,
+                             "why": self.why, "score": self.score}
         if self.vault is not None:
             d["vault"] = self.vault
         if self.explain is not None:
@@ -106,7 +110,7 @@ class ContextItem(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class MemoryContext(Result):
+class MemoryContext(Answer):
     """The memory for a prompt within a token budget (``context``; the prompt hook)."""
 
     text: str
@@ -119,7 +123,7 @@ class MemoryContext(Result):
     vaults: list[str] | None = None  # across vaults: their names (else left out)
     skipped: list[dict[str, str]] | None = None  # across vaults: those left out, and why (else left out)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d = {"text": self.text, "tokens": self.tokens, "budget": self.budget,
              "items": [i.to_dict() for i in self.items], "intent": self.intent, "ms": self.ms, "vectors": self.vectors}
         if self.vaults is not None:
@@ -149,7 +153,7 @@ class SimilarNote(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class SimilarNotes(Result):
+class SimilarNotes(Answer):
     """The notes most like one note, itself left out (``similar``)."""
 
     id: str
@@ -164,7 +168,7 @@ class SimilarNotes(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class Profile(Result):
+class Profile(Answer):
     """The standing facts and the recent context, within ``budget`` tokens (``profile``); each item's
     ``why`` says its section: standing or recent."""
 

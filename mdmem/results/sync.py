@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from .base import Result, own
+from .base import Answer, Result, own
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,7 @@ class SyncConflict(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class SyncReport(Result):
+class SyncReport(Answer):
     """What ``mdmem sync`` did: the hand edits it committed first, what it fetched and merged, the
     notes the merge changed here, the conflicts (kept, never lost) and what it pushed."""
 
@@ -47,7 +47,7 @@ class SyncReport(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class Resolution(Result):
+class Resolution(Answer):
     """What ``mdmem resolve NOTE`` did: ``side`` (ours, theirs, both) applied to ``note``, its
     conflict ``copies`` removed, committed as ``commit``. ``resolved`` False: there was no conflict."""
 

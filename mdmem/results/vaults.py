@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Result
+from .base import Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +19,7 @@ class VaultEntry(Result):
     status: str
     personal: bool = False  # the prompt hook's personal vault (in the JSON only when true)
 
-    def to_dict(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "path": self.path, "default": self.default, "status": self.status}
         if self.personal:
             d["personal"] = True
@@ -27,7 +27,7 @@ class VaultEntry(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class VaultList(Result):
+class VaultList(Answer):
     """The named vaults in the user's config file (``config``, which need not exist yet)."""
 
     config: str
@@ -35,7 +35,7 @@ class VaultList(Result):
 
 
 @dataclass(frozen=True, slots=True)
-class VaultChange(Result):
+class VaultChange(Answer):
     """What ``vaults add``, ``remove``, ``default`` or ``personal`` did (``action``: added, removed, default,
     personal, unset: no personal vault now) to ``vault``;
     no vault's files are touched, only ``config``."""

@@ -69,16 +69,22 @@ def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home:
         fh.truncate(1000)
     assert not onnx_ready(folder, emb.path)
     emb.embed(["x"])
-    assert emb.runtime == "torch"  # a cold query never waits for an export
-    meta = json.loads((folder / "meta.json").read_text())
-    meta["onnx_bytes"] = 1000
-    (folder / "meta.json").write_text(json.dumps(meta))  # now it looks complete but cannot load
+    assert emb.runtime == "onnx" and onnx_ready(folder, emb.path)  # made again from the weights (~1 s, no torch)
+    size = (folder / "model.onnx").stat().st_size
+    with open(folder / "model.onnx", "r+b") as fh:  # now it looks complete but cannot load
+        fh.seek(100)
+        fh.write(b"\xff" * 1000)
+    assert onnx_ready(folder, emb.path)
     broken = make_embedder(EmbedSettings())
     broken.embed(["x"])
-    assert broken.runtime == "torch" and not folder.exists()  # dropped; the next embed exports again
+    assert broken.runtime == "onnx" and onnx_ready(folder, emb.path)  # dropped and made again
+    assert (folder / "model.onnx").stat().st_size == size
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "other-home"))  # a machine that has prepared nothing
+    torch_made = make_embedder(EmbedSettings(model=str(emb.path)))  # as a model torch must export (~10 s)
+    monkeypatch.setattr(type(torch_made), "_builds_without_torch", property(lambda self: False))
     said: list[str] = []
-    assert broken.prepare(said.append) and onnx_ready(folder, emb.path) and "ONNX" in said[0]
-    assert broken.prepare(said.append) and len(said) == 1  # once per machine
+    assert torch_made.prepare(said.append) and "ONNX" in said[0]
+    assert torch_made.prepare(said.append) and len(said) == 1  # once per machine
 
 
 def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, vault_dir: Path,
@@ -220,3 +226,95 @@ def test_serve_detach_returns_once_the_model_is_warm(models_home: Path, vault_di
         assert json.loads(proc.stdout)["info"].get("served") is True
     finally:
         subprocess.run([*run, "serve", "--stop"], env=env, capture_output=True)
+
+
+def test_a_failed_export_says_why_in_status_and_is_tried_again_after_a_while(
+        models_home: Path, tmp_path: Path, vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import mdmem.adapters.embed as embed
+
+    monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home"))
+    emb = make_embedder(EmbedSettings())
+    folder = emb.onnx_dir()
+    folder.parent.mkdir(parents=True)
+    folder.write_text("a file where the export's folder goes")  # the export cannot write there
+    said: list[str] = []
+    assert not emb.prepare(said.append)
+    failed = folder.with_name(folder.name + ".failed")
+    assert failed.is_file() and "tried again in 24 h" in said[-1]
+    before = len(said)
+    assert not make_embedder(EmbedSettings()).prepare(said.append) and len(said) == before  # not retried at once
+    Vault.open(vault_dir).reindex()
+    status = mdmem_in_process("--vault", str(vault_dir), "status")
+    line = next(ln for ln in status.stdout.splitlines() if "ONNX export failed" in ln)
+    assert "embedding with torch" in line and "tried again in" in line
+    assert "ONNX export failed" in json.loads(mdmem_in_process("--vault", str(vault_dir), "status",
+                                                                 "--json").stdout)["vectors"]["note"]
+
+    folder.unlink()  # what made it fail is gone
+    day_ago = time.time() - 25 * 3600
+    os.utime(failed, (day_ago, day_ago))
+    exported: list[Path] = []
+
+    def export(source: Path, dest: Path, settings: object) -> None:  # the real export ran in models_home
+        exported.append(dest)
+        shutil.copytree(models_home / "models" / dest.name, dest)
+
+    monkeypatch.setattr(embed, "export_onnx", export)
+    assert make_embedder(EmbedSettings()).prepare(said.append) and exported == [folder]
+    assert not failed.exists() and make_embedder(EmbedSettings()).export_failure() is None
+
+
+# -- the default install: no torch, transformers, tokenizers or onnx -------------------------------
+
+BLOCK = "import sys\nfor m in ('torch', 'transformers', 'tokenizers', 'onnx', 'sentence_transformers'): sys.modules[m] = None\n"
+
+
+def test_the_default_model_runs_without_torch_transformers_tokenizers_or_onnx(tmp_path: Path) -> None:
+    """What `pip install mdmem` has: the model is prepared from its weights and tokenised by mdmem's own
+    WordPiece, and its vectors are torch's (< 1e-4), for English, CJK, accents and a truncated text."""
+    from mdmem.adapters.embed import torch_runner
+
+    texts = [*TEXTS, "Ça va? Überprüfung naïve café [SEP] ﬁne", "数据库迁移は来週 🙂"]
+    code = BLOCK + (
+        "import json; from mdmem.adapters.embed import EmbedSettings, make_embedder\n"
+        "e = make_embedder(EmbedSettings(batch_size=3))\n"
+        f"v = e.embed({texts!r})\n"
+        "print(json.dumps({'runtime': e.runtime, 'v': v.tolist(), 'tokens': e.token_counts(['数据库', 'deploy ' * 300]),"
+        " 'heavy': [m for m in ('torch', 'transformers', 'tokenizers', 'onnx') if sys.modules.get(m)]}))")
+    env = {**os.environ, "MDMEM_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["runtime"] == "onnx" and out["heavy"] == [] and out["tokens"] == [5, 256]
+    meta = json.loads(next((tmp_path / "home" / "models").glob("*/meta.json")).read_text())
+    assert meta["built"] == "bert_onnx"  # written from the weights, not exported by torch
+    expected = torch_runner(make_embedder(EmbedSettings()).path, 256, 1)(texts)
+    assert float(np.abs(np.array(out["v"], dtype=np.float32) - expected).max()) < 1e-4
+
+
+def test_the_written_graph_is_valid_onnx_and_other_models_ask_for_torch(models_home: Path, tmp_path: Path) -> None:
+    import onnx
+
+    from mdmem.adapters import bert_onnx
+    from mdmem.core.errors import ConfigError
+
+    folder = next((models_home / "models").glob("*-onnx*"))
+    onnx.checker.check_model(onnx.load(str(folder / "model.onnx")))
+    assert bert_onnx.buildable({"model_type": "bert", "hidden_size": 384, "num_attention_heads": 12,
+                                "num_hidden_layers": 6})
+    assert not bert_onnx.buildable({"model_type": "xlm-roberta", "hidden_size": 384, "num_attention_heads": 12,
+                                    "num_hidden_layers": 6})
+    assert not bert_onnx.buildable({"model_type": "bert", "hidden_act": "gelu_new", "hidden_size": 384,
+                                    "num_attention_heads": 12, "num_hidden_layers": 6})
+    other = tmp_path / "roberta"  # a model folder that is not a BERT, on a machine without torch
+    other.mkdir()
+    (other / "config.json").write_text(json.dumps({"model_type": "roberta", "hidden_size": 8}))
+    (other / "model.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
+    code = BLOCK + ("from mdmem.adapters.embed import EmbedSettings, make_embedder\n"
+                    f"make_embedder(EmbedSettings(model={str(other)!r})).embed(['x'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "MDMEM_HOME": str(tmp_path / "home")})
+    assert proc.returncode == 1 and "pip install 'mdmem[torch]'" in proc.stderr.splitlines()[-1], proc.stderr
+    assert ConfigError.__name__ in proc.stderr.splitlines()[-1]

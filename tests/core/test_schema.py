@@ -82,7 +82,8 @@ def test_the_cli_filter_options_give_the_filter_arguments() -> None:
     from mdmem.cli import cli
     from mdmem.cli.options import filters_from
 
-    search = cli.commands["search"]
+    search = cli.get_command(click.Context(cli), "search")  # the group imports its commands on first use
+    assert search is not None
     kw = {p.name: () if p.multiple else None for p in search.params if p.name}  # as click passes unset options
     assert tuple(filters_from(kw)) == schema.FILTER_ARGS
     choices = {p.name: tuple(p.type.choices) for p in search.params if isinstance(p.type, click.Choice)}

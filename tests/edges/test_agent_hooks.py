@@ -63,11 +63,11 @@ def test_prompt_hook_adds_relevant_memory_as_claude_code_json(git_vault: Path) -
 def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(git_vault: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a server the prompt hook is hybrid when vectors exist and the model loads fast (the hash
-    model here, the bundled one once exported to ONNX), and BM25 alone while the model would need torch."""
+    model here, the bundled one once its ONNX model is prepared), and BM25 alone until then (~1 s more)."""
     from mdmem.api.vault import Vault
 
     question = "when do we ship the release train?"
-    with Vault.open(git_vault) as v:  # the tests' $HOME has no ONNX export: the bundled model needs torch
+    with Vault.open(git_vault) as v:  # the tests' $HOME has no prepared ONNX model yet
         assert v.context(question, vectors=None).vectors is False  # and nothing was loaded to find that out
         assert not v.semantic.embedder.loaded
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
@@ -203,7 +203,7 @@ def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     assert ctx.startswith("SERVED MEMORY")
     call = _FakeServe.calls[-1]
     assert call["method"] == "context" and call["auth"] == "Bearer tok"
-    assert call["params"] == {"text": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
+    assert call["params"] == {"prompt": "release train dates", "budget": 600, "scope": ["project:vault", "topic:*"]}
 
 
 def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,7 +212,7 @@ def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.Monk
     try:
         from mdmem.edges.serve import call_server
 
-        answer = call_server(git_vault, "context", {"text": "release train", "budget": 300})
+        answer = call_server(git_vault, "context", {"prompt": "release train", "budget": 300})
         assert answer is not None and "Release train schedule" in answer["context"]["text"]
         ctx = context_of(hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)),
                          "UserPromptSubmit")

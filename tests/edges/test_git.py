@@ -145,6 +145,23 @@ def test_init_adopts_an_existing_folder_without_rewriting_notes(vault_dir: Path)
     after = snapshot(vault_dir)
     assert {k: v for k, v in after.items() if k in before} == before
     assert set(after) - set(before) == {"mdmem.toml", ".gitignore"}
+    doctor = json.loads(mdmem_in_process("--vault", str(vault_dir), "doctor", "--json", check=False).stdout)
+    assert doctor["count"] > 0 and f"({doctor['count']} problem(s): run" in out  # doctor's count, dangling links too
+
+
+def test_status_counts_missing_hooks_as_the_vaults_problem_not_a_notes(git_vault: Path) -> None:
+    """A fresh clone has no hooks: that is the vault's set-up, not two broken notes."""
+    import shutil
+
+    notes = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
+    for hook in (git_vault / ".git" / "hooks").glob("post-*"):
+        hook.unlink()
+    shutil.rmtree(git_vault / ".mdmem")
+    after = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
+    assert after["vault_problems"] == 1 and after["problems"] == notes["problems"] + 1
+    assert after["notes_with_problems"] == notes["notes_with_problems"]
+    text = mdmem_in_process("--vault", str(git_vault), "status").stdout
+    assert f"in {notes['notes_with_problems']} note(s), 1 in the vault's set-up — run" in text
 
 
 def _user_repo(root: Path) -> Path:

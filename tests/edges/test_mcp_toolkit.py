@@ -3,26 +3,27 @@ the CLI as tools (one stdio session), and the CLI ↔ MCP mapping that every new
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from mdmem.cli import COMMANDS
-from mdmem.edges.mcp_server import TOOLS
+from mdmem.edges.commands import BY_NAME as TABLE
+from mdmem.edges.mcp_tools import Served, Tools, tools_of
 
 from ..conftest import git, mdmem_in_process
 from .test_mcp import run, stdio_session, text
 
-# Every CLI command → its MCP tool, or None with the reason it has none. A command added to COMMANDS
-# without a line here fails test_every_cli_command_has_an_mcp_decision.
+# Every hand-written CLI command → its MCP tool, or None with the reason it has none. A command added to
+# COMMANDS without a line here fails test_every_cli_command_has_an_mcp_decision (a row of the command
+# table is both, by construction).
 CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "add": "add", "get": "get", "pin": "pin", "unpin": "pin", "snooze": "snooze", "forget": "forget",
     "restore": "restore", "correct": "correct", "set": "set", "history": "history", "diff": "diff", "show": "show",
     "search": "search", "vsearch": "vsearch", "query": "query", "recall": "recall", "context": "context",
-    "profile": "profile", "links": "links", "backlinks": "backlinks", "neighbors": "neighbors", "path": "path",
-    "why": "why", "similar": "find_similar", "timeline": "timeline", "entity": "entity", "link": "link",
-    "refs": "refs", "cites": "cites", "person": "person",
-    "unlink": "unlink", "reindex": "reindex", "status": "status",
+    "neighbors": "neighbors", "why": "why", "similar": "find_similar", "timeline": "timeline", "link": "link",
+    "unlink": "unlink", "reindex": "reindex",
     "init": (None, "makes a vault; a server runs inside one"),
     "serve": (None, "starts a server process"),
     "mcp": (None, "is the server itself"),
@@ -50,9 +51,10 @@ def _hash_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_cli_command_has_an_mcp_decision() -> None:
     assert set(CLI_TO_MCP) == set(COMMANDS), "decide for each new CLI command: its MCP tool, or None and why"
-    tools = {name for name, _ in TOOLS}
+    tools = {fn.__name__ for fn, _ in tools_of(Tools(Served(None), threading.Lock()))}  # type: ignore[arg-type]
     named = {t for t in CLI_TO_MCP.values() if isinstance(t, str)}
     assert named <= tools, f"mapped to tools the server lacks: {named - tools}"
+    assert set(TABLE) <= tools and not set(TABLE) & set(COMMANDS)
     assert all(len(t[1]) > 10 for t in CLI_TO_MCP.values() if isinstance(t, tuple))
 
 

@@ -157,7 +157,8 @@ def test_correct_makes_a_version_chain(mem: Path) -> None:
     git(mem, "commit", "-qm", "init")
     v = Vault.open(mem)
     before = (mem / "notes" / "v2.md").read_text()
-    added, old = v.correct("db-v2", "The database host is db3.internal since the move.")
+    fix = v.correct("db-v2", "The database host is db3.internal since the move.")
+    added = fix.new
     new = v.get(added.id)
     assert new.supersedes == "db-v2" and new.title == "Database host v2"
     old_text = (mem / "notes" / "v2.md").read_text()
@@ -209,7 +210,7 @@ def test_recall_why_follows_causal_links(tmp_path: Path, monkeypatch: pytest.Mon
                                   "Three outages from lag in Q2.\n")
     v = Vault.open(root)
     hits = v.recall("why did we move off MySQL", explain=True, vectors=False)
-    assert v.last_info["intent"] == "why"
+    assert hits.info["intent"] == "why"
     assert paths(hits)[:2] == ["decision.md", "fact.md"]
     assert hits[1].explain["via"] == "caused_by d1"  # the edge, and the hit it came from
     # connection hints: the top hits name their typed neighbours, with the link's reason
@@ -267,7 +268,7 @@ def test_any_lifecycle_sequence_keeps_notes_and_index_consistent(mem: Path, ops:
     assert files_before <= set(files_after)  # nothing lost
     for rel in files_after:
         if rel.endswith(".md"):
-            assert not [p for p in v.files.read_note(rel)[0].problems if p.field == "frontmatter"]
+            assert not [p for p in v.store.files.read_note(rel)[0].problems if p.field == "frontmatter"]
     queries = ["deploys", "database host", "corrected", "canary"]
     inc = [paths(v.search(q, include=["forgotten", "archived", "snoozed", "expired"])) for q in queries]
     status_inc = json.dumps(sorted(v.store.catalog.counts_by("status").items()))

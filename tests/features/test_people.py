@@ -236,7 +236,9 @@ def test_graph_shows_external_nodes_as_their_own_kind(vault: Path, tmp_path: Pat
     page = tmp_path / "g.html"
     mdmem_in_process("--vault", str(vault), "graph", "export", "-f", "html", "-o", str(page))
     html = page.read_text()
-    assert '"kind":"external"' in html and "ref:ticket:PAY-1234" in html and 'external: "#bf8700"' in html
+    block = json.loads(html.split('<script type="application/json" id="mdmem-graph">')[1].split("</script>")[0])
+    rows = [(block["kinds"][r[0]], block["types"][r[1]], r[3]) for r in block["nodes"]]  # graph_html.compact
+    assert ("external", "ticket", "PAY-1234") in rows and 'external: "#bf8700"' in html
     dot = mdmem_in_process("--vault", str(vault), "graph", "export", "-f", "dot").stdout
     assert '"ref:ticket:PAY-1234" [label="PAY-1234", shape=hexagon]' in dot
 
@@ -298,10 +300,10 @@ def test_two_person_notes_claiming_one_identity(vault: Path) -> None:
 def test_recall_who_questions_find_the_person_and_their_notes(vault: Path) -> None:
     with Vault.open(vault) as v:
         hits = v.recall("who is alice@example.com", 5)
-        assert v.last_info["intent"] == "who"
+        assert hits.info["intent"] == "who"
         assert hits[0].path == "people/alice.md"
         hits = v.recall("what did @alice decide", 5)
-        assert v.last_info["intent"] == "who"
+        assert hits.info["intent"] == "who"
         paths = [h.path for h in hits]
         assert "notes/email-refs.md" in paths[:3]  # the decision, linked to her by an e-mail in its refs
 

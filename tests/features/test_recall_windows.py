@@ -130,8 +130,8 @@ def test_recall_puts_notes_of_a_relative_window_first_and_explains_it(dated: Pat
     hits = v.recall("what was handed over last week", 5, explain=True)
     assert hits[0].path == "notes/handoff-nov.md"  # "week" in the checklist's title no longer wins
     assert hits[0].explain is not None and hits[0].explain["in_window"] is True
-    assert v.last_info["window"] == {"from": "2026-11-16", "to": "2026-11-22", "phrase": "last week",
-                                     "source": "relative to 2026-11-29"}
+    assert hits.info["window"] == {"from": "2026-11-16", "to": "2026-11-22", "phrase": "last week",
+                                   "source": "relative to 2026-11-29"}
     hits = v.recall("the handoff from a month ago", 3, explain=True)
     assert hits[0].path == "notes/handoff-oct.md"
 
@@ -141,12 +141,12 @@ def test_before_an_event_is_dated_by_the_note_about_it(dated: Path) -> None:
 
     v = Vault.open(dated)
     hits = v.recall("database pool problems before the migration to RDS", 5, explain=True, vectors=False)
-    win = v.last_info["window"]
+    win = hits.info["window"]
     assert win["source"].startswith("anchor ") and "(2026-02-03)" in win["source"]
     order = [h.path for h in hits]
     assert order.index("notes/pool-old.md") < order.index("notes/pool-new.md")  # after the move: not in it
-    v.recall("problems before the quux rollout", 5, vectors=False)
-    assert v.last_info["window"]["source"] == "anchor not found: the quux rollout"
+    hits = v.recall("problems before the quux rollout", 5, vectors=False)
+    assert hits.info["window"]["source"] == "anchor not found: the quux rollout"
 
 
 def test_two_topics_share_the_top_of_the_list(dated: Path) -> None:
@@ -157,11 +157,10 @@ def test_two_topics_share_the_top_of_the_list(dated: Path) -> None:
     assert "notes/migration.md" not in [h.path for h in whole]  # the crowded-out topic, without a split
     hits = v.recall("the login bug and the database migration", 2, explain=True)
     assert "notes/migration.md" in [h.path for h in hits]
-    assert v.last_info["plan"] == "round-robin"
-    assert [t["query"] for t in v.last_info["topics"]] == ["the login bug", "the database migration"]
+    assert hits.info["plan"] == "round-robin"
+    assert [t["query"] for t in hits.info["topics"]] == ["the login bug", "the database migration"]
     assert {h.explain["topic"] for h in hits if h.explain} == {1, 2}
-    v.recall("login bug and login retries", 3)
-    assert "topics" not in v.last_info  # both parts' best answer is one note: one topic
+    assert "topics" not in v.recall("login bug and login retries", 3).info  # both parts' best answer is one note: one topic
 
 
 def test_explain_text_names_the_window_and_the_plan(dated: Path) -> None:

@@ -82,10 +82,12 @@ def wait_for_job(vault: Path, limit: float = 120) -> None:
         time.sleep(0.05)
 
 
-def test_a_big_checkout_returns_at_once_and_a_background_job_catches_up(git_vault: Path) -> None:
+def test_a_big_checkout_returns_at_once_and_a_background_job_catches_up(
+        git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mdmem import Vault
 
     make_big_branch(git_vault)
+    monkeypatch.setenv("MDMEM_CATCHUP_WAIT", "0")  # reads do not wait for the job this test holds back
     held = Vault.open(git_vault)
     with held.writer_lock():  # the job cannot finish while this test holds the writer lock
         proc = checkout(git_vault, "big")
@@ -134,6 +136,23 @@ def test_overlapping_big_hooks_start_at_most_one_follow_up_and_end_at_the_final_
     with Vault.open(git_vault) as v:
         assert v.store.catalog.get_meta("last_commit") == git(git_vault, "rev-parse", "HEAD").strip()
     assert_incremental_equals_full(git_vault, ["okapi", "decision", "hotwire"])
+
+
+def test_a_read_right_after_a_big_checkout_answers_from_the_commit_checked_out(git_vault: Path) -> None:
+    make_big_branch(git_vault)
+    proc = checkout(git_vault, "big")
+    assert "indexing them in the background" in proc.stderr  # more notes than a hook indexes itself
+    paths, info, err = search(git_vault, "okapi")  # at once: the read waits for the job
+    assert sorted(paths) == BIG and "index" not in info and err == ""
+    assert checkout(git_vault, "main").returncode == 0
+    assert search(git_vault, "okapi") == ([], {}, "")
+    # A one-note commit while a big catch-up is pending: the read sees that note too.
+    assert checkout(git_vault, "big").returncode == 0
+    (git_vault / "notes" / "late.md").write_text("The okapi census of the last day.\n")
+    git(git_vault, "add", "notes/late.md")
+    git(git_vault, "commit", "-qm", "late")
+    paths, info, err = search(git_vault, "okapi")
+    assert sorted(paths) == sorted([*BIG, "notes/late.md"]) and "index" not in info and err == ""
 
 
 def _running_lock_held(vault: Path) -> bool:
@@ -200,9 +219,10 @@ def test_reads_notice_reset_stash_and_edits_that_no_hook_reported(git_vault: Pat
         assert v.store.catalog.get_meta("last_commit") == git(git_vault, "rev-parse", "HEAD").strip()
 
 
-def test_a_big_reset_is_handed_to_the_job_and_reads_say_so(git_vault: Path) -> None:
+def test_a_big_reset_is_handed_to_the_job_and_reads_say_so(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mdmem import Vault
 
+    monkeypatch.setenv("MDMEM_CATCHUP_WAIT", "0")  # reads do not wait for the job this test holds back
     make_big_branch(git_vault)
     git(git_vault, "merge", "-q", "--ff-only", "big", env={"MDMEM_SKIP_HOOK": "1"})
     mdmem_in_process("--vault", str(git_vault), "reindex")

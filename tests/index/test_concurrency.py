@@ -494,7 +494,7 @@ def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: 
             while not stop.is_set():
                 method = ("search", "query", "recall")[i % 3]
                 t = time.perf_counter()
-                a = call_server(git_vault, method, {"text": "release train zq6x1x3", "limit": 10})
+                a = call_server(git_vault, "ask", {"mode": method, "text": "release train zq6x1x3", "limit": 10})
                 answers.append((method, time.perf_counter() - t, a))
                 i += 1
 
@@ -511,20 +511,20 @@ def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: 
             no_traceback(p.stderr)
             assert p.returncode == 0, p.stderr
         assert len(answers) > 10
-        assert all(a is not None and "hits" in a for _, _, a in answers)  # never failed, never fell back
+        assert all(a is not None and "results" in a for _, _, a in answers)  # never failed, never fell back
         slowest = max(s for _, s, _ in answers)
         print(f"serve: {len(answers)} answers, slowest {slowest:.2f} s")
         assert slowest < 10.0, slowest
         for _, _, a in answers:
-            for h in a["hits"]:  # type: ignore[index]
+            for h in a["results"]:  # type: ignore[index]
                 assert (git_vault / h["path"]).is_file()
         # Every new note is findable through the server right away, by each method.
         added = [json.loads(p.stdout) for p in results[0] + results[1]]
         for d in added:
             tag = d["title"].split()[-1]
             for method in ("search", "query", "recall"):
-                a = call_server(git_vault, method, {"text": tag, "limit": 3})
-                assert a and a["hits"] and a["hits"][0]["path"] == d["path"], (method, tag, a)
+                a = call_server(git_vault, "ask", {"mode": method, "text": tag, "limit": 3})
+                assert a and a["results"] and a["results"][0]["path"] == d["path"], (method, tag, a)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -556,9 +556,9 @@ def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(vault
             slowest = 0.0
             for _ in range(5):
                 t = time.perf_counter()
-                a = call_server(vault_dir, "search", {"text": "coffee", "limit": 3}, timeout=20)
+                a = call_server(vault_dir, "ask", {"mode": "search", "text": "coffee", "limit": 3}, timeout=20)
                 slowest = max(slowest, time.perf_counter() - t)
-                assert a and a["hits"], "no answer within 20 s"
+                assert a and a["results"], "no answer within 20 s"
             assert slowest < 1.0, f"a search waited {slowest:.1f} s for another process's write"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not v.semantic.coverage()[0]:

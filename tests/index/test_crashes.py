@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ..conftest import git, mdmem, mdmem_in_process
+from ..conftest import FIXTURE, FIXTURE_IGNORE, git, mdmem, mdmem_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = '[embed]\nmodel = "hash"\nbatch_size = 2\n'
@@ -367,7 +367,7 @@ def fill(disk: Path) -> Path:
 
 def test_disk_full_gives_one_line_and_the_next_command_repairs(small_disk: Path) -> None:
     vault = small_disk / "vault"
-    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "vault", vault)
+    shutil.copytree(FIXTURE, vault, ignore=FIXTURE_IGNORE)
     (vault / "mdmem.toml").write_text(CONFIG)
     run(vault, "reindex")
     embed_json(vault)

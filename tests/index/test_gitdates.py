@@ -136,7 +136,7 @@ def test_recall_time_windows_follow_git(clone: Path, monkeypatch: pytest.MonkeyP
     v = Vault.open(clone)
     v.reindex()
     hits = v.recall(query, 5, explain=True, vectors=False)
-    assert v.last_info["intent"] == "when"
+    assert hits.info["intent"] == "when"
     assert [h.path for h in hits if (h.explain or {}).get("in_window")] == ["notes/gamma.md"]  # last commit 2023-02-20
 
 

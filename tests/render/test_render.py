@@ -29,6 +29,7 @@ from mdmem import render
 from mdmem.api.vault import Vault
 from mdmem.cli import cli as mdmem_cli
 from mdmem.edges.mcp_server import create_server
+from mdmem.edges.mcp_tools import Served
 from mdmem.results import (
     AddReport,
     AddResult,
@@ -66,7 +67,7 @@ from mdmem.results import (
     WhyAnswer,
 )
 
-from ..conftest import FIXTURE, GIT_ENV, git
+from ..conftest import FIXTURE, FIXTURE_IGNORE, GIT_ENV, git
 
 NOTES = {
     "notes/hotwire.md": """---
@@ -112,7 +113,7 @@ def build_vault(root: Path) -> Path:
     """The fixture corpus plus the notes above, in git (no hooks: they would start a process per commit)."""
     from mdmem.edges.scaffold import init_vault
 
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(FIXTURE, root, ignore=FIXTURE_IGNORE)
     for rel, text in NOTES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
@@ -370,8 +371,9 @@ def test_add_and_correct_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
     corrections = spy(monkeypatch, Vault, "correct")
     out = run(wv, "correct", added.id, "-b", "Hotwire frontends need Turbo frames training.")
-    new, old = corrections[0]
-    assert render.cli(Correction(added_of(new), change_of(old))) == out
+    fix = corrections[0]
+    new = fix.new
+    assert render.cli(Correction(added_of(fix.new), change_of(fix.old))) == out
     doc = run(wv, "correct", new.id, "-b", "Hotwire frontends need Turbo training, twice.", "--json")
     assert render.to_json(Correction.from_dict(json.loads(doc.out))) == doc.out
     history = run(wv, "history", new.id, "--json")  # three versions, each with a git log
@@ -480,22 +482,23 @@ def test_warnings_after_a_commit_git_refused(wv: Path, monkeypatch: pytest.Monke
     hook.write_text("#!/bin/sh\necho 'no commits today' >&2\nexit 1\n")
     hook.chmod(0o755)
     seen: list[Any] = []
-    warnings: list[str] = []
     real = Vault.pin
 
     def pin(self: Vault, *args: Any, **kwargs: Any) -> Any:
         seen.append(real(self, *args, **kwargs))
-        warnings.extend(self.warnings)  # what the command's wrapper prints after it
         return seen[-1]
 
     monkeypatch.setattr(Vault, "pin", pin)
     try:
         out = run(wv, "pin", "Unconnected island")
+        as_json = json.loads(run(wv, "unpin", "Unconnected island", "--json").out)
     finally:
         hook.unlink()
+    warnings = seen[0].warnings  # the answer carries what went wrong after the work was done
     assert warnings and "not committed" in warnings[0]
-    expected = render.cli(change_of(seen[0]))
-    assert out == render.Output(expected.out, expected.err + render.warning_lines(warnings))
+    assert out == render.cli(change_of(seen[0]))
+    assert out.err.endswith(render.warning_lines(warnings)) and "mdmem: warning: " in out.err
+    assert "not committed" in as_json["warnings"][0]  # --json has them too
 
 
 # -- MCP: the tools in process ------------------------------------------------------------------------------
@@ -516,7 +519,7 @@ def call_tool(root: Path, name: str, args: dict[str, Any]) -> tuple[str, dict[st
     """An MCP tool's text and structured content, from today's server (one per vault, as in production)."""
     if root not in _SERVERS:
         vault = Vault.open(root)
-        _SERVERS[root] = (vault, create_server(vault))
+        _SERVERS[root] = (vault, create_server(Served(vault)))
     result: Any = anyio.run(_SERVERS[root][1].call_tool, name, args)
     assert not result.is_error, result.content[0].text
     return result.content[0].text, result.structured_content
@@ -583,8 +586,9 @@ def test_mcp_writes_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     corrections = spy(monkeypatch, Vault, "correct")
     got = call_tool(wv, "correct", {"note": added.id, "body": "Boats never wait.", "title": f"Boats {SECRET}"})
-    new, old = corrections[-1]
-    assert render.mcp(Correction(added_of(new), change_of(old), redacted=1)) == got
+    fix = corrections[-1]
+    new = fix.new
+    assert render.mcp(Correction(added_of(fix.new), change_of(fix.old), redacted=1)) == got
 
     for method, tool, args, options in [
         ("pin", "pin", {"note": new.id}, {}), ("pin", "pin", {"note": new.id}, {}),
@@ -609,11 +613,11 @@ def test_mcp_warnings(wv: Path) -> None:
         text, data = call_tool(wv, "pin", {"note": "Database host v1"})
     finally:
         hook.unlink()
-    change = Change.from_dict({k: v for k, v in data.items() if k != "warnings"})
-    assert (text, data) == render.mcp(change, warnings=data["warnings"])
-    hits = Hits([], "x")
-    assert render.mcp(hits, warnings=["w1", "w2"])[0].endswith(". Nothing matches: try other words, search for "
-                                                               "exact identifiers, or vsearch for meaning.\nWarning: w1 w2")
+    change = Change.from_dict(data)
+    assert change.warnings and (text, data) == render.mcp(change)
+    hits = Hits([], "x", warnings=["w1", "w2"])
+    assert render.mcp(hits)[0].endswith(". Nothing matches: try other words, search for "
+                                        "exact identifiers, or vsearch for meaning.\nWarning: w1 w2")
 
 
 # -- pure formats, tables ----------------------------------------------------------------------------------
