@@ -154,10 +154,11 @@ def test_mcp_import_of_a_missing_or_unsupported_path_says_why(git_vault: Path, t
     from mcp import Client
 
     from mdmem.edges.mcp_server import create_server
+    from mdmem.edges.mcp_tools import Served
 
     (tmp_path / "notes.txt").write_text("plain text")
     with __import__("mdmem").Vault.open(git_vault) as v:
-        server = create_server(v)
+        server = create_server(Served(v))
 
         async def main() -> list[str]:
             async with Client(server) as c:
@@ -184,6 +185,7 @@ def test_an_mcp_import_does_not_hold_other_calls_while_it_reads(git_vault: Path,
 
     import mdmem.adapters.epub as epub_reader
     from mdmem.edges.mcp_server import create_server
+    from mdmem.edges.mcp_tools import Served
 
     book = epub(tmp_path / "b.epub", [("Waiting", f"<p>{prose('tides', 300, seed=1)}</p>")])
     reading, release = threading.Event(), threading.Event()
@@ -196,7 +198,7 @@ def test_an_mcp_import_does_not_hold_other_calls_while_it_reads(git_vault: Path,
 
     monkeypatch.setattr(epub_reader, "read_epub", slow_read)
     with __import__("mdmem").Vault.open(git_vault) as v:
-        server = create_server(v)
+        server = create_server(Served(v))
 
         async def main() -> None:
             async with Client(server) as a, Client(server) as b, anyio.create_task_group() as tg:
