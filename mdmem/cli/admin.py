@@ -48,8 +48,9 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     import subprocess
     import time
 
+    from ..adapters.plain import open_plain
     from ..edges.serve import Server, prove, read_info
-    from ..index.state import STATE_DIR, open_state_file
+    from ..index.state import STATE_DIR
 
     vault = state.vault
     running = read_info(vault.root)
@@ -69,7 +70,7 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     if detach:
         log = vault.root / STATE_DIR / "serve.log"
         log.parent.mkdir(exist_ok=True)
-        with open(open_state_file(log, log=True), "ab") as out:  # never through a link someone committed
+        with open(open_plain(log, log=True), "ab") as out:  # never through a link someone committed
             proc = subprocess.Popen(
                 [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
                  "--idle-timeout", str(idle_timeout), "--port", str(port)],

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..adapters.plain import open_plain, read_plain
 from ..core.errors import LockHeld, MdmemError, write_failure
 
 STATE_DIR = ".mdmem"
@@ -55,7 +55,7 @@ class IndexState:
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, or None when missing or unreadable."""
         try:
-            data = json.loads(read_small(self.manifest_path, 1 << 20) or "")
+            data = json.loads(read_plain(self.manifest_path, 1 << 20) or "")
             return data if isinstance(data, dict) else None
         except ValueError:
             return None
@@ -127,7 +127,7 @@ class IndexState:
     def dirty_paths(self) -> list[str] | None:
         """What a writer that did not finish was updating ("*": everything); None when no mark."""
         path = self.dir / "dirty"
-        text = read_small(path, 256 << 20)
+        text = read_plain(path, 256 << 20)
         if text is None:  # missing; or a link, FIFO or device someone committed: redo everything
             return ["*"] if path.is_symlink() or path.exists() else None
         return text.splitlines()
@@ -135,7 +135,7 @@ class IndexState:
     def mark_dirty(self, paths: list[str], *, replace: bool = False) -> None:
         """Record, before touching files or index, what is about to change (issue 7: kill -9)."""
         self.dir.mkdir(exist_ok=True)
-        fd = open_state_file(self.dir / "dirty", truncate=replace)
+        fd = open_plain(self.dir / "dirty", truncate=replace)
         with open(fd, "w", encoding="utf-8") as fh:
             fh.write("".join(f"{p}\n" for p in paths))
 
@@ -173,7 +173,7 @@ class IndexState:
     def job_request(self, kind: str = JOB_HOOK) -> dict[str, Any] | None:
         """The job's request mark (why, when, token), or None when none is pending."""
         path = self.dir / JOB_FILES[kind][0]
-        text = read_small(path, 64 << 10)
+        text = read_plain(path, 64 << 10)
         if text is None:
             return {} if path.is_symlink() or path.exists() else None  # a link or a FIFO: still a request
         try:
@@ -203,7 +203,7 @@ class IndexState:
             if not _try_flock(fd):
                 return False  # a job waits to start: it reads the state after this request
             _reap()
-            with open(open_state_file(self.dir / f"{name}.log", log=True), "ab") as log:
+            with open(open_plain(self.dir / f"{name}.log", log=True), "ab") as log:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", kind],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
@@ -284,7 +284,7 @@ class IndexState:
         return False
 
     def _folders(self) -> dict[str, Any]:
-        data = json.loads(read_small(self.dir / TREE_FILE, 256 << 20) or "")
+        data = json.loads(read_plain(self.dir / TREE_FILE, 256 << 20) or "")
         if not isinstance(data, dict):
             raise ValueError("not an object")
         return data
@@ -455,7 +455,7 @@ def server_info(root: Path) -> dict[str, Any] | None:
     with a clone names no server (it made ``status`` show one, and ``serve --stop`` signal its pid;
     stopping also asks the server who it is first: ``edges.serve.prove``)."""
     try:
-        info = json.loads(read_small(root / STATE_DIR / SERVE_FILE, 64 << 10) or "")
+        info = json.loads(read_plain(root / STATE_DIR / SERVE_FILE, 64 << 10) or "")
         if not isinstance(info, dict) or not hmac_equal(str(info.get("seal", "")), server_seal(info)):
             return None
         if str(info.get("vault")) != str(root.resolve()):
@@ -478,54 +478,6 @@ def hmac_equal(stamp: str, expected: str) -> bool:
     import hmac
 
     return hmac.compare_digest(stamp.encode(), expected.encode())
-
-
-# -- files in .mdmem/ that someone else may have put there -------------------------------------------
-# Nothing in .mdmem/ is committed by mdmem, but a clone can carry whatever a teammate force-added, and
-# git stores links as links: a state file may be a link to a file outside the vault (catchup.log made
-# the job append to it), to /dev/zero (a read never ends) or a FIFO (a read never starts).
-
-
-def read_small(path: Path, limit: int) -> str | None:
-    """A state file's text; None when it is missing, not a plain file (never followed: a link, a FIFO, a
-    device) or larger than ``limit`` bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-            if sum(map(len, chunks)) > limit:
-                return None
-        return b"".join(chunks).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def open_state_file(path: Path, *, truncate: bool = False, log: bool = False) -> int:
-    """A descriptor to append to (or, ``truncate``, rewrite) a state file: a link, FIFO or device in its
-    place is removed first, and links are never followed. Should one appear meanwhile, ``OSError``; a
-    ``log`` goes to /dev/null instead (a job's output is worth less than the job)."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        path.unlink()
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags | (os.O_TRUNC if truncate else os.O_APPEND), 0o644)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise OSError(f"{path} is not a plain file")
-    except OSError:
-        if not log:
-            raise
-        return os.open(os.devnull, os.O_WRONLY)
-    return fd
 
 
 # -- the seal ------------------------------------------------------------------------------------
