@@ -85,6 +85,36 @@ def pdf(path: Path, pages: Sequence[Sequence[str] | str], *, outline: Sequence[M
     return path
 
 
+def pdf_stream(path: Path, stream: bytes, *, form: bytes | None = None, draws: int = 0) -> Path:
+    """A PDF whose first page shows the content stream ``stream`` as it is (and a second page an ordinary
+    line of text); ``form``: a form XObject /F0 holding that content, drawn ``draws`` times by the page."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject, NumberObject
+
+    writer = PdfWriter()
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    for data in (stream, b"BT /F1 11 Tf 56 700 Td (An ordinary page of text about lighthouses.) Tj ET"):
+        page = writer.add_blank_page(612, 792)
+        res = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        if form is not None and data is stream:
+            xo = DecodedStreamObject()
+            xo.set_data(form)
+            xo.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                       NameObject("/BBox"): ArrayObject([NumberObject(v) for v in (0, 0, 612, 792)]),
+                       NameObject("/Resources"): DictionaryObject({NameObject("/Font"): DictionaryObject(
+                           {NameObject("/F1"): font})})})
+            res[NameObject("/XObject")] = DictionaryObject({NameObject("/F0"): xo})
+            data = data + b" /F0 Do" * draws
+        page[NameObject("/Resources")] = res
+        content = DecodedStreamObject()
+        content.set_data(data)
+        page.replace_contents(content)
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    return path
+
+
 def xhtml(title: str, body: str) -> str:
     return ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
             '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">\n'

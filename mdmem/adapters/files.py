@@ -157,11 +157,12 @@ class Files:
         return note, digest, raw
 
     def try_read(self, rel: str) -> tuple[Note | None, str]:
-        """(note, content hash), or (None, "") when the file vanished or cannot be read."""
+        """(note, content hash), or (None, "") when the file vanished or cannot be read, or is a link
+        out of the vault or into a hidden folder (one a pull brought: it is no note)."""
         try:
             note, digest, _ = self.read_note(rel)
             return note, digest
-        except OSError:
+        except (OSError, MdmemError):
             return None, ""
 
     def body(self, rel: str) -> str:
@@ -171,8 +172,12 @@ class Files:
 
     def write(self, rel: str, text: str | bytes, *, exclusive: bool = False) -> Path:
         """Write a note (or, as bytes, an attachment) atomically (temp file + fsync + rename);
-        ``exclusive`` refuses to overwrite."""
+        ``exclusive`` refuses to overwrite. A link into a hidden folder (a pushed ``notes/x.md`` →
+        ``.git/config``) is never written through, as ``read_note`` never reads through one."""
         path = self.safe_path(rel)
+        if is_hidden(self.rel(path)) and not is_hidden(rel):
+            raise MdmemError(f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not write "
+                             "there. Replace the link with a plain file.")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:

@@ -14,6 +14,9 @@ from pathlib import Path
 from ..core.errors import MdmemError
 from .git import git_env, lock_contention
 
+LOCK_WAIT = 3.0  # seconds a commit, merge or fetch waits for another git process's lock
+REFLOG_DEPTH = 50  # earlier states of the upstream checked for a force-push
+
 
 class SyncRefused(MdmemError):
     """The repository is not in a state sync can work from (no remote, no upstream, detached, mid-merge)."""
@@ -118,16 +121,18 @@ def pending_notes(top: Path, prefix: str) -> list[str]:
 
 
 def commit(top: Path, message: str, paths: list[str] | None = None) -> None:
-    """Commit ``paths`` (staged first), or what is staged (a merge: finishes it). Waits a little when
-    another git process holds a lock, as ``git.commit_paths`` does."""
+    """Commit exactly ``paths`` (staged first; ``git commit --only``: whatever else the user staged stays
+    staged and out of the commit), or what is staged (a merge: finishes it). Waits a little when another
+    git process holds a lock, as ``git.commit_paths`` does."""
     import time
 
     if paths:
         run(top, "add", "-A", "--", *paths)
+    only = ["--only", "--", *paths] if paths else []
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + LOCK_WAIT
     while True:
-        proc = run(top, *ident, "commit", "-q", "-m", message, check=False)
+        proc = run(top, *ident, "commit", "-q", "-m", message, *only, check=False)
         if proc.returncode == 0:
             return
         if lock_contention(reason(proc)) and time.monotonic() < deadline:
@@ -136,17 +141,57 @@ def commit(top: Path, message: str, paths: list[str] | None = None) -> None:
         raise MdmemError(f"git commit failed in {top}: {reason(proc)}")
 
 
+def staged(top: Path) -> list[str]:
+    """Repository-relative paths whose changes are staged (in git's index, not yet committed)."""
+    proc = run(top, "diff", "--cached", "--name-only", "-z", check=False)
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def _has_identity(top: Path) -> bool:
     return all(out(run(top, "config", key, check=False)) for key in ("user.name", "user.email"))
 
 
 def fetch(top: Path, up: Upstream, progress: bool) -> None:
-    """Fetch the remote; git's progress on our stderr when ``progress``."""
+    """Fetch the remote; git's progress on our stderr when ``progress``. Another git process updating a
+    ref at the same moment ("cannot lock ref") is waited out, as commits wait for ``index.lock``; a lock
+    that stays is named, not blamed on the remote."""
+    import time
+
     args = ["fetch", "--progress" if progress else "--quiet", up.remote]
-    proc = run(top, *args, check=False, stderr_to_tty=progress)
-    if proc.returncode != 0:
-        raise MdmemError(f"could not fetch {up.remote} in {top}: {reason(proc)}; check the remote "
-                         f"(git remote -v) and your access, then rerun mdmem sync.")
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        proc = run(top, *args, check=False, stderr_to_tty=progress)
+        if proc.returncode == 0:
+            return
+        why = reason(proc)
+        if not lock_contention(why):
+            raise MdmemError(f"could not fetch {up.remote} in {top}: {why}; check the remote "
+                             f"(git remote -v) and your access, then rerun mdmem sync.")
+        if time.monotonic() >= deadline:
+            raise MdmemError(f"could not fetch {up.remote} in {top}: another git process holds a lock in .git "
+                             f"({why}); wait for it, or if no git command is running, remove the .lock file "
+                             "git names, then rerun mdmem sync.")
+        time.sleep(0.1)
+
+
+def dropped(top: Path, up: Upstream, head: str, theirs: str) -> str | None:
+    """The commit an earlier state of the upstream had, that HEAD still holds and the upstream no longer
+    does (it was force-pushed without it), or None. From the remote-tracking ref's reflog: the newest
+    earlier value that HEAD contains must be in the upstream now, or merging (or pushing) would put
+    back history someone removed on purpose (a leaked note, say)."""
+    proc = run(top, "reflog", "show", "--format=%H", "-n", str(REFLOG_DEPTH), up.tracking, "--", check=False)
+    seen = {theirs}
+    for sha in out(proc).split():
+        if sha in seen:
+            continue
+        seen.add(sha)
+        if _ancestor(top, sha, head):
+            return None if _ancestor(top, sha, theirs) else sha
+    return None
+
+
+def _ancestor(top: Path, old: str, new: str) -> bool:
+    return run(top, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
 
 
 def merge(top: Path, ref: str, message: str) -> bool:
@@ -156,7 +201,7 @@ def merge(top: Path, ref: str, message: str) -> bool:
     import time
 
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + LOCK_WAIT
     while True:
         proc = run(top, *ident, "merge", "--no-edit", "-m", message, ref, check=False)
         if proc.returncode == 0:
@@ -169,8 +214,32 @@ def merge(top: Path, ref: str, message: str) -> bool:
         return False
     if in_progress(top) == "a merge":
         run(top, "merge", "--abort", check=False)
-    raise MdmemError(f"git could not merge {ref.removeprefix('refs/remotes/')} in {top}: {reason(proc)}; nothing "
-                     "was merged.")
+    name = ref.removeprefix("refs/remotes/")
+    blocking = _overwritten(proc)
+    if blocking:
+        shown = ", ".join(blocking[:5]) + (f" and {len(blocking) - 5} more" if len(blocking) > 5 else "")
+        mine = [p for p in blocking if p in set(staged(top))]
+        unstage = f"; or unstage them: git restore --staged {' '.join(mine[:5])}" if mine else ""
+        raise MdmemError(f"git could not merge {name} in {top}: it would overwrite local changes to {shown}, so "
+                         f"nothing was merged; commit them, or set them aside (git stash, and git stash pop after "
+                         f"the sync){unstage}; then rerun mdmem sync.")
+    raise MdmemError(f"git could not merge {name} in {top}: {reason(proc)}; nothing was merged.")
+
+
+def _overwritten(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
+    """The files git names when it refuses a merge that would overwrite local changes (staged, unstaged
+    or untracked): the indented lines after its "would be overwritten by merge:" line."""
+    lines = (proc.stderr or b"").decode("utf-8", "replace").splitlines()
+    found: list[str] = []
+    listing = False
+    for line in lines:
+        if "would be overwritten by merge" in line:
+            listing = True
+        elif listing and line[:1] in (" ", "\t") and line.strip():
+            found.append(line.strip())
+        else:
+            listing = False
+    return found
 
 
 def abort_merge(top: Path) -> None:

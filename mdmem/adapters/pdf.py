@@ -10,6 +10,7 @@ Sub-entries of the outline become ``##`` headings inside their part, so its sect
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -18,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.books import (
     HEADING_MARK,
+    IMPORT_SECONDS,
     PAGES_PER_PART,
     Book,
+    Budget,
     TocEntry,
     chapter_heading,
     clean_title,
@@ -35,6 +38,13 @@ if TYPE_CHECKING:
 
 MIN_PAGE_CHARS = 25  # a page with less text than this has no text layer to speak of
 MIN_TEXT_SHARE = 0.1  # fewer pages with text than this share: a scan
+# What a page may make pypdf read, its forms counted each time it draws them: text-showing operators
+# (a book's page draws a few thousand; pypdf takes ~1 µs per byte of them here: 200,000 "Tj", 1.5 to
+# 9.5 s a page) and bytes of content (a form of 250 KB drawn 32,000 times took 79 s).
+MAX_PAGE_TEXT_OPS = 20_000
+MAX_PAGE_CONTENT = 8_000_000
+_TEXT_OPS = re.compile(rb"(?:Tj|TJ)(?![A-Za-z0-9])|\)\s*['\"]")
+_DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![A-Za-z0-9])")
 
 
 @contextmanager
@@ -49,21 +59,33 @@ def _quiet() -> Iterator[None]:
         log.setLevel(level)
 
 
-def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> Book:
+def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
+             seconds: float = IMPORT_SECONDS) -> Book:
     """The book in a PDF; raises ``BookUnreadable`` (one line: the file and why) for an encrypted,
-    broken or scanned one."""
+    broken or scanned one, or one beyond the bounds (``MAX_PAGE_TEXT_OPS``, ``books.Budget``)."""
     with _quiet():
         reader = _open(path)
         total = len(reader.pages)
         if total == 0:
             raise BookUnreadable(f"{path.name}: the PDF has no pages.")
         raw: list[list[str]] = []
+        budget = Budget(path.name, total, "page", seconds)
         for i, page in enumerate(reader.pages):
             try:
+                ops, size = _drawn(page, {}, 0)
+                if ops > MAX_PAGE_TEXT_OPS:
+                    raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_TEXT_OPS} pieces of "
+                                         "text (a book's page draws a few thousand); not imported.")
+                if size > MAX_PAGE_CONTENT:
+                    raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_CONTENT // 10**6} MB of "
+                                         "content, its forms counted as often as drawn; not imported.")
                 raw.append(page_lines(page.extract_text() or ""))
+            except BookUnreadable:
+                raise
             except Exception as exc:  # a damaged content stream: the whole file is suspect
                 raise BookUnreadable(f"{path.name}: page {i + 1} cannot be read ({_why(exc)}); "
                                      "the file looks damaged.") from None
+            budget.spend(i, sum(map(len, raw[-1])))
             if progress is not None and ((i + 1) % 10 == 0 or i + 1 == total):
                 progress(i + 1, total)
         with_text = sum(1 for lines in raw if sum(map(len, lines)) >= MIN_PAGE_CHARS)
@@ -126,6 +148,33 @@ def _cut_at_headings(pages: list[list[str]], toc: list[TocEntry], *,
             units.append(marks + "\n".join(lines[a:b]))
             page_of.append(p)
     return units, page_of
+
+
+def _drawn(obj: Any, seen: dict[int, tuple[int, int]], depth: int) -> tuple[int, int]:
+    """(text-showing operators, bytes of content) that drawing ``obj`` (a page or a form) makes pypdf
+    read: its own, and each form it draws ("/Name Do") as often as it draws it, forms within forms too.
+    Each form is measured once; the sums stop growing once past the bounds."""
+    key = id(obj)
+    if key in seen:
+        return seen[key]
+    seen[key] = (0, 0)  # a form that draws itself counts once
+    contents = obj.get_contents() if hasattr(obj, "get_contents") else obj  # a page, or a form's stream
+    data = contents.get_data() if contents is not None else b""
+    ops, size = len(_TEXT_OPS.findall(data)), len(data)
+    resources = obj.get("/Resources")
+    forms = resources.get_object().get("/XObject") if resources is not None else None
+    if forms is not None and depth < 8:
+        forms = forms.get_object()
+        for name in _DO.findall(data):
+            form = forms.get("/" + name.decode("latin-1"))
+            form = form.get_object() if form is not None else None
+            if form is not None and form.get("/Subtype") == "/Form":
+                more, bigger = _drawn(form, seen, depth + 1)
+                ops, size = ops + more, size + bigger
+            if ops > MAX_PAGE_TEXT_OPS or size > MAX_PAGE_CONTENT:
+                break
+    seen[key] = (ops, size)
+    return ops, size
 
 
 def _why(exc: BaseException) -> str:

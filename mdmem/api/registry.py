@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,13 +74,17 @@ def check_name(name: str) -> str:
     return name
 
 
+MAX_BYTES = 1 << 20  # a list of vaults is a few hundred bytes; more is not one
+
+
 def load(path: Path | None = None) -> Registry:
-    """The registry in ``path`` (default: ``config_path()``); empty when the file does not exist."""
+    """The registry in ``path`` (default: ``config_path()``); empty when the file does not exist. Only a
+    plain file is read (a link to one is fine): a FIFO there blocked every command, /dev/zero never ended."""
     import tomllib
 
     path = path or config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_plain(path)
     except FileNotFoundError:
         return Registry(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -88,6 +94,57 @@ def load(path: Path | None = None) -> Registry:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); {FIX}.") from exc
     return parse(path, data)
+
+
+def _read_plain(path: Path) -> str:
+    """The text of ``path`` if it is a plain file of at most ``MAX_BYTES`` (``OSError`` saying what it is
+    otherwise); opened without blocking, so a FIFO cannot hang the command."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                    or stat.S_ISBLK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "not a file")
+            raise OSError(f"it is {kind}, not a plain file")
+        if st.st_size > MAX_BYTES:
+            raise OSError(f"it holds {st.st_size} bytes, more than a list of vaults ({MAX_BYTES})")
+        data = os.read(fd, MAX_BYTES + 1)
+        return data.decode("utf-8")
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _editing() -> Iterator[Registry]:
+    """The registry, read under a lock that every writer takes (``vaults.toml.lock`` beside it), so that
+    concurrent ``vaults add`` keep every name (6–8 at once all said "Added"; 1–3 stayed in the file)."""
+    import fcntl
+    import time
+
+    path = config_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise ConfigError(f"Cannot lock {path} for writing ({exc}); {FIX}.") from exc
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConfigError(f"Another mdmem process is changing {path}; try again in a moment.") from None
+                time.sleep(0.02)
+        yield load(path)
+    finally:
+        os.close(fd)
+
+
+LOCK_WAIT = 10.0  # seconds a change of the list waits for another one
 
 
 def parse(path: Path, data: dict[str, object]) -> Registry:
@@ -235,15 +292,15 @@ def add(name: str, path: str | os.PathLike[str], *, make_default: bool = False) 
     """Register ``path`` (stored absolute; it need not be a vault yet) as ``name``; a name is taken once."""
     from ..results.vaults import VaultChange
 
-    reg = load()
     check_name(name)
-    if name in reg.vaults:
-        raise ConfigError(f"A vault named {name!r} is already registered (at {reg.vaults[name]}). "
-                          f"\"mdmem vaults remove {name}\" first to point it elsewhere.")
-    reg.vaults[name] = absolute(path)
-    if make_default:
-        reg.default = name
-    save(reg)
+    with _editing() as reg:
+        if name in reg.vaults:
+            raise ConfigError(f"A vault named {name!r} is already registered (at {reg.vaults[name]}). "
+                              f"\"mdmem vaults remove {name}\" first to point it elsewhere.")
+        reg.vaults[name] = absolute(path)
+        if make_default:
+            reg.default = name
+        save(reg)
     return VaultChange("added", entry(reg, name), str(reg.path))
 
 
@@ -251,14 +308,14 @@ def remove(name: str) -> VaultChange:
     """Forget ``name`` (and the default, if it was); the vault's folder and files are not touched."""
     from ..results.vaults import VaultChange
 
-    reg = load()
-    gone = entry(reg, name)
-    del reg.vaults[name]
-    if reg.default == name:
-        reg.default = None
-    if reg.personal == name:
-        reg.personal = None
-    save(reg)
+    with _editing() as reg:
+        gone = entry(reg, name)
+        del reg.vaults[name]
+        if reg.default == name:
+            reg.default = None
+        if reg.personal == name:
+            reg.personal = None
+        save(reg)
     return VaultChange("removed", gone, str(reg.path))
 
 
@@ -266,10 +323,10 @@ def set_default(name: str) -> VaultChange:
     """Make ``name`` the vault used outside any vault without ``--vault``."""
     from ..results.vaults import VaultChange
 
-    reg = load()
-    reg.get(name)
-    reg.default = name
-    save(reg)
+    with _editing() as reg:
+        reg.get(name)
+        reg.default = name
+        save(reg)
     return VaultChange("default", entry(reg, name), str(reg.path))
 
 
@@ -279,15 +336,15 @@ def set_personal(name: str | None) -> VaultChange | None:
     personal; None when there was none to unset (nothing is written then)."""
     from ..results.vaults import VaultChange
 
-    reg = load()
-    if name is None:
-        was = reg.personal
-        if was is None:
-            return None
-        reg.personal = None
+    with _editing() as reg:
+        if name is None:
+            was = reg.personal
+            if was is None:
+                return None
+            reg.personal = None
+            save(reg)
+            return VaultChange("unset", entry(reg, was), str(reg.path))
+        reg.get(name)
+        reg.personal = name
         save(reg)
-        return VaultChange("unset", entry(reg, was), str(reg.path))
-    reg.get(name)
-    reg.personal = name
-    save(reg)
     return VaultChange("personal", entry(reg, name), str(reg.path))

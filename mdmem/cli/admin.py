@@ -48,7 +48,8 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     import subprocess
     import time
 
-    from ..edges.serve import Server, read_info
+    from ..adapters.plain import open_plain
+    from ..edges.serve import Server, prove, read_info
     from ..index.state import STATE_DIR
 
     vault = state.vault
@@ -57,6 +58,9 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
         if running is None:
             click.echo("No server is running for this vault.")
             return
+        if not prove(vault.root, running):  # never signal a pid the file names without asking it
+            raise click.ClickException(f"No server of this vault answers as pid {running['pid']} (its serve.json is "
+                                       "stale); nothing was stopped. Remove .mdmem/serve.json if none runs.")
         os.kill(int(running["pid"]), signal.SIGTERM)
         click.echo(f"Stopped the server (pid {running['pid']}).")
         return
@@ -66,7 +70,7 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
     if detach:
         log = vault.root / STATE_DIR / "serve.log"
         log.parent.mkdir(exist_ok=True)
-        with open(log, "ab") as out:
+        with open(open_plain(log, log=True), "ab") as out:  # never through a link someone committed
             proc = subprocess.Popen(
                 [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
                  "--idle-timeout", str(idle_timeout), "--port", str(port)],

@@ -16,7 +16,8 @@ from .options import State, commit_option, output, pass_state, show
 @pass_state
 def sync(state: State, name: str | None, quiet: bool, as_json: bool) -> None:
     """Share the vault through git: commit hand-edited notes, fetch, merge the upstream branch,
-    push, then index what changed (only that).
+    push, then index what changed (only that). Only the vault's notes are committed: anything else
+    you staged stays staged. An upstream that was force-pushed is reported, not merged back.
 
     NAME is a vault from "mdmem vaults" or a folder (default: as --vault finds it). A note changed
     on both sides is merged (frontmatter key by key, the body by lines); when the edits overlap, this

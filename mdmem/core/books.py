@@ -18,12 +18,19 @@ id when a new version of the book is imported.
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from .errors import BookUnreadable
+
 # ~40 chunks of chunk.py's 1,000 characters (sections cut smaller): every piece of a part gets a vector.
 MAX_PART_CHARS = 40_000
+# What one import may cost. War and Peace is ~3.2 M characters; a book's text beyond MAX_BOOK_CHARS, or
+# reading beyond IMPORT_SECONDS (a 300-page PDF takes ~1 s here), is refused in one line, nothing written.
+MAX_BOOK_CHARS = 16 * 1024 * 1024
+IMPORT_SECONDS = 120.0
 FRONT_MIN_CHARS = 300  # front matter shorter than this (a cover, a title page) is no note
 HEADING_MARK = "\x01"  # before a line of units: a heading put there by the reader, not the book's text
 PAGES_PER_PART = 10  # a PDF with neither outline nor chapter headings: notes of this many pages
@@ -59,6 +66,31 @@ class Book:
     parts: tuple[Part, ...]
     split: str  # "outline", "headings", "pages" (PDF); "nav", "ncx", "spine" (EPUB)
     units: int  # pages (PDF) or spine documents (EPUB)
+    redacted: int = 0  # secrets replaced in its text
+
+
+class Budget:
+    """The bounds of reading one book: its text so far (``MAX_BOOK_CHARS``) and the time since it began
+    (``seconds``); ``spend`` after each page or document raises ``BookUnreadable`` beyond either."""
+
+    def __init__(self, name: str, total: int, unit: str, seconds: float = IMPORT_SECONDS,
+                 max_chars: int | None = None) -> None:
+        self.name, self.total, self.unit, self.seconds = name, total, unit, seconds
+        self.max_chars = MAX_BOOK_CHARS if max_chars is None else max_chars
+        self.chars = 0
+        self.start = time.monotonic()
+
+    def spend(self, index: int, chars: int) -> None:
+        """Count ``chars`` more characters of text, read up to (0-based) ``index`` of ``total`` units."""
+        self.chars += chars
+        where = f"at {self.unit} {index + 1} of {self.total}"
+        if self.chars > self.max_chars:
+            size = f"{self.max_chars >> 20} MB" if self.max_chars >= 1 << 20 else f"{self.max_chars >> 10} KB"
+            raise BookUnreadable(f"{self.name}: its text comes to more than {size} ({where}); "
+                                 "a book that large is not imported: split the file.")
+        if time.monotonic() - self.start > self.seconds:
+            raise BookUnreadable(f"{self.name}: reading it took more than {self.seconds:g} s ({where}); not "
+                                 "imported (MDMEM_IMPORT_SECONDS allows longer).")
 
 
 def norm(text: str) -> str:
@@ -113,10 +145,10 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
     parts: list[Part] = []
     seen: dict[str, int] = {}
     for title, first, end in spans:
-        pieces = _pieces(sizes, first, end, max_chars)
-        for k, (a, b) in enumerate(pieces, 1):
+        pieces = [(a, b, body) for a, b in _pieces(sizes, first, end, max_chars)
+                  for body in split_text(join(units[a:b]).strip(), max_chars)]
+        for k, (a, b, body) in enumerate(pieces, 1):
             label = title if len(pieces) == 1 else f"{title} ({k}/{len(pieces)})"
-            body = join(units[a:b]).strip()
             if not body:
                 continue
             base = norm(label) or "part"
@@ -125,6 +157,25 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
             parts.append(Part(title=clean_title(label) or f"Part {len(parts) + 1}", key=key, body=body,
                               first=a, last=b - 1))
     return parts
+
+
+def split_text(text: str, max_chars: int) -> list[str]:
+    """``text`` in pieces of at most about ``max_chars``, cut between paragraphs (else lines, else
+    anywhere): one 195 KB chapter was one part, and only its first 64 chunks got vectors."""
+    if len(text) <= max_chars:
+        return [text]
+    out: list[str] = []
+    start = 0
+    while len(text) - start > max_chars:
+        cut = text.rfind("\n\n", start, start + max_chars)
+        if cut <= start + max_chars // 2:
+            cut = text.rfind("\n", start, start + max_chars)
+        if cut <= start + max_chars // 2:
+            cut = start + max_chars
+        out.append(text[start:cut].strip())
+        start = cut
+    out.append(text[start:].strip())
+    return [p for p in out if p]
 
 
 def _pieces(sizes: Sequence[int], first: int, end: int, max_chars: int) -> list[tuple[int, int]]:

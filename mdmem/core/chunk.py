@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 MAX_CHARS = 1000  # ~250 tokens: what MiniLM-class models read before truncating
 MAX_CHUNKS = 64  # a huge note is represented by its first sections; BM25 still sees all of it
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+)$")  # the closing #s and blanks: str.rstrip, not backtracking
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 
 
@@ -27,11 +28,19 @@ class Chunk:
 def chunk_note(title: str, body: str, *, max_chars: int = MAX_CHARS, pack: bool = True) -> list[Chunk]:
     """Split a note body into chunks; a note always has at least one (its title). ``pack``: sections that
     fit together into the model's window share a chunk (the heading of each but the first becomes a line
-    of it): a wiki of short sections had 5.6 chunks a note, each one more model call for its title."""
+    of it): a wiki of short sections had 5.6 chunks a note, each one more model call for its title.
+    Only the pieces the first ``MAX_CHUNKS`` chunks can hold are made (a 4 MB note is not cut whole to
+    keep 64 chunks of it): a chunk holds at most ``max_chars`` of them."""
     pieces: list[tuple[str, str]] = []
+    size, enough = 0, MAX_CHUNKS * max_chars
     for heading, text in _sections(body):
         for piece in _split(text.strip(), max_chars):
             pieces.append((heading, piece))
+            size += len(piece)
+            if size > enough or (not pack and len(pieces) >= MAX_CHUNKS):
+                break
+        if size > enough or (not pack and len(pieces) >= MAX_CHUNKS):
+            break
     if pack:
         pieces = _pack(pieces, max_chars)
     if not pieces:
@@ -85,44 +94,46 @@ def _sections(body: str) -> list[tuple[str, str]]:
             level = len(m.group(1))
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, m.group(2).strip()))
+            stack.append((level, m.group(2).rstrip(" \t#").strip() or m.group(2)[:1]))
             continue
         lines.append(line)
     flush()
     return out
 
 
-def _split(text: str, max_chars: int) -> list[str]:
-    """Pieces of at most ``max_chars``, cut at paragraph, then sentence, then word boundaries."""
+def _split(text: str, max_chars: int) -> Iterator[str]:
+    """Pieces of at most ``max_chars``, cut at paragraph, then sentence, then word boundaries (made
+    as they are asked for)."""
     if len(text) <= max_chars:
-        return [text] if text else []
-    out: list[str] = []
+        if text:
+            yield text
+        return
     current = ""
     for unit in _units(text, max_chars):
         if current and len(current) + 2 + len(unit) > max_chars:
-            out.append(current)
+            yield current
             current = unit
         else:
             current = f"{current}\n\n{unit}" if current else unit
     if current:
-        out.append(current)
-    return out
+        yield current
 
 
-def _units(text: str, max_chars: int) -> list[str]:
-    units: list[str] = []
+def _units(text: str, max_chars: int) -> Iterator[str]:
     for para in re.split(r"\n\s*\n", text):
         para = para.strip()
         if len(para) <= max_chars:
             if para:
-                units.append(para)
+                yield para
             continue
         for sentence in re.split(r"(?<=[.!?。！？])\s+", para):
-            while len(sentence) > max_chars:
-                cut = sentence.rfind(" ", 0, max_chars)
-                cut = cut if cut > max_chars // 2 else max_chars
-                units.append(sentence[:cut].strip())
-                sentence = sentence[cut:].strip()
-            if sentence:
-                units.append(sentence)
-    return units
+            start = 0  # cut by position: slicing off the rest each time copied a long sentence again
+            while len(sentence) - start > max_chars:
+                cut = sentence.rfind(" ", start, start + max_chars)
+                cut = cut if cut > start + max_chars // 2 else start + max_chars
+                yield sentence[start:cut].strip()
+                start = cut
+                while start < len(sentence) and sentence[start].isspace():
+                    start += 1
+            if sentence[start:]:
+                yield sentence[start:]

@@ -54,13 +54,27 @@ _TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*|\d+[^\W\d][\w/\-]*)", re.UNICO
 _EXTERNAL = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.IGNORECASE)
 
 
+def _next(state: StateInline, needle: str, start: int) -> int:
+    """``state.src.find(needle, start)``, remembered for the parse: a line of 100 KB of ``[[`` asked for
+    the next ``]]`` from every one of them (quadratic: 8.6 s to index). The first occurrence at or after
+    an earlier start is also the first after a later start that does not pass it."""
+    memo = state.env.setdefault("mdmem_next", {})
+    src = state.src
+    seen = memo.get(needle)
+    if seen is not None and seen[0] is src and seen[1] <= start and (seen[2] < 0 or seen[2] >= start):
+        return int(seen[2])
+    found = src.find(needle, start)
+    memo[needle] = (src, start, found)
+    return found
+
+
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     """Inline rule for Obsidian links: [[target]], [[target|label]], [[target#heading]], ![[embed]]."""
     src, pos = state.src, state.pos
     if not src.startswith("[[", pos):
         return False
-    end = src.find("]]", pos + 2)
-    if end < 0 or "\n" in src[pos + 2 : end]:
+    end = _next(state, "]]", pos + 2)
+    if end < 0 or 0 <= _next(state, "\n", pos + 2) < end:
         return False
     inner = src[pos + 2 : end]
     if not inner.strip():
@@ -90,9 +104,24 @@ def split_wikilink(inner: str) -> Link:
     )
 
 
+# markdown-it reads the first MARKDOWN_MAX characters of a body; the rest is read as plain text (its
+# [[links]], markdown links to files, #tags, headings and references found by linear expressions). The
+# parser is linear but costs up to ~8 µs per character on text dense with brackets (a 4 MB note of "["
+# would take ~30 s; 64 K, ~0.5 s); ~0.2 µs on prose. 64 K characters is ~20 pages, more than a book's
+# part (≤ 40 K) and than nearly every note.
+MARKDOWN_MAX = 64 * 1024
+
+
 def analyze_body(body: str) -> BodyInfo:
-    """Headings, links, tags and plain text of a markdown body."""
+    """Headings, links, tags and plain text of a markdown body (beyond ``MARKDOWN_MAX``: as plain text)."""
     info = BodyInfo()
+    tail = ""
+    if len(body) > MARKDOWN_MAX:
+        cut = body.rfind("\n\n", 0, MARKDOWN_MAX)  # between paragraphs: no link or span is cut in two
+        if cut < MARKDOWN_MAX // 2:
+            cut = body.rfind("\n", 0, MARKDOWN_MAX)
+        cut = cut if cut > 0 else MARKDOWN_MAX
+        body, tail = body[:cut], body[cut:]
     tokens = _parser().parse(body)
     text_parts: list[str] = []
     tags: dict[str, None] = {}
@@ -133,9 +162,50 @@ def analyze_body(body: str) -> BodyInfo:
             elif child.type in ("softbreak", "hardbreak"):
                 text_parts.append("\n")
         text_parts.append("\n")
+    if tail:
+        _plain_tail(info, tail, tags, body.count("\n"))
+        text_parts.append(tail)
     info.tags = list(tags)
     info.text = "".join(text_parts)
     return info
+
+
+_PLAIN_WIKILINK = re.compile(r"\[\[([^\[\]\n]{1,1000})\]\]")
+_PLAIN_LINK = re.compile(r"\[[^\[\]\n]{0,1000}\]\(([^()\s]{1,2000})\)")
+_PLAIN_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+([^\n]+)$", re.MULTILINE)
+
+
+def _plain_tail(info: BodyInfo, tail: str, tags: dict[str, None], line0: int) -> None:
+    """What ``analyze_body`` finds in text past ``MARKDOWN_MAX``, by linear expressions (code spans and
+    fences are not told apart there)."""
+    for m in _PLAIN_HEADING.finditer(tail):
+        text = _strip_closing_hashes(m.group(2))
+        if text:
+            info.headings.append(Heading(len(m.group(1)), text, line0 + tail.count("\n", 0, m.start())))
+    for m in _PLAIN_WIKILINK.finditer(tail):
+        link = split_wikilink(m.group(1))
+        if link.target:
+            info.links.append(link)
+    for m in _PLAIN_LINK.finditer(tail):
+        target, heading = _file_href(m.group(1))
+        if target:
+            info.links.append(Link(target=target, heading=heading))
+        elif is_external_href(m.group(1)):
+            info.refs.append(m.group(1))
+    for m in _TAG.finditer(tail):
+        tags.setdefault(m.group(1).lower(), None)
+    if "@" in tail or "://" in tail or "www." in tail:
+        info.refs += text_refs(tail)
+
+
+def _strip_closing_hashes(text: str) -> str:
+    """A heading's text without its closing ``#``s and trailing blanks (``## Risks ##`` → Risks), by
+    string methods: the expression for it backtracked over long runs of blanks (quadratic)."""
+    text = text.rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return text
 
 
 def _inline_text(inline) -> str:  # type: ignore[no-untyped-def]
@@ -182,35 +252,49 @@ def normalize_ref(ref: str) -> str:
 
 _FENCE_LINE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|%%.*?(?:%%|\Z)", re.DOTALL)  # HTML and Obsidian comments
-_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+(.*)|$)")
 _RULE = re.compile(r"^[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+)$")
 _TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _LIST = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)")  # ![[image.png]], ![alt](img.png)
-_WIKILINK = re.compile(r"\[\[([^\]\n]+)\]\]")
-_MD_LINK = re.compile(r"\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")  # [text](url), [text][ref]
-_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>", re.IGNORECASE)
+_TICKS = re.compile(r"`+")
+# Each bracket class leaves out the bracket that opens the construct, so a failed match stops at the
+# next opening: "[[" or "[a](" repeated on one 100 KB line cost a scan to the line's end per opening.
+_EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\n]*\)")  # ![[image.png]], ![alt](img.png)
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_MD_LINK = re.compile(r"\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")  # [text](url), [text][ref]
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>", re.IGNORECASE)
 _TAG_HTML = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")
+_FOOTNOTE = re.compile(r"\[\^[^\[\]\s]+\]")
 _BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$")
+# The text inside an emphasis holds no character of its marker: "**a " repeated scanned to the line's
+# end from each "**" (quadratic); an emphasis with its own marker inside (**a*b**) keeps its marks.
 _EMPHASIS = (
-    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"),
-    re.compile(r"(~~|==)(?=\S)(.+?)(?<=\S)\1"),
-    re.compile(r"(?<![*\w])(\*)(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])"),
-    re.compile(r"(?<![_\w])(_)(?=[^\s_])(.+?)(?<=[^\s_])_(?![_\w])"),  # snake_case stays
+    re.compile(r"(\*\*)(?=\S)([^*]+?)(?<=\S)\*\*"),
+    re.compile(r"(__)(?=\S)([^_]+?)(?<=\S)__"),
+    re.compile(r"(~~)(?=\S)([^~]+?)(?<=\S)~~"),
+    re.compile(r"(==)(?=\S)([^=]+?)(?<=\S)=="),
+    re.compile(r"(?<![*\w])(\*)(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![*\w])"),
+    re.compile(r"(?<![_\w])(_)(?=[^\s_])([^_]+?)(?<=[^\s_])_(?![_\w])"),  # snake_case stays
 )
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _ESCAPED = 0xF0000  # escaped characters wait in a private-use plane (U+F0021…U+F007E)
 _UNESCAPE = re.compile("[\U000F0021-\U000F007E]")
 
 
+DISPLAY_MAX = 256 * 1024  # display_text shows at most this many characters of a body (snippets, key lines)
+
+
 def display_text(body: str) -> str:
     """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
     (emphasis, heading #s, link targets, embeds, table pipes, list and quote markers); a link shows
-    its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one."""
+    its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one.
+    Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a 4 MB note is
+    taken from its beginning (search still finds every word of it)."""
+    if len(body) > DISPLAY_MAX:
+        cut = body.rfind("\n", 0, DISPLAY_MAX)
+        body = body[: cut if cut > 0 else DISPLAY_MAX]
     out: list[str] = []
     prose: list[str] = []
     fence = ""
@@ -250,7 +334,7 @@ def _prose(lines: list[str]) -> list[str]:
             continue
         h = _HEADING_LINE.match(line)
         if h:
-            line = h.group(1)
+            line = _strip_closing_hashes(h.group(1) or "")
         else:
             line = _LIST.sub("", line)
         text = _inline(line, table=in_table)
@@ -262,12 +346,39 @@ def _inline(line: str, *, table: bool = False) -> str:
     """One line's inline markdown as text; code spans keep their text, without backticks."""
     parts = []
     pos = 0
-    for m in _CODE_SPAN.finditer(line):
-        parts.append(_inline_prose(line[pos:m.start()], table))
-        parts.append(m.group(2).strip() if m.group(2).strip() else m.group(2))
-        pos = m.end()
+    for start, end, code in _code_spans(line):
+        parts.append(_inline_prose(line[pos:start], table))
+        parts.append(code.strip() if code.strip() else code)
+        pos = end
     parts.append(_inline_prose(line[pos:], table))
     return "".join(parts).strip()
+
+
+def _code_spans(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, code) of each code span: a run of backticks closed by the next run of the same
+    length. In one pass over the runs (an expression with a back-reference took cubic time on a
+    line of backticks)."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    by_length: dict[int, list[int]] = {}
+    for i, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(i)
+    cursor: dict[int, int] = {}
+    spans = []
+    i = 0
+    while i < len(runs):
+        a, b = runs[i]
+        same = by_length[b - a]
+        k = cursor.get(b - a, 0)
+        while k < len(same) and same[k] <= i:
+            k += 1
+        cursor[b - a] = k
+        if k == len(same):
+            i += 1
+            continue
+        c, d = runs[same[k]]
+        spans.append((a, d, line[b:c]))
+        i = same[k] + 1
+    return spans
 
 
 def _inline_prose(s: str, table: bool) -> str:

@@ -180,14 +180,32 @@ def is_copy_name(rel: str) -> bool:
 def conflict_copy(theirs: str, original: str, commit: str) -> str:
     """The other side's text as a note of its own: its frontmatter names the note it conflicts with
     (``conflict_of``) and the commit (``conflict_from``); its id, if any, gets a suffix so the note's
-    id still names one note; its title says it is a conflict copy. ``strip_copy`` undoes this."""
-    meta = parse_note(theirs, original).meta
+    id still names one note; its title says it is a conflict copy — also when the title came from the
+    note's ``# heading`` or file name (written then with ``DERIVED``, so ``strip_copy`` removes it
+    again). ``strip_copy`` undoes this."""
+    note = parse_note(theirs, original)
+    meta = note.meta
     updates: dict[str, object] = {CONFLICT_OF: original, CONFLICT_FROM: commit}
     if isinstance(meta.get("id"), str):
         updates["id"] = f"{meta['id']}-conflict-{commit[:7]}"
-    if isinstance(meta.get("title"), str):
-        updates["title"] = meta["title"] + COPY_TITLE
-    return set_fields(theirs, updates)
+    derived = not isinstance(meta.get("title"), str)
+    updates["title"] = (note.title if derived else meta["title"]) + COPY_TITLE
+    text = set_fields(theirs, updates)
+    if derived:
+        text = _mark_title(text)
+    return text
+
+
+DERIVED = "  # mdmem: from the note's heading"  # a title conflict_copy wrote where the note had none
+
+
+def _mark_title(text: str) -> str:
+    p = parts(text)
+    if p.fm is None:
+        return text
+    fm = re.sub(r"^(title:[^\n]*?)(\r?)$", lambda m: m.group(1) + DERIVED + m.group(2), p.fm, count=1,
+                flags=re.MULTILINE)
+    return Parts(p.head, fm, p.fence, p.body).text()
 
 
 def copy_of(text: str, rel: str) -> tuple[str, str] | None:
@@ -198,16 +216,24 @@ def copy_of(text: str, rel: str) -> tuple[str, str] | None:
 
 
 def strip_copy(text: str, rel: str) -> str:
-    """A conflict copy's text as the note it was: the conflict keys gone, id and title restored."""
+    """A conflict copy's text as the note it was: the conflict keys gone, id and title restored (a title
+    ``conflict_copy`` added is removed, and a frontmatter block it made is removed when left empty)."""
     meta = parse_note(text, rel).meta
     commit = str(meta.get(CONFLICT_FROM) or "")[:7]
     updates: dict[str, object] = {CONFLICT_OF: None, CONFLICT_FROM: None}
     note_id, title = meta.get("id"), meta.get("title")
     if isinstance(note_id, str) and note_id.endswith(f"-conflict-{commit}"):
         updates["id"] = note_id.removesuffix(f"-conflict-{commit}")
-    if isinstance(title, str) and title.endswith(COPY_TITLE):
+    p = parts(text)
+    if p.fm is not None and re.search(r"^title:[^\n]*" + re.escape(DERIVED) + r"\r?$", p.fm, re.MULTILINE):
+        updates["title"] = None
+    elif isinstance(title, str) and title.endswith(COPY_TITLE):
         updates["title"] = title.removesuffix(COPY_TITLE)
-    return set_fields(text, updates)
+    out = set_fields(text, updates)
+    p = parts(out)
+    if p.fm is not None and not p.fm.strip() and updates.get("title", "") is None:
+        return p.body  # the block conflict_copy made for a note that had none
+    return out
 
 
 def both_texts(ours: str, others: list[tuple[str, str]]) -> str:

@@ -30,7 +30,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("auth-header", re.compile(
         r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=\-]{6,})"), 1),
     ("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)"), 1),
-    ("url-password", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"), 1),
+    # a scheme of at most 32 characters: "a.a.a…" without "://" was scanned to its end from every letter
+    ("url-password", re.compile(r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s:/@]+:([^\s@/]+)@"), 1),
     ("password", re.compile(
         r"(?i)\b(?:[a-z0-9]+_)*(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|"
         r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|secret[_-]?key)\b[\"']?\s*"

@@ -136,6 +136,24 @@ def index_terms(text: str) -> list[str]:
     return out
 
 
+def term_counts(text: str) -> dict[str, int]:
+    """``Counter(index_terms(text))``, in the same order, with each distinct word analysed once: the
+    words are counted in C first (a 4 MB note has ~700,000 words but a few thousand distinct ones;
+    per word, the analysis took ~2.4 s of a 4 s reindex)."""
+    from collections import Counter
+
+    out: dict[str, int] = {}
+    for word, n in Counter(_WORD.findall(text)).items():
+        if word.isascii() and word.isalnum():
+            term = normalize_term(word)
+            if term not in STOPWORDS:
+                out[term] = out.get(term, 0) + n
+        else:
+            for t in tokenize(word):
+                out[t.text] = out.get(t.text, 0) + n
+    return out
+
+
 def terms(text: str) -> list[str]:
     """The distinct index terms of a query, in order of first appearance."""
     seen: dict[str, None] = {}
@@ -192,11 +210,16 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     if not text.strip():
         return ""
     passages = _passages(text)
-    hits = [t for t in tokenize(text) if t.text in query_terms]  # one pass over the text
+    hits = [t for t in tokenize(text) if t.text in query_terms]  # one pass over the text, in order
     best, best_key = passages[0], (-1, 0)
-    for start, end in passages:
-        inside = [t for t in hits if start <= t.start < end]
-        key = (len({t.text for t in inside}), len(inside))
+    k = 0  # passages and hits are both in text order: one sweep (a loop over all hits per passage
+    for start, end in passages:  # took 13.7 s for 30,000 paragraphs that hold the query word)
+        while k < len(hits) and hits[k].start < start:
+            k += 1
+        first = k
+        while k < len(hits) and hits[k].start < end:
+            k += 1
+        key = (len({t.text for t in hits[first:k]}), k - first)
         if key > best_key:
             best, best_key = (start, end), key
     start, end = best
@@ -224,12 +247,21 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
 
 
 def _passages(text: str) -> list[tuple[int, int]]:
-    """Non-empty paragraphs (blank-line separated) as spans; long ones split by line."""
+    """Non-empty paragraphs (blank-line separated) as spans, line by line (an expression with a
+    look-ahead over blanks after every line break took quadratic time on many blank lines)."""
     spans = []
-    for m in re.finditer(r"(?:[^\n]|\n(?!\s*\n))+", text):
-        s, e = m.start(), m.end()
-        if text[s:e].strip():
-            spans.append((s, e))
+    start = pos = 0
+    para = False  # the current run of lines holds text
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            if not para:
+                start, para = pos, True
+        elif para:
+            spans.append((start, pos - 1 if text[pos - 1:pos] == "\n" else pos))
+            para = False
+        pos += len(line)
+    if para:
+        spans.append((start, len(text)))
     return spans or [(0, len(text))]
 
 

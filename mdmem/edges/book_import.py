@@ -41,15 +41,47 @@ BOOK_KINDS = {".pdf": "pdf", ".epub": "epub"}
 ATTACHMENTS = "attachments/books"
 
 
+def import_seconds() -> float:
+    """How long reading one book may take: ``$MDMEM_IMPORT_SECONDS``, else ``books.IMPORT_SECONDS``."""
+    import math
+    import os
+
+    from ..core.books import IMPORT_SECONDS
+
+    raw = os.environ.get("MDMEM_IMPORT_SECONDS", "").strip()
+    try:
+        value = float(raw) if raw else IMPORT_SECONDS
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise MdmemError(f"MDMEM_IMPORT_SECONDS={raw!r} is not a number of seconds above 0; set it to one "
+                         "(or unset it for the default).")
+    return value
+
+
 def read_book(path: Path, progress: Callable[[int, int], None] | None = None) -> Book:
-    """The book in a PDF or EPUB file (``BookUnreadable`` when it cannot be read)."""
+    """The book in a PDF or EPUB file, its text redacted as notes are (``BookUnreadable`` when it cannot
+    be read, or is beyond the bounds: its size, its time, ``import_seconds()``)."""
+    from dataclasses import replace
+
+    from ..core.redact import redact
+
+    seconds = import_seconds()
     if BOOK_KINDS.get(path.suffix.lower()) == "pdf":
         from ..adapters.pdf import read_pdf
 
-        return read_pdf(path, progress)
-    from ..adapters.epub import read_epub
+        book = read_pdf(path, progress, seconds=seconds)
+    else:
+        from ..adapters.epub import read_epub
 
-    return read_epub(path, progress)
+        book = read_epub(path, progress, seconds=seconds)
+    found = 0
+    parts = []
+    for part in book.parts:  # a key or a password in a book is as secret as in a note
+        body, title = redact(part.body), redact(part.title)
+        found += body.count + title.count
+        parts.append(replace(part, body=body.text, title=title.text))
+    return replace(book, parts=tuple(parts), redacted=found)
 
 
 def body_hash(body: str) -> str:
@@ -85,8 +117,9 @@ class _Shared:
 
 
 def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool | None = None,
-                progress: Callable[[int, int], None] | None = None) -> ImportReport:
-    """Import a PDF or EPUB at ``path`` (absolute) into ``vault``; see the module's docstring."""
+                progress: Callable[[int, int], None] | None = None, book: Book | None = None) -> ImportReport:
+    """Import a PDF or EPUB at ``path`` (absolute) into ``vault``; see the module's docstring. ``book``:
+    the file as ``read_book`` read it already (the MCP server reads it before it takes the vault's lock)."""
     from ..core.note import NewNote, key_id, now_iso
     from ..core.text import slugify
 
@@ -109,7 +142,7 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
         raise MdmemError(f"{attachment} exists and is not an earlier version of {path.name}; "
                          "rename the book's file (or that attachment) and import again.")
 
-    book = read_book(path, progress)  # everything is read before anything is written
+    book = book or read_book(path, progress)  # everything is read before anything is written
     ids = [key_id(f"{book_key}:{p.key}") for p in book.parts]
     olds = [_get(vault, i) for i in ids]
     width = max(2, len(str(len(book.parts))))
@@ -140,7 +173,7 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
     return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, written=done.new,
                         updated=[p for p in done.updated if p not in forgotten], skipped=done.skipped,
                         commit=done.commit, forgotten=[] if dry_run else forgotten, kept=kept, split=book.split,
-                        warnings=done.warnings)
+                        warnings=done.warnings, redacted=book.redacted)
 
 
 def _renewed(note_id: str, old: Note, body: str, fields: dict[str, Any], folder: str) -> NewNote:

@@ -30,6 +30,7 @@ from ..results.reports import ImportReport
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
+    from ..core.books import Book
 
 TITLE_CHARS = 80
 _DATE = r"(\d{4}-\d{2}-\d{2})"
@@ -302,9 +303,10 @@ def _read(path: Path) -> str:
 
 def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commit: bool | None = None,
                 use_git: bool | None = None, default_type: str = "note",
-                progress: Callable[[int, int], None] | None = None) -> ImportReport:
+                progress: Callable[[int, int], None] | None = None, book: Book | None = None) -> ImportReport:
     """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault); ``progress``
-    (done, total) follows the pages or documents of a book as they are read."""
+    (done, total) follows the pages or documents of a book as they are read; ``book``: a book PATH holds,
+    read already (``book_import.read_book``)."""
     path = path.expanduser().resolve()
     kind = detect(path)
     if kind == "obsidian":
@@ -324,7 +326,7 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
     if kind in ("pdf", "epub"):
         from .book_import import import_book
 
-        return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress)
+        return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress, book=book)
     entries, errors = read_entries(path, kind, default_type=default_type)
     return _write(vault, entries, ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
                   source=path.name, commit=commit)

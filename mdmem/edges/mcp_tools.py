@@ -612,19 +612,27 @@ class Tools:
         """Bring existing agent memories or a book into the vault: one note per MEMORY.md item or
         paragraph, per dated memory/ file, per JSONL line, or per chapter of a PDF/EPUB (with an index
         note; the file is kept as an attachment). Running it again adds nothing; a new version of a book
-        updates its notes. Secrets are redacted (memories); the source files are not changed."""
+        updates its notes. Secrets are redacted; the source files are not changed."""
+        from .book_import import read_book
         from .importer import detect, import_path
 
         v = self.served.route(vault)[0]
         source = Path(path).expanduser()
         if not source.is_absolute():
             raise ToolError(f"{path}: give an absolute path (the server's working folder is not yours).")
-        if detect(source.resolve()) == "obsidian":
+        try:
+            kind = detect(source.resolve())
+            # A book is read before the vault's lock is taken: other clients' calls go on meanwhile (one
+            # import held every other call for its whole length); reading is bounded (import_seconds).
+            book = read_book(source.resolve()) if kind in ("pdf", "epub") else None
+        except MdmemError as exc:  # a missing or unsupported path: its one-line reason, not a bare error
+            raise ToolError(str(exc)) from exc
+        if kind == "obsidian":
             raise ToolError(
                 f"{path} is an Obsidian vault: adopting a folder as a vault is a step for its "
                 f"owner, in a shell: mdmem import {path}"
             )
-        return self.answer(self.call(lambda: import_path(v, source, dry_run=dry_run)))
+        return self.answer(self.call(lambda: import_path(v, source, dry_run=dry_run, book=book)))
 
     def reindex(
         self, full: Annotated[bool, Field(description="Rebuild from scratch.")] = False, vault: Which = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..api.reader import Ask
-from ..index.state import SERVE_FILE, STATE_DIR, server_info
+from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -32,12 +32,23 @@ def read_info(root: Path) -> dict[str, Any] | None:
     return server_info(root)
 
 
-def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any] | None:
-    """Ask the vault's server: ``method`` "ask" with an ``Ask``'s dict, or "context" with the prompt's;
-    None if there is no server or it failed."""
-    if os.environ.get("MDMEM_NO_SERVE"):
+def prove(root: Path, info: dict[str, Any]) -> bool:
+    """Whether the process ``info`` names is this vault's server, live on this machine: asked with the
+    token over loopback, it answers with that pid and this vault. Checked before any signal is sent: a
+    pid in a stale or foreign ``serve.json`` may belong to another process by now."""
+    answer = call_server(root, "whoami", {}, timeout=5.0, info=info)
+    return (answer is not None and answer.get("pid") == info.get("pid")
+            and answer.get("vault") == str(root.resolve()))
+
+
+def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0,
+                info: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """Ask the vault's server: ``method`` "ask" with an ``Ask``'s dict, or "context" with the prompt's
+    ("whoami": its pid and vault); None if there is no server or it failed. ``info``: the server's
+    ``serve.json`` as read already."""
+    if os.environ.get("MDMEM_NO_SERVE") and info is None:
         return None
-    info = read_info(root)
+    info = info or read_info(root)
     if info is None:
         return None
     # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (~50 ms), which the
@@ -120,7 +131,10 @@ class Server:
 
     def handle(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request: "ask" (a retrieval question, ``Ask``) answers with the hits' dict; "context" (the
-        prompt hook's: ``prompt``, ``budget``, ``scope``, ``vectors``, ``explain``) with the memory context's."""
+        prompt hook's: ``prompt``, ``budget``, ``scope``, ``vectors``, ``explain``) with the memory context's;
+        "whoami" with its pid and vault (what ``prove`` checks before a signal is sent to this process)."""
+        if method == "whoami":
+            return {"pid": os.getpid(), "vault": str(self.vault.root.resolve())}
         if method not in ("ask", "context"):
             raise ValueError(f"unknown method {method!r}")
         ask = Ask.from_dict(params) if method == "ask" else None
@@ -198,9 +212,11 @@ class Server:
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
+        info: dict[str, Any] = {"pid": os.getpid(), "port": self.port, "token": self.token, "started": time.time(),
+                                "vault": str(self.vault.root.resolve()), "warm": self.warmed}
+        info["seal"] = server_seal(info)  # a serve.json that came with a clone has none: no server
         with os.fdopen(fd, "w") as fh:
-            json.dump({"pid": os.getpid(), "port": self.port, "token": self.token,
-                       "started": time.time(), "vault": str(self.vault.root), "warm": self.warmed}, fh)
+            json.dump(info, fh)
         os.replace(tmp, path)
 
     def _remove_info(self) -> None:

@@ -91,11 +91,28 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
         if len(installed) < len(HOOK_NAMES):
             out.append(Problem(".git/hooks", "hooks", "git hooks not installed; the index goes stale "
                                "after commits", "run: mdmem hooks install"))
+    if find_git_dir(store.root) is not None:
+        out += _tracked_state(store)
     gi = store.root / ".gitignore"
     if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
         out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
                            ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
     return DoctorReport(out)
+
+
+def _tracked_state(store: IndexStore) -> list[Problem]:
+    """A ``.mdmem/`` that git tracks (someone force-added the index or its marks): mdmem trusts none of it
+    (the index is sealed with this user's key, links there are removed, small files are read only when
+    plain), but every clone gets those files, so it is reported with the way to untrack them."""
+    from ..adapters.git import tracked_files
+    from ..index.state import STATE_DIR
+
+    tracked = tracked_files(store.root, [STATE_DIR])
+    if not tracked:
+        return []
+    return [Problem(f"{STATE_DIR}/", "git", f"{len(tracked)} file(s) in {STATE_DIR}/ are tracked by git ({tracked[0]}"
+                    + (", …" if len(tracked) > 1 else "") + "); mdmem ignores what they say, but every clone gets them",
+                    f"untrack them: git rm -r -q --cached {STATE_DIR} && git commit -m \"Untrack {STATE_DIR}/\"")]
 
 
 def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:

@@ -13,10 +13,12 @@ and listed by ``status`` and ``doctor`` until ``mdmem resolve``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..adapters.files import Files, is_hidden
 from ..core.errors import MdmemError
 from ..core.merge import (
     both_texts,
@@ -51,16 +53,20 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
         raise g.SyncRefused(f"{store.root} is not a git repository; sync shares a vault through git: "
                             "run \"git init\", add a remote and push once, then rerun mdmem sync.")
     prefix = repo_prefix(store.root) or ""
-    busy = g.in_progress(top)
-    if busy is not None:
-        raise g.SyncRefused(_unfinished(top, busy))
-    up = g.upstream(top)
-    start = g.rev(top, "HEAD")
-    with store.writer_lock():  # a concurrent add or pin waits: nothing interleaves with the commit
+    with store.writer_lock():  # a concurrent add, pin or sync waits: nothing interleaves with the commit
+        # Under the lock: another sync's merge in progress is waited for, never mistaken for one git left.
+        busy = g.in_progress(top)
+        if busy is not None:
+            raise g.SyncRefused(_unfinished(top, busy))
+        up = g.upstream(top)
+        start = g.rev(top, "HEAD")
         pending = g.pending_notes(top, prefix)
+        elsewhere = sorted(set(g.staged(top)) - set(pending))
         if pending:
             tell(f"committing {len(pending)} edited note(s)")
             g.commit(top, _edits_message(pending, prefix), pending)
+        if elsewhere:  # the user's own staged work (code beside a memory/ folder): never committed here
+            tell(f"left staged, not committed: {_few(elsewhere)} (not the vault's notes)")
     fetched = pushed = retries = 0
     merged: str | None = None
     conflicts: list[SyncConflict] = []
@@ -72,6 +78,9 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
             theirs = g.rev(top, up.tracking)
             with store.writer_lock():
                 head = g.rev(top, "HEAD")
+                gone = g.dropped(top, up, head, theirs) if theirs is not None and head is not None else None
+                if gone is not None:
+                    raise g.SyncRefused(_rewritten(top, up, gone, theirs or ""))
                 if theirs is not None and head is not None and not is_ancestor(top, theirs, head):
                     fetched += g.count(top, head, theirs)
                     tell(f"merging {up.name}")
@@ -105,7 +114,7 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
     return SyncReport(vault=str(store.root), branch=up.branch, upstream=up.name,
                       committed=[p[len(prefix):] for p in pending], fetched=fetched, merged=merged,
                       pushed=pushed, notes_changed=changed, merged_notes=merged_notes, conflicts=conflicts,
-                      retries=retries, index=index)
+                      retries=retries, index=index, staged_elsewhere=elsewhere)
 
 
 def _unfinished(top: Path, what: str) -> str:
@@ -114,6 +123,21 @@ def _unfinished(top: Path, what: str) -> str:
                 "drop it (\"git merge --abort\"), then rerun mdmem sync.")
     return (f"{what} is in progress in {top}; finish it (or abort it: git {what.split()[-1]} --abort), "
             "then rerun mdmem sync.")
+
+
+def _few(paths: list[str], n: int = 5) -> str:
+    return ", ".join(paths[:n]) + (f" and {len(paths) - n} more" if len(paths) > n else "")
+
+
+def _rewritten(top: Path, up: Upstream, gone: str, theirs: str) -> str:
+    """The refusal for an upstream that was force-pushed without history this clone holds."""
+    from ..adapters import gitsync as g
+
+    lost = g.count(top, theirs, gone)
+    return (f"{up.name} was force-pushed: {lost} commit(s) it had, up to {gone[:12]}, are no longer in it but are "
+            f"still here; nothing was merged or pushed, so they are not put back. To follow it (keep only "
+            f"your own later commits): git rebase --onto {up.name} {gone[:12]}, then rerun mdmem sync; to put "
+            f"them back on purpose: git merge {up.name} && git push, then rerun mdmem sync.")
 
 
 def _edits_message(paths: list[str], prefix: str) -> str:
@@ -335,17 +359,67 @@ def _utf8(data: bytes) -> bool:
 
 def conflicts(store: IndexStore, paths: Iterable[str] | None = None) -> list[SyncConflict]:
     """The conflict copies in the vault (``paths``: its notes, when the caller has scanned them), each
-    with the note it belongs to (from its frontmatter)."""
+    with the note it belongs to. A copy arrives through git like any note, so it is checked, not
+    believed (``verified_copy``): one whose frontmatter names another file is no conflict."""
     found = []
     for rel in sorted(p for p in (store.files.scan() if paths is None else paths) if is_copy_name(p)):
         try:
-            of = copy_of(store.files.safe_path(rel).read_text(encoding="utf-8"), rel)
-        except (OSError, UnicodeDecodeError):
+            note, commit = verified_copy(store.files, rel)
+        except (MdmemError, OSError):
             continue
-        if of is not None:
-            found.append(SyncConflict(of[0], "conflict", f"another version of {of[0]} from a sync", rel,
-                                      of[1] or None))
+        found.append(SyncConflict(note, "conflict", f"another version of {note} from a sync", rel, commit or None))
     return found
+
+
+def verified_copy(files: Files, rel: str) -> tuple[str, str]:
+    """(the note, the commit) a conflict copy belongs to, or ``MdmemError`` saying why it is none.
+
+    The note is the one the copy's name was made from (``a.conflict-1a2b3c4.md`` beside ``a.md``), so a
+    pushed copy can only ever settle the note beside it: both are plain files (no link) outside hidden
+    folders, and the frontmatter must agree (``conflict_of``; a copy whose YAML is broken, as the other
+    side's note was, goes by its name alone)."""
+    from ..core.note import parse_note
+
+    note = copy_original(rel)
+    if note is None or not is_copy_name(rel):
+        raise MdmemError(f"{rel} is not named as a conflict copy (NOTE.conflict-COMMIT.md); nothing was changed.")
+    plain_file(files, rel, "conflict copy")
+    plain_file(files, note, "note", missing_ok=True)
+    text = files.safe_path(rel).read_text(encoding="utf-8", errors="replace")
+    parsed = parse_note(text, rel)
+    of = copy_of(text, rel)
+    broken = any(p.field == "frontmatter" for p in parsed.problems)
+    if of is None and broken:
+        return note, _name_commit(rel)
+    if of is None or of[0] != note:
+        says = f"its frontmatter says conflict_of: {of[0]!r}" if of else "its frontmatter has no conflict_of"
+        raise MdmemError(f"{rel} is not a conflict copy mdmem sync made: its name makes it a copy of {note}, but "
+                         f"{says}; nothing was changed (edit or delete the file by hand).")
+    return note, of[1]
+
+
+def _name_commit(rel: str) -> str:
+    m = re.search(r"\.conflict-([0-9a-f]{7,40})", rel, re.IGNORECASE)
+    return m.group(1) if m else ""
+
+
+def plain_file(files: Files, rel: str, what: str, *, missing_ok: bool = False) -> None:
+    """Refuse a path resolve must not read or write: one in ``.git/`` or ``.mdmem/`` (or, for a note, any
+    hidden folder), a folder, a link (a pushed link could read ``.git/config`` into a note sync pushes,
+    or write a teammate's text through it), a path that leaves the vault."""
+    parts = [p.casefold() for p in rel.split("/")]
+    if {".git", ".mdmem"} & set(parts) or (what != "file" and is_hidden(rel)) or rel in ("", "."):
+        raise MdmemError(f"{rel} is in a hidden or git folder; mdmem resolve settles only notes and attachments "
+                         "of the vault, so nothing was changed.")
+    path = files.root / rel
+    if path.is_symlink() or (path.exists() and files.rel(files.safe_path(rel)) != rel):
+        raise MdmemError(f"{rel} is (or lies behind) a symbolic link; mdmem resolve reads and writes only plain "
+                         "files of the vault, so nothing was changed (settle it by hand with git).")
+    if path.exists() and not path.is_file():
+        raise MdmemError(f"{rel} is a folder, not a {what}; nothing was changed.")
+    if not path.exists() and not missing_ok:
+        raise MdmemError(f"There is no {what} {rel} (resolved already?); nothing to do: \"mdmem status\" lists "
+                         f"the conflicts left.")
 
 
 def conflict_problems(store: IndexStore) -> list[Problem]:
@@ -385,25 +459,30 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
         return resolve_file(store, ref, side, commit=commit)
     files = store.files
     with store.writer_lock():
+        named = ref if ref.lower().endswith(".md") else f"{ref}.md"
+        if is_copy_name(named) and not (files.root / named).is_file():
+            note = copy_original(named) or named
+            raise MdmemError(f"There is no conflict copy {named} (resolved already?); nothing to do: \"mdmem "
+                             f"status\" lists the conflicts left, of {note} too.")
         rel = store.resolve(ref)
-        mine = copy_of(files.safe_path(rel).read_text(encoding="utf-8", errors="replace"), rel)
-        if mine is not None:
-            note, copies = mine[0], [rel]
+        if is_copy_name(rel):
+            note, copies = verified_copy(files, rel)[0], [rel]
         else:
             note, copies = rel, [c.copy for c in conflicts(store) if c.note == rel and c.copy]
         if not copies:
             return Resolution(note, side, False)
+        plain_file(files, note, "note", missing_ok=True)
         path = files.safe_path(note)
         check_side(note, path.exists(), copies, side)
         others = []
         for c in copies:
-            text = files.safe_path(c).read_text(encoding="utf-8")
-            commit_of = (copy_of(text, c) or ("", ""))[1][:7]
+            text = files.safe_path(c).read_text(encoding="utf-8", errors="replace")
+            commit_of = verified_copy(files, c)[1][:7]
             others.append((f"synced from commit {commit_of}" if commit_of else f"from {c}", strip_copy(text, c)))
         if side == "theirs":
             store.write_note(note, others[0][1])
         elif side == "both" and path.exists():
-            store.write_note(note, both_texts(path.read_text(encoding="utf-8"), others))
+            store.write_note(note, both_texts(path.read_text(encoding="utf-8", errors="replace"), others))
         elif side == "both":
             store.write_note(note, others[0][1])
         for c in copies:
@@ -434,13 +513,21 @@ def file_copies(store: IndexStore, rel: str) -> list[str]:
 def resolve_file(store: IndexStore, ref: str, side: str, *, commit: bool | None = None) -> Resolution:
     """``resolve`` for a file that is not a note: ``ours`` keeps the file, ``theirs`` puts the copy in its
     place (atomically); the copies go and the change is committed. Two versions of an image or a
-    settings file cannot be kept in one, so ``both`` is refused (git's history keeps the one dropped)."""
+    settings file cannot be kept in one, so ``both`` is refused (git's history keeps the one dropped).
+    Settings in hidden folders (``.obsidian/``) are files git shares like any other; ``.git/`` and
+    ``.mdmem/`` are never touched, nor anything through a link."""
     files = store.files
     with store.writer_lock():
         original = copy_original(ref) or ref
+        plain_file(files, original, "file", missing_ok=True)
+        if original != ref and not (files.root / ref).exists() and not (files.root / ref).is_symlink():
+            raise MdmemError(f"There is no conflict copy {ref} (resolved already?); nothing to do: \"mdmem "
+                             f"status\" lists the conflicts left, of {original} too.")
         copies = [ref] if original != ref else file_copies(store, original)
         if not copies:
             return Resolution(original, side, False)
+        for c in copies:
+            plain_file(files, c, "file")
         if side == "both":
             raise MdmemError(f"{original} is not a note, so its two versions cannot be kept in one file; keep "
                              f"one: mdmem resolve {original} --ours|--theirs (git's history keeps the other).")
@@ -453,4 +540,3 @@ def resolve_file(store: IndexStore, ref: str, side: str, *, commit: bool | None 
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([original, *copies], f"mdmem: resolve conflict in {original} ({side})")
     return Resolution(original, side, True, copies, sha)
-

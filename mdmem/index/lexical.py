@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from whoosh.system import pack_uint  # noqa: E402
 
 from ..core.rank import Filters  # noqa: E402
 from ..core.text import Token, index_terms, tokenize  # noqa: E402
+from ..core.text import term_counts as counted_terms  # noqa: E402
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
@@ -106,7 +106,7 @@ class TermsText(TEXT):
     token object per word. Queries still go through the analyzer."""
 
     def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
-        return self.postings(Counter(index_terms(value)))
+        return self.postings(counted_terms(value))
 
     def postings(self, counts: dict[str, int]) -> list[tuple[bytes, int, float, bytes]]:
         """``index``'s answer for a value whose terms were counted already (``term_counts``)."""
@@ -376,7 +376,7 @@ def _texts(doc: LexicalDoc) -> tuple[str, ...]:
 
 def term_counts(doc: LexicalDoc) -> tuple[dict[str, int], ...]:
     """Each of TEXT_FIELDS' terms and how often it occurs: what indexing ``doc`` counts, counted ahead."""
-    return tuple(dict(Counter(index_terms(text))) for text in _texts(doc))
+    return tuple(counted_terms(text) for text in _texts(doc))
 
 
 def _counted(schema: Any, doc: LexicalDoc) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..adapters.plain import open_plain, read_plain
 from ..core.errors import LockHeld, MdmemError, write_failure
 
 STATE_DIR = ".mdmem"
@@ -54,9 +55,9 @@ class IndexState:
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, or None when missing or unreadable."""
         try:
-            data = json.loads(self.manifest_path.read_text())
+            data = json.loads(read_plain(self.manifest_path, 1 << 20) or "")
             return data if isinstance(data, dict) else None
-        except (OSError, ValueError):
+        except ValueError:
             return None
 
     def generation(self) -> str | None:
@@ -125,15 +126,17 @@ class IndexState:
 
     def dirty_paths(self) -> list[str] | None:
         """What a writer that did not finish was updating ("*": everything); None when no mark."""
-        try:
-            return (self.dir / "dirty").read_text(encoding="utf-8", errors="replace").splitlines()
-        except FileNotFoundError:
-            return None
+        path = self.dir / "dirty"
+        text = read_plain(path, 256 << 20)
+        if text is None:  # missing; or a link, FIFO or device someone committed: redo everything
+            return ["*"] if path.is_symlink() or path.exists() else None
+        return text.splitlines()
 
     def mark_dirty(self, paths: list[str], *, replace: bool = False) -> None:
         """Record, before touching files or index, what is about to change (issue 7: kill -9)."""
         self.dir.mkdir(exist_ok=True)
-        with open(self.dir / "dirty", "w" if replace else "a", encoding="utf-8") as fh:
+        fd = open_plain(self.dir / "dirty", truncate=replace)
+        with open(fd, "w", encoding="utf-8") as fh:
             fh.write("".join(f"{p}\n" for p in paths))
 
     def clear_dirty(self) -> None:
@@ -169,12 +172,14 @@ class IndexState:
 
     def job_request(self, kind: str = JOB_HOOK) -> dict[str, Any] | None:
         """The job's request mark (why, when, token), or None when none is pending."""
+        path = self.dir / JOB_FILES[kind][0]
+        text = read_plain(path, 64 << 10)
+        if text is None:
+            return {} if path.is_symlink() or path.exists() else None  # a link or a FIFO: still a request
         try:
-            data = json.loads((self.dir / JOB_FILES[kind][0]).read_text(encoding="utf-8"))
+            data = json.loads(text)
             return data if isinstance(data, dict) else {}
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
+        except ValueError:
             return {}  # half-written or damaged: still a request
 
     def request_job(self, why: str, kind: str = JOB_HOOK) -> bool:
@@ -198,7 +203,7 @@ class IndexState:
             if not _try_flock(fd):
                 return False  # a job waits to start: it reads the state after this request
             _reap()
-            with open(self.dir / f"{name}.log", "ab") as log:
+            with open(open_plain(self.dir / f"{name}.log", log=True), "ab") as log:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", kind],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
@@ -279,7 +284,7 @@ class IndexState:
         return False
 
     def _folders(self) -> dict[str, Any]:
-        data = json.loads((self.dir / TREE_FILE).read_text())
+        data = json.loads(read_plain(self.dir / TREE_FILE, 256 << 20) or "")
         if not isinstance(data, dict):
             raise ValueError("not an object")
         return data
@@ -443,13 +448,36 @@ class IndexState:
 
 
 def server_info(root: Path) -> dict[str, Any] | None:
-    """The running ``mdmem serve``'s address and token (``SERVE_FILE``), or None if none is running."""
+    """The running ``mdmem serve``'s address and token (``SERVE_FILE``), or None if none is running.
+
+    Only a file this user's mdmem wrote for this vault counts: sealed with the machine key (as the
+    manifest is) over its pid, port, token and vault, and its pid alive. A ``serve.json`` that came
+    with a clone names no server (it made ``status`` show one, and ``serve --stop`` signal its pid;
+    stopping also asks the server who it is first: ``edges.serve.prove``)."""
     try:
-        info = json.loads((root / STATE_DIR / SERVE_FILE).read_text())
+        info = json.loads(read_plain(root / STATE_DIR / SERVE_FILE, 64 << 10) or "")
+        if not isinstance(info, dict) or not hmac_equal(str(info.get("seal", "")), server_seal(info)):
+            return None
+        if str(info.get("vault")) != str(root.resolve()):
+            return None
         os.kill(int(info["pid"]), 0)
-        return info if isinstance(info, dict) else None
+        return info
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def server_seal(info: dict[str, Any], key: bytes | None = None) -> str:
+    """The seal of a server's ``serve.json`` (its pid, port, token and vault) under this user's key."""
+    import hmac
+
+    what = f"mdmem serve {info.get('pid')} {info.get('port')} {info.get('token')} {info.get('vault')}"
+    return hmac.new(key or machine_key(), what.encode(), "sha256").hexdigest()
+
+
+def hmac_equal(stamp: str, expected: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(stamp.encode(), expected.encode())
 
 
 # -- the seal ------------------------------------------------------------------------------------

@@ -582,6 +582,8 @@ _cli.register_for(_lines, "RefsAnswer", "CitesAnswer", "PersonAnswer")
 def _sync(r: SyncReport, p: Printer) -> None:
     if r.committed:
         p(f"committed {len(r.committed)} edited note(s) first")
+    if r.staged_elsewhere:
+        p(f"left staged, not committed (not the vault's notes): {', '.join(r.staged_elsewhere)}")
     moved = (f"fetched {r.fetched} commit(s) from {r.upstream}" if r.fetched else f"{r.upstream}: nothing new")
     p(moved + (f", pushed {r.pushed}" if r.pushed else ", nothing to push")
       + (f" ({r.retries} push(es) retried: the remote moved meanwhile)" if r.retries else ""))

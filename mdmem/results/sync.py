@@ -39,6 +39,7 @@ class SyncReport(Answer):
     conflicts: list[SyncConflict] = field(default_factory=list)
     retries: int = 0  # pushes the remote rejected because it moved meanwhile
     index: str = ""  # what the index did: "n notes reindexed", or the background job's line
+    staged_elsewhere: list[str] = field(default_factory=list)  # the user's other staged changes: left uncommitted
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

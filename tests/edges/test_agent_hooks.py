@@ -189,8 +189,10 @@ class _FakeServe(BaseHTTPRequestHandler):
 def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _FakeServe)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    info = {"pid": os.getpid(), "port": httpd.server_address[1], "token": "tok", "vault": str(git_vault)}
-    (git_vault / ".mdmem" / "serve.json").write_text(json.dumps(info))
+    from mdmem.index.state import server_seal
+
+    info = {"pid": os.getpid(), "port": httpd.server_address[1], "token": "tok", "vault": str(git_vault.resolve())}
+    (git_vault / ".mdmem" / "serve.json").write_text(json.dumps({**info, "seal": server_seal(info)}))
     try:
         ctx = context_of(hook(git_vault, "prompt", prompt_payload("release train dates", git_vault)),
                          "UserPromptSubmit")

@@ -314,8 +314,11 @@ def write_serve(state: IndexState, info: object) -> None:
 
 
 def test_server_info_of_a_live_process_is_its_file(state: IndexState) -> None:
-    """A serve.json whose pid runs is the server's address."""
-    info = {"pid": os.getpid(), "port": 5000, "token": "t"}
+    """A serve.json whose pid runs, sealed with this user's key for this vault, is the server's address."""
+    from mdmem.index.state import server_seal
+
+    info: dict[str, object] = {"pid": os.getpid(), "port": 5000, "token": "t", "vault": str(state.root.resolve())}
+    info["seal"] = server_seal(info)
     write_serve(state, info)
     assert server_info(state.root) == info
 

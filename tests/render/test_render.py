@@ -305,7 +305,10 @@ def test_status_doctor_and_add_in_a_plain_vault_golden(plain: Path, monkeypatch:
     assert hits[0].snippet == "" and render.mcp(hits, tool="search") == call_tool(plain, "search", {"query": "title only"})
     (plain / "notes" / "new.md").write_text("# New\n")
     assert golden(VaultStatus, "status").pending.new == ["notes/new.md"]
-    (plain / ".mdmem" / "serve.json").write_text(json.dumps({"pid": os.getpid(), "port": 1, "token": "t"}))
+    from mdmem.index.state import server_seal
+
+    served: dict[str, object] = {"pid": os.getpid(), "port": 1, "token": "t", "vault": str(plain.resolve())}
+    (plain / ".mdmem" / "serve.json").write_text(json.dumps({**served, "seal": server_seal(served)}))
     try:
         assert golden(VaultStatus, "status").serve is not None
     finally:
