@@ -3,7 +3,9 @@ and an output budget. An EPUB's chapter is nested elements (lists, quotes, table
 with constructs that never close ("<!--", "<![CDATA[", a quote in a tag), entities and control
 characters; a PDF's page is a content stream of text, state and form operators in long runs. A reader
 either returns a book whose text is at most proportional to its input, or refuses it with
-``BookUnreadable``; nothing else, and never slowly. CPU time, so a busy machine does not fail them."""
+``BookUnreadable``; nothing else, and never slowly. The reading thread's CPU time, so neither a busy machine nor a thread another test left
+running fails them (process time counted those: a 0.1 s page once measured 6.7 s). No shrinking: a failing
+book is printed as generated, and shrinking one took over five minutes."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mdmem.adapters.epub import read_epub
@@ -20,6 +22,7 @@ from mdmem.core.errors import BookUnreadable
 
 from ..book_files import epub, pdf_stream
 
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 CPU_PER_BOOK = 6.0  # seconds; these books read in well under one
 TAGS = ["p", "div", "ul", "ol", "li", "blockquote", "pre", "table", "tr", "td", "h1", "h2", "em", "a", "span", "nav",
         "section", "svg", "script", "br"]
@@ -40,20 +43,20 @@ chapters = st.lists(st.one_of(trees, deep, repeated), min_size=1, max_size=3).ma
 
 
 def bounded(read: object, size: int) -> None:
-    start = time.process_time()
+    start = time.thread_time()
     try:
         book = read()  # type: ignore[operator]
     except BookUnreadable as exc:
         assert "\n" not in str(exc)
         book = None
-    spent = time.process_time() - start
+    spent = time.thread_time() - start
     assert spent < CPU_PER_BOOK, f"{spent:.1f} s of CPU"
     if book is not None:
         text = sum(len(p.body) for p in book.parts)
         assert text <= 4 * size + 10_000, f"{text} characters of text from {size}"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=25, deadline=None, phases=NO_SHRINK, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(bodies=st.lists(chapters, min_size=1, max_size=3))
 def test_any_epub_is_read_or_refused_in_bounded_time_and_size(tmp_path: Path, bodies: list[str]) -> None:
@@ -72,7 +75,7 @@ streams = st.lists(op_runs, min_size=1, max_size=3).map(b" ".join)
 
 
 @pytest.mark.filterwarnings("ignore")  # pypdf warns about the damage it repairs
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=15, deadline=None, phases=NO_SHRINK, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(stream=streams, form=st.none() | streams, draws=st.integers(0, 2000))
 def test_any_pdf_page_is_read_or_refused_in_bounded_time_and_size(tmp_path: Path, stream: bytes,
