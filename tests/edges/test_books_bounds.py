@@ -146,7 +146,7 @@ def test_a_pdf_page_with_too_many_text_operations_is_refused(vault: Path, tmp_pa
     assert "page 1 draws more than 20000 pieces of text" in refused(vault, book)
     no_text = b"q " + b"[ ET " * 40_000 + b"Q"  # 200 KB without text, drawn 100 times (a generated case: 79 s)
     book = pdf_stream(tmp_path / "heavy.pdf", b"", form=no_text, draws=100)
-    assert "page 1 draws more than 8 MB of content" in refused(vault, book)
+    assert "page 1 draws more than 2 MB of content" in refused(vault, book)
 
 
 def test_mcp_import_of_a_missing_or_unsupported_path_says_why(git_vault: Path, tmp_path: Path) -> None:
