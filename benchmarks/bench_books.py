@@ -1,4 +1,4 @@
-"""Benchmark of ``mdmem import`` for books (issue 17): a 300-page text PDF and a 20-chapter EPUB, each
+"""Benchmark of ``mdmem import`` for books: a 300-page text PDF and a 20-chapter EPUB, each
 into a fresh git vault; then whether a question one chapter answers finds that chapter's note.
 
     python benchmarks/bench_books.py [--pages 300] [--chapters 20] [--questions 200] [--runs 1]
@@ -47,7 +47,7 @@ from setup_env import compile_package  # noqa: E402
 from tests.book_files import Mark, epub, pdf  # noqa: E402
 
 DATA = HERE.parent.parent / "shared" / "data" / "locomo10.json"
-TARGET_S = 60.0  # issue 17: each book imports in under a minute on 2 cores
+TARGET_S = 60.0  # each book imports in under a minute on 2 cores
 LINES_PER_PAGE, LINE_CHARS = 34, 70
 
 
@@ -194,7 +194,7 @@ def bench_book(book: Path, where: dict[str, Any], qs: list[tuple[str, str]], wor
 
 
 def render(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    out = [f"# Books import (issue 17)\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores "
+    out = [f"# Books import\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores "
            f"({info['cpu']}) · load {', '.join(f'{x:.2f}' for x in info['loadavg'])}\n",
            "| book | MB | parts | import s | embed s | import + vectors s | peak RSS import / embed MB | "
            "questions | hit@3 | MRR@10 |", "|---|---|---|---|---|---|---|---|---|---|"]

@@ -1,4 +1,4 @@
-"""A cold CLI ``query``/``vsearch``/``recall`` (no ``mdmem serve``) at N notes, torch against ONNX (issue 14).
+"""A cold CLI ``query``/``vsearch``/``recall`` (no ``mdmem serve``) at N notes, torch against ONNX.
 
     python benchmarks/bench_cold_query.py [--notes 10000] [--runs 3]
 

@@ -1,4 +1,4 @@
-"""Embedding speed and cold model start, runtime against runtime, on the same chunks (issue 14).
+"""Embedding speed and cold model start, runtime against runtime, on the same chunks.
 
     python benchmarks/bench_embed.py [--notes 200] [--runs 5] [--configs torch:1:16,onnx:0:16,onnx:0:16:int8]
 

@@ -1,4 +1,4 @@
-"""mdmem's full BM25 index beside QMD's, on the same synthetic notes (issue 14's index-speed goal).
+"""mdmem's full BM25 index beside QMD's, on the same synthetic notes, for the index-speed goal.
 
     python benchmarks/bench_fullindex.py [--sizes 2000,10000] [--runs 5]
     python benchmarks/bench_fullindex.py --mdmem before=/work/main --mdmem after=.   # two checkouts

@@ -1,4 +1,4 @@
-"""Benchmark of the graph (issue 5): ``neighbors --depth 2``, ``why``, ``path`` and the graph
+"""Benchmark of the graph: ``neighbors --depth 2``, ``why``, ``path`` and the graph
 build, warm through the Vault API and cold through the CLI, on synthetic vaults with ~5 edges a note.
 
     python benchmarks/bench_graph.py [--sizes 1000,10000] [--runs 3] [--samples 200]

@@ -30,7 +30,7 @@ from bench_spine import add_common_args, child_env, git, log, machine, median, p
 from corpus import make_corpus, make_queries  # noqa: E402
 from setup_env import compile_package  # noqa: E402
 
-TARGETS = {"cold": 1000.0, "served": 300.0}  # ms, issue 6
+TARGETS = {"cold": 1000.0, "served": 300.0}  # ms
 
 
 def env_for(model: str | None) -> dict[str, str]:

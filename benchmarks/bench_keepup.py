@@ -1,4 +1,4 @@
-"""Benchmark of vectors keeping up with commits (issue 14): after a one-note commit on an embedded vault,
+"""Benchmark of vectors keeping up with commits: after a one-note commit on an embedded vault,
 how long git waits (the commit with mdmem's hooks) and how long until the note's vectors are complete.
 
     python benchmarks/bench_keepup.py [--notes 2000] [--runs 5] [--modes before,hash,default] [--before REF]
@@ -39,7 +39,7 @@ from setup_env import compile_package  # noqa: E402
 
 MODES = {"before": {}, "hash": {"MDMEM_EMBED_MODEL": "hash"}, "default": {}}
 BEFORE: dict[str, str] = {}  # PYTHONPATH for the "before" mode (--before)
-TARGET_S = 5.0  # issue 14: vectors of a one-note commit complete within 5 s
+TARGET_S = 5.0  # vectors of a one-note commit complete within 5 s
 
 
 def env_for(mode: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Soak benchmark (issue 7): a few clients run mixed reads and writes against one vault for a fixed
+"""Soak benchmark: a few clients run mixed reads and writes against one vault for a fixed
 time, through ``mdmem serve``, an MCP server over stdio and the CLI; then the vault is checked.
 
     python benchmarks/bench_soak.py [--seconds 120] [--notes 300] [--clients 3] [--model hash]

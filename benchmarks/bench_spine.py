@@ -91,7 +91,7 @@ class SizeResult:
 
 def child_env() -> dict[str, str]:
     """Our environment without anything that would redirect mdmem or git, and without the automatic
-    embedding after writes (issue 14): each benchmark measures what it names (``mdmem embed``, a hook's
+    embedding after writes: each benchmark measures what it names (``mdmem embed``, a hook's
     reindex, a checkout) with no model loading beside it. ``bench_keepup.py`` measures it turned on."""
     drop = ("MDMEM_", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX")
     return {**{k: v for k, v in os.environ.items() if not k.startswith(drop)}, "MDMEM_AUTO_EMBED": "0"}
@@ -321,7 +321,7 @@ TARGETS = (  # (field, limit, label); targets hold for 2k–10k notes on a 2-cor
 )
 
 
-GOALS_50K = (  # issue 16: a team vault of 50k notes
+GOALS_50K = (  # a team vault of 50k notes
     ("hook_reindex_ms", 1000.0, "one-note hook < 1 s"),
     ("cold_search_ms", 500.0, "cold CLI search < 500 ms"),
     ("full_rss_mb", 1024.0, "full index peak RSS < 1 GB"),
@@ -346,7 +346,7 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
     lines.append("")
     for r in results:
         if not 2000 <= r.notes <= 10000 and (r.notes != results[-1].notes or r.notes >= 50000):
-            continue  # the 2k–10k targets; 50k has issue 16's own goals below
+            continue  # the 2k–10k targets; 50k has its own goals below
         checks = []
         for key, limit, label in TARGETS:
             value = getattr(r, key)
@@ -357,7 +357,7 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
         if r.notes >= 50000:
             checks = [f"{'PASS' if getattr(r, key) < limit else 'FAIL'} {label} ({getattr(r, key):.4g})"
                       for key, limit, label in GOALS_50K]
-            lines.append(f"issue 16's goals at {r.notes:,} notes: " + "; ".join(checks))
+            lines.append(f"the 50k goals at {r.notes:,} notes: " + "; ".join(checks))
     for r in results:
         if not r.hook_updated_index:
             lines.append(f"WARNING: at {r.notes:,} notes the post-commit hook did not update the index")

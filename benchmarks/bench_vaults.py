@@ -1,4 +1,4 @@
-"""Searching across vaults (issue 16): the quality of the merge and its speed.
+"""Searching across vaults: the quality of the merge and its speed.
 
     python benchmarks/bench_vaults.py [--notes 2000] [--queries 20] [--runs 5] [--only quality|speed]
 

@@ -1,4 +1,4 @@
-"""The HTML graph page (issue 13) on synthetic Obsidian-style vaults: settle time in headless
+"""The HTML graph page on synthetic Obsidian-style vaults: settle time in headless
 Chromium and screenshots to look at.
 
     python benchmarks/graph_page.py [--sizes 800,5000] [--out /tmp/graphshots]

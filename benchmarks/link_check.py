@@ -6,8 +6,8 @@ every link's target against an independent reference written from Obsidian's rul
 The reference resolves each link as Obsidian's ``getFirstLinkpathDest`` does (observed on Obsidian
 1.x): a path relative to the note for ``./``/``../`` and markdown links to files, an exact vault path
 (with or without .md), then every file whose path ends with the link's path; several → the one in the
-linking note's own folder, else the shortest path, else the first by path. mdmem adds one rule on top
-(issue 13): of several files sharing a name, the one in the folder nearest the linking note wins, so
+linking note's own folder, else the shortest path, else the first by path. mdmem adds one rule on top:
+of several files sharing a name, the one in the folder nearest the linking note wins, so
 the two differ only where a nearer folder and a shorter path disagree; those rows are listed.
 
 ``--per-top-folder`` treats each top folder as its own vault (the Obsidian help repository is one vault

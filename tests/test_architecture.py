@@ -146,7 +146,7 @@ def test_modules_stay_readable(name: str) -> None:
     assert lines <= MAX_LINES, f"{name}: {lines} lines"
 
 
-# A library with one home: no other module imports it, inside functions included (issue 17: "pypdf only
+# A library with one home: no other module imports it, inside functions included ("pypdf only
 # in one module"; whoosh, usearch, SQL and GitPython have import-linter's contracts).
 ONE_HOME = {"pypdf": "mdmem.adapters.pdf"}
 

@@ -1,4 +1,4 @@
-"""Hostile and odd input (issue 7): YAML bombs, huge and empty files, paths that leave the vault,
+"""Hostile and odd input: YAML bombs, huge and empty files, paths that leave the vault,
 unusual file names, and property-based tests of the parser. Each test tries to break mdmem and
 asserts what it does instead: a clear problem or message, nothing lost, nothing outside the vault."""
 

@@ -1,4 +1,4 @@
-"""Security (issue 7): no YAML or pickle runs code, a cloned vault's settings and index cannot run
+"""Security: no YAML or pickle runs code, a cloned vault's settings and index cannot run
 code or write outside it, and secrets are redacted on every agent write path."""
 
 from __future__ import annotations
@@ -323,7 +323,7 @@ def test_resource_settings_of_a_cloned_vault_are_bounded(tmp_path: Path, toml: s
     assert cli(root, "search", "coffee").returncode == 0  # BM25 reads none of these settings
 
 
-# -- no secret, nor the start of one, reaches a file or the history (issue 15) ---------------------------
+# -- no secret, nor the start of one, reaches a file or the history --------------------------------------
 
 
 def token(tag: str) -> str:

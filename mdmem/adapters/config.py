@@ -64,7 +64,7 @@ def load_config(root: Path) -> Config:
 
 def auto_embed(data: dict[str, object]) -> bool:
     """[embed] auto in mdmem.toml (default true): give changed chunks their vectors after every write,
-    inline when cheap, else in a background job (issue 14). $MDMEM_AUTO_EMBED (0/1) overrides."""
+    inline when cheap, else in a background job. $MDMEM_AUTO_EMBED (0/1) overrides."""
     env = os.environ.get("MDMEM_AUTO_EMBED")
     if env:
         return env.strip().lower() not in ("0", "false", "no", "off")

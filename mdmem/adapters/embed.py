@@ -127,7 +127,7 @@ MAX_AUTO_THREADS = 8  # a 22M-parameter model gains little past 8 threads; leave
 
 
 def default_threads() -> int:
-    """The cores this process may use, at most MAX_AUTO_THREADS (issue 14: the old default of 1 used
+    """The cores this process may use, at most MAX_AUTO_THREADS (the old default of 1 used
     an eighth of an 8-core laptop)."""
     try:
         n = len(os.sched_getaffinity(0))

@@ -1,4 +1,4 @@
-"""Making the exported model fast on onnxruntime (issue 14): operator fusion that keeps its vectors, and
+"""Making the exported model fast on onnxruntime: operator fusion that keeps its vectors, and
 the opt-in int8 weights that change them.
 
 Both run once per machine, right after torch's export (``embed_torch.export_with_torch``), with the tools

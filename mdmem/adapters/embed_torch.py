@@ -21,7 +21,7 @@ ONNX_OPSET = 17
 
 
 def check_model_folder(path: Path, setting: str) -> None:
-    """Refuse a model folder whose loading could run code (issue 7): mdmem.toml comes with the vault,
+    """Refuse a model folder whose loading could run code: mdmem.toml comes with the vault,
     and a cloned vault is not trusted. Weights must be safetensors (a pickled ``.bin``/``.pt`` runs
     code when unpickled, whatever torch's defaults), and no config may ask for custom code."""
     import json

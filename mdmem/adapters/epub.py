@@ -1,4 +1,4 @@
-"""An EPUB's chapters and metadata as a ``books.Book`` (issue 17), with the standard library alone:
+"""An EPUB's chapters and metadata as a ``books.Book``, with the standard library alone:
 zipfile, ElementTree for the container, the package document (OPF) and the NCX, html.parser for XHTML.
 
 Parts come from the table of contents — the EPUB 3 nav document, else the EPUB 2 NCX — and, when

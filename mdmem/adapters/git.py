@@ -133,7 +133,7 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
-# -- dates from history (issue 13) -------------------------------------------------------------------
+# -- dates from history ------------------------------------------------------------------------------
 
 NOTES_PATHSPEC = ":(icase)*.md"  # what ``Files.scan`` takes for a note
 
@@ -187,7 +187,7 @@ def walk_history(commits: list[Commit]) -> dict[str, FileHistory]:
     ``--topo-order`` gives them), following renames back: a file is named by its newest path.
 
     Walking back, a rename maps the old path's older commits to the new name, and an add (or a
-    delete) ends a path: older commits under that name touched another file (issue 13)."""
+    delete) ends a path: older commits under that name touched another file."""
     alias: dict[str, str | None] = {}  # a path in older commits → the file it is now (None: none)
     first: dict[str, float] = {}
     last: dict[str, float] = {}

@@ -1,4 +1,4 @@
-"""Git for ``mdmem sync`` (issue 16): the branch and its upstream, fetch, merge, the stages of a
+"""Git for ``mdmem sync``: the branch and its upstream, fetch, merge, the stages of a
 conflicted merge, push. Plain ``git`` subprocesses (no GitPython: its import costs more than these
 calls), every one on the repository's top folder with paths relative to it. mdmem's own hooks are
 skipped (``MDMEM_SKIP_HOOK``): sync indexes what it brought in itself."""

@@ -1,4 +1,4 @@
-"""A PDF's text, outline and metadata as a ``books.Book`` (issue 17). The only module that imports pypdf.
+"""A PDF's text, outline and metadata as a ``books.Book``. The only module that imports pypdf.
 
 Parts come from the outline (bookmarks) when there is one; else from pages that open with a chapter
 heading ("Chapter 3", "CHAPTER III", "Prologue"), when at least two do; else from runs of

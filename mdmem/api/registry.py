@@ -1,4 +1,4 @@
-"""Named vaults: the user's own list of vaults by name, with a default (issue 16).
+"""Named vaults: the user's own list of vaults by name, with a default.
 
 The file is ``$MDMEM_CONFIG``, else ``$XDG_CONFIG_HOME/mdmem/vaults.toml``, else
 ``~/.config/mdmem/vaults.toml``::

@@ -235,7 +235,7 @@ class Vault:
 
         return doctor(self.store)
 
-    # -- sharing through git (issue 16) ------------------------------------------------------------
+    # -- sharing through git -----------------------------------------------------------------------
 
     @answers
     def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> SyncReport:

@@ -1,4 +1,4 @@
-"""Several vaults answering one question on one scale (issue 16): ``search``, ``query``, ``recall`` and
+"""Several vaults answering one question on one scale: ``search``, ``query``, ``recall`` and
 ``context`` with ``--vaults a,b`` or ``--all-vaults``, ``mdmem mcp --vaults``, the prompt hook's
 personal vault.
 

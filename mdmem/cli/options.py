@@ -194,7 +194,7 @@ redact_option = click.option("--no-redact", is_flag=True,
 
 
 def redact_args(*texts: str | None) -> list[Any]:
-    """The texts with secrets redacted, as MCP add does (issue 7); the count goes to stderr."""
+    """The texts with secrets redacted, as MCP add does; the count goes to stderr."""
     from ..core.redact import redact
     from ..render import redaction_notice
 
@@ -228,7 +228,7 @@ def progress_bar(label: str = "Indexing notes") -> Callable[[int, int], None]:
 
 
 def progress_lines(label: str, every: float = 10.0, after: float = 2.0) -> Callable[[int, int], None]:
-    """A (done, total) callback for a pipe or a log (issue 14: a piped embed printed nothing for
+    """A (done, total) callback for a pipe or a log (a piped embed printed nothing for
     minutes): a line on stderr every ``every`` seconds or 10% of the work, and at the end; nothing
     for work done within ``after`` seconds (a few chunks need no report)."""
     import time

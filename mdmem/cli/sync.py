@@ -1,4 +1,4 @@
-"""``mdmem sync`` and ``mdmem resolve``: a vault shared through git (issue 16)."""
+"""``mdmem sync`` and ``mdmem resolve``: a vault shared through git."""
 
 from __future__ import annotations
 

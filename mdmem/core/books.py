@@ -1,4 +1,4 @@
-"""Pure: a book as mdmem imports it (issue 17) — its parts (one note each), found from a table of
+"""Pure: a book as mdmem imports it — its parts (one note each), found from a table of
 contents over a run of content units (a PDF's pages, an EPUB's documents cut at their anchors).
 
 The readers (``pdf.py``: pypdf, ``epub.py``: zipfile and the stdlib parsers) turn a file into units and

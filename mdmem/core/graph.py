@@ -1,4 +1,4 @@
-"""Pure note graph (DESIGN §5): typed edges resolved from catalogue rows, neighbours, shortest
+"""Pure note graph: typed edges resolved from catalogue rows, neighbours, shortest
 paths, causal chains, timelines and exports.
 
 No I/O here: ``build_graph`` takes the rows ``Catalog.graph_rows`` reads, and ``connect.py``
@@ -26,7 +26,7 @@ ATTACHMENT = "attachment"  # the kind of a node that is a non-markdown file (its
 ABOUT = "about"  # note → entity it is about (from ``entities``)
 MENTIONS = "mentions"  # body [[wikilinks]] and markdown links
 CITES = "cites"  # note → an external thing it references (``refs:``, a URL in the body), or a person by e-mail
-EXTERNAL_KIND = "external"  # the kind of a node that is a URL, e-mail address, ticket, DOI, … (issue 17)
+EXTERNAL_KIND = "external"  # the kind of a node that is a URL, e-mail address, ticket, DOI, …
 VIRTUAL = (ENTITY, EXTERNAL)  # key prefixes of nodes that are no file: never a search result, always visible
 PERSON_IDENTITY = "person identity"  # how a link or reference that names a person's identity was resolved
 SITE_URL = "site url"  # how a link to one of the vault's own published pages (``[site]``) was resolved
@@ -369,7 +369,7 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     refs: (src, kind, value, written, origin); identities of person notes: (path, key, strength).
 
     A person's identity resolves an entity, a link that names no file and an e-mail (or handle,
-    id, URL) reference to the person's note (issue 17); a URL under one of the vault's ``sites``
+    id, URL) reference to the person's note; a URL under one of the vault's ``sites``
     ((URL prefix, folder): the vault is published there) is a link to the note it shows; any other
     reference is an external node.
     """

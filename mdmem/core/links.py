@@ -47,7 +47,7 @@ class BodyInfo:
     links: list[Link] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     text: str = ""  # plain text of the body (markup stripped) for indexing
-    refs: list[str] = field(default_factory=list)  # web and mail links, bare URLs and e-mail addresses (issue 17)
+    refs: list[str] = field(default_factory=list)  # web and mail links, bare URLs and e-mail addresses
 
 
 _TAG = re.compile(r"(?<![\w/#&])#([^\W\d][\w/\-]*|\d+[^\W\d][\w/\-]*)", re.UNICODE)

@@ -151,7 +151,7 @@ _INTENTS: tuple[tuple[str, str], ...] = (
              # a year, but not one inside an identifier such as INV-2026-000123
              r"|(?<![\w-])(19|20)\d{2}(?![\w-])"),
     ("who", r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"
-            # someone named by a handle or an e-mail address: "what did @alice decide" (issue 17)
+            # someone named by a handle or an e-mail address: "what did @alice decide"
             r"|(?<![\w@])@[A-Za-z]\w*|\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
 )
 

@@ -1,4 +1,4 @@
-"""A note both sides of a sync changed (issue 16): a three-way merge that knows frontmatter (key by
+"""A note both sides of a sync changed: a three-way merge that knows frontmatter (key by
 key, ``updated`` the later of the two) and leaves the body to a line merge the caller gives (git
 merge-file); and the texts a true conflict leaves: the other side's version as a conflict copy beside
 the note, that copy back as the note (``--theirs``), and both versions in one note (``--both``). Pure."""

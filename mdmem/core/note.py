@@ -1,4 +1,4 @@
-"""Pure note parsing and writing: frontmatter (DESIGN §2) + markdown body.
+"""Pure note parsing and writing: frontmatter + markdown body.
 
 Reading never fails: broken YAML, bad values and odd bytes give a note with defaults for what
 could not be read, plus a list of ``Problem``s naming the field and the fix. Writing edits the
@@ -18,7 +18,7 @@ from .schema import DATE_KEYS, STATUSES, TYPES
 
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
 # Without aliases, loaded YAML holds at most about one value or character per byte of its text;
-# anchors and aliases ("billion laughs") can make 500 bytes expand to 9^9 values (issue 7).
+# anchors and aliases ("billion laughs") can make 500 bytes expand to 9^9 values.
 MAX_EXPANDED = 2 * MAX_FRONTMATTER
 
 _FENCE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
@@ -55,7 +55,7 @@ class Note:
     tags: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)
-    refs: list[str] = field(default_factory=list)  # external references as written (issue 17)
+    refs: list[str] = field(default_factory=list)  # external references as written
     identities: list[str] = field(default_factory=list)  # a person's names, e-mail addresses, handles
     links: list[Link] = field(default_factory=list)
     supersedes: str | None = None
@@ -80,7 +80,7 @@ class Note:
 @dataclass(frozen=True, slots=True)
 class NoteDates:
     """A note's dates as the index keeps them, and where each came from: "frontmatter", "git" (the
-    first and last commit that touched the file, following renames) or "mtime" (issue 13)."""
+    first and last commit that touched the file, following renames) or "mtime"."""
 
     date: float | None  # what filters, recency and decay go by (see ``note_dates``)
     created: str | None = None
@@ -371,7 +371,7 @@ def _to_bool(v: Any) -> bool | None:
 
 def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None], sep: str = r"[,\s]+") -> list[str]:
     """A list field's strings (tags, aliases, entities, refs, identities); each item YAML did not read
-    as text is reported by its place and value, with how to write it (issue 13), and the rest are kept."""
+    as text is reported by its place and value, with how to write it, and the rest are kept."""
     if isinstance(v, str):
         # Obsidian accepts "tags: a, b" and "tags: a b"; so do we.
         return [p for p in re.split(sep, v.strip()) if p]

@@ -315,7 +315,7 @@ def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int]
     return scored[:top]
 
 
-# -- one scale across vaults (issue 16) ------------------------------------------------------------------
+# -- one scale across vaults -----------------------------------------------------------------------------
 
 
 def evidence(explain: Mapping[str, Any], floor: float, strong: float, vectors: bool = True) -> float:

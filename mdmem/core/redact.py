@@ -1,4 +1,4 @@
-"""Pure secret redaction: what an agent captured is scrubbed before it is written (DESIGN §8).
+"""Pure secret redaction: what an agent captured is scrubbed before it is written.
 
 Each rule names a kind of secret; a match is replaced by ``[REDACTED:kind]``. Where a secret sits
 behind a label (``password=…``, ``Authorization: Bearer …``) the label stays and only the value

@@ -1,4 +1,4 @@
-"""External references and person identities (issue 17), pure: what a note cites outside the vault
+"""External references and person identities, pure: what a note cites outside the vault
 (URLs, e-mail addresses, tickets, DOIs, file paths, ids in other systems) and the names a person is
 known by, each in one canonical form so that every way of writing it finds the same thing.
 

@@ -1,4 +1,4 @@
-"""The vocabulary of the vault format and of retrieval (DESIGN §2, §4): note types and statuses, the
+"""The vocabulary of the vault format and of retrieval: note types and statuses, the
 date keys, what can be hidden, and the filter arguments every read takes. No imports, so the CLI
 can build its options from it without loading anything."""
 

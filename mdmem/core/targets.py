@@ -20,7 +20,7 @@ def names_attachment(target: str) -> bool:
 
 
 class LinkResolver:
-    """Link targets resolved as Obsidian resolves them (DESIGN §2 "Identity and links").
+    """Link targets resolved as Obsidian resolves them.
 
     In order: a path relative to the linking note (``./x``, ``../x``, and markdown links to a file,
     which are relative first); an exact vault path; an ``id`` (mdmem's own typed links); a partial

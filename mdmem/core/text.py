@@ -232,7 +232,7 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     # The marks are the only ones in a snippet: a mark already in the text (``2**10`` in code, an
     # author's **bold** when given raw markdown) becomes look-alike asterisks (U+2217) of the same
     # length, so a reader (and ``render.highlight``) never sees a match nested in the author's
-    # emphasis (issue 13: "**Open local **graph****").
+    # emphasis ("**Open local **graph****").
     piece = text[start:end].replace(mark, _LOOKALIKE.get(mark, " " * len(mark)))
     outp, pos = [], 0
     for s, e in spans:

@@ -1,4 +1,4 @@
-"""``mdmem import BOOK.pdf|BOOK.epub``: a book as notes (issue 17).
+"""``mdmem import BOOK.pdf|BOOK.epub``: a book as notes.
 
 One note per part (a chapter or section: ``books.plan_parts``), type ``reference``, in
 ``NOTES/books/<slug>/``, numbered in reading order; an index note (type ``hub``) that lists them in

@@ -1,5 +1,5 @@
-"""Graph queries (DESIGN §5): links, backlinks, neighbors, path, why, timeline, entity, export, and a
-note's external references and the notes citing one (refs, cites; issue 17).
+"""Graph queries: links, backlinks, neighbors, path, why, timeline, entity, export, and a
+note's external references and the notes citing one (refs, cites).
 
 Reads over the store's graph (``graph_view``) and the pure ``graph`` module; matches for why,
 timeline and entity come from the retrieval pipelines (``hybrid``), imported by those queries only
@@ -295,7 +295,7 @@ def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | Non
     raise MdmemError(f"Unknown format {fmt!r}; use json, dot or html.")
 
 
-# -- external references (issue 17) -----------------------------------------------------------------
+# -- external references ----------------------------------------------------------------------------
 
 
 def refs(store: IndexStore, ref: str) -> RefsAnswer:

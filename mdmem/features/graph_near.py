@@ -1,4 +1,4 @@
-"""The graph around a few notes (issue 16): their edges, both ways, exactly as the whole graph has
+"""The graph around a few notes: their edges, both ways, exactly as the whole graph has
 them, from the catalogue rows that can touch them, so a cold ``query`` shows its hits' connection
 hints without building the graph of a 50k-note vault (~1 s and ~230 MB).
 

@@ -51,7 +51,7 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explai
         text, limit, filters, coverage=explain, corrections=store.lexical.corrections(text))))
     # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
     # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
-    # hit waits for its row (issue 7: tests/test_concurrency.py, readers during writes).
+    # hit waits for its row (tests/test_concurrency.py, readers during writes).
     known = store.catalog.rows(h.path for h in raw)
     raw = [h for h in raw if h.path in known]
     qterms = set(terms(text))

@@ -400,7 +400,7 @@ def add_checked(store: IndexStore, sem: Semantic, title: str, body: str, *, forc
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
     writer lock, right before the write: the same memory saved by several agents at once is
-    written once (issue 7; before, each process checked, then all of them wrote).
+    written once (before, each process checked, then all of them wrote).
     """
     check = DuplicateCheck("ADD", "not checked")
     if dedupe:

@@ -1,4 +1,4 @@
-"""People (issue 17): a ``person`` note lists the ``identities`` someone goes by (names, e-mail
+"""People: a ``person`` note lists the ``identities`` someone goes by (names, e-mail
 addresses, handles such as ``@alice`` or ``github:alice``); a mention of any of them in another note
 (its ``entities``, a link, an e-mail in ``refs:`` or the body, a name or handle in its prose:
 ``mentions``) is a mention of that person.

@@ -191,7 +191,7 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
     g = load_graph(store)
     # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
-    # so does the person's own note, the answer to "who is …" (issue 17)
+    # so does the person's own note, the answer to "who is …"
     shared: dict[str, tuple[str, ...]] = {}
     named: dict[str, str] = people_in(g, text, shared)
     if shared:
@@ -241,7 +241,7 @@ def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate
                pool: int) -> list[Candidate]:
     """Notes dated in the query's time window that are about its topic rise by ``WINDOW_BOOST`` of the
     top score (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
-    dates, else git's, issue 13); the window's notes that match the topic ("incidents" in "incidents
+    dates, else git's); the window's notes that match the topic ("incidents" in "incidents
     last month") but missed the pool join it, below. The window's other notes, newest first, fill the
     list only when the question has no topic of its own ("what happened last month": ``topic_terms``)
     or no note in the window is about it; a note that matched only the question's words ("what did I
@@ -314,7 +314,7 @@ def key_line(body: str, limit: int = 160) -> str:
         raw = line.strip().lstrip("> ")
         if not raw or raw.startswith(("#", "```", "~~~", "|", "---")):
             continue
-        line = " ".join(display_text(line).split())  # text, not HTML or markdown syntax (issue 13)
+        line = " ".join(display_text(line).split())  # text, not HTML or markdown syntax
         if not line:
             continue  # a line of only tags, an embed or a comment says nothing
         return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -1,4 +1,4 @@
-"""A note's past (DESIGN §7): ``history`` (the version chain through ``supersedes`` and each file's git
+"""A note's past: ``history`` (the version chain through ``supersedes`` and each file's git
 log, optionally with each commit's diff), ``diff`` (what changed since a revision) and ``show`` (what
 it said then). Git is the history; renames are followed (``git log --follow``)."""
 

@@ -1,4 +1,4 @@
-"""Team memory through git (issue 16): ``sync`` commits hand edits, fetches, merges the upstream branch
+"""Team memory through git: ``sync`` commits hand edits, fetches, merges the upstream branch
 and pushes, then indexes what changed; ``resolve`` settles a conflict it kept.
 
 No text is ever lost. A note both sides changed is merged by ``merge.merge_note`` (frontmatter key by

@@ -406,7 +406,7 @@ class Catalog(CatalogRefs, CatalogNear):
         cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))
         return [dict(zip(("target", "type", "label", "heading", "reason"), r)) for r in cur]
 
-    # -- graph (issue 5) -------------------------------------------------------------------------
+    # -- graph -----------------------------------------------------------------------------------
 
     def graph_rows(self) -> tuple[list[Any], list[Any], list[Any], list[str], list[Any], list[Any]]:
         """(notes, names, links, attachments, refs, identities) rows ``graph.build_graph`` takes, read in

@@ -1,4 +1,4 @@
-"""The catalogue's rows around a few notes (issue 16): what ``graph_near`` needs to build those notes'
+"""The catalogue's rows around a few notes: what ``graph_near`` needs to build those notes'
 edges exactly as the whole graph has them, without reading every link, note and reference. A part
 of ``catalog`` in a module of its own (``Catalog`` takes ``CatalogNear`` as a mixin).
 

@@ -1,4 +1,4 @@
-"""The catalogue's external references and person identities (issue 17): their SQL, a part of
+"""The catalogue's external references and person identities: their SQL, a part of
 ``catalog`` in a module of its own (``Catalog`` takes ``CatalogRefs`` as a mixin and calls
 ``write_refs``/``delete_refs`` inside its own transaction), so the catalogue stays readable.
 

@@ -1,4 +1,4 @@
-"""Dates from git for one reindex (issue 13): a note without ``created``/``updated`` of its own is
+"""Dates from git for one reindex: a note without ``created``/``updated`` of its own is
 dated by the first and last commit that touched its file, following renames.
 
 One ``git log`` pass gives every file's commits: over the whole history for a full index (started

@@ -1,6 +1,6 @@
 """The vector side of the store: the embedder, the embedding cache and the usearch file.
 
-The model is never needed to keep BM25 fresh: ``reindex`` records chunks, and vectors follow (issue 14):
+The model is never needed to keep BM25 fresh: ``reindex`` records chunks, and vectors follow:
 after every write that changed chunks (``keep_up``, run when the writer lock is released: reindex, the
 git hooks, add, import, the lifecycle writes) cached vectors are added at once, and new chunks are
 embedded inline when that is cheap, else by one detached background job (``run_job``). ``embed`` does
@@ -242,7 +242,7 @@ class Semantic:
             print(f"mdmem: the new index starts without vectors ({type(exc).__name__}: {exc}); they follow.",
                   file=sys.stderr)
 
-    # -- keeping up with the files (issue 14) ---------------------------------------------------------
+    # -- keeping up with the files --------------------------------------------------------------------
 
     @cached_property
     def auto(self) -> bool:

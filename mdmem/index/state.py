@@ -41,7 +41,7 @@ class IndexState:
         self.lock_timeout = lock_timeout
         self._lock_depth = 0
         # Set by a writer whose work changed the notes' chunks; ``after_write`` (the vector side's keep-up,
-        # wired by the Vault) runs once the outermost writer lock is released (issue 14).
+        # wired by the Vault) runs once the outermost writer lock is released.
         self.changed = False
         self.after_write: Callable[[bool], object] | None = None  # its argument: may it do the work inline
         self._reading = 0  # inside ``reading()``: a read catching up, whose after_write must stay cheap
@@ -133,7 +133,7 @@ class IndexState:
         return text.splitlines()
 
     def mark_dirty(self, paths: list[str], *, replace: bool = False) -> None:
-        """Record, before touching files or index, what is about to change (issue 7: kill -9)."""
+        """Record, before touching files or index, what is about to change (kill -9)."""
         self.dir.mkdir(exist_ok=True)
         fd = open_plain(self.dir / "dirty", truncate=replace)
         with open(fd, "w", encoding="utf-8") as fh:
@@ -166,7 +166,7 @@ class IndexState:
     #                    one job waits; a later hook's change is seen by that waiting job.
     #   catchup.running  flock held by the job doing a pass. The queued job waits for it, then releases
     #                    "queued" before it reads anything: a hook after that starts one new follow-up.
-    # The embedding job (``kind`` EMBED_HOOK: chunks without vectors, issue 14) has the same three files
+    # The embedding job (``kind`` EMBED_HOOK: chunks without vectors) has the same three files
     # of its own (embed, embed.queued, embed.running), so a long embedding never holds back the catch-up
     # of a commit's notes, and reads do not say "catching up" while only vectors are missing.
 

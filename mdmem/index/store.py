@@ -226,7 +226,7 @@ class IndexStore:
         """reindex() under the writer lock.
 
         The "dirty" mark is written first and removed last: if this process is killed (or the
-        disk fills) in between, the next command sees the mark and finishes the job (issue 7).
+        disk fills) in between, the next command sees the mark and finishes the job.
         """
         pending = self.state.dirty_paths()
         self.state.tidy()
@@ -244,7 +244,7 @@ class IndexStore:
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         config = self.catchup.follow_config() if only is None else None
         report = self._update_marked(full, progress, only, head)
-        self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due (issue 14)
+        self.state.changed |= report.full or report.changed > 0  # chunks changed: vectors are due
         if folders is not None:
             self.catchup.record_scan(folders, taken, config)
         self.state.clear_dirty()
@@ -349,7 +349,7 @@ class IndexStore:
         attachments: list[str] = []
         last = catalog.get_meta("last_commit")
         commit = self.head() if only is None else (head or last)
-        # Commits since the last index date the notes they touched (issue 13), even a note whose
+        # Commits since the last index date the notes they touched, even a note whose
         # file did not change on disk (a commit of an edit indexed before it was committed).
         dating = Dating(self.root, commit, since=last)
         moved = dating.changes(catalog)

@@ -1,7 +1,7 @@
 """Pure: the graph as one self-contained HTML page (inline CSS and JS, no network) that lays the
 nodes out with a Barnes-Hut force simulation and draws them on a canvas.
 
-Readable at 1k-10k nodes (issue 13): colours by top folder (legend) or by type, labels chosen by
+Readable at 1k-10k nodes: colours by top folder (legend) or by type, labels chosen by
 importance (distinct neighbours) and placed only where they do not collide, so more appear as you
 zoom in; a local view of depth 1-3 around the selected node; filters by folder, type, tag and node
 kind (attachments, missing link targets, entities, external things notes cite such as URLs and

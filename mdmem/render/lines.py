@@ -190,7 +190,7 @@ def strip_marks(s: str | None) -> str:
 
 def shell_path(path: str) -> str:
     """``path`` for a shell command, quoted. Give it absolute: a hint that is right from any folder
-    (issue 13: init's relative hint was wrong once the user changed directory)."""
+    (init's relative hint was wrong once the user changed directory)."""
     import shlex  # only the commands that print a shell line need it
 
     return shlex.quote(path)

@@ -1,4 +1,4 @@
-"""The text of refs, cites and person answers (issue 17), line by line: the CLI prints these lines
+"""The text of refs, cites and person answers, line by line: the CLI prints these lines
 and MCP answers with them (``cli_text`` and ``mcp_text`` register them)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answers about what notes cite outside the vault and about people (issue 17): refs, cites, person."""
+"""Answers about what notes cite outside the vault and about people: refs, cites, person."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Team memory through git (issue 16): what ``sync`` did, the conflicts it kept, what ``resolve`` settled."""
+"""Team memory through git: what ``sync`` did, the conflicts it kept, what ``resolve`` settled."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Search across vaults (issue 16): the merge on one scale, qualified ids, the set's errors, one model."""
+"""Search across vaults: the merge on one scale, qualified ids, the set's errors, one model."""
 
 from __future__ import annotations
 

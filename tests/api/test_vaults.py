@@ -1,4 +1,4 @@
-"""Named vaults (issue 16): the user's list of vaults in $MDMEM_CONFIG, `mdmem vaults`, --vault NAME."""
+"""Named vaults: the user's list of vaults in $MDMEM_CONFIG, `mdmem vaults`, --vault NAME."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mdmem import BOOK.pdf|BOOK.epub` (issue 17): parts from the outline, headings, pages, nav, NCX or spine;
+"""`mdmem import BOOK.pdf|BOOK.epub`: parts from the outline, headings, pages, nav, NCX or spine;
 one note per part with its source, an index note, the original kept as an attachment; re-import adds
 nothing, a new version updates in place; unreadable books write nothing. PDFs and EPUBs are built here."""
 

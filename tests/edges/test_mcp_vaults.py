@@ -1,4 +1,4 @@
-"""`mdmem mcp --vaults a,b` through the MCP SDK's own client (issue 16): every tool takes `vault`, recall
+"""`mdmem mcp --vaults a,b` through the MCP SDK's own client: every tool takes `vault`, recall
 and the other reads span the set, NAME:id notes go to their vault."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The note graph (issue 5): edges, resolution, graph commands, link/unlink writes, export."""
+"""The note graph: edges, resolution, graph commands, link/unlink writes, export."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Connection hints from the graph around a few notes (``graph_near``, issue 16): a cold ``query``
+"""Connection hints from the graph around a few notes (``graph_near``): a cold ``query``
 attaches them without building the whole graph, and they are the whole graph's, edge for edge.
 
 Each vault here is compared note by note: every edge at the note (order, type, target as written,

@@ -1,4 +1,4 @@
-"""Concurrency (issue 7): real processes, real git, real indexes, all at once.
+"""Concurrency: real processes, real git, real indexes, all at once.
 
 Each test starts several ``mdmem`` processes (CLI, MCP over stdio, ``serve``, git hooks) against
 one vault and then checks that nothing was lost: every note is on disk, searchable, committed,

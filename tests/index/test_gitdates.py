@@ -1,4 +1,4 @@
-"""Dates from git (issue 13): a note without created/updated of its own is dated by the first and last
+"""Dates from git: a note without created/updated of its own is dated by the first and last
 commit that touched its file, following renames; on a fresh clone (every mtime the clone's) timeline,
 --since, recency and get follow git; the frontmatter's dates win; mtime only for what git does not know."""
 

@@ -1,4 +1,4 @@
-"""Vectors keep up with the files (issue 14): after every reindex, git hook, add, import and lifecycle write
+"""Vectors keep up with the files: after every reindex, git hook, add, import and lifecycle write
 the changed chunks get their vectors, inline when the model is cheap here, else from one background job.
 
 Real git repositories with mdmem's hooks as git runs them. The hash embedder is cheap (inline);

@@ -1,4 +1,4 @@
-"""A big vault (issue 16, 50k notes): the work a commit, a cold search and a full build do stays with what
+"""A big vault (50k notes): the work a commit, a cold search and a full build do stays with what
 they need, not with the size of the vault. Behaviour, not time: which rows a one-note catch-up reads,
 how many parsed notes a full build holds, what a cold search copies, what a hook reads while the
 embedding job works. ``benchmarks/bench_spine.py --sizes 50000`` has the figures.

@@ -82,7 +82,7 @@ def test_only_changed_chunks_are_embedded_and_rebuilds_reuse_the_cache(vault_dir
     second = v.embed()
     assert second.embedded == 1 and second.removed == 0
     assert second.done == second.total == first.total - 1
-    v.reindex(full=True)  # coverage stays complete: the vectors come back from the cache (issue 14)
+    v.reindex(full=True)  # coverage stays complete: the vectors come back from the cache
     assert v.semantic.coverage() == (second.total, second.total)
     third = v.embed()
     assert third.embedded == 0 and third.reused == 0

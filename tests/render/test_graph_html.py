@@ -1,4 +1,4 @@
-"""The graph page (issue 13) in headless Chromium: legend, filters, local view, panel, labels, speed.
+"""The graph page in headless Chromium: legend, filters, local view, panel, labels, speed.
 
 The page is pure (``graph_html.to_html`` of export-shaped data), so most tests feed it generated
 graphs directly; the vault round trip (export → page) is in ``test_graph.py``. One browser serves
