@@ -1,4 +1,4 @@
-"""python -m mdmem"""
+"""`python -m mdmem`: the git and agent hooks' fast paths, which skip click, then the command line."""
 
 import sys
 

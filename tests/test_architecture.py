@@ -146,6 +146,13 @@ def test_modules_stay_readable(name: str) -> None:
     assert lines <= MAX_LINES, f"{name}: {lines} lines"
 
 
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_module_says_what_it_is(name: str) -> None:
+    """docs/architecture.md sends a reader to each file's first line (``head -1 mdmem/index/*.py``)."""
+    doc = ast.get_docstring(TREES[name])
+    assert doc and len(doc.split()) >= 5, f"{name}: no docstring saying what the module is"
+
+
 # A library with one home: no other module imports it, inside functions included ("pypdf only
 # in one module"; whoosh, usearch, SQL and GitPython have import-linter's contracts).
 ONE_HOME = {"pypdf": "mdmem.adapters.pdf"}
