@@ -306,7 +306,7 @@ def refs(store: IndexStore, ref: str) -> RefsAnswer:
     g = load_graph(store)
     path = store.resolve(ref)
     items = []
-    for r in store.catalog.refs_of(path):
+    for r in store.catalog.refs.refs_of(path):
         person = g.people.get(r["value"]) if r["kind"] in PERSON_REF_KINDS else None
         items.append(RefItem(r["kind"], r["value"], r["written"], r["origin"],
                              graph_node(g, person) if person is not None else None))
@@ -323,7 +323,7 @@ def cites(store: IndexStore, ref: str, *, filters: dict[str, Any] | None = None)
     if kv is None:
         raise MdmemError("Give a reference: a URL, e-mail address, ticket (PAY-1234), DOI or path.")
     store.repair()
-    cat = store.catalog
+    cat = store.catalog.refs
     rows = cat.citing(*kv)
     if not rows and kv[0] in ("path", "other"):  # "example.com/page" is a URL written without its scheme
         url = classify("https://" + ref.strip())

@@ -34,7 +34,7 @@ from ..core.links import normalize_ref
 from ..core.refs import mention_key
 
 if TYPE_CHECKING:
-    from ..index.catalog import Catalog
+    from ..index.catalog_near import CatalogNear
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -55,7 +55,7 @@ def search_word(key: str) -> str | None:
     return "" if any(ord(c) > 127 for c in key) else None
 
 
-def near_graph(cat: Catalog, paths: list[str]) -> Graph | None:
+def near_graph(cat: CatalogNear, paths: list[str]) -> Graph | None:
     """A graph whose edges at ``paths`` (``Graph.edges``) and the nodes at their other ends are
     those of the whole graph; None when that cannot be assured (see the module docstring)."""
     paths = sorted(set(paths))

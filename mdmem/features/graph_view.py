@@ -188,8 +188,8 @@ def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
     store.repair()
     g = memoised_graph(store)
     if g is None and not site_urls(store.config.extra):  # links to the vault's site pages are references
-        g = near_graph(store.catalog, paths)  # the rows around the notes would miss: the whole graph then
-        if g is not None and store.catalog.has_people():
+        g = near_graph(store.catalog.near, paths)  # the rows around the notes would miss: the whole graph then
+        if g is not None and store.catalog.refs.has_people():
             from .mentions import add_prose_mentions
 
             add_prose_mentions(store, g, paths)  # people the notes name in prose, as the whole graph has them

@@ -25,7 +25,7 @@ PERSON = "person"
 def people_names(store: IndexStore) -> ProseNames:
     """The prose forms of the vault's person notes (their identities as written)."""
     people = sorted(store.catalog.newest_paths(PERSON, 1_000_000))
-    return prose_names((p, store.catalog.identities_of(p)) for p in people)
+    return prose_names((p, store.catalog.refs.identities_of(p)) for p in people)
 
 
 def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | None = None) -> None:
@@ -47,7 +47,7 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
         if at is not None and not at.intersection(people):
             continue  # edges into people outside ``paths``: only those ``paths`` write are needed
         wanted |= holding(form.lstrip("@"))
-    rows = {r[0]: r for r in store.catalog.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
+    rows = {r[0]: r for r in store.catalog.near.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
             if r[0] not in g.nodes} if at is not None else {}
     for src in sorted(wanted):
         if src not in g.nodes and src not in rows:

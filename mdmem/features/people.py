@@ -115,7 +115,7 @@ def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
             others = [p for p in g.prose.who(w) if p != path]
             clashes.append(f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
                            "not counted as a mention of either")
-    return PersonAnswer(name, graph_node(g, path), store.catalog.identities_of(path), summary(body, title),
+    return PersonAnswer(name, graph_node(g, path), store.catalog.refs.identities_of(path), summary(body, title),
                         mentions, [TimelineItem(graph_node(g, s), date(s)) for s in dated], clashes)
 
 

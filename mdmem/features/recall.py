@@ -90,7 +90,7 @@ def _names_someone(store: IndexStore, text: str) -> bool:
         return False
     names = {w.casefold() for w in caps}
     names |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:]) if a in caps and b in caps}
-    return store.catalog.people_named(sorted(names))
+    return store.catalog.refs.people_named(sorted(names))
 
 
 TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone

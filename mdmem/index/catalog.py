@@ -75,9 +75,10 @@ class FileState:
     size: int
 
 
-class Catalog(CatalogRefs, CatalogNear):
-    """SQLite store of note metadata; one connection per process, WAL for concurrent readers.
-    Its references and person identities are ``CatalogRefs`` (``catalog_refs.py``)."""
+class Catalog:
+    """SQLite store of note metadata; one connection per process, WAL for concurrent readers. Two
+    families of reads live beside it on the same connection: ``refs`` (references and person
+    identities, ``catalog_refs.py``) and ``near`` (the rows around a few notes, ``catalog_near.py``)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -85,6 +86,8 @@ class Catalog(CatalogRefs, CatalogNear):
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA + REFS_SCHEMA)
+        self.refs = CatalogRefs(self.db)
+        self.near = CatalogNear(self.db)
         # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
         # process (serve, eval) reads the same ones for every query. Another process's commit
         # changes PRAGMA data_version; our own writes bump _writes.
@@ -419,7 +422,7 @@ class Catalog(CatalogRefs, CatalogNear):
             links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
                                     "ORDER BY rowid").fetchall()
             attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
-            refs, identities = self.refs_rows(), self.identity_rows()
+            refs, identities = self.refs.refs_rows(), self.refs.identity_rows()
         return notes, names, links, attachments, refs, identities
 
     # -- queries for the features ----------------------------------------------------------------

@@ -64,9 +64,10 @@ def texts_with(column: str, words: Sequence[str], *, json: bool = False) -> tupl
 
 
 class CatalogNear:
-    """Reads of the rows around a few notes (a part of ``Catalog``)."""
+    """Reads of the rows around a few notes: ``Catalog.near``, on the catalogue's connection."""
 
-    db: sqlite3.Connection
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

@@ -55,9 +55,10 @@ def delete_refs(cur: sqlite3.Cursor, path: str) -> None:
 
 
 class CatalogRefs:
-    """The reads of references and identities (a part of ``Catalog``)."""
+    """The reads of references and identities: ``Catalog.refs``, on the catalogue's connection."""
 
-    db: sqlite3.Connection
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
 
     def refs_rows(self) -> list[tuple[str, str, str, str, str]]:
         """(src, kind, value, written, origin) of every reference, as ``graph.build_graph`` takes them."""

@@ -77,7 +77,7 @@ def assert_same_as_whole(root: Path, paths: list[str] | None = None) -> int:
         want3 = connection_hints(store, paths)
         linked = 0
         for p in paths:
-            near = near_graph(store.catalog, [p])
+            near = near_graph(store.catalog.near, [p])
             assert near is not None, p
             add_prose_mentions(store, near, [p])  # people the note names in prose (as hints_graph adds them)
             assert edges_at(near, p) == edges_at(whole, p), p
@@ -167,7 +167,7 @@ def test_tricky_targets_entities_and_identities(tmp_path: Path, odd: str | None)
     files = {k: v for k, v in TRICKY.items() if k not in ODD or k == odd}
     root = git_vault(tmp_path / "v", files)
     with Vault.open(root) as v:
-        assert v.store.catalog.odd_paths() == (odd is not None)
+        assert v.store.catalog.near.odd_paths() == (odd is not None)
     assert assert_same_as_whole(root) >= 12
 
 
