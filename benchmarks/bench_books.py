@@ -97,8 +97,9 @@ def fit(sess: list[tuple[str, list[str], str]], pages: int) -> list[tuple[str, l
     return out
 
 
-def make_pdf(path: Path, sess: list[tuple[str, list[str], str]],
-             chapters: int) -> tuple[Path, dict[str, tuple[int, int]], int]:
+def make_pdf(
+    path: Path, sess: list[tuple[str, list[str], str]], chapters: int
+) -> tuple[Path, dict[str, tuple[int, int]], int]:
     """The PDF; (path, session → its pages (1-based, first and last), pages)."""
     pages: list[list[str]] = []
     outline: list[Mark] = []
@@ -113,7 +114,7 @@ def make_pdf(path: Path, sess: list[tuple[str, list[str], str]],
             where[sid] = (first + at // LINES_PER_PAGE + 1, first + (len(lines) - 1) // LINES_PER_PAGE + 1)
             mark.children.append(Mark(heading, first + at // LINES_PER_PAGE))
         for i in range(0, len(lines), LINES_PER_PAGE):
-            pages.append(lines[i:i + LINES_PER_PAGE])
+            pages.append(lines[i : i + LINES_PER_PAGE])
         outline.append(mark)
     pdf(path, pages, outline=outline, title="Conversations", author="LoCoMo")
     return path, where, len(pages)
@@ -147,8 +148,7 @@ def questions(data: list[dict[str, Any]], limit: int) -> list[tuple[str, str]]:
 
 
 def new_vault(root: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "mdmem", "init", str(root)], env=child_env(), check=True,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "mdmem", "init", str(root)], env=child_env(), check=True, capture_output=True)
     subprocess.run(["git", *GIT_ID, "-C", str(root), "log", "-1"], check=True, capture_output=True)
     return root
 
@@ -186,27 +186,42 @@ def bench_book(book: Path, where: dict[str, Any], qs: list[tuple[str, str]], wor
         ranks.append(rank)
         hits += rank is not None and rank <= 3
     v.close()
-    return {"book": book.name, "mb": round(book.stat().st_size / 1e6, 2), "parts": len(held),
-            "import_s": round(imp.wall, 2), "import_rss_mb": round(imp.rss_mb), "embed_s": round(emb.wall, 2),
-            "embed_rss_mb": round(emb.rss_mb), "total_s": round(imp.wall + emb.wall, 2),
-            "questions": len(qs), "hit_at_3": round(hits / max(1, len(qs)), 3),
-            "mrr_at_10": round(sum(1 / r for r in ranks if r) / max(1, len(qs)), 3)}
+    return {
+        "book": book.name,
+        "mb": round(book.stat().st_size / 1e6, 2),
+        "parts": len(held),
+        "import_s": round(imp.wall, 2),
+        "import_rss_mb": round(imp.rss_mb),
+        "embed_s": round(emb.wall, 2),
+        "embed_rss_mb": round(emb.rss_mb),
+        "total_s": round(imp.wall + emb.wall, 2),
+        "questions": len(qs),
+        "hit_at_3": round(hits / max(1, len(qs)), 3),
+        "mrr_at_10": round(sum(1 / r for r in ranks if r) / max(1, len(qs)), 3),
+    }
 
 
 def render(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    out = [f"# Books import\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores "
-           f"({info['cpu']}) · load {', '.join(f'{x:.2f}' for x in info['loadavg'])}\n",
-           "| book | MB | parts | import s | embed s | import + vectors s | peak RSS import / embed MB | "
-           "questions | hit@3 | MRR@10 |", "|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        f"# Books import\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores "
+        f"({info['cpu']}) · load {', '.join(f'{x:.2f}' for x in info['loadavg'])}\n",
+        "| book | MB | parts | import s | embed s | import + vectors s | peak RSS import / embed MB | "
+        "questions | hit@3 | MRR@10 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        out.append(f"| {r['book']} | {r['mb']} | {r['parts']} | {r['import_s']:.1f} | {r['embed_s']:.1f} | "
-                   f"{r['total_s']:.1f} | {r['import_rss_mb']} / {r['embed_rss_mb']} | {r['questions']} | "
-                   f"{r['hit_at_3']:.3f} | {r['mrr_at_10']:.3f} |")
+        out.append(
+            f"| {r['book']} | {r['mb']} | {r['parts']} | {r['import_s']:.1f} | {r['embed_s']:.1f} | "
+            f"{r['total_s']:.1f} | {r['import_rss_mb']} / {r['embed_rss_mb']} | {r['questions']} | "
+            f"{r['hit_at_3']:.3f} | {r['mrr_at_10']:.3f} |"
+        )
     out.append("")
     for r in rows:
         ok = r["import_s"] < TARGET_S
-        out.append(f"- {r['book']}: import {'<' if ok else '≥'} {TARGET_S:.0f} s "
-                   f"({'met' if ok else 'MISSED'}); with every chunk embedded {r['total_s']:.1f} s.")
+        out.append(
+            f"- {r['book']}: import {'<' if ok else '≥'} {TARGET_S:.0f} s "
+            f"({'met' if ok else 'MISSED'}); with every chunk embedded {r['total_s']:.1f} s."
+        )
     return "\n".join(out) + "\n"
 
 

@@ -117,8 +117,12 @@ def round_trip(vault: Path, env: dict[str, str], hooks: bool) -> dict[str, Any]:
     t2 = time.perf_counter()
     if a.returncode or b.returncode:
         raise RuntimeError(f"git checkout failed: {a.stderr} {b.stderr}")
-    out: dict[str, Any] = {"s": t2 - t0, "old_s": t1 - t0, "main_s": t2 - t1,
-                           "stderr": (a.stderr + b.stderr).strip()[-400:]}
+    out: dict[str, Any] = {
+        "s": t2 - t0,
+        "old_s": t1 - t0,
+        "main_s": t2 - t1,
+        "stderr": (a.stderr + b.stderr).strip()[-400:],
+    }
     if hooks:
         deadline = time.perf_counter() + 600
         while job_busy(vault) and time.perf_counter() < deadline:
@@ -146,15 +150,28 @@ def bench(args: argparse.Namespace, vault: Path) -> dict[str, Any]:
     missing, chunks, cached = vector_state(vault)
     log(f"  embedded {chunks:,} chunks in {embed_s:.1f} s ({missing} without a vector)")
     run([*mdmem, "hooks", "install"], vault, env)
-    result: dict[str, Any] = {"notes": args.notes, "differ": differ, "chunks": chunks, "cached_before": cached,
-                              "model": args.model, "embed_s": round(embed_s, 1), "runs": args.runs}
+    result: dict[str, Any] = {
+        "notes": args.notes,
+        "differ": differ,
+        "chunks": chunks,
+        "cached_before": cached,
+        "model": args.model,
+        "embed_s": round(embed_s, 1),
+        "runs": args.runs,
+    }
     for hooks in (False, True):
         label = "with hooks" if hooks else "git alone"
         samples = []
         for i in range(args.runs):
             samples.append(round_trip(vault, env, hooks))
-            extra = (f", job done {samples[-1]['job_done_s']:.2f} s later, "
-                     f"{samples[-1]['missing_vectors']} chunks without vector") if hooks else ""
+            extra = (
+                (
+                    f", job done {samples[-1]['job_done_s']:.2f} s later, "
+                    f"{samples[-1]['missing_vectors']} chunks without vector"
+                )
+                if hooks
+                else ""
+            )
             log(f"  {label} #{i + 1}: {samples[-1]['s']:.2f} s{extra}")
         result["with_hooks" if hooks else "git_alone"] = samples
     return result
@@ -183,8 +200,7 @@ def render(info: dict[str, Any], r: dict[str, Any]) -> str:
         f"After each round trip (job done, before any read): chunks without a vector "
         f"{sorted({s['missing_vectors'] for s in hooked})}; vectors the cache gained "
         f"{hooked[-1]['cached'] - r['cached_before']}; index at HEAD: {all(s['indexed_head'] for s in hooked)}.",
-        f"Target: with hooks within ~1 s of git alone: "
-        f"{'PASS' if median(with_s) - median(alone) <= 1.0 else 'FAIL'}.",
+        f"Target: with hooks within ~1 s of git alone: {'PASS' if median(with_s) - median(alone) <= 1.0 else 'FAIL'}.",
     ]
     return "\n".join(lines) + "\n"
 

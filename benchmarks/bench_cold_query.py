@@ -73,13 +73,23 @@ def main(argv: list[str] | None = None) -> None:
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
         make_corpus(vault, args.notes, seed=args.seed)
-        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env,
-                       capture_output=True)
+        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
         out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
-        print(f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
-              f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
-        subprocess.run([py, "-c", "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
-                        "assert make_embedder(EmbedSettings()).prepare()"], check=True, env=env)
+        print(
+            f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
+            f"{time.perf_counter() - t:.0f} s",
+            file=sys.stderr,
+        )
+        subprocess.run(
+            [
+                py,
+                "-c",
+                "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
+                "assert make_embedder(EmbedSettings()).prepare()",
+            ],
+            check=True,
+            env=env,
+        )
         queries = make_queries(args.runs * 3, seed=args.seed + 1)
         rows: dict[str, list[float]] = {}
         for i in range(args.runs):
@@ -89,14 +99,17 @@ def main(argv: list[str] | None = None) -> None:
                     q = queries[i * 3 + j]
                     s = timed([py, "-m", "mdmem", "--vault", str(vault), command, q], renv)
                     rows.setdefault(f"{command} ({runtime})", []).append(s)
-                out = subprocess.run([py, "-c", _MODEL, runtime], check=True, env=env, capture_output=True,
-                                     text=True).stdout
+                out = subprocess.run(
+                    [py, "-c", _MODEL, runtime], check=True, env=env, capture_output=True, text=True
+                ).stdout
                 rows.setdefault(f"model cold start ({runtime})", []).append(json.loads(out)["s"])
             s = timed([py, "-m", "mdmem", "--vault", str(vault), "query", "--no-vectors", queries[i]], env)
             rows.setdefault("query --no-vectors (index part)", []).append(s)
             print(f"run {i + 1}: " + ", ".join(f"{k} {v[-1]:.2f}" for k, v in rows.items()), file=sys.stderr)
-    print(f"{args.notes} notes; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; medians of {args.runs}; "
-          "\"auto\" = ONNX (prepared)\n")
+    print(
+        f"{args.notes} notes; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; medians of {args.runs}; "
+        '"auto" = ONNX (prepared)\n'
+    )
     print("| cold command | median s | runs |")
     print("|---|---|---|")
     for k, v in rows.items():

@@ -67,10 +67,13 @@ print(json.dumps({"cold": first, "next_query": time.perf_counter() - t, "runtime
 
 def chunks_of(vault: Path, env: dict[str, str]) -> list[str]:
     subprocess.run([sys.executable, "-m", "mdmem", "init", str(vault)], check=True, env=env, capture_output=True)
-    code = ("import json, sys; from mdmem import Vault; v = Vault.open(sys.argv[1]); "
-            "print(json.dumps([t for _, _, t in v.store.catalog.all_chunks()]))")
-    out = subprocess.run([sys.executable, "-c", code, str(vault)], check=True, env=env, capture_output=True,
-                         text=True).stdout
+    code = (
+        "import json, sys; from mdmem import Vault; v = Vault.open(sys.argv[1]); "
+        "print(json.dumps([t for _, _, t in v.store.catalog.all_chunks()]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(vault)], check=True, env=env, capture_output=True, text=True
+    ).stdout
     return sorted(json.loads(out), key=len)  # as Semantic.embed orders them
 
 
@@ -78,8 +81,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--notes", type=int, default=200)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--configs", default="torch:1:16,onnx:0:16",
-                    help="runtime:threads:batch, comma-separated (threads 0: the default)")
+    ap.add_argument(
+        "--configs",
+        default="torch:1:16,onnx:0:16",
+        help="runtime:threads:batch, comma-separated (threads 0: the default)",
+    )
     ap.add_argument("--seed", type=int, default=3)
     args = ap.parse_args(argv)
     configs = [tuple((c + ":fp32").split(":")[:4]) for c in args.configs.split(",")]
@@ -91,26 +97,37 @@ def main(argv: list[str] | None = None) -> None:
         path = Path(tmp) / "chunks.json"
         path.write_text(json.dumps(texts))
         for precision in sorted({c[3] for c in configs}):
-            prep = ("from mdmem.adapters.embed import EmbedSettings, make_embedder; "
-                    f"assert make_embedder(EmbedSettings(precision={precision!r})).prepare(print)")
+            prep = (
+                "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
+                f"assert make_embedder(EmbedSettings(precision={precision!r})).prepare(print)"
+            )
             subprocess.run([sys.executable, "-c", prep], check=True, env=env)
         runs: dict[tuple[str, ...], list[dict[str, float]]] = {c: [] for c in configs}
         colds: dict[tuple[str, ...], list[dict[str, float]]] = {c: [] for c in configs}
         for i in range(args.runs):
             for c in configs:
-                out = subprocess.run([sys.executable, "-c", _RUN, str(path), *c], check=True, env=env,
-                                     capture_output=True, text=True).stdout
+                out = subprocess.run(
+                    [sys.executable, "-c", _RUN, str(path), *c], check=True, env=env, capture_output=True, text=True
+                ).stdout
                 runs[c].append(json.loads(out.splitlines()[-1]))
-                out = subprocess.run([sys.executable, "-c", _COLD, c[0], c[1], c[3]], check=True, env=env,
-                                     capture_output=True, text=True).stdout
+                out = subprocess.run(
+                    [sys.executable, "-c", _COLD, c[0], c[1], c[3]], check=True, env=env, capture_output=True, text=True
+                ).stdout
                 colds[c].append(json.loads(out.splitlines()[-1]))
                 r = runs[c][-1]
-                print(f"run {i + 1} {':'.join(c)}: {r['n'] / r['wall']:.1f} chunks/s, "
-                      f"{r['n'] / r['cpu']:.1f} per CPU-s, cold {colds[c][-1]['cold']:.2f} s", file=sys.stderr)
-    print(f"{len(texts)} chunks from {args.notes} notes; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; "
-          f"medians of {args.runs} alternating runs\n")
-    print("| runtime:threads:batch:precision | chunks/s (wall) | chunks per CPU-s | peak RSS MB | cold start s "
-          "| next query ms | torch |")
+                print(
+                    f"run {i + 1} {':'.join(c)}: {r['n'] / r['wall']:.1f} chunks/s, "
+                    f"{r['n'] / r['cpu']:.1f} per CPU-s, cold {colds[c][-1]['cold']:.2f} s",
+                    file=sys.stderr,
+                )
+    print(
+        f"{len(texts)} chunks from {args.notes} notes; {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; "
+        f"medians of {args.runs} alternating runs\n"
+    )
+    print(
+        "| runtime:threads:batch:precision | chunks/s (wall) | chunks per CPU-s | peak RSS MB | cold start s "
+        "| next query ms | torch |"
+    )
     print("|---|---|---|---|---|---|---|")
     for c in configs:
         wall = statistics.median(r["n"] / r["wall"] for r in runs[c])
@@ -118,8 +135,10 @@ def main(argv: list[str] | None = None) -> None:
         cold = statistics.median(r["cold"] for r in colds[c])
         nxt = statistics.median(r["next_query"] for r in colds[c]) * 1000
         rss = statistics.median(r["rss"] for r in runs[c])
-        print(f"| {':'.join(c)} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {cold:.2f} | {nxt:.1f} | "
-              f"{'yes' if colds[c][0]['torch_imported'] else 'no'} |")
+        print(
+            f"| {':'.join(c)} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {cold:.2f} | {nxt:.1f} | "
+            f"{'yes' if colds[c][0]['torch_imported'] else 'no'} |"
+        )
 
 
 if __name__ == "__main__":

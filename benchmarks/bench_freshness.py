@@ -46,8 +46,9 @@ from corpus import make_corpus  # noqa: E402
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *GIT_ID, *args], cwd=root, env=child_env(), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *GIT_ID, *args], cwd=root, env=child_env(), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def cpu() -> float:
@@ -112,9 +113,12 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
         def by_stat() -> list[str] | None:
             return store.catchup.edited(None)
 
-        for name, fn in (("git diff-index", by_git), ("stat loop", by_stat),
-                         ("git diff-files", lambda: git_list(vault, "diff-files", "--name-only", "-z")),
-                         ("git ls-files -m", lambda: git_list(vault, "ls-files", "-m", "-z"))):
+        for name, fn in (
+            ("git diff-index", by_git),
+            ("stat loop", by_stat),
+            ("git diff-files", lambda: git_list(vault, "diff-files", "--name-only", "-z")),
+            ("git ls-files -m", lambda: git_list(vault, "ls-files", "-m", "-z")),
+        ):
             wall, cpu_ms, out = timed(fn, k)
             assert all(o is not None and rel in o for o in out), (name, out[:1])
             res[name] = {"wall_ms": round(wall, 2), "cpu_ms": round(cpu_ms, 2)}
@@ -140,8 +144,10 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
             got = by_watch()
             assert got == [rel], got
             samples.append(by_watch.last)  # type: ignore[attr-defined]
-        res["watch"] = {"wall_ms": round(statistics.median(s[0] for s in samples), 3),
-                        "cpu_ms": round(statistics.median(s[1] for s in samples), 3)}
+        res["watch"] = {
+            "wall_ms": round(statistics.median(s[0] for s in samples), 3),
+            "cpu_ms": round(statistics.median(s[1] for s in samples), 3),
+        }
         log(f"  watch: {res['watch']['wall_ms']:.3f} ms wall")
         c0 = cpu()
         time.sleep(10)
@@ -159,8 +165,7 @@ def bench_wait(n: int, changed: list[int], runs: int, seed: int, work: Path) -> 
     git(vault, "commit", "-qm", "notes")
     env = {k: v for k, v in child_env().items()}
     subprocess.run([*mdmem_cmd(), "--vault", str(vault), "reindex", "-q"], env=env, check=True)
-    subprocess.run([*mdmem_cmd(), "--vault", str(vault), "hooks", "install"], env=env, check=True,
-                   capture_output=True)
+    subprocess.run([*mdmem_cmd(), "--vault", str(vault), "hooks", "install"], env=env, check=True, capture_output=True)
     skip = {**env, "MDMEM_SKIP_HOOK": "1"}
     for k in changed:
         git(vault, "checkout", "-q", "-b", f"b{k}")
@@ -181,42 +186,74 @@ def bench_wait(n: int, changed: list[int], runs: int, seed: int, work: Path) -> 
             t0 = time.perf_counter()
             subprocess.run(["git", "checkout", "-q", f"b{k}"], cwd=vault, env=env, check=True, capture_output=True)
             t1 = time.perf_counter()
-            proc = subprocess.run([*mdmem_cmd(), "--vault", str(vault), "search", f"branchword{k}", "--json",
-                                   "-n", "3"], cwd=vault, env=env, capture_output=True, text=True, check=True)
+            proc = subprocess.run(
+                [*mdmem_cmd(), "--vault", str(vault), "search", f"branchword{k}", "--json", "-n", "3"],
+                cwd=vault,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             t2 = time.perf_counter()
-            ok = '"results": [' in proc.stdout and f"branchword{k}" not in proc.stderr and \
-                '"catching_up"' not in proc.stdout and '"path"' in proc.stdout
-            out.append({"changed": k, "run": run, "checkout_s": round(t1 - t0, 3), "read_s": round(t2 - t1, 3),
-                        "fresh": ok, "load": load})
-            log(f"  {k} notes changed: checkout {t1 - t0:.2f} s, then the read {t2 - t1:.2f} s "
-                f"({'fresh' if ok else 'STALE'}), load {load:.1f}")
+            ok = (
+                '"results": [' in proc.stdout
+                and f"branchword{k}" not in proc.stderr
+                and '"catching_up"' not in proc.stdout
+                and '"path"' in proc.stdout
+            )
+            out.append(
+                {
+                    "changed": k,
+                    "run": run,
+                    "checkout_s": round(t1 - t0, 3),
+                    "read_s": round(t2 - t1, 3),
+                    "fresh": ok,
+                    "load": load,
+                }
+            )
+            log(
+                f"  {k} notes changed: checkout {t1 - t0:.2f} s, then the read {t2 - t1:.2f} s "
+                f"({'fresh' if ok else 'STALE'}), load {load:.1f}"
+            )
             subprocess.run(["git", "checkout", "-q", "main"], cwd=vault, env=env, check=True, capture_output=True)
-            subprocess.run([*mdmem_cmd(), "--vault", str(vault), "search", "x", "-n", "1"], cwd=vault, env=env,
-                           capture_output=True)  # waits for the job back to main
+            subprocess.run(
+                [*mdmem_cmd(), "--vault", str(vault), "search", "x", "-n", "1"], cwd=vault, env=env, capture_output=True
+            )  # waits for the job back to main
     return out
 
 
 def render(info: dict[str, Any], checks: list[dict[str, Any]], waits: list[dict[str, Any]]) -> str:
-    lines = [f"# Freshness — {info.get('cpu', '?')}, mdmem {info.get('mdmem_rev')}, "
-             f"load at start {info['loadavg'][0]:.1f}", ""]
+    lines = [
+        f"# Freshness — {info.get('cpu', '?')}, mdmem {info.get('mdmem_rev')}, load at start {info['loadavg'][0]:.1f}",
+        "",
+    ]
     if checks:
         methods = ["git diff-index", "watch", "stat loop", "git diff-files", "git ls-files -m"]
-        lines += ["| notes | " + " | ".join(f"{m} ms (CPU)" for m in methods) + " | watch idle CPU ms / 10 s | load |",
-                  "|---:|" + "---:|" * (len(methods) + 2)]
+        lines += [
+            "| notes | " + " | ".join(f"{m} ms (CPU)" for m in methods) + " | watch idle CPU ms / 10 s | load |",
+            "|---:|" + "---:|" * (len(methods) + 2),
+        ]
         for c in checks:
             cells = [f"{c[m]['wall_ms']} ({c[m]['cpu_ms']})" for m in methods]
-            lines.append(f"| {c['notes']:,} | " + " | ".join(cells)
-                         + f" | {c['watch_idle_cpu_ms_per_10s']} | {c['load_before']:.1f}–{c['load_after']:.1f} |")
+            lines.append(
+                f"| {c['notes']:,} | "
+                + " | ".join(cells)
+                + f" | {c['watch_idle_cpu_ms_per_10s']} | {c['load_before']:.1f}–{c['load_after']:.1f} |"
+            )
         lines.append("")
     if waits:
-        lines += ["| notes changed | checkout s (median) | read right after s (median) | fresh answers | load |",
-                  "|---:|---:|---:|---:|---:|"]
+        lines += [
+            "| notes changed | checkout s (median) | read right after s (median) | fresh answers | load |",
+            "|---:|---:|---:|---:|---:|",
+        ]
         for k in sorted({w["changed"] for w in waits}):
             ws = [w for w in waits if w["changed"] == k]
-            lines.append(f"| {k:,} | {statistics.median(w['checkout_s'] for w in ws):.2f} | "
-                         f"{statistics.median(w['read_s'] for w in ws):.2f} | "
-                         f"{sum(w['fresh'] for w in ws)}/{len(ws)} | "
-                         f"{min(w['load'] for w in ws):.1f}–{max(w['load'] for w in ws):.1f} |")
+            lines.append(
+                f"| {k:,} | {statistics.median(w['checkout_s'] for w in ws):.2f} | "
+                f"{statistics.median(w['read_s'] for w in ws):.2f} | "
+                f"{sum(w['fresh'] for w in ws)}/{len(ws)} | "
+                f"{min(w['load'] for w in ws):.1f}–{max(w['load'] for w in ws):.1f} |"
+            )
     return "\n".join(lines) + "\n"
 
 

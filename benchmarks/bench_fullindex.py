@@ -46,8 +46,9 @@ print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_kib": ru.
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     if data["rc"] != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {data['rc']}:\n{data['stderr']}")
@@ -59,8 +60,14 @@ def mdmem_runner(src: str | None) -> Any:
     env = child_env()
     if src:
         env["PYTHONPATH"] = str(Path(src).resolve())
-    pkg = subprocess.run([sys.executable, "-c", "import mdmem, os; print(os.path.dirname(mdmem.__file__))"],
-                         env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True).stdout.strip()
+    pkg = subprocess.run(
+        [sys.executable, "-c", "import mdmem, os; print(os.path.dirname(mdmem.__file__))"],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # fresh bytecode, as an installed package has (PYTHONDONTWRITEBYTECODE would leave edits uncompiled)
     subprocess.run([sys.executable, "-m", "compileall", "-q", pkg], env=env, check=True)
 
@@ -75,8 +82,12 @@ def qmd_runner(cmd: list[str], work: Path) -> Any:
         home = work / "qmd-home"
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir()
-        env = {**child_env(), "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
-               "XDG_CONFIG_HOME": str(home / "config")}
+        env = {
+            **child_env(),
+            "HOME": str(home),
+            "XDG_CACHE_HOME": str(home / "cache"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+        }
         return run([*cmd, "collection", "add", str(vault / "notes"), "--name", "bench"], vault, env)
 
     return sample
@@ -95,8 +106,13 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="2000,10000", help="comma-separated note counts [2000,10000]")
     ap.add_argument("--runs", type=int, default=5, help="runs per contestant; medians are reported [5]")
-    ap.add_argument("--mdmem", action="append", default=[], metavar="NAME=CHECKOUT",
-                    help="an mdmem checkout to measure (PYTHONPATH), repeatable [the importable mdmem]")
+    ap.add_argument(
+        "--mdmem",
+        action="append",
+        default=[],
+        metavar="NAME=CHECKOUT",
+        help="an mdmem checkout to measure (PYTHONPATH), repeatable [the importable mdmem]",
+    )
     ap.add_argument("--qmd", default=None, help="QMD's command [qmd if on PATH; 'none' to skip]")
     add_common_args(ap, "fullindex")
     args = ap.parse_args(argv)
@@ -122,22 +138,38 @@ def main(argv: list[str] | None = None) -> None:
             for i in range(args.runs):
                 for c, fn in contestants.items():  # alternate, run by run
                     samples[c].append(s := fn(vault))
-                    log(f"  {n:,} run {i + 1} {c}: {s['wall']:.2f} s wall, {s['cpu']:.2f} s CPU, "
-                        f"load {os.getloadavg()[0]:.2f}")
+                    log(
+                        f"  {n:,} run {i + 1} {c}: {s['wall']:.2f} s wall, {s['cpu']:.2f} s CPU, "
+                        f"load {os.getloadavg()[0]:.2f}"
+                    )
             loads.append(os.getloadavg()[0])
             for c, ss in samples.items():
-                rows.append({"notes": n, "who": c, "wall": median([s["wall"] for s in ss]),
-                             "cpu": median([s["cpu"] for s in ss]), "rss_mb": median([s["rss_mb"] for s in ss]),
-                             "load": loads, "samples": ss})
+                rows.append(
+                    {
+                        "notes": n,
+                        "who": c,
+                        "wall": median([s["wall"] for s in ss]),
+                        "cpu": median([s["cpu"] for s in ss]),
+                        "rss_mb": median([s["rss_mb"] for s in ss]),
+                        "load": loads,
+                        "samples": ss,
+                    }
+                )
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    lines = [f"mdmem {info['mdmem_rev']}, {info['nproc']} cores, {info['cpu']}, Python {info['python']}, "
-             f"{info['date']}; {args.runs} runs each, alternating; medians", "",
-             "| notes | who | wall s | CPU s | peak RSS MB | load (1 min) before → after |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| {r['notes']:,} | {r['who']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['rss_mb']:.0f} | "
-              f"{r['load'][0]:.2f} → {r['load'][1]:.2f} |" for r in rows]
+    lines = [
+        f"mdmem {info['mdmem_rev']}, {info['nproc']} cores, {info['cpu']}, Python {info['python']}, "
+        f"{info['date']}; {args.runs} runs each, alternating; medians",
+        "",
+        "| notes | who | wall s | CPU s | peak RSS MB | load (1 min) before → after |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['notes']:,} | {r['who']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['rss_mb']:.0f} | "
+        f"{r['load'][0]:.2f} → {r['load'][1]:.2f} |"
+        for r in rows
+    ]
     md = "\n".join(lines) + "\n"
     print(md)
     write_results(args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed, "rows": rows})

@@ -79,9 +79,15 @@ def history_stream(work: Path, n: int, commits: int, seed: int = 0) -> tuple[byt
             data = body.encode()
             lines.append(f"M 100644 inline {path_now[i]}\ndata {len(data)}\n".encode() + data + b"\n")
         msg = f"commit {c}".encode()
-        out.append(b"commit refs/heads/main\n"
-                   + f"author A <a@x> {when} +0000\ncommitter A <a@x> {when} +0000\n".encode()
-                   + f"data {len(msg)}\n".encode() + msg + b"\n" + b"".join(lines) + b"\n")
+        out.append(
+            b"commit refs/heads/main\n"
+            + f"author A <a@x> {when} +0000\ncommitter A <a@x> {when} +0000\n".encode()
+            + f"data {len(msg)}\n".encode()
+            + msg
+            + b"\n"
+            + b"".join(lines)
+            + b"\n"
+        )
     return b"".join(out), [path_now[i] for i in sorted(path_now)]
 
 
@@ -145,12 +151,22 @@ def main(argv: list[str] | None = None) -> None:
         out = subprocess.run([*mdmem, "get", "--json", rel], env=child_env(), capture_output=True, text=True)
         from_git += json.loads(out.stdout).get("updated_from") == "git" if out.returncode == 0 else 0
     log(f"dates from git: {from_git} of {len(sample)} sampled notes")
-    data = {"machine": machine(), "notes": len(paths), "commits": args.commits, "full_s": full,
-            "history_pass_s": passes, "hook_ms": hook_ms, "dates_from_git": from_git, "sampled": len(sample),
-            "example": got.stdout[:400]}
-    md = (f"{len(paths)} notes, {args.commits} commits: full index median {statistics.median(full):.2f} s"
-          + (f", git-history pass {statistics.median(passes) * 1000:.0f} ms" if passes else "")
-          + f", hook {statistics.median(hook_ms):.0f} ms, dates from git {from_git}/{len(sample)}\n")
+    data = {
+        "machine": machine(),
+        "notes": len(paths),
+        "commits": args.commits,
+        "full_s": full,
+        "history_pass_s": passes,
+        "hook_ms": hook_ms,
+        "dates_from_git": from_git,
+        "sampled": len(sample),
+        "example": got.stdout[:400],
+    }
+    md = (
+        f"{len(paths)} notes, {args.commits} commits: full index median {statistics.median(full):.2f} s"
+        + (f", git-history pass {statistics.median(passes) * 1000:.0f} ms" if passes else "")
+        + f", hook {statistics.median(hook_ms):.0f} ms, dates from git {from_git}/{len(sample)}\n"
+    )
     print(md)
     write_results("gitdates", md, data)
 

@@ -35,8 +35,14 @@ from bench_spine import add_common_args, child_env, log, machine, mdmem_cmd, p95
 from corpus import make_corpus, make_queries  # noqa: E402
 
 EXTRA_TYPES = ("caused_by", "depends_on", "led_to", "relates_to", "refines", "caused_by", "relates_to")
-REASONS = ("the numbers showed it", "after the incident", "needs the budget", "same component",
-           "a follow-up", "the earlier plan did not hold")
+REASONS = (
+    "the numbers showed it",
+    "after the incident",
+    "needs the budget",
+    "same component",
+    "a follow-up",
+    "the earlier plan did not hold",
+)
 
 
 def add_links(root: Path, paths: list[str], seed: int, target_edges: float = 5.0) -> None:
@@ -50,7 +56,7 @@ def add_links(root: Path, paths: list[str], seed: int, target_edges: float = 5.0
     for rel in paths:
         text = (root / rel).read_text(encoding="utf-8")
         fm = yaml.safe_load(text.split("---\n", 2)[1])
-        edges += len(fm.get("links") or []) + len(fm.get("entities") or []) + text.count("[[") - text.count("\"[[")
+        edges += len(fm.get("links") or []) + len(fm.get("entities") or []) + text.count("[[") - text.count('"[[')
         texts.append((rel, text, fm))
     per_note = max(0.0, target_edges - edges / len(paths))
     for i, (rel, text, fm) in enumerate(texts):
@@ -60,7 +66,7 @@ def add_links(root: Path, paths: list[str], seed: int, target_edges: float = 5.0
             for _ in range(k):
                 to = refs[rng.randrange(max(0, i - 2000), i)]  # mostly recent notes, as in real vaults
                 typ = rng.choice(EXTRA_TYPES)
-                reason = f", reason: \"{rng.choice(REASONS)}\"" if rng.random() < 0.7 else ""
+                reason = f', reason: "{rng.choice(REASONS)}"' if rng.random() < 0.7 else ""
                 items.append(f"  - {{to: {to}, type: {typ}{reason}}}")
             if items:
                 head, body = text.split("\n---\n", 1)
@@ -83,8 +89,13 @@ def cold_cli(vault: Path, args: list[str]) -> float:
     """Spawn-to-exit ms of one mdmem command (the graph is built in that process)."""
     t = time.perf_counter()
     env = {**child_env(), "MDMEM_EMBED_MODEL": os.environ.get("MDMEM_EMBED_MODEL", "hash")}
-    subprocess.run([*mdmem_cmd(), "--vault", str(vault), *args, "--json"], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(
+        [*mdmem_cmd(), "--vault", str(vault), *args, "--json"],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     return (time.perf_counter() - t) * 1000
 
 
@@ -130,12 +141,15 @@ def bench_size(n: int, runs: int, samples: int, seed: int, vectors: bool, work: 
         for q in queries[: max(20, samples // 4)]:
             raw.setdefault("why_ms", []).append(timed(lambda: v.why(q, vectors=vectors)))
         v.close()
-        log(f"  run {r + 1}: neighbors2 {statistics.median(raw['neighbors2_ms']):.2f} ms, "
-            f"why {statistics.median(raw['why_ms']):.1f} ms, path {statistics.median(raw['path_ms']):.2f} ms")
+        log(
+            f"  run {r + 1}: neighbors2 {statistics.median(raw['neighbors2_ms']):.2f} ms, "
+            f"why {statistics.median(raw['why_ms']):.1f} ms, path {statistics.median(raw['path_ms']):.2f} ms"
+        )
     ref = refs[0]
     raw["cold_cli_neighbors_ms"] = [cold_cli(vault_dir, ["neighbors", ref, "--depth", "2"]) for _ in range(runs)]
-    raw["cold_cli_why_ms"] = [cold_cli(vault_dir, ["why", queries[1], *([] if vectors else ["--no-vectors"])])
-                              for _ in range(runs)]
+    raw["cold_cli_why_ms"] = [
+        cold_cli(vault_dir, ["why", queries[1], *([] if vectors else ["--no-vectors"])]) for _ in range(runs)
+    ]
     for key, xs in list(raw.items()):
         if key.endswith("_ms"):
             res[key[:-3] + "_median_ms"] = statistics.median(xs)
@@ -161,20 +175,26 @@ COLUMNS = (
 
 
 def render(info: dict[str, Any], results: list[dict[str, Any]], runs: int, vectors: bool) -> str:
-    lines = [f"mdmem graph benchmark — {info['date']}, mdmem {info['mdmem_rev']}",
-             f"{info['nproc']} cores ({info['cpu']}), Python {info['python']}; load average before "
-             f"{', '.join(f'{x:.2f}' for x in info['loadavg'])}, after "
-             f"{', '.join(f'{x:.2f}' for x in info['loadavg_after'])}",
-             f"warm = Vault API in one process after a first call; medians/p95 over all samples of {runs} run(s); "
-             f"why matches: {'hybrid with hash vectors' if vectors else 'BM25 (no model)'}", "",
-             "| " + " | ".join(c[1] for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = [
+        f"mdmem graph benchmark — {info['date']}, mdmem {info['mdmem_rev']}",
+        f"{info['nproc']} cores ({info['cpu']}), Python {info['python']}; load average before "
+        f"{', '.join(f'{x:.2f}' for x in info['loadavg'])}, after "
+        f"{', '.join(f'{x:.2f}' for x in info['loadavg_after'])}",
+        f"warm = Vault API in one process after a first call; medians/p95 over all samples of {runs} run(s); "
+        f"why matches: {'hybrid with hash vectors' if vectors else 'BM25 (no model)'}",
+        "",
+        "| " + " | ".join(c[1] for c in COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
     for r in results:
         lines.append("| " + " | ".join(fmt.format(r[k]) for k, _, fmt in COLUMNS) + " |")
     lines.append("")
     for r in results:
         ok = r["neighbors2_median_ms"] < 100 and r["why_median_ms"] < 100
-        lines.append(f"target (neighbors --depth 2 and why < 100 ms warm) at {r['notes']:,} notes: "
-                     f"{'met' if ok else 'NOT met'} (p95 {r['neighbors2_p95_ms']:.1f} / {r['why_p95_ms']:.1f} ms)")
+        lines.append(
+            f"target (neighbors --depth 2 and why < 100 ms warm) at {r['notes']:,} notes: "
+            f"{'met' if ok else 'NOT met'} (p95 {r['neighbors2_p95_ms']:.1f} / {r['why_p95_ms']:.1f} ms)"
+        )
     return "\n".join(lines) + "\n"
 
 

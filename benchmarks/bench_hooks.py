@@ -41,17 +41,35 @@ def env_for(model: str | None) -> dict[str, str]:
 
 
 def mdmem(vault: Path, *args: str, env: dict[str, str], **kw: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], env=env, text=True,
-                          capture_output=True, check=True, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+        env=env,
+        text=True,
+        capture_output=True,
+        check=True,
+        **kw,
+    )
 
 
 def run_hook(vault: Path, prompt: str, env: dict[str, str]) -> dict[str, Any]:
     """One hook call, spawn to exit; checks what it printed."""
-    payload = json.dumps({"session_id": "bench", "transcript_path": "/dev/null", "cwd": str(vault),
-                          "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": "/dev/null",
+            "cwd": str(vault),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+    )
     t = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), "hook", "prompt"], input=payload,
-                       env=env, text=True, capture_output=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), "hook", "prompt"],
+        input=payload,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
     wall = (time.perf_counter() - t) * 1000
     valid, answered = p.returncode == 0, False
     if p.stdout:
@@ -69,8 +87,11 @@ def series(vault: Path, prompts: list[str], env: dict[str, str], label: str) -> 
     out = []
     for p in prompts:
         out.append(run_hook(vault, p, env))
-        log(f"  {label}: {out[-1]['ms']:.0f} ms" + ("" if out[-1]["answered"] else " (no answer)")
-            + (f"  [{out[-1]['stderr']}]" if out[-1]["stderr"] else ""))
+        log(
+            f"  {label}: {out[-1]['ms']:.0f} ms"
+            + ("" if out[-1]["answered"] else " (no answer)")
+            + (f"  [{out[-1]['stderr']}]" if out[-1]["stderr"] else "")
+        )
     return out
 
 
@@ -135,28 +156,32 @@ def render(info: dict[str, Any], r: dict[str, Any], load_end: tuple[float, ...])
         ms = [s["ms"] for s in samples]
         ok = "" if target is None else ("PASS" if p95(ms) < target else "FAIL") + f" (< {target:.0f} ms)"
         answered, valid = sum(s["answered"] for s in samples), sum(s["valid"] for s in samples)
-        return (f"| {label} | {len(ms)} | {median(ms):.0f} | {p95(ms):.0f} | {max(ms):.0f} | "
-                f"{answered}/{len(ms)} | {valid}/{len(ms)} | {ok} |")
+        return (
+            f"| {label} | {len(ms)} | {median(ms):.0f} | {p95(ms):.0f} | {max(ms):.0f} | "
+            f"{answered}/{len(ms)} | {valid}/{len(ms)} | {ok} |"
+        )
 
     def inproc(label: str, ms: list[float]) -> str:
         return f"| {label} | {len(ms)} | {median(ms):.0f} | {p95(ms):.0f} | {max(ms):.0f} | | | |"
 
-    return "\n".join([
-        f"machine: {info['nproc']} cores, {info['cpu']}, Python {info['python']}; mdmem {info['mdmem_rev']}; "
-        f"{info['date']}",
-        f"load average: {', '.join(f'{x:.2f}' for x in info['loadavg'])} at start, "
-        f"{', '.join(f'{x:.2f}' for x in load_end)} at the end (the machine is shared)",
-        f"{r['notes']:,} notes (benchmarks/corpus.py), embedding model {r['model']} (all chunks embedded in "
-        f"{r['embed_s']} s before measuring); {r['runs']} different prompts per row; bytecode compiled",
-        "",
-        "| prompt hook | runs | median ms | p95 ms | max ms | answered | valid JSON | target (p95) |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
-        row("cold process, no serve (hybrid once the model is in ONNX, else BM25)", r["cold"], TARGETS["cold"]),
-        row("cold process, mdmem serve running (hybrid, warm model)", r["served"], TARGETS["served"]),
-        inproc("for reference: Vault.context in a warm process, BM25", r["in_process_bm25_ms"]),
-        inproc("for reference: Vault.context in a warm process, hybrid", r["in_process_hybrid_ms"]),
-        "",
-    ])
+    return "\n".join(
+        [
+            f"machine: {info['nproc']} cores, {info['cpu']}, Python {info['python']}; mdmem {info['mdmem_rev']}; "
+            f"{info['date']}",
+            f"load average: {', '.join(f'{x:.2f}' for x in info['loadavg'])} at start, "
+            f"{', '.join(f'{x:.2f}' for x in load_end)} at the end (the machine is shared)",
+            f"{r['notes']:,} notes (benchmarks/corpus.py), embedding model {r['model']} (all chunks embedded in "
+            f"{r['embed_s']} s before measuring); {r['runs']} different prompts per row; bytecode compiled",
+            "",
+            "| prompt hook | runs | median ms | p95 ms | max ms | answered | valid JSON | target (p95) |",
+            "|---|---:|---:|---:|---:|---:|---:|---|",
+            row("cold process, no serve (hybrid once the model is in ONNX, else BM25)", r["cold"], TARGETS["cold"]),
+            row("cold process, mdmem serve running (hybrid, warm model)", r["served"], TARGETS["served"]),
+            inproc("for reference: Vault.context in a warm process, BM25", r["in_process_bm25_ms"]),
+            inproc("for reference: Vault.context in a warm process, hybrid", r["in_process_hybrid_ms"]),
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,8 +189,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--notes", type=int, default=2000, help="corpus size [2000]")
     ap.add_argument("--runs", type=int, default=15, help="prompts per row [15]")
     ap.add_argument("--model", default=None, help="embedding model (e.g. hash for a quick run) [the default model]")
-    ap.add_argument("--vault", type=Path, default=None,
-                    help="reuse a vault an earlier --keep run built (same --notes/--seed); embedding is then cached")
+    ap.add_argument(
+        "--vault",
+        type=Path,
+        default=None,
+        help="reuse a vault an earlier --keep run built (same --notes/--seed); embedding is then cached",
+    )
     add_common_args(ap, "hooks")
     args = ap.parse_args(argv)
     if shutil.which("git") is None:

@@ -55,8 +55,14 @@ print(json.dumps({"wall": time.perf_counter() - t, "cpu": use.ru_utime + use.ru_
 
 
 def run(cmd: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, str(timeout), *cmd], cwd=cwd, env=child_env(),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, str(timeout), *cmd],
+        cwd=cwd,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -149,18 +155,21 @@ BOOKS: dict[str, tuple[str, Callable[[Path], Path]]] = {
 def new_vault(work: Path, name: str) -> Path:
     root = work / name
     shutil.rmtree(root, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "mdmem", "init", str(root)], env=child_env(), check=True,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "mdmem", "init", str(root)], env=child_env(), check=True, capture_output=True)
     return root
 
 
 def summary(samples: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
     done = [s for s in samples if s["rc"] is not None]
     whole = len(done) == len(samples)
-    return {"s": round(statistics.median(s["wall"] for s in done), 2) if whole else None,
-            "cpu_s": round(statistics.median(s["cpu"] for s in done), 2) if whole else None,
-            "rss_mb": round(max(s["rss_kib"] for s in samples) / 1024), "timeout": timeout,
-            "rc": [s["rc"] for s in samples], "said": samples[-1]["stderr"]}
+    return {
+        "s": round(statistics.median(s["wall"] for s in done), 2) if whole else None,
+        "cpu_s": round(statistics.median(s["cpu"] for s in done), 2) if whole else None,
+        "rss_mb": round(max(s["rss_kib"] for s in samples) / 1024),
+        "timeout": timeout,
+        "rc": [s["rc"] for s in samples],
+        "said": samples[-1]["stderr"],
+    }
 
 
 def bench_note(key: str, work: Path, runs: int, timeout: float) -> dict[str, Any]:
@@ -175,8 +184,13 @@ def bench_note(key: str, work: Path, runs: int, timeout: float) -> dict[str, Any
         reindex.append(run([*mdmem, "reindex"], vault, timeout))
         log(f"  {key}: search (run {i + 1})")
         search.append(run([*mdmem, "search", WORD], vault, timeout))
-    return {"case": key, "title": title, "mb": round(len(text.encode()) / 1e6, 2),
-            "reindex": summary(reindex, timeout), "search": summary(search, timeout)}
+    return {
+        "case": key,
+        "title": title,
+        "mb": round(len(text.encode()) / 1e6, 2),
+        "reindex": summary(reindex, timeout),
+        "search": summary(search, timeout),
+    }
 
 
 def bench_book(key: str, work: Path, runs: int, timeout: float) -> dict[str, Any]:
@@ -191,9 +205,14 @@ def bench_book(key: str, work: Path, runs: int, timeout: float) -> dict[str, Any
         reindex.append(run([*mdmem, "reindex"], vault, timeout))
         search.append(run([*mdmem, "search", WORD], vault, timeout))
         shutil.rmtree(vault, ignore_errors=True)
-    return {"case": key, "title": title, "mb": round(book.stat().st_size / 1e6, 3),
-            "import": summary(imports, timeout), "reindex": summary(reindex, timeout),
-            "search": summary(search, timeout)}
+    return {
+        "case": key,
+        "title": title,
+        "mb": round(book.stat().st_size / 1e6, 3),
+        "import": summary(imports, timeout),
+        "reindex": summary(reindex, timeout),
+        "search": summary(search, timeout),
+    }
 
 
 def cell(fig: dict[str, Any] | None) -> str:
@@ -205,19 +224,29 @@ def cell(fig: dict[str, Any] | None) -> str:
 
 
 def render(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    out = [f"# Hostile input\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores · load "
-           f"{info['loadavg'][0]:.1f} · medians of {info['runs']} run(s): wall s (CPU s) / peak RSS\n",
-           "| case | file MB | import (outcome) | reindex | search | goal |", "|---|---|---|---|---|---|"]
+    out = [
+        f"# Hostile input\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores · load "
+        f"{info['loadavg'][0]:.1f} · medians of {info['runs']} run(s): wall s (CPU s) / peak RSS\n",
+        "| case | file MB | import (outcome) | reindex | search | goal |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         imp = r.get("import")
         outcome = ""
         if imp is not None:
-            outcome = "imported" if imp["rc"] and imp["rc"][-1] == 0 else (
-                f"refused: {imp['said'].removeprefix('Error: ')[:70]}" if imp["s"] is not None else "killed")
-        ok = all(f is not None and f["s"] is not None and f["s"] < GOAL_S and f["rss_mb"] < GOAL_MB
-                 for f in (r["reindex"], r["search"])) and (imp is None or imp["rss_mb"] < GOAL_MB)
-        out.append(f"| {r['title']} | {r['mb']} | {cell(imp)}{' (' + outcome + ')' if outcome else ''} | "
-                   f"{cell(r['reindex'])} | {cell(r['search'])} | {'ok' if ok else 'MISSED'} |")
+            outcome = (
+                "imported"
+                if imp["rc"] and imp["rc"][-1] == 0
+                else (f"refused: {imp['said'].removeprefix('Error: ')[:70]}" if imp["s"] is not None else "killed")
+            )
+        ok = all(
+            f is not None and f["s"] is not None and f["s"] < GOAL_S and f["rss_mb"] < GOAL_MB
+            for f in (r["reindex"], r["search"])
+        ) and (imp is None or imp["rss_mb"] < GOAL_MB)
+        out.append(
+            f"| {r['title']} | {r['mb']} | {cell(imp)}{' (' + outcome + ')' if outcome else ''} | "
+            f"{cell(r['reindex'])} | {cell(r['search'])} | {'ok' if ok else 'MISSED'} |"
+        )
     return "\n".join(out) + "\n"
 
 

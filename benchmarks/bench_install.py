@@ -63,8 +63,10 @@ def main() -> None:
     print("|---:|---:|---:|---:|")
     for i, (seconds, size, load) in enumerate(rows, 1):
         print(f"| {i} | {size / 1e6:.0f} MB | {seconds:.1f} s | {load} |")
-    print(f"| median | {statistics.median(r[1] for r in rows) / 1e6:.0f} MB | "
-          f"{statistics.median(r[0] for r in rows):.1f} s | |")
+    print(
+        f"| median | {statistics.median(r[1] for r in rows) / 1e6:.0f} MB | "
+        f"{statistics.median(r[0] for r in rows):.1f} s | |"
+    )
 
 
 if __name__ == "__main__":

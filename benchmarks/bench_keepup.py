@@ -47,8 +47,13 @@ def env_for(mode: str) -> dict[str, str]:
 
 
 def mdmem(vault: Path, *args: str, env: dict[str, str]) -> str:
-    return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], env=env, text=True,
-                          capture_output=True, check=True).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+        env=env,
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 def build(vault: Path, notes: int, seed: int, mode: str) -> None:
@@ -58,9 +63,20 @@ def build(vault: Path, notes: int, seed: int, mode: str) -> None:
     git(vault, "init", "-q", "-b", "main")
     mdmem(vault, "init", str(vault), env={**env, "MDMEM_AUTO_EMBED": "0"})
     git(vault, "add", "-A")
-    subprocess.run(["git", "commit", "-qm", "corpus"], cwd=vault, check=True, capture_output=True,
-                   env={**env, "MDMEM_SKIP_HOOK": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x",
-                        "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"})
+    subprocess.run(
+        ["git", "commit", "-qm", "corpus"],
+        cwd=vault,
+        check=True,
+        capture_output=True,
+        env={
+            **env,
+            "MDMEM_SKIP_HOOK": "1",
+            "GIT_AUTHOR_NAME": "b",
+            "GIT_AUTHOR_EMAIL": "b@x",
+            "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@x",
+        },
+    )
     mdmem(vault, "reindex", env={**env, "MDMEM_AUTO_EMBED": "0"})
     if mode != "hash":
         prefill_cache(vault, env)
@@ -100,12 +116,19 @@ def complete(vault: Path) -> bool:
 
 def one_run(vault: Path, mode: str, i: int, limit: float = 120.0) -> dict[str, Any]:
     """Rewrite one note, commit it (git waits for the hook), then poll until its vectors are in."""
-    env = {**env_for(mode), "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x",
-           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
+    env = {
+        **env_for(mode),
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@x",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@x",
+    }
     note = vault / "notes" / f"keepup-{i % 3}.md"
     note.parent.mkdir(exist_ok=True)
-    note.write_text(f"# Keep-up note {i}\n\nRun {i} of the keep-up benchmark ({mode}, {time.time()}): the "
-                    f"release train leaves on Thursday and the rollback plan sits in the runbook.\n")
+    note.write_text(
+        f"# Keep-up note {i}\n\nRun {i} of the keep-up benchmark ({mode}, {time.time()}): the "
+        f"release train leaves on Thursday and the rollback plan sits in the runbook.\n"
+    )
     git(vault, "add", "-A")
     t0 = time.perf_counter()
     subprocess.run(["git", "commit", "-qm", f"keep-up {i}"], cwd=vault, env=env, check=True, capture_output=True)
@@ -139,8 +162,9 @@ def main(argv: list[str] | None = None) -> None:
     if "before" in modes:
         old = work / "before-code"
         old.mkdir()
-        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", args.before, "mdmem"], check=True,
-                                 capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", args.before, "mdmem"], check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(old / "mdmem")], check=True)
         BEFORE["PYTHONPATH"] = str(old)
@@ -156,12 +180,16 @@ def main(argv: list[str] | None = None) -> None:
             log(f"{mode}: commit {r['commit_s']:.2f} s, vectors {r['vectors_s']} s, load {r['load']:.1f}")
         results[mode] = runs
     info = machine()
-    lines = [f"# Vectors after a one-note commit ({args.notes} notes, medians of {args.runs})", "",
-             f"machine: {info.get('cpu', '?')}; load average during runs "
-             f"{min(r['load'] for rs in results.values() for r in rs):.1f}–"
-             f"{max(r['load'] for rs in results.values() for r in rs):.1f}", "",
-             "| mode | git commit with hooks s | vectors complete after s (target < 5) | runs |",
-             "|---|---|---|---|"]
+    lines = [
+        f"# Vectors after a one-note commit ({args.notes} notes, medians of {args.runs})",
+        "",
+        f"machine: {info.get('cpu', '?')}; load average during runs "
+        f"{min(r['load'] for rs in results.values() for r in rs):.1f}–"
+        f"{max(r['load'] for rs in results.values() for r in rs):.1f}",
+        "",
+        "| mode | git commit with hooks s | vectors complete after s (target < 5) | runs |",
+        "|---|---|---|---|",
+    ]
     for mode, runs in results.items():
         vec = [r["vectors_s"] for r in runs if r["vectors_s"] is not None]
         cell = "never (no auto embedding)" if mode == "before" else (f"{median(vec):.2f}" if vec else "timed out")

@@ -74,38 +74,59 @@ def main(argv: list[str] | None = None) -> None:
     py = sys.executable
     load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as tmp:
-        env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore",
-               "MDMEM_NO_SERVE": "1"}
+        env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore", "MDMEM_NO_SERVE": "1"}
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
         make_corpus(vault, args.notes, seed=args.seed)
-        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env,
-                       capture_output=True)
+        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
         out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
-        subprocess.run([py, "-c", "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
-                        "assert make_embedder(EmbedSettings()).prepare()"], check=True, env=env)
-        print(f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
-              f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
+        subprocess.run(
+            [
+                py,
+                "-c",
+                "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
+                "assert make_embedder(EmbedSettings()).prepare()",
+            ],
+            check=True,
+            env=env,
+        )
+        print(
+            f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
+            f"{time.perf_counter() - t:.0f} s",
+            file=sys.stderr,
+        )
         queries = make_queries(args.queries, seed=args.seed + 1)
         load.append(os.getloadavg()[0])
-        warm = json.loads(subprocess.run([py, "-c", _SWAP + _WARM, str(vault), json.dumps(queries)], check=True,
-                                         env=env, capture_output=True, text=True).stdout)
+        warm = json.loads(
+            subprocess.run(
+                [py, "-c", _SWAP + _WARM, str(vault), json.dumps(queries)],
+                check=True,
+                env=env,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
         cold = []
         for q in make_queries(args.cold, seed=args.seed + 2):
             t = time.perf_counter()
-            subprocess.run([py, "-m", "mdmem", "--vault", str(vault), "query", q], check=True, env=env,
-                           capture_output=True)
+            subprocess.run(
+                [py, "-m", "mdmem", "--vault", str(vault), "query", q], check=True, env=env, capture_output=True
+            )
             cold.append((time.perf_counter() - t) * 1000)
         load.append(os.getloadavg()[0])
-    print(f"{args.notes} notes; {os.cpu_count()} cores; 1-minute load {', '.join(f'{x:.1f}' for x in load)} "
-          f"(start, warm, end)\n")
+    print(
+        f"{args.notes} notes; {os.cpu_count()} cores; 1-minute load {', '.join(f'{x:.1f}' for x in load)} "
+        f"(start, warm, end)\n"
+    )
     print("| query | n | median ms | p95 ms | target |")
     print("|---|---:|---:|---:|---|")
     for kind, ms in warm.items():
         target = f"p95 < 50 ms: {'PASS' if p95(ms) < 50 else 'FAIL'}" if kind == "plain" else ""
         print(f"| warm, {kind} | {len(ms)} | {statistics.median(ms):.1f} | {p95(ms):.1f} | {target} |")
-    print(f"| cold CLI | {len(cold)} | {statistics.median(cold):.0f} | {p95(cold):.0f} | "
-          f"median < 1000 ms: {'PASS' if statistics.median(cold) < 1000 else 'FAIL'} |")
+    print(
+        f"| cold CLI | {len(cold)} | {statistics.median(cold):.0f} | {p95(cold):.0f} | "
+        f"median < 1000 ms: {'PASS' if statistics.median(cold) < 1000 else 'FAIL'} |"
+    )
 
 
 if __name__ == "__main__":

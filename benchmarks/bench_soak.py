@@ -73,17 +73,23 @@ def env_for(model: str) -> dict[str, str]:
 
 
 def mdmem(vault: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], env=env, text=True,
-                          capture_output=True)
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args], env=env, text=True, capture_output=True
+    )
 
 
 def build_vault(root: Path, notes: int, seed: int, env: dict[str, str]) -> None:
     make_corpus(root, notes, seed)
     git(root, "init", "-q", "-b", "main")
     for args in (["init", str(root)], ["reindex", "-q"], ["embed"]):
-        p = subprocess.run([sys.executable, "-m", "mdmem", *args] if args[0] == "init" else
-                           [sys.executable, "-m", "mdmem", "--vault", str(root), *args],
-                           env=env, text=True, capture_output=True)
+        p = subprocess.run(
+            [sys.executable, "-m", "mdmem", *args]
+            if args[0] == "init"
+            else [sys.executable, "-m", "mdmem", "--vault", str(root), *args],
+            env=env,
+            text=True,
+            capture_output=True,
+        )
         if p.returncode:
             raise SystemExit(f"mdmem {' '.join(args)} failed: {p.stderr}")
     git(root, "add", "-A")
@@ -135,8 +141,9 @@ class Clients:
             if r < 0.75:
                 kind = ("search", "query", "recall")[int(r / 0.25)]
                 try:
-                    answer = call_server(self.vault, "ask", {"mode": kind, "text": rng.choice(self.queries),
-                                                             "limit": 10})
+                    answer = call_server(
+                        self.vault, "ask", {"mode": kind, "text": rng.choice(self.queries), "limit": 10}
+                    )
                     err = "" if answer is not None and "results" in answer else "no answer from serve"
                     for h in (answer or {}).get("results", []):
                         if not (self.vault / h["path"]).is_file():
@@ -146,8 +153,16 @@ class Clients:
                 self.record(kind, "serve", started, err)
             elif r < 0.90:
                 token = self.token(client)
-                p = mdmem(self.vault, "add", "--title", f"Soak note {token}", "--body",
-                          note_body(token, rng, self.words), "--json", env=self.env)
+                p = mdmem(
+                    self.vault,
+                    "add",
+                    "--title",
+                    f"Soak note {token}",
+                    "--body",
+                    note_body(token, rng, self.words),
+                    "--json",
+                    env=self.env,
+                )
                 self.record("add", "cli", started, self._cli_error(p, "add"))
                 if not p.returncode and json.loads(p.stdout).get("written"):
                     with self.written.lock:
@@ -191,8 +206,9 @@ class Clients:
         rng = random.Random(f"{self.seed}-{client}")
 
         async def main() -> None:
-            params = StdioServerParameters(command=sys.executable,
-                                           args=["-m", "mdmem", "--vault", str(self.vault), "mcp"], env=self.env)
+            params = StdioServerParameters(
+                command=sys.executable, args=["-m", "mdmem", "--vault", str(self.vault), "mcp"], env=self.env
+            )
             with open(errlog, "w") as err:
                 async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
                     await s.initialize()
@@ -279,8 +295,10 @@ def compare_with_full(vault: Path, queries: list[str]) -> tuple[list[str], list[
             diffs.append(f"{p}: catalogue row differs in {', '.join(changed)}")
     for q, a, b in zip(queries, found, full_found):
         if a != b:
-            diffs.append(f"search {q!r} matches {sorted(set(a) - set(b))} only incrementally, "
-                         f"{sorted(set(b) - set(a))} only after --full")
+            diffs.append(
+                f"search {q!r} matches {sorted(set(a) - set(b))} only incrementally, "
+                f"{sorted(set(b) - set(a))} only after --full"
+            )
     drift = [f"search {q!r}: top 10 {a} vs {b}" for q, a, b in zip(queries, top, full_top) if a != b]
     return diffs, drift
 
@@ -321,12 +339,23 @@ def table(ops: list[Op], seconds: float) -> tuple[str, list[dict[str, Any]]]:
     rows = []
     for (kind, channel), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         ok = [o.ms for o in g if not o.error]
-        rows.append({"kind": kind, "channel": channel, "ops": len(g), "per_s": len(g) / seconds,
-                     "p50_ms": median(ok), "p95_ms": p95(ok), "errors": len(g) - len(ok)})
+        rows.append(
+            {
+                "kind": kind,
+                "channel": channel,
+                "ops": len(g),
+                "per_s": len(g) / seconds,
+                "p50_ms": median(ok),
+                "p95_ms": p95(ok),
+                "errors": len(g) - len(ok),
+            }
+        )
     lines = ["| op | via | ops | ops/s | p50 ms | p95 ms | errors |", "|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['kind']} | {r['channel']} | {r['ops']} | {r['per_s']:.2f} | {r['p50_ms']:.0f} | "
-                     f"{r['p95_ms']:.0f} | {r['errors']} |")
+        lines.append(
+            f"| {r['kind']} | {r['channel']} | {r['ops']} | {r['per_s']:.2f} | {r['p50_ms']:.0f} | "
+            f"{r['p95_ms']:.0f} | {r['errors']} |"
+        )
     total = len(ops)
     lines.append(f"| **all** | | {total} | {total / seconds:.2f} | | | {sum(r['errors'] for r in rows)} |")
     return "\n".join(lines), rows
@@ -344,9 +373,12 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
     build_vault(vault, args.notes, args.seed, env)
     serve_log = work / "serve.log"
     with open(serve_log, "w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault), "serve",
-                                   "--idle-timeout", str(args.seconds + 300)], env=env, stdout=out,
-                                  stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mdmem", "--vault", str(vault), "serve", "--idle-timeout", str(args.seconds + 300)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     from mdmem.edges.serve import read_info
 
     for _ in range(400):
@@ -377,30 +409,46 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
     tracebacks = logs.count("Traceback")
     ok = not lost and not diffs and not errors and not tracebacks
     load_after = os.getloadavg()
-    md = "\n".join([
-        f"# Soak: {args.seconds:.0f} s, {args.notes} notes, {args.clients} clients, model {args.model}",
-        "",
-        f"mdmem {info['mdmem_rev']}; {info['nproc']} cores ({info['cpu']}); load average (1/5/15 min) "
-        f"before: {' '.join(f'{x:.2f}' for x in info['loadavg'])}, after: {' '.join(f'{x:.2f}' for x in load_after)}",
-        "",
-        md_table,
-        "",
-        f"notes added: {len(clients.written.added)}, "
-        f"corrected: {sum(1 for v in clients.written.corrected.values() if v)}",
-        f"lost or not findable: {len(lost)}" + "".join(f"\n  - {p}" for p in lost[:10]),
-        f"incremental index == reindex --full: {'yes' if not diffs else 'NO'} (catalogue rows of "
-        f"{len(index_state(vault, [])[0])} notes; the notes each of {len(queries)} searches matches)"
-        + "".join(f"\n  - {d}" for d in diffs[:10]),
-        f"searches whose top 10 are ranked differently (BM25 statistics still count replaced notes "
-        f"until Whoosh merges their segment): {len(drift)} of {len(queries)}",
-        f"errors: {len(errors)}" + "".join(f"\n  - {e}" for e in sorted(set(errors))[:10]),
-        f"tracebacks in serve/MCP logs: {tracebacks}",
-        f"result: {'PASS' if ok else 'FAIL'}",
-    ]) + "\n"
-    data = {"machine": info, "loadavg_after": load_after, "args": {k: str(v) for k, v in vars(args).items()},
-            "elapsed_s": elapsed,
-            "rows": rows, "added": len(clients.written.added), "lost": lost, "diffs": diffs, "drift": drift,
-            "errors": errors, "tracebacks": tracebacks, "ok": ok}
+    md = (
+        "\n".join(
+            [
+                f"# Soak: {args.seconds:.0f} s, {args.notes} notes, {args.clients} clients, model {args.model}",
+                "",
+                f"mdmem {info['mdmem_rev']}; {info['nproc']} cores ({info['cpu']}); load average (1/5/15 min) "
+                f"before: {' '.join(f'{x:.2f}' for x in info['loadavg'])}, "
+                f"after: {' '.join(f'{x:.2f}' for x in load_after)}",
+                "",
+                md_table,
+                "",
+                f"notes added: {len(clients.written.added)}, "
+                f"corrected: {sum(1 for v in clients.written.corrected.values() if v)}",
+                f"lost or not findable: {len(lost)}" + "".join(f"\n  - {p}" for p in lost[:10]),
+                f"incremental index == reindex --full: {'yes' if not diffs else 'NO'} (catalogue rows of "
+                f"{len(index_state(vault, [])[0])} notes; the notes each of {len(queries)} searches matches)"
+                + "".join(f"\n  - {d}" for d in diffs[:10]),
+                f"searches whose top 10 are ranked differently (BM25 statistics still count replaced notes "
+                f"until Whoosh merges their segment): {len(drift)} of {len(queries)}",
+                f"errors: {len(errors)}" + "".join(f"\n  - {e}" for e in sorted(set(errors))[:10]),
+                f"tracebacks in serve/MCP logs: {tracebacks}",
+                f"result: {'PASS' if ok else 'FAIL'}",
+            ]
+        )
+        + "\n"
+    )
+    data = {
+        "machine": info,
+        "loadavg_after": load_after,
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "elapsed_s": elapsed,
+        "rows": rows,
+        "added": len(clients.written.added),
+        "lost": lost,
+        "diffs": diffs,
+        "drift": drift,
+        "errors": errors,
+        "tracebacks": tracebacks,
+        "ok": ok,
+    }
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     else:

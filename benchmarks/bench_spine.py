@@ -99,8 +99,9 @@ def child_env() -> dict[str, str]:
 
 def measure(cmd: list[str], cwd: Path) -> Sample:
     """Run ``cmd`` under the wrapper; its wall time and peak RSS. Raises if it fails."""
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, env=child_env(),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, env=child_env(), capture_output=True, text=True, check=True
+    )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     if data["rc"] != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {data['rc']}:\n{data['stderr']}")
@@ -108,8 +109,9 @@ def measure(cmd: list[str], cwd: Path) -> Sample:
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *GIT_ID, *args], cwd=root, env=child_env(), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *GIT_ID, *args], cwd=root, env=child_env(), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def mdmem_cmd() -> list[str]:
@@ -171,8 +173,7 @@ def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeRes
     git(vault, "init", "-q")
     git(vault, "add", "-A")
     git(vault, "commit", "-q", "-m", f"corpus of {n} notes")
-    log(f"  corpus: {n} notes, {res.corpus_mb:.1f} MB, generated and committed in "
-        f"{time.perf_counter() - t:.1f}s")
+    log(f"  corpus: {n} notes, {res.corpus_mb:.1f} MB, generated and committed in {time.perf_counter() - t:.1f}s")
 
     mdmem = [*mdmem_cmd(), "--vault", str(vault)]
 
@@ -184,8 +185,10 @@ def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeRes
     res.full_s, res.full_rss_mb = median(raw["full_s"]), median(raw["full_rss_mb"])
     res.full_cpu_s = median(raw["full_cpu_s"])
     res.index_mb = du_mb(vault / ".mdmem")
-    log(f"  full index: {res.full_s:.2f}s ({res.full_cpu_s:.2f}s CPU), peak RSS {res.full_rss_mb:.0f} MB, "
-        f"index {res.index_mb:.1f} MB")
+    log(
+        f"  full index: {res.full_s:.2f}s ({res.full_cpu_s:.2f}s CPU), peak RSS {res.full_rss_mb:.0f} MB, "
+        f"index {res.index_mb:.1f} MB"
+    )
 
     # (b1) what the post-commit hook runs after a commit of one changed note (committed with the hooks
     # off, then the hook alone, timed)
@@ -216,8 +219,12 @@ def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeRes
         rel = next(targets)
         edit_note(vault, rel, f"plainedit{r}x")
         git(vault, "add", "--", rel)
-        plain.append(measure(["git", *GIT_ID, "-c", f"core.hooksPath={no_hooks}", "commit", "-q",
-                              "-m", f"plain {r}"], vault).wall * 1000)
+        plain.append(
+            measure(
+                ["git", *GIT_ID, "-c", f"core.hooksPath={no_hooks}", "commit", "-q", "-m", f"plain {r}"], vault
+            ).wall
+            * 1000
+        )
         measure(hook, vault)  # catch the index up, untimed, so both commits index one note
         rel = next(targets)
         edit_note(vault, rel, f"commitedit{r}x")
@@ -238,8 +245,10 @@ def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeRes
     res.cold_search_ms = median(raw["cold_search_ms"])
     res.cold_search_cpu_ms = median(raw["cold_search_cpu_ms"])
     res.cold_search_rss_mb = median([s.rss_mb for s in cold])
-    log(f"  cold search: {res.cold_search_ms:.0f} ms ({res.cold_search_cpu_ms:.0f} ms CPU), "
-        f"peak RSS {res.cold_search_rss_mb:.0f} MB")
+    log(
+        f"  cold search: {res.cold_search_ms:.0f} ms ({res.cold_search_cpu_ms:.0f} ms CPU), "
+        f"peak RSS {res.cold_search_rss_mb:.0f} MB"
+    )
 
     # (d) warm in-process search; (e) index size after the updates above
     from mdmem import Vault
@@ -278,10 +287,15 @@ def machine() -> dict[str, Any]:
     import mdmem
 
     src = Path(mdmem.__file__).resolve().parent
-    rev = subprocess.run(["git", "-C", str(src), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
-                           capture_output=True, text=True).stdout.strip()
+    rev = (
+        subprocess.run(
+            ["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or "?"
+    )
+    dirty = subprocess.run(
+        ["git", "-C", str(src), "status", "--porcelain", "--", "."], capture_output=True, text=True
+    ).stdout.strip()
     return {
         "mdmem_rev": rev + (" + uncommitted changes" if dirty else ""),
         "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
@@ -355,18 +369,21 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
         lines.append(f"targets at {r.notes:,} notes{scope}: " + "; ".join(checks))
     for r in results:
         if r.notes >= 50000:
-            checks = [f"{'PASS' if getattr(r, key) < limit else 'FAIL'} {label} ({getattr(r, key):.4g})"
-                      for key, limit, label in GOALS_50K]
+            checks = [
+                f"{'PASS' if getattr(r, key) < limit else 'FAIL'} {label} ({getattr(r, key):.4g})"
+                for key, limit, label in GOALS_50K
+            ]
             lines.append(f"the 50k goals at {r.notes:,} notes: " + "; ".join(checks))
     for r in results:
         if not r.hook_updated_index:
             lines.append(f"WARNING: at {r.notes:,} notes the post-commit hook did not update the index")
         if r.hook_rebuilds:
-            lines.append(f"WARNING: at {r.notes:,} notes {r.hook_rebuilds} hook run(s) rebuilt the whole "
-                         "index instead of updating one note")
+            lines.append(
+                f"WARNING: at {r.notes:,} notes {r.hook_rebuilds} hook run(s) rebuilt the whole "
+                "index instead of updating one note"
+            )
     if info.get("source_changed"):
-        lines.append("WARNING: mdmem's source files changed during the run; the sizes may have "
-                     "measured different code")
+        lines.append("WARNING: mdmem's source files changed during the run; the sizes may have measured different code")
     return "\n".join(lines) + "\n"
 
 
@@ -398,8 +415,11 @@ def log(msg: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="1000,10000",
-                    help="comma-separated corpus sizes (50000 works but takes minutes) [1000,10000]")
+    ap.add_argument(
+        "--sizes",
+        default="1000,10000",
+        help="comma-separated corpus sizes (50000 works but takes minutes) [1000,10000]",
+    )
     ap.add_argument("--runs", type=int, default=3, help="repetitions per figure; medians are reported [3]")
     add_common_args(ap, "spine")
     args = ap.parse_args(argv)
@@ -423,8 +443,9 @@ def main(argv: list[str] | None = None) -> None:
     info["loadavg_end"] = os.getloadavg()
     md = render(info, results, args.runs)
     print(md)
-    write_results(args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed,
-                                 "results": [asdict(r) for r in results]})
+    write_results(
+        args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed, "results": [asdict(r) for r in results]}
+    )
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ def naive(a: list[Any], b: list[Any], how: str) -> list[str]:
     if how == "concatenated":
         merged = a + b
     elif how == "round-robin":
-        merged = [h for pair in zip(a, b) for h in pair] + a[len(b):] + b[len(a):]
+        merged = [h for pair in zip(a, b) for h in pair] + a[len(b) :] + b[len(a) :]
     else:  # by own score: each list's final score, as if they meant the same
         merged = sorted(a + b, key=lambda h: -h.score)
     return [h.id for h in merged][:10]
@@ -97,19 +97,31 @@ def bench_quality(work: Path) -> dict[str, Any]:
         for mode in MODES:
             scores: dict[str, list[tuple[float, float, float]]] = {"one vault": [], **{m: [] for m in MERGES}}
             for q in queries:
-                runs = {"one vault": [h.id for h in getattr(single, mode)(q.text, 10)],
-                        "across (evidence)": [plain_id(h.id) for h in getattr(group, mode)(q.text, 10)]}
+                runs = {
+                    "one vault": [h.id for h in getattr(single, mode)(q.text, 10)],
+                    "across (evidence)": [plain_id(h.id) for h in getattr(group, mode)(q.text, 10)],
+                }
                 ha, hb = getattr(va, mode)(q.text, 10), getattr(vb, mode)(q.text, 10)
                 for how in MERGES[1:]:
                     runs[how] = naive(list(ha), list(hb), how)
                 for name, ranked in runs.items():
-                    scores[name].append((recall_at(ranked, q.relevant, 10), reciprocal_rank(ranked, q.relevant),
-                                         ndcg_at(ranked, q.relevant, 10)))
+                    scores[name].append(
+                        (
+                            recall_at(ranked, q.relevant, 10),
+                            reciprocal_rank(ranked, q.relevant),
+                            ndcg_at(ranked, q.relevant, 10),
+                        )
+                    )
             rows[mode] = scores
             log(f"  {mode}: done")
-    return {"queries": len(queries), "notes": sum(1 for _ in (GOLD / "vault").rglob("*.md")),
-            "table": {mode: {name: [statistics.fmean(x[i] for x in vals) for i in range(3)]
-                             for name, vals in sc.items()} for mode, sc in rows.items()}}
+    return {
+        "queries": len(queries),
+        "notes": sum(1 for _ in (GOLD / "vault").rglob("*.md")),
+        "table": {
+            mode: {name: [statistics.fmean(x[i] for x in vals) for i in range(3)] for name, vals in sc.items()}
+            for mode, sc in rows.items()
+        },
+    }
 
 
 def bench_speed(work: Path, notes: int, n_queries: int, runs: int, seed: int) -> dict[str, Any]:
@@ -143,33 +155,52 @@ def bench_speed(work: Path, notes: int, n_queries: int, runs: int, seed: int) ->
                 for m in group.members:  # the query memo is per question: a new one embeds again
                     m.vault.semantic.embedder.memo.clear()
     med = {k: statistics.median(v) for k, v in ms.items()}
-    return {"notes_per_vault": notes, "queries": n_queries, "runs": runs, "median_ms": med,
-            "p95_ms": {k: sorted(v)[int(0.95 * (len(v) - 1))] for k, v in ms.items()},
-            "ratio_query": med["query two"] / med["query one"], "ratio_search": med["search two"] / med["search one"]}
+    return {
+        "notes_per_vault": notes,
+        "queries": n_queries,
+        "runs": runs,
+        "median_ms": med,
+        "p95_ms": {k: sorted(v)[int(0.95 * (len(v) - 1))] for k, v in ms.items()},
+        "ratio_query": med["query two"] / med["query one"],
+        "ratio_search": med["search two"] / med["search one"],
+    }
 
 
 def render(info: dict[str, Any], quality: dict[str, Any] | None, speed: dict[str, Any] | None) -> str:
-    lines = ["# Search across vaults (bench_vaults.py)", "",
-             f"machine: {info['cpu']}, {info['nproc']} cores, load {tuple(round(x, 2) for x in info['loadavg'])} at "
-             f"start, {tuple(round(x, 2) for x in info['loadavg_end'])} at the end (other work was running); "
-             f"mdmem {info['mdmem_rev']}; model {info['model']}; {info['date']}", ""]
+    lines = [
+        "# Search across vaults (bench_vaults.py)",
+        "",
+        f"machine: {info['cpu']}, {info['nproc']} cores, load {tuple(round(x, 2) for x in info['loadavg'])} at "
+        f"start, {tuple(round(x, 2) for x in info['loadavg_end'])} at the end (other work was running); "
+        f"mdmem {info['mdmem_rev']}; model {info['model']}; {info['date']}",
+        "",
+    ]
     if quality:
-        lines += [f"## Quality: gold vault ({quality['notes']} notes) split in two by alternating notes, "
-                  f"{quality['queries']} answerable queries", "",
-                  "| mode | ranking | R@10 | MRR | nDCG@10 |", "|---|---|---|---|---|"]
+        lines += [
+            f"## Quality: gold vault ({quality['notes']} notes) split in two by alternating notes, "
+            f"{quality['queries']} answerable queries",
+            "",
+            "| mode | ranking | R@10 | MRR | nDCG@10 |",
+            "|---|---|---|---|---|",
+        ]
         for mode, table in quality["table"].items():
             for name, (r, mrr, ndcg) in table.items():
                 lines.append(f"| {mode} | {name} | {r:.3f} | {mrr:.3f} | {ndcg:.3f} |")
         lines.append("")
     if speed:
         med, p95 = speed["median_ms"], speed["p95_ms"]
-        lines += [f"## Speed: warm, {speed['notes_per_vault']:,} notes per vault, {speed['queries']} queries x "
-                  f"{speed['runs']} runs", "",
-                  "| command | one vault median ms | two vaults median ms | ratio | one p95 | two p95 |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            f"## Speed: warm, {speed['notes_per_vault']:,} notes per vault, {speed['queries']} queries x "
+            f"{speed['runs']} runs",
+            "",
+            "| command | one vault median ms | two vaults median ms | ratio | one p95 | two p95 |",
+            "|---|---|---|---|---|---|",
+        ]
         for method in ("query", "search"):
-            lines.append(f"| {method} | {med[method + ' one']:.1f} | {med[method + ' two']:.1f} | "
-                         f"{speed['ratio_' + method]:.2f}x | {p95[method + ' one']:.1f} | {p95[method + ' two']:.1f} |")
+            lines.append(
+                f"| {method} | {med[method + ' one']:.1f} | {med[method + ' two']:.1f} | "
+                f"{speed['ratio_' + method]:.2f}x | {p95[method + ' one']:.1f} | {p95[method + ' two']:.1f} |"
+            )
         goal = "met" if speed["ratio_query"] < 2 else "NOT met"
         lines += ["", f"Goal (query across two vaults under 2x one vault's, warm median): {goal}."]
     return "\n".join(lines) + "\n"
@@ -182,8 +213,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=5, help="times each speed query runs each way [5]")
     ap.add_argument("--seed", type=int, default=0, help="corpus seed [0]")
     ap.add_argument("--only", choices=("quality", "speed"), help="run one half")
-    ap.add_argument("--tmp", type=Path, default=Path(os.path.expanduser("~/.cache/mdmem/bench-vaults")),
-                    help="where the vaults are built and kept [~/.cache/mdmem/bench-vaults]")
+    ap.add_argument(
+        "--tmp",
+        type=Path,
+        default=Path(os.path.expanduser("~/.cache/mdmem/bench-vaults")),
+        help="where the vaults are built and kept [~/.cache/mdmem/bench-vaults]",
+    )
     ap.add_argument("--out", default="vaults", help="name of the result files in benchmarks/out/ [vaults]")
     args = ap.parse_args(argv)
     args.tmp.mkdir(parents=True, exist_ok=True)

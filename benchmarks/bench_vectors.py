@@ -153,8 +153,14 @@ class SizeResult:
 
 def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Sample:
     """Run ``cmd`` under the wrapper; its wall time, peak RSS and stdout. Raises if it fails."""
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, env={**child_env(), **(env or {})},
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *cmd],
+        cwd=cwd,
+        env={**child_env(), **(env or {})},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     if data["rc"] != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {data['rc']}:\n{data['stderr']}")
@@ -212,8 +218,10 @@ def bench_embed(res: SizeResult, mdmem: list[str], vault: Path, runs: int, log: 
         s = measure([*mdmem, "embed", "--json"], vault)
         rep = json.loads(s.stdout)
         samples.append((s, rep))
-        log(f"  embed run {r + 1}: {rep['embedded']} chunks in {s.wall:.1f}s "
-            f"({rep['embedded'] / s.wall:.1f}/s), peak RSS {s.rss_mb:.0f} MB")
+        log(
+            f"  embed run {r + 1}: {rep['embedded']} chunks in {s.wall:.1f}s "
+            f"({rep['embedded'] / s.wall:.1f}/s), peak RSS {s.rss_mb:.0f} MB"
+        )
     raw["embed_s"] = [s.wall for s, _ in samples]
     raw["embed_rss_mb"] = [s.rss_mb for s, _ in samples]
     raw["embedded"] = [rep["embedded"] for _, rep in samples]
@@ -234,8 +242,12 @@ def bench_embed(res: SizeResult, mdmem: list[str], vault: Path, runs: int, log: 
 
 def bench_warm(res: SizeResult, vault: Path, seed: int, log: Any) -> None:
     """(2) warm in-process latency of query and vsearch (in a child process of its own)."""
-    out = subprocess.run([sys.executable, "-c", _WARM, str(vault), str(seed), str(WARM_QUERIES), str(HERE)],
-                         env=child_env(), capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WARM, str(vault), str(seed), str(WARM_QUERIES), str(HERE)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+    )
     if out.returncode:
         raise RuntimeError(f"warm latency run failed:\n{out.stderr[-3000:]}")
     data = json.loads(out.stdout.strip().splitlines()[-1])
@@ -251,9 +263,11 @@ def bench_warm(res: SizeResult, vault: Path, seed: int, log: Any) -> None:
     cov = (data.get("first_info") or {}).get("coverage") or {}
     if cov and not cov.get("complete"):
         log(f"  WARNING: vectors incomplete during the warm run: {cov}")
-    log(f"  warm: query median {res.warm_query_median_ms:.1f} ms (p95 {res.warm_query_p95_ms:.1f}), "
+    log(
+        f"  warm: query median {res.warm_query_median_ms:.1f} ms (p95 {res.warm_query_p95_ms:.1f}), "
         f"vsearch median {res.warm_vsearch_median_ms:.1f} ms (p95 {res.warm_vsearch_p95_ms:.1f}), "
-        f"first query {res.first_query_s:.1f}s")
+        f"first query {res.first_query_s:.1f}s"
+    )
 
 
 def bench_serve(res: SizeResult, mdmem: list[str], vault: Path, runs: int, seed: int, log: Any) -> None:
@@ -281,8 +295,10 @@ def bench_serve(res: SizeResult, mdmem: list[str], vault: Path, runs: int, seed:
         time.sleep(2.0)  # let it settle (the fill thread found nothing to embed)
         st = proc_status(pid)
         res.serve_rss_mb, res.serve_hwm_mb = st["VmRSS"], st["VmHWM"]
-        log(f"  serve: ready {res.serve_ready_s:.1f}s after spawn, idle RSS {res.serve_rss_mb:.0f} MB "
-            f"(peak {res.serve_hwm_mb:.0f} MB)")
+        log(
+            f"  serve: ready {res.serve_ready_s:.1f}s after spawn, idle RSS {res.serve_rss_mb:.0f} MB "
+            f"(peak {res.serve_hwm_mb:.0f} MB)"
+        )
 
         check = measure([*mdmem, "query", "--json", *queries[1].split()], vault)
         res.served = bool(json.loads(check.stdout).get("info", {}).get("served"))
@@ -309,8 +325,10 @@ def bench_serve(res: SizeResult, mdmem: list[str], vault: Path, runs: int, seed:
     raw["cold_query_local_ms"] = [s.wall * 1000 for s in cold]
     res.cold_query_local_ms = median(raw["cold_query_local_ms"])
     res.cold_query_local_rss_mb = median([s.rss_mb for s in cold])
-    log(f"  cold CLI query without serve: {res.cold_query_local_ms:.0f} ms, "
-        f"peak RSS {res.cold_query_local_rss_mb:.0f} MB")
+    log(
+        f"  cold CLI query without serve: {res.cold_query_local_ms:.0f} ms, "
+        f"peak RSS {res.cold_query_local_rss_mb:.0f} MB"
+    )
 
 
 def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeResult:
@@ -324,15 +342,16 @@ def bench_size(n: int, runs: int, seed: int, workdir: Path, log: Any) -> SizeRes
     git(vault, "init", "-q")
     git(vault, "add", "-A")
     git(vault, "commit", "-q", "-m", f"corpus of {n} notes")
-    log(f"  corpus: {n} notes, {res.corpus_mb:.1f} MB, generated and committed in "
-        f"{time.perf_counter() - t:.1f}s")
+    log(f"  corpus: {n} notes, {res.corpus_mb:.1f} MB, generated and committed in {time.perf_counter() - t:.1f}s")
 
     mdmem = [*mdmem_cmd(), "--vault", str(vault)]
     res.reindex_s = measure([*mdmem, "reindex", "-q"], vault).wall
     log(f"  reindex: {res.reindex_s:.1f}s")
-    for phase, bench in (("embed", lambda: bench_embed(res, mdmem, vault, runs, log)),
-                         ("warm", lambda: bench_warm(res, vault, seed, log)),
-                         ("serve", lambda: bench_serve(res, mdmem, vault, runs, seed, log))):
+    for phase, bench in (
+        ("embed", lambda: bench_embed(res, mdmem, vault, runs, log)),
+        ("warm", lambda: bench_warm(res, vault, seed, log)),
+        ("serve", lambda: bench_serve(res, mdmem, vault, runs, seed, log)),
+    ):
         res.load[phase] = os.getloadavg()[0]
         bench()
     res.load["end"] = os.getloadavg()[0]
@@ -409,8 +428,7 @@ TARGET_SIZE = 10_000
 
 
 def _table(results: list[SizeResult], columns: tuple[tuple[str, str, str], ...]) -> list[str]:
-    lines = ["| " + " | ".join(label for _, label, _ in columns) + " |",
-             "|" + "|".join("---:" for _ in columns) + "|"]
+    lines = ["| " + " | ".join(label for _, label, _ in columns) + " |", "|" + "|".join("---:" for _ in columns) + "|"]
     for r in results:
         lines.append("| " + " | ".join(_cell(getattr(r, key), fmt) for key, _, fmt in columns) + " |")
     return lines
@@ -431,8 +449,12 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
         f"({info['threads']} thread(s)), usearch {info['usearch']}; load average at start "
         f"{', '.join(f'{x:.2f}' for x in info['loadavg'])}, at end "
         f"{', '.join(f'{x:.2f}' for x in info['loadavg_end'])}; {info['date']}",
-        (f"embedding: median of {runs} run(s)" if any(not math.isnan(r.embed_s) for r in results)
-         else "embedding not measured (--vault)") + f"; warm latency over {WARM_QUERIES} queries; cold CLI query: "
+        (
+            f"embedding: median of {runs} run(s)"
+            if any(not math.isnan(r.embed_s) for r in results)
+            else "embedding not measured (--vault)"
+        )
+        + f"; warm latency over {WARM_QUERIES} queries; cold CLI query: "
         f"median of {max(9, runs)} queries with serve, {max(3, runs)} without",
         "",
         *_table(results, COLUMNS),
@@ -452,13 +474,14 @@ def render(info: dict[str, Any], results: list[SizeResult], runs: int) -> str:
         lines.append(f"targets at {r.notes:,} notes{scope}: " + "; ".join(checks))
     for r in results:
         if r.reembedded > 0:
-            lines.append(f"WARNING: at {r.notes:,} notes the embed after reindex --full ran "
-                         f"{r.reembedded} chunk(s) through the model instead of reusing the cache")
+            lines.append(
+                f"WARNING: at {r.notes:,} notes the embed after reindex --full ran "
+                f"{r.reembedded} chunk(s) through the model instead of reusing the cache"
+            )
         if not r.served:
             lines.append(f"WARNING: at {r.notes:,} notes the CLI query was not answered by mdmem serve")
     if info.get("source_changed"):
-        lines.append("WARNING: mdmem's source files changed during the run; the sizes may have "
-                     "measured different code")
+        lines.append("WARNING: mdmem's source files changed during the run; the sizes may have measured different code")
     return "\n".join(lines) + "\n"
 
 
@@ -483,15 +506,27 @@ def vector_machine() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="2000",
-                    help="comma-separated corpus sizes (10000 takes most of an hour to embed on 2 cores) [2000]")
-    ap.add_argument("--runs", type=int, default=1,
-                    help="repetitions of the embedding from scratch (and minimum cold-query samples); "
-                         "medians are reported [1: the embedding dominates]")
+    ap.add_argument(
+        "--sizes",
+        default="2000",
+        help="comma-separated corpus sizes (10000 takes most of an hour to embed on 2 cores) [2000]",
+    )
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="repetitions of the embedding from scratch (and minimum cold-query samples); "
+        "medians are reported [1: the embedding dominates]",
+    )
     add_common_args(ap, "vectors")
-    ap.add_argument("--vault", type=Path, action="append", default=[],
-                    help="instead of --sizes: measure the query side (cached embed, warm latency, serve) of an "
-                         "existing vault whose vectors are cached, e.g. one kept with --keep (repeatable)")
+    ap.add_argument(
+        "--vault",
+        type=Path,
+        action="append",
+        default=[],
+        help="instead of --sizes: measure the query side (cached embed, warm latency, serve) of an "
+        "existing vault whose vectors are cached, e.g. one kept with --keep (repeatable)",
+    )
     args = ap.parse_args(argv)
     sizes = parse_sizes(args.sizes)
 
@@ -521,8 +556,9 @@ def write(info: dict[str, Any], results: list[SizeResult], args: argparse.Namesp
     info["source_changed"] = source_fingerprint() != fingerprint
     info["loadavg_end"] = os.getloadavg()
     md = render(info, results, max(1, args.runs))
-    write_results(args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed,
-                                 "results": [asdict(r) for r in results]})
+    write_results(
+        args.out, md, {"machine": info, "runs": args.runs, "seed": args.seed, "results": [asdict(r) for r in results]}
+    )
     return md
 
 

@@ -25,30 +25,222 @@ LINK_TYPES = ("relates_to", "depends_on", "caused_by", "refines", "contradicts")
 
 # Topic clusters: a note is mostly about one topic, so queries over a cluster find a few notes.
 TOPICS: dict[str, tuple[str, ...]] = {
-    "frontend": ("frontend", "react", "hotwire", "turbo", "stimulus", "component", "bundle", "webpack",
-                 "vite", "css", "tailwind", "accessibility", "render", "hydration", "browser", "form"),
-    "database": ("postgres", "mysql", "migration", "schema", "index", "vacuum", "replica", "query",
-                 "transaction", "deadlock", "partition", "backup", "restore", "column", "table", "sqlite"),
-    "payments": ("payment", "checkout", "invoice", "refund", "stripe", "provider", "currency", "ledger",
-                 "chargeback", "settlement", "subscription", "billing", "tax", "receipt", "webhook", "card"),
-    "infra": ("kubernetes", "terraform", "cluster", "node", "autoscaling", "ingress", "dns", "certificate",
-              "load", "balancer", "container", "image", "registry", "helm", "region", "network"),
-    "auth": ("login", "oauth", "token", "session", "password", "mfa", "sso", "saml", "permission", "role",
-             "audit", "secret", "rotation", "cookie", "jwt", "account"),
-    "search": ("search", "ranking", "bm25", "relevance", "embedding", "vector", "recall", "precision",
-               "synonym", "stemming", "tokenizer", "snippet", "facet", "filter", "reindex", "latency"),
-    "mobile": ("ios", "android", "mobile", "push", "notification", "offline", "sync", "release",
-               "testflight", "crash", "battery", "deeplink", "tablet", "gesture", "swift", "kotlin"),
-    "observability": ("alert", "metric", "dashboard", "tracing", "span", "log", "grafana", "prometheus",
-                      "sentry", "pager", "oncall", "slo", "error", "budget", "latency", "incident"),
-    "team": ("hiring", "interview", "onboarding", "retro", "standup", "roadmap", "okr", "review",
-             "mentoring", "feedback", "vacation", "budget", "headcount", "planning", "sprint", "offsite"),
-    "data": ("pipeline", "warehouse", "etl", "airflow", "dbt", "parquet", "kafka", "stream", "batch",
-             "snowflake", "report", "analytics", "event", "tracking", "dedupe", "backfill"),
-    "api": ("api", "endpoint", "graphql", "rest", "versioning", "pagination", "ratelimit", "timeout",
-            "retry", "idempotency", "client", "sdk", "contract", "deprecation", "grpc", "payload"),
-    "testing": ("test", "flaky", "fixture", "coverage", "mock", "integration", "e2e", "playwright",
-                "pytest", "snapshot", "ci", "pipeline", "parallel", "seed", "regression", "benchmark"),
+    "frontend": (
+        "frontend",
+        "react",
+        "hotwire",
+        "turbo",
+        "stimulus",
+        "component",
+        "bundle",
+        "webpack",
+        "vite",
+        "css",
+        "tailwind",
+        "accessibility",
+        "render",
+        "hydration",
+        "browser",
+        "form",
+    ),
+    "database": (
+        "postgres",
+        "mysql",
+        "migration",
+        "schema",
+        "index",
+        "vacuum",
+        "replica",
+        "query",
+        "transaction",
+        "deadlock",
+        "partition",
+        "backup",
+        "restore",
+        "column",
+        "table",
+        "sqlite",
+    ),
+    "payments": (
+        "payment",
+        "checkout",
+        "invoice",
+        "refund",
+        "stripe",
+        "provider",
+        "currency",
+        "ledger",
+        "chargeback",
+        "settlement",
+        "subscription",
+        "billing",
+        "tax",
+        "receipt",
+        "webhook",
+        "card",
+    ),
+    "infra": (
+        "kubernetes",
+        "terraform",
+        "cluster",
+        "node",
+        "autoscaling",
+        "ingress",
+        "dns",
+        "certificate",
+        "load",
+        "balancer",
+        "container",
+        "image",
+        "registry",
+        "helm",
+        "region",
+        "network",
+    ),
+    "auth": (
+        "login",
+        "oauth",
+        "token",
+        "session",
+        "password",
+        "mfa",
+        "sso",
+        "saml",
+        "permission",
+        "role",
+        "audit",
+        "secret",
+        "rotation",
+        "cookie",
+        "jwt",
+        "account",
+    ),
+    "search": (
+        "search",
+        "ranking",
+        "bm25",
+        "relevance",
+        "embedding",
+        "vector",
+        "recall",
+        "precision",
+        "synonym",
+        "stemming",
+        "tokenizer",
+        "snippet",
+        "facet",
+        "filter",
+        "reindex",
+        "latency",
+    ),
+    "mobile": (
+        "ios",
+        "android",
+        "mobile",
+        "push",
+        "notification",
+        "offline",
+        "sync",
+        "release",
+        "testflight",
+        "crash",
+        "battery",
+        "deeplink",
+        "tablet",
+        "gesture",
+        "swift",
+        "kotlin",
+    ),
+    "observability": (
+        "alert",
+        "metric",
+        "dashboard",
+        "tracing",
+        "span",
+        "log",
+        "grafana",
+        "prometheus",
+        "sentry",
+        "pager",
+        "oncall",
+        "slo",
+        "error",
+        "budget",
+        "latency",
+        "incident",
+    ),
+    "team": (
+        "hiring",
+        "interview",
+        "onboarding",
+        "retro",
+        "standup",
+        "roadmap",
+        "okr",
+        "review",
+        "mentoring",
+        "feedback",
+        "vacation",
+        "budget",
+        "headcount",
+        "planning",
+        "sprint",
+        "offsite",
+    ),
+    "data": (
+        "pipeline",
+        "warehouse",
+        "etl",
+        "airflow",
+        "dbt",
+        "parquet",
+        "kafka",
+        "stream",
+        "batch",
+        "snowflake",
+        "report",
+        "analytics",
+        "event",
+        "tracking",
+        "dedupe",
+        "backfill",
+    ),
+    "api": (
+        "api",
+        "endpoint",
+        "graphql",
+        "rest",
+        "versioning",
+        "pagination",
+        "ratelimit",
+        "timeout",
+        "retry",
+        "idempotency",
+        "client",
+        "sdk",
+        "contract",
+        "deprecation",
+        "grpc",
+        "payload",
+    ),
+    "testing": (
+        "test",
+        "flaky",
+        "fixture",
+        "coverage",
+        "mock",
+        "integration",
+        "e2e",
+        "playwright",
+        "pytest",
+        "snapshot",
+        "ci",
+        "pipeline",
+        "parallel",
+        "seed",
+        "regression",
+        "benchmark",
+    ),
 }
 
 COMMON = (
@@ -61,9 +253,21 @@ COMMON = (
 ).split()
 
 CJK_TITLES = (
-    "数据库迁移计划", "支付超时问题", "前端框架选择", "搜索排序改进", "移动端发布流程", "监控告警规则",
-    "团队招聘计划", "数据管道重构", "接口版本策略", "测试稳定性", "認証トークンの更新", "検索結果の改善",
-    "障害対応の手順", "リリース計画", "キャッシュ設定",
+    "数据库迁移计划",
+    "支付超时问题",
+    "前端框架选择",
+    "搜索排序改进",
+    "移动端发布流程",
+    "监控告警规则",
+    "团队招聘计划",
+    "数据管道重构",
+    "接口版本策略",
+    "测试稳定性",
+    "認証トークンの更新",
+    "検索結果の改善",
+    "障害対応の手順",
+    "リリース計画",
+    "キャッシュ設定",
 )
 CJK_SENTENCES = (
     "我们计划在第三季度把数据库从旧版本迁移到新集群，先迁移只读报表。",
@@ -89,10 +293,30 @@ TITLE_TEMPLATES: dict[str, tuple[str, ...]] = {
     "handoff": ("Handoff {D}: {A} {B}", "Handoff {D} {P}"),
     "note": ("{A} {B} notes", "Thoughts on {A}", "{P} {A} checklist", "Reading: {A} and {B}"),
 }
-HEADINGS = ("Context", "Decision", "Consequences", "Details", "Open questions", "Numbers", "Next steps",
-            "Alternatives", "Symptoms", "Root cause", "Fix", "Links")
-FOLDERS = tuple(f"{t}" for t in TOPICS) + ("inbox", "archive", "meetings", "people", "projects",
-                                            "journal", "runbooks", "research")
+HEADINGS = (
+    "Context",
+    "Decision",
+    "Consequences",
+    "Details",
+    "Open questions",
+    "Numbers",
+    "Next steps",
+    "Alternatives",
+    "Symptoms",
+    "Root cause",
+    "Fix",
+    "Links",
+)
+FOLDERS = tuple(f"{t}" for t in TOPICS) + (
+    "inbox",
+    "archive",
+    "meetings",
+    "people",
+    "projects",
+    "journal",
+    "runbooks",
+    "research",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +330,32 @@ class Vocabulary:
 
 
 def _pseudo_word(rng: random.Random, syllables: int) -> str:
-    onsets = ("b", "c", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "st",
-              "tr", "kr", "pl", "sh", "th", "gr", "dr")
+    onsets = (
+        "b",
+        "c",
+        "d",
+        "f",
+        "g",
+        "k",
+        "l",
+        "m",
+        "n",
+        "p",
+        "r",
+        "s",
+        "t",
+        "v",
+        "z",
+        "br",
+        "st",
+        "tr",
+        "kr",
+        "pl",
+        "sh",
+        "th",
+        "gr",
+        "dr",
+    )
     vowels = ("a", "e", "i", "o", "u", "ai", "ea", "io", "ou")
     codas = ("", "", "n", "r", "s", "l", "x", "th", "nd", "rk")
     return "".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(syllables)) + rng.choice(codas)
@@ -119,13 +367,14 @@ def vocabulary(seed: int = 0, tail_size: int = 6000) -> Vocabulary:
     projects = sorted({_pseudo_word(rng, 2).capitalize() for _ in range(400)})
     prefixes = [t[:3].upper() for t in TOPICS] + ["DB", "PAY", "AUTH", "K8S", "SYNC", "API"]
     idents = {f"ERR_{rng.choice(prefixes)}_{rng.randint(100, 999)}" for _ in range(300)}
-    idents |= {f"{rng.choice(prefixes).lower()}.{rng.choice(COMMON)}_{rng.choice(('ms', 'max', 'min', 'ttl'))}"
-               for _ in range(100)}
+    idents |= {
+        f"{rng.choice(prefixes).lower()}.{rng.choice(COMMON)}_{rng.choice(('ms', 'max', 'min', 'ttl'))}"
+        for _ in range(100)
+    }
     tail = sorted({_pseudo_word(rng, rng.randint(2, 3)) for _ in range(tail_size)})
     rng.shuffle(tail)
     weights = list(itertools.accumulate(1.0 / (r + 10) for r in range(len(tail))))
-    return Vocabulary(tuple(projects), tuple(sorted(idents)), tuple(tail),
-                      tuple(w / weights[-1] for w in weights))
+    return Vocabulary(tuple(projects), tuple(sorted(idents)), tuple(tail), tuple(w / weights[-1] for w in weights))
 
 
 class _NoteWriter:
@@ -170,8 +419,11 @@ class _NoteWriter:
         rng = self.rng
         words = TOPICS[topic]
         title = rng.choice(TITLE_TEMPLATES[kind]).format(
-            A=rng.choice(words), B=rng.choice(words), P=rng.choice(self.vocab.projects),
-            E=rng.choice(self.vocab.identifiers), D=date.isoformat(),
+            A=rng.choice(words),
+            B=rng.choice(words),
+            P=rng.choice(self.vocab.projects),
+            E=rng.choice(self.vocab.identifiers),
+            D=date.isoformat(),
         )
         return title[0].upper() + title[1:]
 
@@ -180,8 +432,7 @@ class _NoteWriter:
         rng = self.rng
         kind = rng.choices(TYPES, TYPE_WEIGHTS)[0]
         topic = rng.choice(self._topics)
-        created = dt.datetime(2023, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
-            minutes=rng.randrange(3 * 365 * 24 * 60))
+        created = dt.datetime(2023, 1, 1, tzinfo=dt.UTC) + dt.timedelta(minutes=rng.randrange(3 * 365 * 24 * 60))
         cjk = rng.random() < 0.03
         title = rng.choice(CJK_TITLES) + f" {i}" if cjk else self._title(kind, topic, created.date())
         if title in self.titles[-2000:]:
@@ -192,7 +443,7 @@ class _NoteWriter:
         fm = ["---"]
         if note_id:
             fm.append(f"id: {note_id}")
-        fm.append(f"title: \"{title}\"")
+        fm.append(f'title: "{title}"')
         fm.append(f"type: {kind}")
         tags = sorted({rng.choice(TOPICS[topic]) for _ in range(rng.randint(1, 3))} | {topic})
         fm.append(f"tags: [{', '.join(tags)}]")
@@ -208,8 +459,9 @@ class _NoteWriter:
         if link_pool and rng.random() < 0.3:
             fm.append("links:")
             for _ in range(rng.randint(1, 2)):
-                target = (f"\"[[{rng.choice(link_pool)}]]\"" if rng.random() < 0.6 or not self.ids
-                          else rng.choice(self.ids))
+                target = (
+                    f'"[[{rng.choice(link_pool)}]]"' if rng.random() < 0.6 or not self.ids else rng.choice(self.ids)
+                )
                 fm.append(f"  - {{to: {target}, type: {rng.choice(LINK_TYPES)}}}")
         fm.append("---")
 

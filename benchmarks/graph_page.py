@@ -25,16 +25,76 @@ sys.path.insert(0, str(HERE.parent))
 from tests.headless import Browser  # noqa: E402
 
 LANGS = ("en", "de", "ja", "zh")
-AREAS = ("Projects", "Areas", "Resources", "People", "Daily", "Books", "Meetings", "Ideas", "Archive", "Inbox",
-         "Work", "Health")
+AREAS = (
+    "Projects",
+    "Areas",
+    "Resources",
+    "People",
+    "Daily",
+    "Books",
+    "Meetings",
+    "Ideas",
+    "Archive",
+    "Inbox",
+    "Work",
+    "Health",
+)
 SUBS = ("", "", "", "guides", "reference", "notes")
 TYPES = ("note", "note", "reference", "howto", "person", "project", "meeting", "idea")
-WORDS = ("canvas", "sync", "graph", "plugin", "theme", "vault", "link", "embed", "search", "publish", "mobile",
-         "hotkey", "template", "daily", "backlink", "outline", "tag", "alias", "property", "workspace", "file",
-         "folder", "attachment", "format", "callout", "query", "table", "image", "audio", "pdf", "export",
-         "import", "command", "palette", "editor", "preview", "mode", "core", "community", "settings")
-TAGS = tuple(f"{a}/{b}" if b else a for a in ("topic", "status", "area", "source", "lang") for b in ("", "x", "y")) + \
-    ("howto", "faq", "todo", "idea", "draft", "review", "reference", "meta", "plugin", "design")
+WORDS = (
+    "canvas",
+    "sync",
+    "graph",
+    "plugin",
+    "theme",
+    "vault",
+    "link",
+    "embed",
+    "search",
+    "publish",
+    "mobile",
+    "hotkey",
+    "template",
+    "daily",
+    "backlink",
+    "outline",
+    "tag",
+    "alias",
+    "property",
+    "workspace",
+    "file",
+    "folder",
+    "attachment",
+    "format",
+    "callout",
+    "query",
+    "table",
+    "image",
+    "audio",
+    "pdf",
+    "export",
+    "import",
+    "command",
+    "palette",
+    "editor",
+    "preview",
+    "mode",
+    "core",
+    "community",
+    "settings",
+)
+TAGS = tuple(f"{a}/{b}" if b else a for a in ("topic", "status", "area", "source", "lang") for b in ("", "x", "y")) + (
+    "howto",
+    "faq",
+    "todo",
+    "idea",
+    "draft",
+    "review",
+    "reference",
+    "meta",
+    "plugin",
+    "design",
+)
 
 
 def make_vault(root: Path, n: int, seed: int = 0) -> None:
@@ -72,8 +132,9 @@ def make_vault(root: Path, n: int, seed: int = 0) -> None:
             lines.append(f"![[{Path(img).name}]]")
         tags = sorted(set(rng.sample(TAGS[: 8 + len(top) % 7], 1) + rng.sample(TAGS, rng.randrange(0, 3))))
         typ = rng.choice(TYPES)
-        text = (f"---\ntitle: {title}\ntype: {typ}\ntags: [{', '.join(tags)}]\n---\n# {title}\n\n"
-                + "\n".join(lines) + "\n")
+        text = (
+            f"---\ntitle: {title}\ntype: {typ}\ntags: [{', '.join(tags)}]\n---\n# {title}\n\n" + "\n".join(lines) + "\n"
+        )
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
 
@@ -98,10 +159,12 @@ def shoot(page: Path, out: Path, tag: str) -> dict[str, object]:
         t = time.perf_counter()
         b.open(page.as_uri(), ready="document.body.dataset.settled", timeout=120)
         wall = time.perf_counter() - t
-        stats = b.eval("({nodes: mdmemGraph.nodes, steps: mdmemGraph.steps, done: mdmemGraph.stepsDone,"
-                       " settled: mdmemGraph.settledMs,"
-                       " labels: mdmemGraph.labelled().length,"
-                       " summary: document.getElementById('summary').textContent})")
+        stats = b.eval(
+            "({nodes: mdmemGraph.nodes, steps: mdmemGraph.steps, done: mdmemGraph.stepsDone,"
+            " settled: mdmemGraph.settledMs,"
+            " labels: mdmemGraph.labelled().length,"
+            " summary: document.getElementById('summary').textContent})"
+        )
         stats["wall_s"] = round(wall, 2)
         b.screenshot(out / f"{tag}-overview.png")
         b.eval("mdmemGraph.zoom(3)")
@@ -119,8 +182,10 @@ def shoot(page: Path, out: Path, tag: str) -> dict[str, object]:
         stats["local_nodes"] = b.eval("mdmemGraph.visibleKeys().length")
         b.screenshot(out / f"{tag}-local2.png")
         b.eval("document.getElementById('local').click(); mdmemGraph.select(null)")
-        b.eval("const c = document.getElementById('color'); c.value = 'type'; c.dispatchEvent(new Event('change'));"
-               "const t = document.getElementById('tag'); t.selectedIndex = 1; t.dispatchEvent(new Event('change'))")
+        b.eval(
+            "const c = document.getElementById('color'); c.value = 'type'; c.dispatchEvent(new Event('change'));"
+            "const t = document.getElementById('tag'); t.selectedIndex = 1; t.dispatchEvent(new Event('change'))"
+        )
         b.screenshot(out / f"{tag}-type-tag.png")
         return stats
 

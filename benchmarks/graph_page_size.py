@@ -36,24 +36,52 @@ def wiki(n: int, seed: int = 0) -> dict[str, Any]:
     nodes: list[dict[str, Any]] = []
     for i in range(n):
         path = f"{folders[int(len(folders) * rng.random() ** 2)]}/Sub {i % 40}/Note about plugin {i}.md"
-        nodes.append({"key": path, "id": path[:-3], "path": path, "title": f"Note about plugin {i}", "type": "note",
-                      "kind": "note", "status": "active", "tags": ["seedling"] if i % 3 == 0 else []})
+        nodes.append(
+            {
+                "key": path,
+                "id": path[:-3],
+                "path": path,
+                "title": f"Note about plugin {i}",
+                "type": "note",
+                "kind": "note",
+                "status": "active",
+                "tags": ["seedling"] if i % 3 == 0 else [],
+            }
+        )
     edges = []
     for i in range(n):
         for _ in range(rng.randrange(2 * LINKS_PER_NOTE - 6)):
             j = int(n * rng.random() ** 3)
             if j != i:
-                edges.append({"source": nodes[i]["key"], "target": nodes[j]["key"], "type": "mentions",
-                              "reason": None, "written": nodes[j]["title"]})
+                edges.append(
+                    {
+                        "source": nodes[i]["key"],
+                        "target": nodes[j]["key"],
+                        "type": "mentions",
+                        "reason": None,
+                        "written": nodes[j]["title"],
+                    }
+                )
     urls: dict[str, dict[str, Any]] = {}
     for i in range(n):
         for _ in range(int(URLS_PER_NOTE) + (rng.random() < URLS_PER_NOTE % 1)):
             owner = f"{rng.choice(('obsidian', 'user', 'dev'))}{rng.randrange(4 * n)}"
             url = f"https://github.com/{owner}/obsidian-plugin-{rng.randrange(9)}"
-            urls.setdefault(url, {"key": f"ref:url:{url}", "id": f"ref:url:{url}", "path": None, "title": url,
-                                  "type": "url", "kind": "external", "status": "active"})
-            edges.append({"source": nodes[i]["key"], "target": f"ref:url:{url}", "type": "cites", "reason": None,
-                          "written": url})
+            urls.setdefault(
+                url,
+                {
+                    "key": f"ref:url:{url}",
+                    "id": f"ref:url:{url}",
+                    "path": None,
+                    "title": url,
+                    "type": "url",
+                    "kind": "external",
+                    "status": "active",
+                },
+            )
+            edges.append(
+                {"source": nodes[i]["key"], "target": f"ref:url:{url}", "type": "cites", "reason": None, "written": url}
+            )
     return {"nodes": nodes + list(urls.values()), "edges": edges}
 
 
@@ -93,8 +121,10 @@ def main() -> None:
     print("| notes | URLs | edges | page before | page after | settled (after) | drawn at first |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n, ext, edges, before, after, settled, shown in rows:
-        print(f"| {n:,} | {ext:,} | {edges:,} | {before / 1e6:.1f} MB | {after / 1e6:.1f} MB | "
-              f"{'-' if settled is None else f'{settled / 1000:.1f} s'} | {shown:,} |")
+        print(
+            f"| {n:,} | {ext:,} | {edges:,} | {before / 1e6:.1f} MB | {after / 1e6:.1f} MB | "
+            f"{'-' if settled is None else f'{settled / 1000:.1f} s'} | {shown:,} |"
+        )
 
 
 if __name__ == "__main__":

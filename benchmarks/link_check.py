@@ -37,8 +37,11 @@ def _files(root: Path) -> list[str]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        out += [os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
-                for f in filenames if not f.startswith(".")]
+        out += [
+            os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
+            for f in filenames
+            if not f.startswith(".")
+        ]
     return out
 
 
@@ -117,9 +120,11 @@ def main() -> None:
     kinds = Counter(g.nodes[e.dst].kind for es in g.out.values() for e in es if e.dst in g.nodes)
     print("| vault | links | agree | both dangling | mdmem differs | reference only | precision | recall |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {root.name}{' (per top folder)' if args.per_top_folder else ''} | {agree + both_none + len(differ)} "
-          f"| {agree} | {both_none} | {wrong} | {missed} | {agree / max(1, agree + wrong):.4f} "
-          f"| {agree / max(1, agree + missed):.4f} |")
+    print(
+        f"| {root.name}{' (per top folder)' if args.per_top_folder else ''} | {agree + both_none + len(differ)} "
+        f"| {agree} | {both_none} | {wrong} | {missed} | {agree / max(1, agree + wrong):.4f} "
+        f"| {agree / max(1, agree + missed):.4f} |"
+    )
     print(f"\ntargets by kind: {dict(kinds)}")
     for src, target, got, want, how in differ[: args.show]:
         print(f"- {src}: [[{target}]] mdmem → {got} ({how or 'dangling'}); reference → {want}")

@@ -46,18 +46,30 @@ def wrap(text: str, width: int = 90) -> list[str]:
     return out
 
 
-def pdf(path: Path, pages: Sequence[Sequence[str] | str], *, outline: Sequence[Mark] = (), title: str | None = None,
-        author: str | None = None, encrypt: str | None = None, images_only: bool = False) -> Path:
+def pdf(
+    path: Path,
+    pages: Sequence[Sequence[str] | str],
+    *,
+    outline: Sequence[Mark] = (),
+    title: str | None = None,
+    author: str | None = None,
+    encrypt: str | None = None,
+    images_only: bool = False,
+) -> Path:
     """Write a PDF of ``pages`` (each a list of lines, or text that is wrapped); ``images_only``: pages
     that draw but hold no text (a scan's stand-in)."""
     from pypdf import PdfWriter
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
     writer = PdfWriter()
-    font = DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-    })
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+            NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+        }
+    )
     for content in pages:
         page = writer.add_blank_page(612, 792)
         stream = DecodedStreamObject()
@@ -65,8 +77,9 @@ def pdf(path: Path, pages: Sequence[Sequence[str] | str], *, outline: Sequence[M
             stream.set_data(b"0.5 g 56 56 500 680 re f")  # a grey rectangle: ink, no text
         else:
             stream.set_data(page_stream(wrap(content) if isinstance(content, str) else content))
-        page[NameObject("/Resources")] = DictionaryObject({
-            NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
         page.replace_contents(stream)
 
     def add(marks: Sequence[Mark], parent: object = None) -> None:
@@ -92,18 +105,29 @@ def pdf_stream(path: Path, stream: bytes, *, form: bytes | None = None, draws: i
     from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, NameObject, NumberObject
 
     writer = PdfWriter()
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
     for data in (stream, b"BT /F1 11 Tf 56 700 Td (An ordinary page of text about lighthouses.) Tj ET"):
         page = writer.add_blank_page(612, 792)
         res = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
         if form is not None and data is stream:
             xo = DecodedStreamObject()
             xo.set_data(form)
-            xo.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
-                       NameObject("/BBox"): ArrayObject([NumberObject(v) for v in (0, 0, 612, 792)]),
-                       NameObject("/Resources"): DictionaryObject({NameObject("/Font"): DictionaryObject(
-                           {NameObject("/F1"): font})})})
+            xo.update(
+                {
+                    NameObject("/Type"): NameObject("/XObject"),
+                    NameObject("/Subtype"): NameObject("/Form"),
+                    NameObject("/BBox"): ArrayObject([NumberObject(v) for v in (0, 0, 612, 792)]),
+                    NameObject("/Resources"): DictionaryObject(
+                        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+                    ),
+                }
+            )
             res[NameObject("/XObject")] = DictionaryObject({NameObject("/F0"): xo})
             data = data + b" /F0 Do" * draws
         page[NameObject("/Resources")] = res
@@ -116,9 +140,11 @@ def pdf_stream(path: Path, stream: bytes, *, form: bytes | None = None, draws: i
 
 
 def xhtml(title: str, body: str) -> str:
-    return ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
-            '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">\n'
-            f"<head><title>{escape(title)}</title></head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">\n'
+        f"<head><title>{escape(title)}</title></head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
 def chapter_html(title: str, text: str, *, sections: Sequence[tuple[str, str]] = (), anchor: str | None = None) -> str:
@@ -131,9 +157,19 @@ def chapter_html(title: str, text: str, *, sections: Sequence[tuple[str, str]] =
     return out + "</section>"
 
 
-def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Book", author: str = "A. Writer",
-         version: int = 3, files: dict[str, str] | None = None, nav: str | None = None, encrypted: bool = False,
-         front: str | None = None, nav_in_spine: bool = False) -> Path:
+def epub(
+    path: Path,
+    chapters: Sequence[tuple[str, str]],
+    *,
+    title: str = "A Book",
+    author: str = "A. Writer",
+    version: int = 3,
+    files: dict[str, str] | None = None,
+    nav: str | None = None,
+    encrypted: bool = False,
+    front: str | None = None,
+    nav_in_spine: bool = False,
+) -> Path:
     """Write an EPUB with one XHTML file per (title, XHTML body) chapter; EPUB 3 has a nav document,
     EPUB 2 an NCX (``nav_in_spine``: the nav document is also a page of the book). ``files`` replaces or adds entries (to break the book); ``front``: a cover page's
     body before the first chapter, not in the table of contents."""
@@ -149,17 +185,24 @@ def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Boo
         entries[f"OEBPS/{h}"] = xhtml(t, b)
     if version == 3:
         lis = "".join(f'<li><a href="{h}">{escape(t)}</a></li>' for h, t, _ in docs)
-        entries["OEBPS/nav.xhtml"] = nav or xhtml("Contents", f'<nav epub:type="toc"><h1>Contents</h1><ol>{lis}</ol></nav>')
+        entries["OEBPS/nav.xhtml"] = nav or xhtml(
+            "Contents", f'<nav epub:type="toc"><h1>Contents</h1><ol>{lis}</ol></nav>'
+        )
         items.append('<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>')
         if nav_in_spine:  # a "Contents" page the reader pages through
             spine.insert(0, '<itemref idref="nav"/>')
         toc_attr = ""
     else:
-        points = "".join(f'<navPoint id="p{i}" playOrder="{i}"><navLabel><text>{escape(t)}</text></navLabel>'
-                         f'<content src="{h}"/></navPoint>' for i, (h, t, _) in enumerate(docs, 1))
-        entries["OEBPS/toc.ncx"] = nav or ('<?xml version="1.0" encoding="utf-8"?>\n'
-                                           '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
-                                           f"<docTitle><text>{escape(title)}</text></docTitle><navMap>{points}</navMap></ncx>")
+        points = "".join(
+            f'<navPoint id="p{i}" playOrder="{i}"><navLabel><text>{escape(t)}</text></navLabel>'
+            f'<content src="{h}"/></navPoint>'
+            for i, (h, t, _) in enumerate(docs, 1)
+        )
+        entries["OEBPS/toc.ncx"] = nav or (
+            '<?xml version="1.0" encoding="utf-8"?>\n'
+            '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">'
+            f"<docTitle><text>{escape(title)}</text></docTitle><navMap>{points}</navMap></ncx>"
+        )
         items.append('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
         toc_attr = ' toc="ncx"'
     entries["OEBPS/content.opf"] = (
@@ -168,18 +211,21 @@ def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Boo
         '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
         f'<dc:identifier id="uid">urn:test:{escape(title)}</dc:identifier><dc:title>{escape(title)}</dc:title>'
         f"<dc:creator>{escape(author)}</dc:creator><dc:language>en</dc:language></metadata>"
-        f"<manifest>{''.join(items)}</manifest><spine{toc_attr}>{''.join(spine)}</spine></package>")
+        f"<manifest>{''.join(items)}</manifest><spine{toc_attr}>{''.join(spine)}</spine></package>"
+    )
     entries["META-INF/container.xml"] = (
         '<?xml version="1.0"?>\n<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
         '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
-        "</rootfiles></container>")
+        "</rootfiles></container>"
+    )
     if encrypted:
         entries["META-INF/encryption.xml"] = (
             '<?xml version="1.0"?>\n<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
             'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
             '<enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>'
             '<enc:CipherData><enc:CipherReference URI="OEBPS/text/ch01.xhtml"/></enc:CipherData>'
-            "</enc:EncryptedData></encryption>")
+            "</enc:EncryptedData></encryption>"
+        )
     entries.update(files or {})
     with zipfile.ZipFile(path, "w") as z:
         z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")  # first and stored, as the spec says
@@ -192,28 +238,30 @@ def epub(path: Path, chapters: Sequence[tuple[str, str]], *, title: str = "A Boo
 
 TOPICS: dict[str, str] = {
     "sourdough": "The baker feeds the sourdough starter with rye flour each morning, and the dough proves "
-                 "overnight in a cool larder before the loaves go into the wood-fired oven.",
+    "overnight in a cool larder before the loaves go into the wood-fired oven.",
     "lighthouse": "The keeper climbs the lighthouse stairs at dusk to trim the lamp wick and polish the "
-                  "Fresnel lens so ships can round the reef in fog.",
+    "Fresnel lens so ships can round the reef in fog.",
     "beekeeping": "Each spring the beekeeper inspects the hives for the queen, adds a honey super and "
-                  "smokes the entrance so the colony stays calm while the frames are lifted.",
+    "smokes the entrance so the colony stays calm while the frames are lifted.",
     "glacier": "The glaciologists drilled an ice core on the glacier and counted the annual layers of "
-               "dust and ash to date the eruptions of the last ten thousand years.",
+    "dust and ash to date the eruptions of the last ten thousand years.",
     "chess": "In the endgame the grandmaster pushed the passed pawn, sacrificed the rook and forced "
-             "checkmate with knight and bishop before the clock ran out.",
+    "checkmate with knight and bishop before the clock ran out.",
     "violin": "The luthier carved the spruce top of the violin, fitted the sound post and varnished the "
-              "maple back with amber resin before stringing it with gut.",
+    "maple back with amber resin before stringing it with gut.",
     "orchard": "The growers grafted apple scions onto dwarf rootstock, pruned the orchard in winter and "
-               "thinned the fruit in June so the remaining apples would size up.",
+    "thinned the fruit in June so the remaining apples would size up.",
     "railway": "The engineers surveyed the mountain pass, blasted two tunnels and laid the narrow gauge "
-               "railway along the river gorge with a rack section for the steepest grade.",
+    "railway along the river gorge with a rack section for the steepest grade.",
     "tides": "The harbour master posts the tide tables: spring tides follow the full and new moon, and "
-             "neap tides leave the fishing boats aground at the quay twice a day.",
+    "neap tides leave the fishing boats aground at the quay twice a day.",
     "printing": "The printer set the type by hand, locked the forme in the chase, inked it with a roller "
-                "and pulled each sheet on the iron hand press.",
+    "and pulled each sheet on the iron hand press.",
 }
-FILLER = ("the morning was quiet and the work went on as it always had while people talked about the weather "
-          "the road the prices at the market and the news from the town across the valley").split()
+FILLER = (
+    "the morning was quiet and the work went on as it always had while people talked about the weather "
+    "the road the prices at the market and the news from the town across the valley"
+).split()
 
 
 def prose(topic: str, words: int, seed: int) -> str:

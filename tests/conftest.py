@@ -24,8 +24,10 @@ FIXTURE = Path(__file__).parent / "fixtures" / "vault"
 # An index someone built by running mdmem on the fixture itself is not part of it.
 FIXTURE_IGNORE = shutil.ignore_patterns(".mdmem")
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
 }
 
 
@@ -42,8 +44,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for key in ("MDMEM_VAULT", "MDMEM_CONFIG", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE",
-                "MDMEM_SKIP_HOOK"):
+    for key in (
+        "MDMEM_VAULT",
+        "MDMEM_CONFIG",
+        "XDG_CONFIG_HOME",
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_WORK_TREE",
+        "MDMEM_SKIP_HOOK",
+    ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     # Writes do not embed by themselves here: most tests run the real model's settings, and loading it
@@ -63,26 +72,39 @@ def vault_dir(tmp_path: Path) -> Path:
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **env} if env else None).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env={**os.environ, **env} if env else None
+    ).stdout
 
 
-def mdmem(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
-          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def mdmem(
+    *args: str, cwd: Path | None = None, input: str | None = None, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the real CLI in a subprocess (as a user or a git hook would).
 
     For tests of the process itself: its exit status and stderr, a fast path in ``mdmem/__main__.py``,
     several processes at once, a kill. Anything else uses ``mdmem_in_process``."""
-    proc = subprocess.run([sys.executable, "-m", "mdmem", *args], cwd=cwd, input=input,
-                          capture_output=True, text=True, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, "-m", "mdmem", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"mdmem {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 
-def mdmem_in_process(*args: str, cwd: Path | None = None, input: str | None = None, check: bool = True,
-                     env: Mapping[str, str | None] | None = None,
-                     timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+def mdmem_in_process(
+    *args: str,
+    cwd: Path | None = None,
+    input: str | None = None,
+    check: bool = True,
+    env: Mapping[str, str | None] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run the CLI in this process (click's CliRunner on ``mdmem.cli.cli``), answering as ``mdmem`` would.
 
     Same arguments and result as ``mdmem``: ``env`` is set (None unsets) and ``cwd`` entered for the call
@@ -196,4 +218,3 @@ def cli_commands(family: str | None = None) -> list[list[str]]:
     walk(cli, [])
     assert found, f"no command of the CLI is defined in a module named {family!r}"
     return found
-

@@ -51,7 +51,8 @@ def install(point: str) -> None:
     if point == "lexical-inside":  # documents added, whoosh writer open, nothing committed
         orig_write = lexical.LexicalIndex.write
         lexical.LexicalIndex.write = lambda self, ups, dels, **k: orig_write(  # type: ignore[method-assign]
-            self, _die_after_first(ups), dels, **k)
+            self, _die_after_first(ups), dels, **k
+        )
     elif point == "lexical-toc":  # whoosh segment files written, the TOC not yet
         from whoosh import writing
 
@@ -64,7 +65,8 @@ def install(point: str) -> None:
     elif point == "catalog-inside":  # inside the catalogue transaction
         orig_apply = catalog.Catalog.apply
         catalog.Catalog.apply = lambda self, notes, *a: orig_apply(  # type: ignore[method-assign]
-            self, _die_after_first(notes), *a)
+            self, _die_after_first(notes), *a
+        )
     elif point == "after-catalog":  # catalogue committed, meta not yet
         catalog.Catalog.apply = _after(catalog.Catalog.apply)  # type: ignore[method-assign]
     elif point == "manifest":  # full rebuild: new generation complete, the manifest not switched

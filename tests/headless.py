@@ -42,13 +42,29 @@ class Browser:
         os.close(from_child_w)
         to_child_r, from_child_w = high_r, high_w
         self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-             "--mute-audio", f"--user-data-dir={self._tmp.name}", "--remote-debugging-pipe",
-             f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(3, 4), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env={**os.environ, "HOME": self._tmp.name},
-            preexec_fn=lambda: (os.dup2(to_child_r, 3), os.dup2(from_child_w, 4)))  # noqa: PLW1509
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--mute-audio",
+                f"--user-data-dir={self._tmp.name}",
+                "--remote-debugging-pipe",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            pass_fds=(3, 4),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "HOME": self._tmp.name},
+            preexec_fn=lambda: (os.dup2(to_child_r, 3), os.dup2(from_child_w, 4)),
+        )  # noqa: PLW1509
         os.close(to_child_r)
         os.close(from_child_w)
         self._buf = b""
@@ -119,8 +135,9 @@ class Browser:
         """The value of a JavaScript expression in the page (JSON-serialisable; promises awaited)."""
         res = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in res:
-            raise BrowserError(res["exceptionDetails"].get("exception", {}).get("description")
-                               or res["exceptionDetails"].get("text"))
+            raise BrowserError(
+                res["exceptionDetails"].get("exception", {}).get("description") or res["exceptionDetails"].get("text")
+            )
         return res["result"].get("value")
 
     def wait(self, condition: str, timeout: float = 30) -> None:

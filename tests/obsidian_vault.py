@@ -79,11 +79,18 @@ LINKS: dict[tuple[str, str], str | None] = {
 }
 
 # How many links the note writes to one target (the rest write one).
-COUNTS = {("en/Start.md", "Canvas"): 4, ("en/Start.md", "Sync/Security and privacy"): 2,
-          ("en/Start.md", "diagram.png"): 2}
+COUNTS = {
+    ("en/Start.md", "Canvas"): 4,
+    ("en/Start.md", "Sync/Security and privacy"): 2,
+    ("en/Start.md", "diagram.png"): 2,
+}
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
-           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Ada",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+}
 
 
 def _git(root: Path, *args: str, when: str | None = None) -> None:

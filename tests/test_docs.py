@@ -65,7 +65,9 @@ def test_the_agents_page_names_every_mcp_tool(vault_dir: Path) -> None:
 
     page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     table = page.split("| tool | for |")[1].split("\n\n")[0]
-    named = {n for row in table.splitlines() for n in re.findall(r"`([a-z_]+)`", row.split("|")[1] if "|" in row else "")}
+    named = {
+        n for row in table.splitlines() for n in re.findall(r"`([a-z_]+)`", row.split("|")[1] if "|" in row else "")
+    }
     with Vault.open(vault_dir) as vault:
         tools = anyio.run(create_server(vault).list_tools)
     assert named == {t.name for t in tools}

@@ -36,8 +36,14 @@ def cli(vault: Path, *args: str, input: str | None = None, timeout: float = 120)
     """The real CLI in a subprocess, with a timeout (a hang is a failure, not a stuck suite). For the
     bombs and the huge note: a regression there could take all memory, or hang inside C (a regex)
     where no signal reaches it; neither may take pytest with it."""
-    return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], input=input,
-                          capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
 
 
 def run(vault: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -48,7 +54,7 @@ def run(vault: Path, *args: str, timeout: float = 120) -> subprocess.CompletedPr
 def make_vault(tmp_path: Path, notes: dict[str, str | bytes]) -> Path:
     root = tmp_path / "vault"
     root.mkdir()
-    (root / "mdmem.toml").write_text("[vault]\nnotes_dir = \"notes\"\n")
+    (root / "mdmem.toml").write_text('[vault]\nnotes_dir = "notes"\n')
     write_files(root, notes)
     return root
 
@@ -79,8 +85,22 @@ def recursive_bomb(key: str) -> str:
     return "---\n" + f"{key}: &r [*r, *r]\n---\n" + BODY
 
 
-BOMB_KEYS = ["tags", "aliases", "entities", "links", "status", "type", "scope", "created", "id", "title",
-             "salience", "pinned", "supersedes", "my_custom_key"]
+BOMB_KEYS = [
+    "tags",
+    "aliases",
+    "entities",
+    "links",
+    "status",
+    "type",
+    "scope",
+    "created",
+    "id",
+    "title",
+    "salience",
+    "pinned",
+    "supersedes",
+    "my_custom_key",
+]
 
 PROBE = """
 import json, resource, sys
@@ -101,8 +121,9 @@ def probe_parse(tmp_path: Path, text: str) -> dict[str, Any]:
     src = tmp_path / "bomb.md"
     src.write_text(text, encoding="utf-8")
     limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-    proc = subprocess.run([sys.executable, "-c", limit + PROBE, str(REPO), str(src)],
-                          capture_output=True, text=True, timeout=20)
+    proc = subprocess.run(
+        [sys.executable, "-c", limit + PROBE, str(REPO), str(src)], capture_output=True, text=True, timeout=20
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
 
@@ -124,9 +145,11 @@ def test_ordinary_anchors_still_work() -> None:
 
 
 def test_yaml_bomb_vault_reindexes_searches_and_builds_the_graph(tmp_path: Path) -> None:
-    notes: dict[str, str | bytes] = {f"notes/{b.__name__}-{k}.md": b(k).replace("Bomb", f"Bomb {k}")
-                                     for b in (nested_bomb, flat_bomb, recursive_bomb)
-                                     for k in ("tags", "links", "status", "my_custom_key")}
+    notes: dict[str, str | bytes] = {
+        f"notes/{b.__name__}-{k}.md": b(k).replace("Bomb", f"Bomb {k}")
+        for b in (nested_bomb, flat_bomb, recursive_bomb)
+        for k in ("tags", "links", "status", "my_custom_key")
+    }
     notes["notes/plain.md"] = "# Plain\n\nlinks to [[nested_bomb-links]] and zebrafish\n"
     root = make_vault(tmp_path, notes)
     before = snapshot(root)
@@ -136,9 +159,14 @@ def test_yaml_bomb_vault_reindexes_searches_and_builds_the_graph(tmp_path: Path)
     r = cli(root, "search", "quartz", "-n", "20", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["count"] == 12
-    for cmd in (["links", "notes/nested_bomb-links.md"], ["neighbors", "notes/plain.md", "--depth", "2"],
-                ["backlinks", "notes/nested_bomb-links.md"], ["graph", "export", "--format", "json"],
-                ["query", "zebrafish", "--no-vectors"], ["recall", "zebrafish", "--no-vectors"]):
+    for cmd in (
+        ["links", "notes/nested_bomb-links.md"],
+        ["neighbors", "notes/plain.md", "--depth", "2"],
+        ["backlinks", "notes/nested_bomb-links.md"],
+        ["graph", "export", "--format", "json"],
+        ["query", "zebrafish", "--no-vectors"],
+        ["recall", "zebrafish", "--no-vectors"],
+    ):
         r = cli(root, *cmd)
         assert r.returncode == 0, (cmd, r.stderr)
     r = cli(root, "doctor")
@@ -172,8 +200,9 @@ def test_ten_megabyte_note_is_indexed_up_to_the_cap_and_left_untouched(tmp_path:
     r = cli(root, "reindex", "--json", timeout=300)
     assert r.returncode == 0, r.stderr
     problems = json.loads(r.stdout)["problems"]
-    assert [p for p in problems if p["path"] == "notes/big.md" and p["field"] == "file"
-            and "only the first" in p["message"]]
+    assert [
+        p for p in problems if p["path"] == "notes/big.md" and p["field"] == "file" and "only the first" in p["message"]
+    ]
     r = cli(root, "search", "okapi", "saxophone", "--json")
     assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["notes/big.md"]
     r = cli(root, "search", "platypus", "--json")  # past the cap: not indexed, and said so above
@@ -215,8 +244,13 @@ def walled(tmp_path: Path) -> tuple[Path, Path]:
     outside.write_text(f"# Outside\n\n{OUTSIDE_TEXT}\n")
     (tmp_path / "outdir").mkdir()
     (tmp_path / "outdir" / "deep.md").write_text(f"# Deep\n\n{OUTSIDE_TEXT}\n")
-    root = make_vault(tmp_path, {"notes/inside.md": "---\nid: inside\n---\n# Inside\n\nan inside note\n",
-                                 "notes/other.md": "---\nid: other\n---\n# Other\n\nanother note\n"})
+    root = make_vault(
+        tmp_path,
+        {
+            "notes/inside.md": "---\nid: inside\n---\n# Inside\n\nan inside note\n",
+            "notes/other.md": "---\nid: other\n---\n# Other\n\nanother note\n",
+        },
+    )
     (root / "notes" / "link.md").symlink_to(outside)
     (root / "notes" / "linkdir").symlink_to(tmp_path / "outdir", target_is_directory=True)
     with Vault.open(root) as v:
@@ -225,15 +259,31 @@ def walled(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def escaping_refs(tmp_path: Path) -> list[str]:
-    return ["../../etc/passwd", "/etc/passwd", str(tmp_path / "outside.md"), str(tmp_path / "outside"),
-            "notes/../../outside.md", "notes/../../outside", "../outside", "notes/link.md", "notes/link",
-            "notes/linkdir/deep.md", "notes/linkdir/deep"]
+    return [
+        "../../etc/passwd",
+        "/etc/passwd",
+        str(tmp_path / "outside.md"),
+        str(tmp_path / "outside"),
+        "notes/../../outside.md",
+        "notes/../../outside",
+        "../outside",
+        "notes/link.md",
+        "notes/link",
+        "notes/linkdir/deep.md",
+        "notes/linkdir/deep",
+    ]
 
 
 def files_outside(tmp_path: Path, root: Path) -> dict[str, bytes]:
-    return {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in sorted(tmp_path.rglob("*"))
-            if p.is_file() and not p.is_symlink() and root not in p.parents and "home" not in p.parts
-            and p.name != "err.log"}
+    return {
+        p.relative_to(tmp_path).as_posix(): p.read_bytes()
+        for p in sorted(tmp_path.rglob("*"))
+        if p.is_file()
+        and not p.is_symlink()
+        and root not in p.parents
+        and "home" not in p.parts
+        and p.name != "err.log"
+    }
 
 
 def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, Path]) -> None:
@@ -241,11 +291,25 @@ def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, P
     before_in, before_out = snapshot(root), files_outside(tmp, root)
     commands: list[list[str]] = []
     for ref in escaping_refs(tmp):
-        commands += [["get", ref], ["get", ref, "--json"], ["pin", ref], ["unpin", ref], ["forget", ref],
-                     ["restore", ref], ["snooze", ref, "--for", "3d"], ["correct", ref, "--body", "x y z"],
-                     ["history", ref], ["links", ref], ["backlinks", ref], ["neighbors", ref],
-                     ["link", "inside", ref], ["link", ref, "inside"], ["unlink", "inside", ref],
-                     ["path", "inside", ref], ["timeline", ref, "--no-vectors"]]
+        commands += [
+            ["get", ref],
+            ["get", ref, "--json"],
+            ["pin", ref],
+            ["unpin", ref],
+            ["forget", ref],
+            ["restore", ref],
+            ["snooze", ref, "--for", "3d"],
+            ["correct", ref, "--body", "x y z"],
+            ["history", ref],
+            ["links", ref],
+            ["backlinks", ref],
+            ["neighbors", ref],
+            ["link", "inside", ref],
+            ["link", ref, "inside"],
+            ["unlink", "inside", ref],
+            ["path", "inside", ref],
+            ["timeline", ref, "--no-vectors"],
+        ]
     from click.testing import CliRunner
 
     from mdmem.cli import cli as mdmem_cli
@@ -258,7 +322,7 @@ def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, P
         assert OUTSIDE_TEXT not in out, cmd
         assert r.exception is None or isinstance(r.exception, SystemExit), (cmd, r.exception)
         assert r.exit_code == 1, (cmd, r.exit_code, out)
-        assert ("outside the vault" in out or "No note matches" in out), (cmd, out)
+        assert "outside the vault" in out or "No note matches" in out, (cmd, out)
     for ref in escaping_refs(tmp):  # and the real process, for the command that reads a file
         p = cli(root, "get", ref)
         assert p.returncode == 1 and "Traceback" not in p.stderr and OUTSIDE_TEXT not in p.stdout + p.stderr
@@ -266,8 +330,18 @@ def test_cli_refuses_every_reference_that_leaves_the_vault(walled: tuple[Path, P
     assert files_outside(tmp, root) == before_out
 
 
-@pytest.mark.parametrize("path", ["../x", "../../tmp/x", "/tmp/x-mdmem-outside", "notes/../../x",
-                                  "notes/linkdir/new", "notes/link", "notes/" + "y" * 300])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../x",
+        "../../tmp/x",
+        "/tmp/x-mdmem-outside",
+        "notes/../../x",
+        "notes/linkdir/new",
+        "notes/link",
+        "notes/" + "y" * 300,
+    ],
+)
 def test_cli_add_refuses_a_path_outside_the_vault(walled: tuple[Path, Path], path: str) -> None:
     root, tmp = walled
     before_out = files_outside(tmp, root)
@@ -292,10 +366,15 @@ def test_mcp_tools_refuse_every_reference_that_leaves_the_vault(walled: tuple[Pa
             await s.initialize()
             for ref in escaping_refs(tmp):
                 calls: list[tuple[str, dict[str, Any]]] = [
-                    ("get", {"note": ref}), ("pin", {"note": ref}), ("forget", {"note": ref}),
-                    ("restore", {"note": ref}), ("snooze", {"note": ref, "days": 3}),
-                    ("correct", {"note": ref, "body": "replaced"}), ("neighbors", {"note": ref}),
-                    ("link", {"source": "inside", "target": ref}), ("link", {"source": ref, "target": "inside"}),
+                    ("get", {"note": ref}),
+                    ("pin", {"note": ref}),
+                    ("forget", {"note": ref}),
+                    ("restore", {"note": ref}),
+                    ("snooze", {"note": ref, "days": 3}),
+                    ("correct", {"note": ref, "body": "replaced"}),
+                    ("neighbors", {"note": ref}),
+                    ("link", {"source": "inside", "target": ref}),
+                    ("link", {"source": ref, "target": "inside"}),
                 ]
                 for tool, args in calls:
                     r = await s.call_tool(tool, args)
@@ -371,8 +450,25 @@ def test_unusual_file_names_are_indexed_and_resolvable(tmp_path: Path) -> None:
     assert r.returncode == 1 and "notes/A.md" in r.stderr and "notes/a.md" in r.stderr
 
 
-@pytest.mark.parametrize("title", ["!!!", "...", "-", "#", "   .  ", "con", "../../etc/passwd", ".hidden",
-                                   "a/b\\c", "𠀀" * 100, "x" * 400, "é" * 200, "\u202etxt.exe", "nul\x00byte"])
+@pytest.mark.parametrize(
+    "title",
+    [
+        "!!!",
+        "...",
+        "-",
+        "#",
+        "   .  ",
+        "con",
+        "../../etc/passwd",
+        ".hidden",
+        "a/b\\c",
+        "𠀀" * 100,
+        "x" * 400,
+        "é" * 200,
+        "\u202etxt.exe",
+        "nul\x00byte",
+    ],
+)
 def test_add_gives_any_title_a_sane_file_name(tmp_path: Path, title: str) -> None:
     root = make_vault(tmp_path, {})
     with Vault.open(root) as v:
@@ -388,9 +484,39 @@ def test_add_gives_any_title_a_sane_file_name(tmp_path: Path, title: str) -> Non
 
 # -- property-based tests of the parser ------------------------------------------------------------------
 
-FRAGMENTS = ["---", "---\n", "...\n", "\n", "\r\n", "\t", "\x00", ": ", "- ", "[[", "]]", "#", "<<<<<<< HEAD\n",
-             "=======\n", ">>>>>>> branch\n", "&a ", "*a", "!!python/object:os.system", "{", "}", "[", "]",
-             "'", '"', "\ufeff", "title: x\n", "tags: [a, b]\n", "links:\n  - to: [[x]]\n", "```\n", "|", "\\"]
+FRAGMENTS = [
+    "---",
+    "---\n",
+    "...\n",
+    "\n",
+    "\r\n",
+    "\t",
+    "\x00",
+    ": ",
+    "- ",
+    "[[",
+    "]]",
+    "#",
+    "<<<<<<< HEAD\n",
+    "=======\n",
+    ">>>>>>> branch\n",
+    "&a ",
+    "*a",
+    "!!python/object:os.system",
+    "{",
+    "}",
+    "[",
+    "]",
+    "'",
+    '"',
+    "\ufeff",
+    "title: x\n",
+    "tags: [a, b]\n",
+    "links:\n  - to: [[x]]\n",
+    "```\n",
+    "|",
+    "\\",
+]
 note_text = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=20)), max_size=40).map("".join)
 PROP = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -415,21 +541,31 @@ def test_body_analysis_and_refs_never_raise(text: str) -> None:
     normalize_ref(text)
 
 
-word = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1,
-               max_size=20).filter(lambda s: s.strip() == s and s.strip() and not s.startswith("#"))
+word = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=20
+).filter(lambda s: s.strip() == s and s.strip() and not s.startswith("#"))
 plain = word.filter(lambda s: all(c not in s for c in ",\u0085") and not any(c.isspace() for c in s))
-metas = st.fixed_dictionaries({}, optional={
-    "id": word, "title": word,
-    "type": st.sampled_from(["decision", "fact", "preference", "note", "handoff"]),
-    "salience": st.floats(0, 1, allow_nan=False), "confidence": st.floats(0, 1, allow_nan=False),
-    "pinned": st.booleans(), "status": st.sampled_from(["active", "archived", "forgotten"]),
-    "scope": st.sampled_from(["global", "project:acme", "topic:db-tuning"]),
-    "tags": st.lists(plain, max_size=4, unique_by=str.casefold), "aliases": st.lists(word, max_size=3),
-    "entities": st.lists(word, max_size=3), "created": st.dates().map(lambda d: d.isoformat()),
-    "custom": st.one_of(word, st.integers(), st.lists(word, max_size=3)),
-})
+metas = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": word,
+        "title": word,
+        "type": st.sampled_from(["decision", "fact", "preference", "note", "handoff"]),
+        "salience": st.floats(0, 1, allow_nan=False),
+        "confidence": st.floats(0, 1, allow_nan=False),
+        "pinned": st.booleans(),
+        "status": st.sampled_from(["active", "archived", "forgotten"]),
+        "scope": st.sampled_from(["global", "project:acme", "topic:db-tuning"]),
+        "tags": st.lists(plain, max_size=4, unique_by=str.casefold),
+        "aliases": st.lists(word, max_size=3),
+        "entities": st.lists(word, max_size=3),
+        "created": st.dates().map(lambda d: d.isoformat()),
+        "custom": st.one_of(word, st.integers(), st.lists(word, max_size=3)),
+    },
+)
 bodies = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200).filter(
-    lambda b: "---" not in b and not b.startswith("\ufeff"))
+    lambda b: "---" not in b and not b.startswith("\ufeff")
+)
 
 
 @PROP
@@ -454,9 +590,14 @@ def test_render_then_parse_returns_the_same_fields(meta: dict[str, Any], body: s
 
 
 @PROP
-@given(st.dictionaries(st.sampled_from(["title", "tags", "pinned", "status", "salience", "extra_key"]),
-                       st.one_of(st.none(), word, st.booleans(), st.lists(plain, max_size=3)), max_size=4),
-       bodies)
+@given(
+    st.dictionaries(
+        st.sampled_from(["title", "tags", "pinned", "status", "salience", "extra_key"]),
+        st.one_of(st.none(), word, st.booleans(), st.lists(plain, max_size=3)),
+        max_size=4,
+    ),
+    bodies,
+)
 def test_set_fields_keeps_unknown_keys_comments_and_body(updates: dict[str, Any], body: str) -> None:
     head = textwrap.dedent("""\
         ---
@@ -473,8 +614,15 @@ def test_set_fields_keeps_unknown_keys_comments_and_body(updates: dict[str, Any]
         """)
     text = head + body
     out = set_fields(text, updates)
-    for line in ("# a comment at the top", "unknown_thing: {nested: [1, 2], deeper: {x: y}}  # trailing comment",
-                 "weird key with spaces: 42", "# a comment in the middle", "  - one", "  - two", "id: keep-me"):
+    for line in (
+        "# a comment at the top",
+        "unknown_thing: {nested: [1, 2], deeper: {x: y}}  # trailing comment",
+        "weird key with spaces: 42",
+        "# a comment in the middle",
+        "  - one",
+        "  - two",
+        "id: keep-me",
+    ):
         assert line in out
     note = parse_note(out, "notes/x.md")
     assert note.meta["unknown_thing"] == {"nested": [1, 2], "deeper": {"x": "y"}}

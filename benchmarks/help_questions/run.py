@@ -33,8 +33,10 @@ def main(root: Path) -> None:
                     found += rank is not None
                     rr += 1 / rank if rank else 0.0
                     silenced += hits.info.get("relevant") is False
-                print(f"{kind:10} {mode:8} top10 {found}/{len(items)}  MRR {rr / len(items):.3f}  "
-                      f"silenced {silenced}  ranks {ranks}")
+                print(
+                    f"{kind:10} {mode:8} top10 {found}/{len(items)}  MRR {rr / len(items):.3f}  "
+                    f"silenced {silenced}  ranks {ranks}"
+                )
 
 
 if __name__ == "__main__":

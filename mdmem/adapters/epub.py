@@ -36,8 +36,9 @@ NavItem = tuple[str, str, list["NavItem"]]  # a table-of-contents entry: title, 
 _MARK = "\x02"  # an anchor in converted text: \x02id\x02 on a line of its own
 
 
-def read_epub(path: Path, progress: Callable[[int, int], None] | None = None, *,
-              seconds: float = IMPORT_SECONDS) -> Book:
+def read_epub(
+    path: Path, progress: Callable[[int, int], None] | None = None, *, seconds: float = IMPORT_SECONDS
+) -> Book:
     """The book in an EPUB; raises ``BookUnreadable`` (one line: the file and why) for DRM, a broken
     file, or one beyond the bounds (``MAX_DOCUMENT``, ``books.MAX_BOOK_CHARS``, ``books.time_budget``)."""
     try:
@@ -45,8 +46,15 @@ def read_epub(path: Path, progress: Callable[[int, int], None] | None = None, *,
             return _read(z, path.name, progress, seconds)
     except BookUnreadable:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError, ValueError,
-            RuntimeError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        UnicodeDecodeError,
+        ValueError,
+        RuntimeError,
+    ) as exc:
         why = " ".join(str(exc).split())[:120] or type(exc).__name__
         raise BookUnreadable(f"{path.name}: not a readable EPUB ({why}).") from None
 
@@ -59,8 +67,9 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
     if "META-INF/container.xml" not in names:
         raise BookUnreadable(f"{name}: not an EPUB (no META-INF/container.xml).")
     root = _xml(z, "META-INF/container.xml", name)
-    rootfile = next((e.get("full-path") for e in root.iter() if _local(e.tag) == "rootfile" and e.get("full-path")),
-                    None)
+    rootfile = next(
+        (e.get("full-path") for e in root.iter() if _local(e.tag) == "rootfile" and e.get("full-path")), None
+    )
     if not rootfile or rootfile not in names:
         raise BookUnreadable(f"{name}: its container names no package document that the file holds.")
     opf = _xml(z, rootfile, name)
@@ -68,27 +77,40 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
     manifest: dict[str, tuple[str, str, str]] = {}  # id → (zip path, media type, properties)
     for e in opf.iter():
         if _local(e.tag) == "item" and e.get("id") and e.get("href"):
-            manifest[e.get("id") or ""] = (_join(base, e.get("href") or ""), e.get("media-type") or "",
-                                           e.get("properties") or "")
+            manifest[e.get("id") or ""] = (
+                _join(base, e.get("href") or ""),
+                e.get("media-type") or "",
+                e.get("properties") or "",
+            )
     spine_el = next((e for e in opf.iter() if _local(e.tag) == "spine"), None)
-    spine = [manifest[ref][0] for e in (spine_el if spine_el is not None else [])
-             if _local(e.tag) == "itemref" and (ref := e.get("idref") or "") in manifest
-             and e.get("linear", "yes") != "no" and "html" in manifest[ref][1]]
+    spine = [
+        manifest[ref][0]
+        for e in (spine_el if spine_el is not None else [])
+        if _local(e.tag) == "itemref"
+        and (ref := e.get("idref") or "") in manifest
+        and e.get("linear", "yes") != "no"
+        and "html" in manifest[ref][1]
+    ]
     nav = next((p for p, _, props in manifest.values() if "nav" in props.split()), None)
     spine = [p for p in dict.fromkeys(spine) if p in names and p != nav]  # a "Contents" page is no chapter
     if not spine:
         raise BookUnreadable(f"{name}: the package lists no readable document in its spine.")
-    title = next((clean_title(e.text or "") for e in opf.iter() if _local(e.tag) == "title" and (e.text or "").strip()),
-                 "")
-    authors = tuple(dict.fromkeys(clean_title(e.text or "", 120) for e in opf.iter()
-                                  if _local(e.tag) == "creator" and (e.text or "").strip()))
+    title = next(
+        (clean_title(e.text or "") for e in opf.iter() if _local(e.tag) == "title" and (e.text or "").strip()), ""
+    )
+    authors = tuple(
+        dict.fromkeys(
+            clean_title(e.text or "", 120) for e in opf.iter() if _local(e.tag) == "creator" and (e.text or "").strip()
+        )
+    )
 
     if nav and nav in names:
         toc_raw, split = _nav_entries(_text(z, nav, name), nav), "nav"
     else:
         ncx_id = spine_el.get("toc") if spine_el is not None else None
         ncx = manifest.get(ncx_id or "", ("", "", ""))[0] or next(
-            (p for p, mt, _ in manifest.values() if mt == "application/x-dtbncx+xml"), "")
+            (p for p, mt, _ in manifest.values() if mt == "application/x-dtbncx+xml"), ""
+        )
         toc_raw = _ncx_entries(_xml(z, ncx, name), ncx) if ncx in names else []
         split = "ncx"
     if not toc_raw:
@@ -106,8 +128,10 @@ def _read(z: zipfile.ZipFile, name: str, progress: Callable[[int, int], None] | 
     for i, doc in enumerate(spine):
         size = z.getinfo(doc).file_size
         if size > MAX_DOCUMENT:
-            raise BookUnreadable(f"{name}: {doc} unpacks to {size >> 20} MB of XHTML, more than a book's chapter "
-                                 f"({MAX_DOCUMENT >> 20} MB); not imported.")
+            raise BookUnreadable(
+                f"{name}: {doc} unpacks to {size >> 20} MB of XHTML, more than a book's chapter "
+                f"({MAX_DOCUMENT >> 20} MB); not imported."
+            )
         md, first_heading = to_markdown(_text(z, doc, name), anchors.get(doc, set()))
         budget.spend(i, len(md))
         where[(doc, "")] = len(units)
@@ -158,7 +182,8 @@ def _local(tag: str) -> str:
 
 def _join(base: str, href: str) -> str:
     return posixpath.normpath(posixpath.join(base, unquote(href.split("#", 1)[0]))).lstrip("/") + (
-        "#" + href.split("#", 1)[1] if "#" in href else "")
+        "#" + href.split("#", 1)[1] if "#" in href else ""
+    )
 
 
 def _text(z: zipfile.ZipFile, member: str, name: str) -> str:
@@ -260,9 +285,41 @@ def _flatten(entries: list[NavItem]) -> list[NavItem]:
 
 # -- XHTML → markdown ------------------------------------------------------------------------------
 
-_BLOCKS = {"p", "div", "section", "article", "aside", "header", "footer", "main", "figure", "figcaption", "li",
-           "dd", "dt", "tr", "table", "ul", "ol", "dl", "blockquote", "pre", "hr", "br", "h1", "h2", "h3", "h4",
-           "h5", "h6", "body", "nav", "caption", "td", "th"}
+_BLOCKS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "aside",
+    "header",
+    "footer",
+    "main",
+    "figure",
+    "figcaption",
+    "li",
+    "dd",
+    "dt",
+    "tr",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "blockquote",
+    "pre",
+    "hr",
+    "br",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "body",
+    "nav",
+    "caption",
+    "td",
+    "th",
+}
 _SKIP = {"head", "script", "style", "svg", "math", "template"}
 
 
@@ -417,7 +474,7 @@ def walk_html(text: str, handler: Handler) -> None:
         if text.startswith("<![CDATA[", lt):
             end = text.find("]]>", lt + 9)
             flush()
-            handler.handle_data(text[lt + 9:] if end < 0 else text[lt + 9:end])
+            handler.handle_data(text[lt + 9 :] if end < 0 else text[lt + 9 : end])
             if end < 0:
                 break
             pos = end + 3
@@ -440,9 +497,15 @@ def walk_html(text: str, handler: Handler) -> None:
             handler.handle_endtag(tag)
             continue
         inner = m.group(3)
-        attrs = [(a.group(1).lower(), html.unescape(next((v for v in a.group(2, 3, 4) if v is not None), ""))
-                  if a.group(2) is not None or a.group(3) is not None or a.group(4) is not None else None)
-                 for a in _ATTR.finditer(inner)]
+        attrs = [
+            (
+                a.group(1).lower(),
+                html.unescape(next((v for v in a.group(2, 3, 4) if v is not None), ""))
+                if a.group(2) is not None or a.group(3) is not None or a.group(4) is not None
+                else None,
+            )
+            for a in _ATTR.finditer(inner)
+        ]
         handler.handle_starttag(tag, attrs)
         if inner.rstrip().endswith("/") or tag in _VOID:
             handler.handle_endtag(tag)

@@ -133,8 +133,10 @@ class Files:
         """Parse one file. Returns the note, its content hash and raw bytes. Never raises on content."""
         path = self.safe_path(rel)
         if is_hidden(self.rel(path)) and not is_hidden(rel):
-            raise MdmemError(f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not read "
-                             "notes there. Link to a note outside hidden folders.")
+            raise MdmemError(
+                f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not read "
+                "notes there. Link to a note outside hidden folders."
+            )
         raw = path.read_bytes()
         digest = content_hash(raw)
         extra: list[Problem] = []
@@ -145,12 +147,24 @@ class Files:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                extra.append(Problem(rel, "encoding", f"not valid UTF-8 (byte {exc.start}); "
-                                     "unreadable bytes were replaced", "save the file as UTF-8"))
+                extra.append(
+                    Problem(
+                        rel,
+                        "encoding",
+                        f"not valid UTF-8 (byte {exc.start}); unreadable bytes were replaced",
+                        "save the file as UTF-8",
+                    )
+                )
                 text = raw.decode("utf-8", errors="replace")
         if len(raw) > MAX_INDEXED_BYTES:
-            extra.append(Problem(rel, "file", f"{len(raw)} bytes; only the first "
-                                 f"{MAX_INDEXED_BYTES // 1048576} MB are indexed", "split the note"))
+            extra.append(
+                Problem(
+                    rel,
+                    "file",
+                    f"{len(raw)} bytes; only the first {MAX_INDEXED_BYTES // 1048576} MB are indexed",
+                    "split the note",
+                )
+            )
             text = text.encode("utf-8")[:MAX_INDEXED_BYTES].decode("utf-8", errors="ignore")  # whole characters
         note = parse_note(text, rel)
         note.problems = extra + note.problems
@@ -176,8 +190,10 @@ class Files:
         ``.git/config``) is never written through, as ``read_note`` never reads through one."""
         path = self.safe_path(rel)
         if is_hidden(self.rel(path)) and not is_hidden(rel):
-            raise MdmemError(f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not write "
-                             "there. Replace the link with a plain file.")
+            raise MdmemError(
+                f"{rel!r} links into a hidden folder ({self.rel(path)}); mdmem does not write "
+                "there. Replace the link with a plain file."
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:

@@ -42,7 +42,7 @@ def open_repo(root: Path) -> Iterator[Any]:
     try:
         repo = git.Repo(str(root), search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise MdmemError(f"{root} is not in a git repository. Run \"git init\" there first.") from exc
+        raise MdmemError(f'{root} is not in a git repository. Run "git init" there first.') from exc
     try:
         yield repo
     finally:
@@ -63,8 +63,13 @@ def init_repo(root: Path) -> bool:
 def has_changes(root: Path, rel: str) -> bool:
     """True when git sees uncommitted changes to ``rel`` (modified, staged or untracked)."""
     env = git_env()
-    proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", rel], cwd=root, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all", "--", rel],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return proc.returncode != 0 or bool(proc.stdout.strip())
 
 
@@ -77,8 +82,9 @@ def head_commit(root: Path) -> str | None:
     if find_git_dir(root) is None:
         return None
     env = git_env()
-    proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, env=env, capture_output=True, text=True
+    )
     sha = proc.stdout.strip()
     return sha if proc.returncode == 0 and len(sha) >= 40 else None
 
@@ -127,7 +133,10 @@ def changed_since(root: Path, commit: str, head: str) -> list[str] | None:
     env = git_env()
     proc = subprocess.run(
         ["git", "diff", "--name-only", "--no-renames", "-z", "--relative", commit, head],
-        cwd=root, env=env, capture_output=True)
+        cwd=root,
+        env=env,
+        capture_output=True,
+    )
     if proc.returncode != 0:
         return None
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -216,8 +225,13 @@ def git_env() -> dict[str, str]:
 
 def _git(root: Path, *args: str) -> subprocess.Popen[bytes]:
     env = git_env()
-    return subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        ["git", "-c", "core.quotepath=false", *args],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 class PendingHistory:
@@ -232,8 +246,20 @@ class PendingHistory:
         rng = [f"^{self.since}", self.head] if self.since else [self.head]
         # Author dates: when the text was written, which a rebase or cherry-pick keeps. Merges show
         # no changes here, so a file is dated by the commits that changed it on either side.
-        return _git(self.root, "log", "--topo-order", "--root", "-M", "--name-status", "-z", "--relative",
-                    "--format=%x01%at %P", *rng, "--", NOTES_PATHSPEC)
+        return _git(
+            self.root,
+            "log",
+            "--topo-order",
+            "--root",
+            "-M",
+            "--name-status",
+            "-z",
+            "--relative",
+            "--format=%x01%at %P",
+            *rng,
+            "--",
+            NOTES_PATHSPEC,
+        )
 
     def result(self) -> History | None:
         """The files the commits touched (None when git failed)."""
@@ -267,8 +293,9 @@ def tracked_files(root: Path, paths: list[str]) -> list[str]:
     """Those of ``paths`` that HEAD holds."""
     found = []
     for i in range(0, len(paths), 1000):  # well below the kernel's limit on a command line
-        proc = _git(root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "HEAD", "--",
-                    *paths[i : i + 1000])
+        proc = _git(
+            root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths[i : i + 1000]
+        )
         out, _ = proc.communicate()
         if proc.returncode == 0:
             found += [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -278,8 +305,7 @@ def tracked_files(root: Path, paths: list[str]) -> list[str]:
 def modified_files(root: Path) -> set[str] | None:
     """Notes whose text differs from HEAD's (staged or not; untracked files are not listed), or
     None when git cannot tell."""
-    proc = _git(root, "diff", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--",
-                NOTES_PATHSPEC)
+    proc = _git(root, "diff", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--", NOTES_PATHSPEC)
     out, _ = proc.communicate()
     if proc.returncode != 0:
         return None
@@ -292,8 +318,9 @@ def worktree_changes(root: Path, *extra: str) -> subprocess.Popen[bytes]:
     ~14 ms of CPU, half a Python stat loop's wall time on 2 cores); a file whose stat git has not
     refreshed is listed even when its text is the same. Untracked files are not listed. Read it with
     ``listed``: the caller can do other work while git runs."""
-    return _git(root, "diff-index", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--",
-                NOTES_PATHSPEC, *extra)
+    return _git(
+        root, "diff-index", "--name-only", "--no-renames", "-z", "--relative", "HEAD", "--", NOTES_PATHSPEC, *extra
+    )
 
 
 def listed(proc: subprocess.Popen[bytes]) -> list[str] | None:
@@ -358,8 +385,10 @@ def lock_contention(stderr: str) -> bool:
 def _git_reason(stderr: str, locked: bool) -> str:
     """One line saying why git refused, from its stderr."""
     if locked and "index.lock" in stderr:
-        return ("another git process holds .git/index.lock (if no git command is running, a crashed "
-                "one left it behind: remove that file)")
+        return (
+            "another git process holds .git/index.lock (if no git command is running, a crashed "
+            "one left it behind: remove that file)"
+        )
     if locked:
         return "another git process holds a ref lock in .git"
     lines = [ln.strip().removeprefix("stderr:").strip().strip("'") for ln in stderr.splitlines()]
@@ -388,8 +417,10 @@ def _commit_once(repo: Any, paths: list[Path], message: str) -> tuple[str, str |
 def file_log(root: Path, path: Path, limit: int | None = 20) -> list[dict[str, str]]:
     """A file's commits, newest first, following renames: sha, date, author, subject (``limit``
     None: all of them)."""
-    return [{k: c[k] for k in ("commit", "date", "author", "subject")}
-            for c in file_revisions(root, os.path.relpath(path, root), limit)]
+    return [
+        {k: c[k] for k in ("commit", "date", "author", "subject")}
+        for c in file_revisions(root, os.path.relpath(path, root), limit)
+    ]
 
 
 def file_commit_count(root: Path, path: Path) -> int:
@@ -418,8 +449,8 @@ def hooks_dir(repo: Any) -> Path:
     if custom:
         raise MdmemError(
             f"core.hooksPath is set to {custom!r}, so git ignores .git/hooks.\n"
-            "hint: add \"mdmem reindex --git-hook NAME\" to the hooks in that folder, "
-            "or unset core.hooksPath and rerun \"mdmem hooks install\"."
+            'hint: add "mdmem reindex --git-hook NAME" to the hooks in that folder, '
+            'or unset core.hooksPath and rerun "mdmem hooks install".'
         )
     path = Path(repo.git.rev_parse("--git-path", "hooks"))
     if not path.is_absolute():
@@ -501,8 +532,9 @@ def hooks_installed(root: Path) -> list[str]:
             directory = hooks_dir(repo)
     except MdmemError:
         return []
-    return [n for n in HOOK_NAMES
-            if (directory / n).exists() and HOOK_MARKER in (directory / n).read_text(errors="replace")]
+    return [
+        n for n in HOOK_NAMES if (directory / n).exists() and HOOK_MARKER in (directory / n).read_text(errors="replace")
+    ]
 
 
 def _write_executable(path: Path, text: str) -> None:
@@ -532,8 +564,16 @@ def file_revisions(root: Path, rel: str, limit: int | None = None) -> list[dict[
         repo_rel = os.path.relpath(root / rel, repo.working_tree_dir)
         count = [f"-n{limit}"] if limit is not None else []
         try:
-            out = repo.git.log("--follow", *count, "-z", "--name-only", "--format=%x01%H%x09%aI%x09%an%x09%s",
-                               "--", repo_rel, strip_newline_in_stdout=False)
+            out = repo.git.log(
+                "--follow",
+                *count,
+                "-z",
+                "--name-only",
+                "--format=%x01%H%x09%aI%x09%an%x09%s",
+                "--",
+                repo_rel,
+                strip_newline_in_stdout=False,
+            )
         except Exception:
             return []
     rows = []
@@ -581,8 +621,10 @@ def sparse_clone(source: Path, dest: Path, commit: str, patterns: list[str]) -> 
         done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
         if done.returncode:
             why = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-            raise MdmemError(f"Cannot check out {commit[:12]} of {source} into {dest}: {why}. "
-                             "Pass --corpus a clone of the repository that has that commit.")
+            raise MdmemError(
+                f"Cannot check out {commit[:12]} of {source} into {dest}: {why}. "
+                "Pass --corpus a clone of the repository that has that commit."
+            )
 
     if not (dest / ".git").exists():
         dest.parent.mkdir(parents=True, exist_ok=True)

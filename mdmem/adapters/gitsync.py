@@ -37,13 +37,20 @@ class Upstream:
         return f"{self.remote}/{self.ref.removeprefix('refs/heads/')}"
 
 
-def run(top: Path, *args: str, check: bool = True, stderr_to_tty: bool = False,
-        input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def run(
+    top: Path, *args: str, check: bool = True, stderr_to_tty: bool = False, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """``git ARGS`` in ``top`` (mdmem hooks off); ``check``: a failure raises one line with git's reason.
     ``stderr_to_tty``: git's stderr (its progress) goes to ours instead of being captured."""
     env = {**git_env(), "MDMEM_SKIP_HOOK": "1", "GIT_TERMINAL_PROMPT": "0"}
-    proc = subprocess.run(["git", "-c", "core.quotepath=false", *args], cwd=top, env=env, input=input,
-                          stdout=subprocess.PIPE, stderr=None if stderr_to_tty else subprocess.PIPE)
+    proc = subprocess.run(
+        ["git", "-c", "core.quotepath=false", *args],
+        cwd=top,
+        env=env,
+        input=input,
+        stdout=subprocess.PIPE,
+        stderr=None if stderr_to_tty else subprocess.PIPE,
+    )
     if check and proc.returncode != 0:
         raise MdmemError(f"git {args[0]} failed in {top}: {reason(proc)}")
     return proc
@@ -61,8 +68,13 @@ def reason(proc: subprocess.CompletedProcess[bytes]) -> str:
     return picked or f"exit status {proc.returncode} (see git's output above)"
 
 
-_UNFINISHED = (("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase"),
-               ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"))
+_UNFINISHED = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
 
 
 def in_progress(top: Path) -> str | None:
@@ -80,17 +92,23 @@ def upstream(top: Path) -> Upstream:
     """The current branch and what it syncs with; ``SyncRefused`` saying what to do when there is none."""
     branch = out(run(top, "symbolic-ref", "-q", "--short", "HEAD", check=False))
     if not branch:
-        raise SyncRefused(f"HEAD is detached in {top} (no branch to sync); check out your branch "
-                          "(git switch main), then rerun mdmem sync.")
+        raise SyncRefused(
+            f"HEAD is detached in {top} (no branch to sync); check out your branch "
+            "(git switch main), then rerun mdmem sync."
+        )
     remotes = out(run(top, "remote")).split()
     if not remotes:
-        raise SyncRefused(f"{top} has no git remote to sync with; add one (git remote add origin URL), "
-                          f"push once (git push -u origin {branch}), then rerun mdmem sync.")
+        raise SyncRefused(
+            f"{top} has no git remote to sync with; add one (git remote add origin URL), "
+            f"push once (git push -u origin {branch}), then rerun mdmem sync."
+        )
     remote = out(run(top, "config", f"branch.{branch}.remote", check=False))
     ref = out(run(top, "config", f"branch.{branch}.merge", check=False))
     if not remote or not ref or remote == ".":
-        raise SyncRefused(f"branch {branch} has no upstream branch to sync with; set it once "
-                          f"(git push -u {remotes[0]} {branch}), then rerun mdmem sync.")
+        raise SyncRefused(
+            f"branch {branch} has no upstream branch to sync with; set it once "
+            f"(git push -u {remotes[0]} {branch}), then rerun mdmem sync."
+        )
     tracking = f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}"
     return Upstream(branch, remote, ref, tracking)
 
@@ -110,12 +128,13 @@ def count(top: Path, since: str | None, until: str) -> int:
 def pending_notes(top: Path, prefix: str) -> list[str]:
     """Notes under the vault folder ``prefix`` with changes git has not committed (edited, new, deleted),
     repository-relative; notes in hidden folders are not notes."""
-    proc = run(top, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--",
-               f":(icase){prefix}*.md")
+    proc = run(
+        top, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", f":(icase){prefix}*.md"
+    )
     paths = []
     for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
         path = entry[3:]
-        if entry and not any(part.startswith(".") for part in path[len(prefix):].split("/")):
+        if entry and not any(part.startswith(".") for part in path[len(prefix) :].split("/")):
             paths.append(path)
     return paths
 
@@ -165,12 +184,16 @@ def fetch(top: Path, up: Upstream, progress: bool) -> None:
             return
         why = reason(proc)
         if not lock_contention(why):
-            raise MdmemError(f"could not fetch {up.remote} in {top}: {why}; check the remote "
-                             f"(git remote -v) and your access, then rerun mdmem sync.")
+            raise MdmemError(
+                f"could not fetch {up.remote} in {top}: {why}; check the remote "
+                f"(git remote -v) and your access, then rerun mdmem sync."
+            )
         if time.monotonic() >= deadline:
-            raise MdmemError(f"could not fetch {up.remote} in {top}: another git process holds a lock in .git "
-                             f"({why}); wait for it, or if no git command is running, remove the .lock file "
-                             "git names, then rerun mdmem sync.")
+            raise MdmemError(
+                f"could not fetch {up.remote} in {top}: another git process holds a lock in .git "
+                f"({why}); wait for it, or if no git command is running, remove the .lock file "
+                "git names, then rerun mdmem sync."
+            )
         time.sleep(0.1)
 
 
@@ -220,9 +243,11 @@ def merge(top: Path, ref: str, message: str) -> bool:
         shown = ", ".join(blocking[:5]) + (f" and {len(blocking) - 5} more" if len(blocking) > 5 else "")
         mine = [p for p in blocking if p in set(staged(top))]
         unstage = f"; or unstage them: git restore --staged {' '.join(mine[:5])}" if mine else ""
-        raise MdmemError(f"git could not merge {name} in {top}: it would overwrite local changes to {shown}, so "
-                         f"nothing was merged; commit them, or set them aside (git stash, and git stash pop after "
-                         f"the sync){unstage}; then rerun mdmem sync.")
+        raise MdmemError(
+            f"git could not merge {name} in {top}: it would overwrite local changes to {shown}, so "
+            f"nothing was merged; commit them, or set them aside (git stash, and git stash pop after "
+            f"the sync){unstage}; then rerun mdmem sync."
+        )
     raise MdmemError(f"git could not merge {name} in {top}: {reason(proc)}; nothing was merged.")
 
 
@@ -309,8 +334,16 @@ class Pushed:
 
 def push(top: Path, up: Upstream, progress: bool) -> Pushed:
     """Push the branch to its upstream (never forced)."""
-    proc = run(top, "push", "--porcelain", "--progress" if progress else "--quiet", up.remote,
-               f"HEAD:{up.ref}", check=False, stderr_to_tty=progress)
+    proc = run(
+        top,
+        "push",
+        "--porcelain",
+        "--progress" if progress else "--quiet",
+        up.remote,
+        f"HEAD:{up.ref}",
+        check=False,
+        stderr_to_tty=progress,
+    )
     if proc.returncode == 0:
         return Pushed(True)
     text = out(proc) + "\n" + (proc.stderr or b"").decode("utf-8", "replace")

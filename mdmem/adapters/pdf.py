@@ -61,8 +61,9 @@ def _quiet() -> Iterator[None]:
         log.setLevel(level)
 
 
-def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
-             seconds: float = IMPORT_SECONDS) -> Book:
+def read_pdf(
+    path: Path, progress: Callable[[int, int], None] | None = None, *, seconds: float = IMPORT_SECONDS
+) -> Book:
     """The book in a PDF; raises ``BookUnreadable`` (one line: the file and why) for an encrypted,
     broken or scanned one, or one beyond the bounds (``MAX_PAGE_TEXT_OPS``, ``books.Budget``)."""
     with _quiet():
@@ -76,24 +77,31 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
             try:
                 ops, size = _drawn(page, {}, 0)
                 if ops > MAX_PAGE_TEXT_OPS:
-                    raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_TEXT_OPS} pieces of "
-                                         "text (a book's page draws a few thousand); not imported.")
+                    raise BookUnreadable(
+                        f"{path.name}: page {i + 1} draws more than {MAX_PAGE_TEXT_OPS} pieces of "
+                        "text (a book's page draws a few thousand); not imported."
+                    )
                 if size > MAX_PAGE_CONTENT:
-                    raise BookUnreadable(f"{path.name}: page {i + 1} draws more than {MAX_PAGE_CONTENT // 10**6} MB of "
-                                         "content, its forms counted as often as drawn; not imported.")
+                    raise BookUnreadable(
+                        f"{path.name}: page {i + 1} draws more than {MAX_PAGE_CONTENT // 10**6} MB of "
+                        "content, its forms counted as often as drawn; not imported."
+                    )
                 raw.append(page_lines(page.extract_text() or ""))
             except BookUnreadable:
                 raise
             except Exception as exc:  # a damaged content stream: the whole file is suspect
-                raise BookUnreadable(f"{path.name}: page {i + 1} cannot be read ({_why(exc)}); "
-                                     "the file looks damaged.") from None
+                raise BookUnreadable(
+                    f"{path.name}: page {i + 1} cannot be read ({_why(exc)}); the file looks damaged."
+                ) from None
             budget.spend(i, sum(map(len, raw[-1])))
             if progress is not None and ((i + 1) % 10 == 0 or i + 1 == total):
                 progress(i + 1, total)
         with_text = sum(1 for lines in raw if sum(map(len, lines)) >= MIN_PAGE_CHARS)
         if with_text < max(1, MIN_TEXT_SHARE * total):
-            raise BookUnreadable(f"{path.name}: {with_text} of its {total} pages hold text — a scan without a text "
-                                 "layer; run OCR on it first (e.g. ocrmypdf) and import the result.")
+            raise BookUnreadable(
+                f"{path.name}: {with_text} of its {total} pages hold text — a scan without a text "
+                "layer; run OCR on it first (e.g. ocrmypdf) and import the result."
+            )
         toc = _outline(reader)
         meta = _metadata(reader)
     pages = strip_furniture(raw)
@@ -101,8 +109,7 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
     if not toc:
         toc, split = _headings(pages), "headings"
     if len(toc) < 2 and not (toc and toc[0].children):
-        toc = [TocEntry(f"Pages {a + 1}–{min(a + PAGES_PER_PART, total)}", a)
-               for a in range(0, total, PAGES_PER_PART)]
+        toc = [TocEntry(f"Pages {a + 1}–{min(a + PAGES_PER_PART, total)}", a) for a in range(0, total, PAGES_PER_PART)]
         split = "pages"
     units, page_of = _cut_at_headings(pages, toc, headings=split != "pages")
     planned = plan_parts(units, toc, join=lambda texts: reflow([ln for t in texts for ln in t.split("\n") if ln]))
@@ -110,12 +117,12 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None, *,
     if not parts:
         raise BookUnreadable(f"{path.name}: no text found in the PDF.")
     title = clean_title(meta.get("title") or "") or path.stem
-    return Book(kind="pdf", title=title, authors=tuple(meta.get("authors") or ()), parts=tuple(parts),
-                split=split, units=total)
+    return Book(
+        kind="pdf", title=title, authors=tuple(meta.get("authors") or ()), parts=tuple(parts), split=split, units=total
+    )
 
 
-def _cut_at_headings(pages: list[list[str]], toc: list[TocEntry], *,
-                     headings: bool) -> tuple[list[str], list[int]]:
+def _cut_at_headings(pages: list[list[str]], toc: list[TocEntry], *, headings: bool) -> tuple[list[str], list[int]]:
     """Pages as units cut where an entry's heading stands (a chapter that starts mid-page starts there,
     not with the tail of the one before), each entry's unit opening with its heading (``#`` for the top
     level, ``##`` for its children …; the page's own line for it is dropped by ``reflow``). Returns the
@@ -198,18 +205,23 @@ def _open(path: Path) -> PdfReader:
             try:
                 opened = reader.decrypt("")  # an owner password only restricts printing: readers open it
             except (DependencyError, NotImplementedError) as exc:
-                raise BookUnreadable(f"{path.name}: the PDF is encrypted in a way pypdf cannot open here "
-                                     f"({_why(exc)}); save an unencrypted copy and import that.") from None
+                raise BookUnreadable(
+                    f"{path.name}: the PDF is encrypted in a way pypdf cannot open here "
+                    f"({_why(exc)}); save an unencrypted copy and import that."
+                ) from None
             if not opened:
-                raise BookUnreadable(f"{path.name}: the PDF is encrypted with a password; save an unencrypted copy "
-                                     "(e.g. qpdf --decrypt --password=PW in.pdf out.pdf) and import that.")
+                raise BookUnreadable(
+                    f"{path.name}: the PDF is encrypted with a password; save an unencrypted copy "
+                    "(e.g. qpdf --decrypt --password=PW in.pdf out.pdf) and import that."
+                )
         len(reader.pages)  # reading the page tree is where a truncated file fails
         return reader
     except BookUnreadable:
         raise
     except FileNotDecryptedError:
-        raise BookUnreadable(f"{path.name}: the PDF is encrypted with a password; save an unencrypted copy "
-                             "and import that.") from None
+        raise BookUnreadable(
+            f"{path.name}: the PDF is encrypted with a password; save an unencrypted copy and import that."
+        ) from None
     except (PdfReadError, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise BookUnreadable(f"{path.name}: the PDF is broken or truncated ({_why(exc)}).") from None
 
@@ -263,7 +275,8 @@ def _metadata(reader: PdfReader) -> dict[str, Any]:
     except Exception:
         return {}
     if re.match(r"^(microsoft word|untitled|document\d*$)", title, re.IGNORECASE) or title.lower().endswith(
-            (".doc", ".docx", ".tex", ".dvi", ".pdf")):
+        (".doc", ".docx", ".tex", ".dvi", ".pdf")
+    ):
         title = ""  # a tool's placeholder, not the book's title
     authors = [clean_title(a, 120) for a in re.split(r"\s*(?:;|&|\band\b)\s*", author) if a.strip()]
     return {"title": title, "authors": authors}

@@ -18,15 +18,27 @@ from pathlib import Path
 from typing import Any
 
 # CJK ideographs are tokens of their own (BertNormalizer's handle_chinese_chars).
-_CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
-        (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+_CJK = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B920, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
 
 
 def supported(spec: dict[str, Any]) -> bool:
     """Whether a tokenizer.json describes the BERT pipeline this module implements."""
     norm, pre, model = spec.get("normalizer") or {}, spec.get("pre_tokenizer") or {}, spec.get("model") or {}
-    return (norm.get("type") == "BertNormalizer" and pre.get("type") == "BertPreTokenizer"
-            and model.get("type") == "WordPiece" and isinstance(model.get("vocab"), dict))
+    return (
+        norm.get("type") == "BertNormalizer"
+        and pre.get("type") == "BertPreTokenizer"
+        and model.get("type") == "WordPiece"
+        and isinstance(model.get("vocab"), dict)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +70,11 @@ class WordPiece:
         self.pad_id = 0
         # Special tokens found in the text as written (not normalised): "[SEP]" in a note is one token.
         self.added = {t["content"]: int(t["id"]) for t in spec.get("added_tokens", []) if not t.get("normalized")}
-        self._special = (re.compile("|".join(re.escape(t) for t in sorted(self.added, key=len, reverse=True)))
-                         if self.added else None)
+        self._special = (
+            re.compile("|".join(re.escape(t) for t in sorted(self.added, key=len, reverse=True)))
+            if self.added
+            else None
+        )
         self._word = lru_cache(maxsize=65536)(self._word_ids)
 
     @classmethod
@@ -124,15 +139,17 @@ class WordPiece:
         out: list[str | int] = []
         last = 0
         for m in self._special.finditer(text):
-            out += [text[last:m.start()], self.added[m.group()]]
+            out += [text[last : m.start()], self.added[m.group()]]
             last = m.end()
         return [*out, text[last:]]
 
     def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
         rows = [self.ids(t) for t in texts]
         width = max((len(r) for r in rows), default=0)
-        return [Encoding(r + [self.pad_id] * (width - len(r)), [0] * width, [1] * len(r) + [0] * (width - len(r)))
-                for r in rows]
+        return [
+            Encoding(r + [self.pad_id] * (width - len(r)), [0] * width, [1] * len(r) + [0] * (width - len(r)))
+            for r in rows
+        ]
 
 
 @lru_cache(maxsize=8192)

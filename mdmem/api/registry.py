@@ -52,8 +52,9 @@ class Registry:
 
     __slots__ = ("default", "path", "personal", "vaults")
 
-    def __init__(self, path: Path, vaults: dict[str, str] | None = None, default: str | None = None,
-                 personal: str | None = None) -> None:
+    def __init__(
+        self, path: Path, vaults: dict[str, str] | None = None, default: str | None = None, personal: str | None = None
+    ) -> None:
         self.path = path
         self.vaults = dict(vaults or {})
         self.default = default
@@ -63,14 +64,16 @@ class Registry:
         """The path registered as ``name``; an error listing the names when there is none."""
         if name not in self.vaults:
             known = ", ".join(self.vaults) or "none yet"
-            raise ConfigError(f"No vault named {name!r} (registered: {known}). "
-                              "\"mdmem vaults\" lists them; \"mdmem vaults add NAME PATH\" adds one.")
+            raise ConfigError(
+                f"No vault named {name!r} (registered: {known}). "
+                '"mdmem vaults" lists them; "mdmem vaults add NAME PATH" adds one.'
+            )
         return self.vaults[name]
 
 
 def check_name(name: str) -> str:
     if not NAME.match(name):
-        raise ConfigError(f"A vault name takes letters, digits, \"-\" and \"_\"; {name!r} has others.")
+        raise ConfigError(f'A vault name takes letters, digits, "-" and "_"; {name!r} has others.')
     return name
 
 
@@ -105,8 +108,15 @@ def _read_plain(path: Path) -> str:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
-                    or stat.S_ISBLK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "not a file")
+            kind = (
+                "a FIFO"
+                if stat.S_ISFIFO(st.st_mode)
+                else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a folder"
+                if stat.S_ISDIR(st.st_mode)
+                else "not a file"
+            )
             raise OSError(f"it is {kind}, not a plain file")
         if st.st_size > MAX_BYTES:
             raise OSError(f"it holds {st.st_size} bytes, more than a list of vaults ({MAX_BYTES})")
@@ -155,13 +165,13 @@ def parse(path: Path, data: dict[str, object]) -> Registry:
 
     unknown = sorted(set(data) - {"default", "personal", "vaults"})
     if unknown:
-        raise bad(f"unknown key {unknown[0]!r} (mdmem reads \"default\", \"personal\" and a [vaults] table)")
+        raise bad(f'unknown key {unknown[0]!r} (mdmem reads "default", "personal" and a [vaults] table)')
     vaults = data.get("vaults", {})
     if not isinstance(vaults, dict):
-        raise bad("\"vaults\" must be a table of name = \"absolute path\"")
+        raise bad('"vaults" must be a table of name = "absolute path"')
     for name, where in vaults.items():
         if not NAME.match(name):
-            raise bad(f"vault name {name!r} may only have letters, digits, \"-\" and \"_\"")
+            raise bad(f'vault name {name!r} may only have letters, digits, "-" and "_"')
         if not isinstance(where, str) or not os.path.isabs(where):
             raise bad(f"vault {name!r} must be an absolute path in quotes")
     default = data.get("default")
@@ -180,7 +190,7 @@ def dumps(reg: Registry) -> str:
     def quoted(s: str) -> str:
         return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
 
-    lines = ["# mdmem's named vaults: \"mdmem vaults\" lists them; add, remove and default change this file.", ""]
+    lines = ['# mdmem\'s named vaults: "mdmem vaults" lists them; add, remove and default change this file.', ""]
     if reg.default is not None:
         lines += [f"default = {quoted(reg.default)}", ""]
     if reg.personal is not None:
@@ -235,17 +245,23 @@ def resolve(value: str) -> Path:
     if p.is_dir():
         return p.resolve()
     if not NAME.match(value):  # a path (it has a separator or a dot) to a folder that does not exist
-        raise VaultNotFound(f"No folder at {p}. Create one with \"mdmem init {p}\", "
-                            "or name a registered vault (\"mdmem vaults\" lists them).")
+        raise VaultNotFound(
+            f'No folder at {p}. Create one with "mdmem init {p}", '
+            'or name a registered vault ("mdmem vaults" lists them).'
+        )
     reg = load()
     if value not in reg.vaults:
         known = ", ".join(reg.vaults) or "none registered yet"
-        raise VaultNotFound(f"No folder and no registered vault named {value!r} (vaults: {known}). "
-                            f"\"mdmem vaults\" lists them; \"mdmem vaults add {value} PATH\" adds one.")
+        raise VaultNotFound(
+            f"No folder and no registered vault named {value!r} (vaults: {known}). "
+            f'"mdmem vaults" lists them; "mdmem vaults add {value} PATH" adds one.'
+        )
     where = Path(reg.vaults[value])
     if not where.is_dir():
-        raise VaultNotFound(f"Vault {value!r} is registered at {where}, but there is no folder there. "
-                            f"Move it back, or \"mdmem vaults remove {value}\".")
+        raise VaultNotFound(
+            f"Vault {value!r} is registered at {where}, but there is no folder there. "
+            f'Move it back, or "mdmem vaults remove {value}".'
+        )
     return where
 
 
@@ -256,8 +272,10 @@ def default_vault() -> Path | None:
         return None
     where = Path(reg.vaults[reg.default])
     if not where.is_dir():
-        raise VaultNotFound(f"The default vault {reg.default!r} is registered at {where}, but there is no "
-                            f"folder there. Move it back, or \"mdmem vaults default NAME\" to pick another.")
+        raise VaultNotFound(
+            f"The default vault {reg.default!r} is registered at {where}, but there is no "
+            f'folder there. Move it back, or "mdmem vaults default NAME" to pick another.'
+        )
     return where
 
 
@@ -295,8 +313,10 @@ def add(name: str, path: str | os.PathLike[str], *, make_default: bool = False) 
     check_name(name)
     with _editing() as reg:
         if name in reg.vaults:
-            raise ConfigError(f"A vault named {name!r} is already registered (at {reg.vaults[name]}). "
-                              f"\"mdmem vaults remove {name}\" first to point it elsewhere.")
+            raise ConfigError(
+                f"A vault named {name!r} is already registered (at {reg.vaults[name]}). "
+                f'"mdmem vaults remove {name}" first to point it elsewhere.'
+            )
         reg.vaults[name] = absolute(path)
         if make_default:
             reg.default = name

@@ -100,7 +100,7 @@ class Vault:
         """Open the vault whose root is ``path`` (any folder of notes can be a vault)."""
         root = Path(path).expanduser()
         if not root.is_dir():
-            raise VaultNotFound(f"No folder at {root}. Create one with \"mdmem init {root}\".")
+            raise VaultNotFound(f'No folder at {root}. Create one with "mdmem init {root}".')
         return cls(root.resolve())
 
     @classmethod
@@ -111,7 +111,7 @@ class Vault:
             if (p / CONFIG_FILE).is_file() or (p / STATE_DIR).is_dir():
                 return cls(p)
         raise VaultNotFound(
-            f"No mdmem vault at or above {here}. Run \"mdmem init PATH\" to make one, "
+            f'No mdmem vault at or above {here}. Run "mdmem init PATH" to make one, '
             "or pass --vault PATH (or set MDMEM_VAULT)."
         )
 
@@ -139,9 +139,16 @@ class Vault:
     # -- the index ---------------------------------------------------------------------------------
 
     @answers
-    def reindex(self, full: bool = False, *, progress: Progress | None = None, wait: bool = True,
-                timeout: float | None = None, only: list[str] | None = None,
-                head: str | None = None) -> ReindexReport:
+    def reindex(
+        self,
+        full: bool = False,
+        *,
+        progress: Progress | None = None,
+        wait: bool = True,
+        timeout: float | None = None,
+        only: list[str] | None = None,
+        head: str | None = None,
+    ) -> ReindexReport:
         """Bring the index up to date with the files.
 
         Args:
@@ -165,8 +172,9 @@ class Vault:
 
     def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
-        return self.store.catchup.after_git(hook, timeout=timeout, whole_tree=whole_tree,
-                                            after_pass=self.semantic.keep_up)
+        return self.store.catchup.after_git(
+            hook, timeout=timeout, whole_tree=whole_tree, after_pass=self.semantic.keep_up
+        )
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""
@@ -279,8 +287,16 @@ class Vault:
         return vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
 
     @answers
-    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              priors: bool = True, **filters: Any) -> Hits:
+    def query(
+        self,
+        text: str,
+        limit: int = 10,
+        *,
+        explain: bool = False,
+        vectors: bool = True,
+        priors: bool = True,
+        **filters: Any,
+    ) -> Hits:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
         Args:
@@ -290,12 +306,20 @@ class Vault:
         """
         from ..features.hybrid import query
 
-        return query(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
-                     explain=explain, priors=priors)
+        return query(
+            self.store,
+            self.semantic if vectors else None,
+            text,
+            limit,
+            self.store.filters(**filters),
+            explain=explain,
+            priors=priors,
+        )
 
     @answers
-    def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-               **filters: Any) -> Hits:
+    def recall(
+        self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any
+    ) -> Hits:
         """Intent-routed retrieval, the one agents should call first.
 
         The query is classified (why / when / who / recent / general) and routed: causal links
@@ -304,20 +328,30 @@ class Vault:
         """
         from ..features.recall import recall
 
-        return recall(self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters),
-                      explain=explain)
+        return recall(
+            self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters), explain=explain
+        )
 
     @answers
-    def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool | None = True, as_of: str | None = None, explain: bool = False) -> MemoryContext:
+    def context(
+        self,
+        prompt: str,
+        budget: int = 600,
+        *,
+        scope: list[str] | None = None,
+        vectors: bool | None = True,
+        as_of: str | None = None,
+        explain: bool = False,
+    ) -> MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the most relevant.
         ``vectors=None``: the vector leg only when it is quick here (``Semantic.quick``), as a hook wants.
         ``explain``: the relevant items keep their ranking's signals (for a merge across vaults)."""
         from ..features.recall import build_context
 
         use = self.semantic.quick() if vectors is None else vectors
-        return build_context(self.store, self.semantic if use else None, prompt, budget=budget,
-                             scope=scope, as_of=as_of, explain=explain)
+        return build_context(
+            self.store, self.semantic if use else None, prompt, budget=budget, scope=scope, as_of=as_of, explain=explain
+        )
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
@@ -431,8 +465,15 @@ class Vault:
         return save(self.store, self.semantic, title, body, force=force, dedupe=dedupe, **fields)
 
     @answers
-    def add_many(self, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
-                 message: Callable[[int, int], str], files: dict[str, bytes] | None = None) -> Written:
+    def add_many(
+        self,
+        notes: list[NewNote],
+        *,
+        dry_run: bool = False,
+        commit: bool | None = None,
+        message: Callable[[int, int], str],
+        files: dict[str, bytes] | None = None,
+    ) -> Written:
         """Write many notes (and attachments, ``files``) in one lock, index and commit (see ``lifecycle.add_many``)."""
         from ..features.lifecycle import add_many
         from ..results.changes import Written
@@ -451,8 +492,9 @@ class Vault:
         """Pin (or unpin) a note: pinned notes come first in context and get a prior boost."""
         from ..features.lifecycle import update_note
 
-        return update_note(self.store, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin",
-                           commit=commit)
+        return update_note(
+            self.store, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin", commit=commit
+        )
 
     @answers
     def snooze(self, ref: str, until: str, *, commit: bool | None = None) -> Change:
@@ -485,8 +527,7 @@ class Vault:
         return set_keys(self.store, ref, values, commit=commit)
 
     @answers
-    def correct(self, ref: str, body: str, *, title: str | None = None,
-                commit: bool | None = None) -> Correction:
+    def correct(self, ref: str, body: str, *, title: str | None = None, commit: bool | None = None) -> Correction:
         """A successor note that supersedes ``ref``: the new note, and the change to the old one."""
         from ..features.lifecycle import correct
         from ..results.changes import Correction
@@ -501,15 +542,21 @@ class Vault:
         return replace_body(self.store, ref, body, action, **options)
 
     @answers
-    def sweep(self, *, min_age_days: float = 180.0, max_salience: float = 0.3, apply: bool = False,
-              commit: bool | None = None) -> SweepReport:
+    def sweep(
+        self, *, min_age_days: float = 180.0, max_salience: float = 0.3, apply: bool = False, commit: bool | None = None
+    ) -> SweepReport:
         """Active, unpinned notes of a decaying type older than ``min_age_days`` and less salient than
         ``max_salience``; with ``apply``, archive them (nothing is deleted)."""
         from ..features.lifecycle import sweep
         from ..results.changes import SweepRule
 
-        return sweep(self.store, SweepRule(min_age_days=min_age_days, max_salience=max_salience), apply=apply,
-                     commit=commit, now=self.now())
+        return sweep(
+            self.store,
+            SweepRule(min_age_days=min_age_days, max_salience=max_salience),
+            apply=apply,
+            commit=commit,
+            now=self.now(),
+        )
 
     # -- the graph -------------------------------------------------------------------------------
 
@@ -534,24 +581,40 @@ class Vault:
         return backlinks(self.store, ref)
 
     @answers
-    def neighbors(self, ref: str, depth: int = 1, *, types: list[str] | None = None,
-                  direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
+    def neighbors(
+        self,
+        ref: str,
+        depth: int = 1,
+        *,
+        types: list[str] | None = None,
+        direction: str = "both",
+        limit: int | None = None,
+    ) -> NeighborsAnswer:
         """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
         from ..features.connect import neighbors
 
         return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
 
     @answers
-    def shortest_path(self, a: str, b: str, *, types: list[str] | None = None,
-                      max_depth: int | None = None) -> PathAnswer:
+    def shortest_path(
+        self, a: str, b: str, *, types: list[str] | None = None, max_depth: int | None = None
+    ) -> PathAnswer:
         """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
         from ..features.connect import shortest_path
 
         return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
 
     @answers
-    def why(self, text: str, limit: int = 10, *, depth: int = 3, vectors: bool | None = None,
-            seeds: list[Hit] | None = None, **filters: Any) -> WhyAnswer:
+    def why(
+        self,
+        text: str,
+        limit: int = 10,
+        *,
+        depth: int = 3,
+        vectors: bool | None = None,
+        seeds: list[Hit] | None = None,
+        **filters: Any,
+    ) -> WhyAnswer:
         """Causal answer: the best matches for ``text`` with their causes and effects.
 
         Args:
@@ -566,8 +629,9 @@ class Vault:
         return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
 
     @answers
-    def timeline(self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None,
-                 **filters: Any) -> TimelineAnswer:
+    def timeline(
+        self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None, **filters: Any
+    ) -> TimelineAnswer:
         """The ``window`` notes before and after a note (or a query's best match) in time, among its
         related notes (``all_notes``: among all)."""
         from ..features.connect import timeline
@@ -606,8 +670,9 @@ class Vault:
         return person(self.store, name, filters=filters)
 
     @answers
-    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, *,
-             commit: bool | None = None) -> Change:
+    def link(
+        self, a: str, b: str, type: str = "related", reason: str | None = None, *, commit: bool | None = None
+    ) -> Change:
         """Add a typed link from note A to note B in A's frontmatter."""
         from ..features.linking import link
 
@@ -635,8 +700,15 @@ class Vault:
 
         return suggest_links(self.store, self.semantic, ref, limit)
 
-    def export_graph(self, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
-                     external: bool = True, **filters: Any) -> str:
+    def export_graph(
+        self,
+        fmt: str = "json",
+        *,
+        types: list[str] | None = None,
+        entities: bool = True,
+        external: bool = True,
+        **filters: Any,
+    ) -> str:
         """The graph as json, dot or a self-contained html page (``external``: with the URLs, e-mail
         addresses, tickets, … notes cite, as nodes of their own)."""
         from ..features.connect import export_graph

@@ -86,8 +86,9 @@ class OneQuery:
         return getattr(self.inner, name)
 
 
-def select(values: Sequence[str] = (), *,
-           all_vaults: bool = False) -> tuple[list[tuple[str, Path]], list[dict[str, str]]]:
+def select(
+    values: Sequence[str] = (), *, all_vaults: bool = False
+) -> tuple[list[tuple[str, Path]], list[dict[str, str]]]:
     """The vaults ``--vaults`` (names or folders) or ``--all-vaults`` names: (name, folder) of each that
     can answer, and {vault, path, why} of each left out (its folder is gone, or is not a vault yet).
     An unknown name, or a set with no vault left, is an error."""
@@ -95,8 +96,9 @@ def select(values: Sequence[str] = (), *,
     if all_vaults:
         values = list(reg.vaults)
         if not values:
-            raise ConfigError("No named vaults yet, so --all-vaults has none to search. "
-                              "\"mdmem vaults add NAME PATH\" names one.")
+            raise ConfigError(
+                'No named vaults yet, so --all-vaults has none to search. "mdmem vaults add NAME PATH" names one.'
+            )
     by_path = {registry.absolute(p): n for n, p in reg.vaults.items()}
     chosen: list[tuple[str, Path]] = []
     skipped: list[dict[str, str]] = []
@@ -115,18 +117,26 @@ def select(values: Sequence[str] = (), *,
             name, where = value, reg.vaults[value]
         else:
             known = ", ".join(reg.vaults) or "none registered yet"
-            raise VaultNotFound(f"No folder and no registered vault named {value!r} (vaults: {known}). "
-                                f"\"mdmem vaults\" lists them; \"mdmem vaults add {value} PATH\" adds one.")
+            raise VaultNotFound(
+                f"No folder and no registered vault named {value!r} (vaults: {known}). "
+                f'"mdmem vaults" lists them; "mdmem vaults add {value} PATH" adds one.'
+            )
         if where in seen:
             continue
         seen.add(where)
         state = registry.status(where)
         if state == registry.MISSING:
-            skipped.append({"vault": name, "path": where, "why": f"no folder at {where}: move it back, or "
-                            f"\"mdmem vaults remove {name}\""})
+            skipped.append(
+                {
+                    "vault": name,
+                    "path": where,
+                    "why": f'no folder at {where}: move it back, or "mdmem vaults remove {name}"',
+                }
+            )
         elif state == registry.NOT_YET:
-            skipped.append({"vault": name, "path": where, "why": f"{where} is not a vault yet: "
-                            f"\"mdmem init {where}\" makes it one"})
+            skipped.append(
+                {"vault": name, "path": where, "why": f'{where} is not a vault yet: "mdmem init {where}" makes it one'}
+            )
         else:
             taken = {n for n, _ in chosen}
             label, i = name, 2
@@ -185,8 +195,9 @@ def open_ref(ref: str, current: Vault | None) -> tuple[Vault, str, bool]:
         except NoteNotFound:
             path = None
         if path is not None:
-            raise AmbiguousNote(ref, [f"{path} (in {current.root})", f"{rest} in vault {name!r} (mdmem --vault "
-                                      f"{name} get {rest!r})"])
+            raise AmbiguousNote(
+                ref, [f"{path} (in {current.root})", f"{rest} in vault {name!r} (mdmem --vault {name} get {rest!r})"]
+            )
     if current is not None and current.root == folder.resolve():
         return current, rest, False
     return Vault.open(folder), rest, True
@@ -273,13 +284,13 @@ class VaultSet:
         """Vector search in every vault, merged by cosine (one model loaded once)."""
         return self._merged(Ask("vsearch", text, limit, explain, True, filters))
 
-    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-              **filters: Any) -> Hits:
+    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any) -> Hits:
         """The hybrid query in every vault, merged by evidence (coverage, cosine)."""
         return self._merged(Ask("query", text, limit, explain, vectors, filters))
 
-    def recall(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True,
-               **filters: Any) -> Hits:
+    def recall(
+        self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any
+    ) -> Hits:
         """Intent-routed recall in every vault, merged by evidence; ``info.intent`` is the first vault's."""
         return self._merged(Ask("recall", text, limit, explain, vectors, filters))
 
@@ -298,21 +309,34 @@ class VaultSet:
                     raise
                 self.errors.append({"vault": m.name, "path": str(m.vault.root), "why": str(exc)})
         if not answers:
-            raise MdmemError("No vault of the set could answer: " + "; ".join(
-                f"{e['vault']}: {e['why']}" for e in self.errors))
+            raise MdmemError(
+                "No vault of the set could answer: " + "; ".join(f"{e['vault']}: {e['why']}" for e in self.errors)
+            )
         lists = []
         for m, hits in answers:
             floor, strong = self._thresholds(m, vectors)
             scale = NO_ANSWER if hits.info.get("relevant") is False else 1.0
-            lists.append([scale * evidence(h.explain or {}, floor, strong, bool(vectors and self.comparable))
-                          for h in hits])
-        out = Hits(query=text, info=self._info(answers, vectors),
-                   warnings=[f"{m.name}: {w}" for m, hits in answers for w in hits.warnings])
+            lists.append(
+                [scale * evidence(h.explain or {}, floor, strong, bool(vectors and self.comparable)) for h in hits]
+            )
+        out = Hits(
+            query=text,
+            info=self._info(answers, vectors),
+            warnings=[f"{m.name}: {w}" for m, hits in answers for w in hits.warnings],
+        )
         for li, pos, key in merge_ranked(lists, limit):
             m, hits = answers[li]
             h = hits[pos]
-            parts = {**(h.explain or {}), "evidence": round(lists[li][pos], 4), "vault_rank": pos + 1,
-                     "merged": round(key, 4)} if explain else None
+            parts = (
+                {
+                    **(h.explain or {}),
+                    "evidence": round(lists[li][pos], 4),
+                    "vault_rank": pos + 1,
+                    "merged": round(key, 4),
+                }
+                if explain
+                else None
+            )
             out.append(qualified(h, m.name, round(key, 4), parts))
         return out
 
@@ -320,10 +344,17 @@ class VaultSet:
         infos = [h.info for _, h in answers]
         first = dict(infos[0])
         info: dict[str, Any] = {k: first[k] for k in ("intent", "route", "window") if k in first}
-        info["vaults"] = [{"vault": m.name, "hits": len(h), **({"relevant": False} if h.info.get("relevant") is False
-                                                                 else {})} for m, h in answers]
-        info["merge"] = ("evidence: coverage and cosine" if vectors and self.comparable else
-                         "evidence: coverage (the vaults' models differ)" if vectors else "evidence: coverage")
+        info["vaults"] = [
+            {"vault": m.name, "hits": len(h), **({"relevant": False} if h.info.get("relevant") is False else {})}
+            for m, h in answers
+        ]
+        info["merge"] = (
+            "evidence: coverage and cosine"
+            if vectors and self.comparable
+            else "evidence: coverage (the vaults' models differ)"
+            if vectors
+            else "evidence: coverage"
+        )
         info["stages"] = [f"{m.name}: " + " ".join(h.info.get("stages", [])) for m, h in answers]
         if all(i.get("relevant") is False for i in infos):
             info["relevant"] = False
@@ -336,16 +367,22 @@ class VaultSet:
             info["coverage"] = cov[0]
         return info
 
-    def context(self, prompt: str, budget: int = 600, *, scope: list[str] | None = None,
-                vectors: bool | None = True, as_of: str | None = None) -> MemoryContext:
+    def context(
+        self,
+        prompt: str,
+        budget: int = 600,
+        *,
+        scope: list[str] | None = None,
+        vectors: bool | None = True,
+        as_of: str | None = None,
+    ) -> MemoryContext:
         """Memory for a prompt from every vault within ``budget`` tokens: each vault's pinned notes
         first (in turn, up to half the budget), then the relevant ones merged by evidence."""
         if vectors is not False:
             self.share_models()
         parts = []
         for m in self.members:
-            parts.append((m, m.vault.context(prompt, budget, scope=scope, vectors=vectors, as_of=as_of,
-                                             explain=True)))
+            parts.append((m, m.vault.context(prompt, budget, scope=scope, vectors=vectors, as_of=as_of, explain=True)))
         return merge_contexts(parts, budget, comparable=bool(self.comparable), skipped=self.skipped)
 
     def get(self, ref: str) -> tuple[Member, str]:
@@ -370,14 +407,18 @@ class VaultSet:
 
 def qualified(h: Hit, name: str, score: float, explain: dict[str, Any] | None) -> Hit:
     """A hit as an answer across vaults gives it: ``NAME:id``, its vault, the merged score."""
-    links = None if h.links is None else [
-        replace(x, id=f"{name}:{x.id}") if x.kind == "note" else x for x in h.links]
+    links = None if h.links is None else [replace(x, id=f"{name}:{x.id}") if x.kind == "note" else x for x in h.links]
     return replace(h, id=f"{name}:{h.id}", vault=name, score=score, explain=explain, links=links)
 
 
-def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *, comparable: bool,
-                   thresholds: dict[str, tuple[float, float]] | None = None,
-                   skipped: Sequence[dict[str, str]] = ()) -> MemoryContext:
+def merge_contexts(
+    parts: Sequence[tuple[Member, MemoryContext]],
+    budget: int,
+    *,
+    comparable: bool,
+    thresholds: dict[str, tuple[float, float]] | None = None,
+    skipped: Sequence[dict[str, str]] = (),
+) -> MemoryContext:
     """One context from each vault's (asked with ``explain``): the pinned notes of every vault in turn
     while they fit half the budget, then the relevant notes by evidence (``merge_ranked``), each line
     as ``context`` writes it with the vault's name in its id."""
@@ -404,8 +445,15 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
         used += cost
         seen.add((m.name, item.path))
         lines.append(line)
-        items.append(replace(item, id=f"{m.name}:{item.id}", vault=m.name, explain=None,
-                             score=item.score if score is None else round(score, 4)))
+        items.append(
+            replace(
+                item,
+                id=f"{m.name}:{item.id}",
+                vault=m.name,
+                explain=None,
+                score=item.score if score is None else round(score, 4),
+            )
+        )
         return True
 
     pinned = [[i for i in ctx.items if i.why == "pinned"] for _, ctx in parts]
@@ -426,10 +474,18 @@ def merge_contexts(parts: Sequence[tuple[Member, MemoryContext]], budget: int, *
         if not take(parts[li][0], relevant[li][pos], key):
             break
     contexts = [c for _, c in parts]
-    return MemoryContext(HEADER + "".join(lines) if lines else "", used if lines else 0, budget, items,
-                         contexts[0].intent, round(sum(c.ms for c in contexts), 1), any(c.vectors for c in contexts),
-                         vaults=[m.name for m, _ in parts], skipped=list(skipped),
-                         warnings=tuple(f"{m.name}: {w}" for m, c in parts for w in c.warnings))
+    return MemoryContext(
+        HEADER + "".join(lines) if lines else "",
+        used if lines else 0,
+        budget,
+        items,
+        contexts[0].intent,
+        round(sum(c.ms for c in contexts), 1),
+        any(c.vectors for c in contexts),
+        vaults=[m.name for m, _ in parts],
+        skipped=list(skipped),
+        warnings=tuple(f"{m.name}: {w}" for m, c in parts for w in c.warnings),
+    )
 
 
 def _settings(m: Member) -> tuple[float, float]:

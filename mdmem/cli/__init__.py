@@ -19,14 +19,19 @@ from .options import State, table_command
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
 COMMANDS: dict[str, str] = {
-    **{name: f"notes:{name}" for name in (
-        "init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")},
-    "set": "notes:set_", "show": "notes:show_", "diff": "notes:diff",
+    **{
+        name: f"notes:{name}"
+        for name in ("init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")
+    },
+    "set": "notes:set_",
+    "show": "notes:show_",
+    "diff": "notes:diff",
     **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
     **{name: f"graph:{name}" for name in ("neighbors", "why", "similar", "timeline", "link", "unlink", "graph")},
     **{name: f"admin:{name}" for name in ("reindex", "doctor", "hooks", "serve")},
     "vaults": "vaults:vaults",
-    "sync": "sync:sync", "resolve": "sync:resolve",
+    "sync": "sync:sync",
+    "resolve": "sync:resolve",
     "eval": "eval:eval_command",
     **{name: f"agents:{name}" for name in ("hook", "mcp", "setup")},
     "import": "agents:import_",
@@ -52,9 +57,14 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--vault", "vault_path", envvar="MDMEM_VAULT", metavar="NAME|PATH",
-              help="The vault to use: a folder, else a name from \"mdmem vaults\" [env MDMEM_VAULT; default: "
-                   "found by walking up from the current folder, else the default vault].")
+@click.option(
+    "--vault",
+    "vault_path",
+    envvar="MDMEM_VAULT",
+    metavar="NAME|PATH",
+    help='The vault to use: a folder, else a name from "mdmem vaults" [env MDMEM_VAULT; default: '
+    "found by walking up from the current folder, else the default vault].",
+)
 @click.version_option(__version__, prog_name="mdmem")
 @click.pass_context
 def cli(ctx: click.Context, vault_path: str | None) -> None:

@@ -35,8 +35,13 @@ def reindex(state: State, full: bool, quiet: bool, git_hook: str | None, as_json
 
 
 @click.command()
-@click.option("--idle-timeout", default=900.0, show_default=True, type=click.FloatRange(1),
-              help="Exit after this many seconds without a request.")
+@click.option(
+    "--idle-timeout",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Exit after this many seconds without a request.",
+)
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port on 127.0.0.1 (default: any free one).")
 @click.option("--detach", is_flag=True, help="Run in the background and return once it is warm (model loaded).")
 @click.option("--stop", is_flag=True, help="Stop the vault's running server.")
@@ -59,8 +64,10 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
             click.echo("No server is running for this vault.")
             return
         if not prove(vault.root, running):  # never signal a pid the file names without asking it
-            raise click.ClickException(f"No server of this vault answers as pid {running['pid']} (its serve.json is "
-                                       "stale); nothing was stopped. Remove .mdmem/serve.json if none runs.")
+            raise click.ClickException(
+                f"No server of this vault answers as pid {running['pid']} (its serve.json is "
+                "stale); nothing was stopped. Remove .mdmem/serve.json if none runs."
+            )
         os.kill(int(running["pid"]), signal.SIGTERM)
         click.echo(f"Stopped the server (pid {running['pid']}).")
         return
@@ -72,27 +79,48 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
         log.parent.mkdir(exist_ok=True)
         with open(open_plain(log, log=True), "ab") as out:  # never through a link someone committed
             proc = subprocess.Popen(
-                [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve",
-                 "--idle-timeout", str(idle_timeout), "--port", str(port)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "mdmem",
+                    "--vault",
+                    str(vault.root),
+                    "serve",
+                    "--idle-timeout",
+                    str(idle_timeout),
+                    "--port",
+                    str(port),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+            )
         # The server publishes its address only once warm (model loaded, index open), so this waits
         # for that: ~1 s, or longer the first time on a machine (the model's ONNX export).
         started, said = time.monotonic(), False
         while time.monotonic() - started < SERVE_START_TIMEOUT:
             info = read_info(vault.root)
             if info is not None and info["pid"] == proc.pid:
-                click.echo(f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}), warm after "
-                           f"{time.monotonic() - started:.1f} s; exits after {idle_timeout:.0f}s idle. Log: {log}")
+                click.echo(
+                    f"Serving {vault.root} on 127.0.0.1:{info['port']} (pid {proc.pid}), warm after "
+                    f"{time.monotonic() - started:.1f} s; exits after {idle_timeout:.0f}s idle. Log: {log}"
+                )
                 return
             if proc.poll() is not None:
                 raise MdmemError(f"The server exited at start (code {proc.returncode}); see {log}.")
             if not said and time.monotonic() - started > 2.0:
-                click.echo("Loading the index and the embedding model (the first time on this machine it is "
-                           "exported, up to a minute) …", err=True)
+                click.echo(
+                    "Loading the index and the embedding model (the first time on this machine it is "
+                    "exported, up to a minute) …",
+                    err=True,
+                )
                 said = True
             time.sleep(0.05)
-        raise MdmemError(f"The server was not ready within {SERVE_START_TIMEOUT:.0f} s (pid {proc.pid} keeps "
-                         f"starting; queries work without it meanwhile); see {log}.")
+        raise MdmemError(
+            f"The server was not ready within {SERVE_START_TIMEOUT:.0f} s (pid {proc.pid} keeps "
+            f"starting; queries work without it meanwhile); see {log}."
+        )
     server = Server(vault.root, idle_timeout=idle_timeout, port=port)
     signal.signal(signal.SIGTERM, lambda *a: server.stop())
     click.echo(f"Serving {vault.root} on 127.0.0.1 (Ctrl-C to stop; exits after {idle_timeout:.0f}s idle).", err=True)

@@ -24,10 +24,22 @@ def hook() -> None:
 
 
 @hook.command("prompt")
-@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 20_000),
-              help="Most tokens of memory to add to the prompt.")
-@click.option("--time-budget", "time_budget", default=2000, show_default=True, type=click.IntRange(1, 60_000),
-              metavar="MS", help="Answer within this many milliseconds or add nothing.")
+@click.option(
+    "--budget",
+    default=600,
+    show_default=True,
+    type=click.IntRange(50, 20_000),
+    help="Most tokens of memory to add to the prompt.",
+)
+@click.option(
+    "--time-budget",
+    "time_budget",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(1, 60_000),
+    metavar="MS",
+    help="Answer within this many milliseconds or add nothing.",
+)
 @pass_state
 def hook_prompt(state: State, budget: int, time_budget: int) -> None:
     """UserPromptSubmit: the memories that matter for the prompt (pinned first, then relevant).
@@ -43,8 +55,13 @@ def hook_prompt(state: State, budget: int, time_budget: int) -> None:
 
 
 @hook.command("session-start")
-@click.option("--budget", default=900, show_default=True, type=click.IntRange(50, 20_000),
-              help="Most tokens of memory to add at session start.")
+@click.option(
+    "--budget",
+    default=900,
+    show_default=True,
+    type=click.IntRange(50, 20_000),
+    help="Most tokens of memory to add at session start.",
+)
 @pass_state
 def hook_session_start(state: State, budget: int) -> None:
     """SessionStart: pinned notes and the latest handoff of this project (after a compaction: this session's)."""
@@ -69,8 +86,9 @@ def _capture(event: str, state: State, commit: bool | None, dry_run: bool) -> No
         click.echo(f"# {info['title']}\n\n{info['body']}", nl=False)
 
 
-_commit_handoff = click.option("--commit/--no-commit", default=None,
-                               help="Commit the handoff note [default: mdmem.toml [git] commit, else yes].")
+_commit_handoff = click.option(
+    "--commit/--no-commit", default=None, help="Commit the handoff note [default: mdmem.toml [git] commit, else yes]."
+)
 _dry_run_handoff = click.option("--dry-run", is_flag=True, help="Print the handoff note instead of writing it.")
 
 
@@ -107,19 +125,36 @@ def hook_pre_compact(state: State, commit: bool | None, dry_run: bool) -> None:
 
 
 @click.command()
-@click.option("--http", "use_http", is_flag=True,
-              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind with --http; anything but loopback needs --token.")
+@click.option(
+    "--http", "use_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind with --http; anything but loopback needs --token.",
+)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="Port for --http.")
-@click.option("--token", envvar="MDMEM_MCP_TOKEN", metavar="TOKEN",
-              help="Bearer token HTTP clients must send [env MDMEM_MCP_TOKEN]; required off loopback.")
+@click.option(
+    "--token",
+    envvar="MDMEM_MCP_TOKEN",
+    metavar="TOKEN",
+    help="Bearer token HTTP clients must send [env MDMEM_MCP_TOKEN]; required off loopback.",
+)
 @click.option("--no-warm", is_flag=True, help="Do not reindex and load the model at start.")
 @vaults_options
 @pass_state
 @handle_errors
-def mcp(state: State, use_http: bool, host: str, port: int, token: str | None, no_warm: bool,
-        vaults: str | None, all_vaults: bool) -> None:
+def mcp(
+    state: State,
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    no_warm: bool,
+    vaults: str | None,
+    all_vaults: bool,
+) -> None:
     """Serve the vault to agents over MCP: recall, search, get, add, correct, pin, … as tools.
 
     \b
@@ -170,16 +205,26 @@ def setup() -> None:
 
 
 @setup.command("claude-code")
-@click.option("--project", is_flag=True,
-              help="Write the project's .claude/settings.json and .mcp.json instead of your user settings.")
-@click.option("--dir", "project_dir", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The project folder for --project.")
+@click.option(
+    "--project",
+    is_flag=True,
+    help="Write the project's .claude/settings.json and .mcp.json instead of your user settings.",
+)
+@click.option(
+    "--dir",
+    "project_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The project folder for --project.",
+)
 @click.option("--remove", is_flag=True, help="Take mdmem's hooks and MCP server out again.")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @output
 @pass_state
-def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool,
-                      as_json: bool) -> None:
+def setup_claude_code(
+    state: State, project: bool, project_dir: Path, remove: bool, dry_run: bool, as_json: bool
+) -> None:
     """Merge mdmem's hooks (session-start, prompt, stop, pre-compact) and MCP server into Claude Code's settings.
 
     \b
@@ -190,8 +235,9 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
     """
     from ..edges.claude_setup import setup_claude_code as run_setup
 
-    report = run_setup(state.vault.root, project=project_dir.resolve() if project else None, remove=remove,
-                       dry_run=dry_run)
+    report = run_setup(
+        state.vault.root, project=project_dir.resolve() if project else None, remove=remove, dry_run=dry_run
+    )
     show(report, as_json, remove=remove)
 
 
@@ -200,16 +246,26 @@ def setup_claude_code(state: State, project: bool, project_dir: Path, remove: bo
 
 @click.command("import")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--type", "default_type", default="note", show_default=True,
-              help="Type of MEMORY.md entries whose heading does not say (Decisions → decision, …).")
+@click.option(
+    "--type",
+    "default_type",
+    default="note",
+    show_default=True,
+    help="Type of MEMORY.md entries whose heading does not say (Decisions → decision, …).",
+)
 @click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
 @click.option("--commit/--no-commit", default=None, help="Commit the new notes [default: mdmem.toml, else yes].")
-@click.option("--git/--no-git", "use_git", default=None,
-              help="Obsidian vault: git init it and install the hooks [default: only if it is a repository].")
+@click.option(
+    "--git/--no-git",
+    "use_git",
+    default=None,
+    help="Obsidian vault: git init it and install the hooks [default: only if it is a repository].",
+)
 @output
 @pass_state
-def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None,
-            use_git: bool | None, as_json: bool) -> None:
+def import_(
+    state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None, use_git: bool | None, as_json: bool
+) -> None:
     """Import memories: MEMORY.md, a memory/ folder, a JSONL file, a PDF or EPUB book, or an Obsidian
     vault (adopted in place).
 
@@ -230,8 +286,9 @@ def import_(state: State, path: Path, default_type: str, dry_run: bool, commit: 
     vault = None if kind == "obsidian" else state.vault
     label = "Reading pages" if kind == "pdf" else "Reading chapters"
     progress = progress_bar(label) if kind in ("pdf", "epub") and not as_json and sys.stderr.isatty() else None
-    report = import_path(vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type,
-                         progress=progress)
+    report = import_path(
+        vault, path, dry_run=dry_run, commit=commit, use_git=use_git, default_type=default_type, progress=progress
+    )
     if as_json:
         for err in report.errors:  # the text output says them itself
             click.echo(f"error: {err}", err=True)

@@ -23,34 +23,78 @@ def _path_option(value: str | None, default: Path) -> Path | None:
 
 
 @click.command("eval")
-@click.option("--locomo", "locomo_opt", metavar="PATH",
-              help=f"LoCoMo locomo10.json [default: {DEFAULT_LOCOMO} if it exists; 'none' skips it].")
-@click.option("--gold", "gold_opt", metavar="PATH",
-              help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; "
-                   "'none' skips it].")
-@click.option("--level", type=click.Choice(["turn", "session", "both"]), default="both", show_default=True,
-              help="LoCoMo: one note per turn, per session, or both.")
-@click.option("--modes", metavar="MODES",
-              help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
-                   "query-relevance (query without priors), recall.  [default: all of them]")
+@click.option(
+    "--locomo",
+    "locomo_opt",
+    metavar="PATH",
+    help=f"LoCoMo locomo10.json [default: {DEFAULT_LOCOMO} if it exists; 'none' skips it].",
+)
+@click.option(
+    "--gold",
+    "gold_opt",
+    metavar="PATH",
+    help=f"Gold set folder (queries.yaml + vault/) [default: {DEFAULT_GOLD} if it exists; 'none' skips it].",
+)
+@click.option(
+    "--level",
+    type=click.Choice(["turn", "session", "both"]),
+    default="both",
+    show_default=True,
+    help="LoCoMo: one note per turn, per session, or both.",
+)
+@click.option(
+    "--modes",
+    metavar="MODES",
+    help="Comma-separated retrieval modes: grep (baseline), search, vsearch, query, "
+    "query-relevance (query without priors), recall.  [default: all of them]",
+)
 @click.option("--by-category", is_flag=True, help="Add a row per LoCoMo category (multi-hop, temporal, …).")
 @click.option("--by-kind", is_flag=True, help="Add a row per gold query kind (and corpus question kind).")
-@click.option("--corpus", "corpora", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              metavar="PATH", help="A local git clone of a corpus that a --questions file asks about (repeat "
-                                   "both, in the same order); only read: the vault is checked out into the cache.")
-@click.option("--questions", "question_files", multiple=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
-              help="A corpus questions file (benchmarks/corpora/*.yaml). With it, LoCoMo and the gold set "
-                   "run only when named.")
-@click.option("--conversations", type=click.IntRange(min=1), metavar="N",
-              help="Only the first N LoCoMo conversations (for quick runs).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Where the evaluation vaults and their indexes live [default: ~/.cache/mdmem/eval].")
+@click.option(
+    "--corpus",
+    "corpora",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    metavar="PATH",
+    help="A local git clone of a corpus that a --questions file asks about (repeat "
+    "both, in the same order); only read: the vault is checked out into the cache.",
+)
+@click.option(
+    "--questions",
+    "question_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="A corpus questions file (benchmarks/corpora/*.yaml). With it, LoCoMo and the gold set run only when named.",
+)
+@click.option(
+    "--conversations",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Only the first N LoCoMo conversations (for quick runs).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Where the evaluation vaults and their indexes live [default: ~/.cache/mdmem/eval].",
+)
 @click.option("--rebuild", is_flag=True, help="Rewrite the evaluation vaults and their indexes from scratch.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes: str | None, by_category: bool,
-                 by_kind: bool, corpora: tuple[Path, ...], question_files: tuple[Path, ...],
-                 conversations: int | None, cache_dir: Path | None, rebuild: bool, as_json: bool) -> None:
+def eval_command(
+    locomo_opt: str | None,
+    gold_opt: str | None,
+    level: str,
+    modes: str | None,
+    by_category: bool,
+    by_kind: bool,
+    corpora: tuple[Path, ...],
+    question_files: tuple[Path, ...],
+    conversations: int | None,
+    cache_dir: Path | None,
+    rebuild: bool,
+    as_json: bool,
+) -> None:
     """Measure retrieval quality: recall@k, MRR and nDCG@10 per mode on LoCoMo, the gold set and
     public corpora.
 
@@ -89,8 +133,9 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     requested = [m.strip() for m in (modes or ",".join(ALL_MODES)).split(",") if m.strip()]
     bad = [m for m in requested if m not in ALL_MODES]
     if bad or not requested:
-        raise click.BadParameter(f"unknown mode(s) {', '.join(bad) or '(none)'}; use some of "
-                                 f"{', '.join(ALL_MODES)}.", param_hint="--modes")
+        raise click.BadParameter(
+            f"unknown mode(s) {', '.join(bad) or '(none)'}; use some of {', '.join(ALL_MODES)}.", param_hint="--modes"
+        )
     run_modes, missing = available_modes(requested)
     for m in missing:
         click.echo(f"mdmem eval: skipping mode {m}: this mdmem's Vault has no {m}() yet.", err=True)
@@ -98,23 +143,24 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
         raise click.ClickException("No retrieval mode left to run; try --modes grep,search.")
 
     if len(corpora) != len(question_files):
-        raise click.BadParameter(f"{len(question_files)} --questions file(s) but {len(corpora)} --corpus "
-                                 "folder(s): give one --corpus CLONE per --questions FILE, in the same order.",
-                                 param_hint="--corpus")
+        raise click.BadParameter(
+            f"{len(question_files)} --questions file(s) but {len(corpora)} --corpus "
+            "folder(s): give one --corpus CLONE per --questions FILE, in the same order.",
+            param_hint="--corpus",
+        )
     specs = [_load_corpus(f) for f in question_files]
     locomo = _path_option(locomo_opt, DEFAULT_LOCOMO) if not specs or locomo_opt else None
     gold = _path_option(gold_opt, DEFAULT_GOLD) if not specs or gold_opt else None
     if locomo_opt is None and locomo is None and not specs:
-        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).",
-                   err=True)
+        click.echo(f"mdmem eval: no LoCoMo data at {DEFAULT_LOCOMO}; skipping it (pass --locomo PATH).", err=True)
     if locomo is not None and not locomo.is_file():
         raise click.BadParameter(f"no file at {locomo}.", param_hint="--locomo")
     if gold is not None and not (gold / "queries.yaml").is_file():
-        raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).",
-                                 param_hint="--gold")
+        raise click.BadParameter(f"{gold} has no queries.yaml (expected queries.yaml and vault/).", param_hint="--gold")
     if locomo is None and gold is None and not specs:
-        raise click.ClickException("Nothing to evaluate: pass --locomo PATH (locomo10.json), "
-                                   "--gold FOLDER or --corpus CLONE --questions FILE.")
+        raise click.ClickException(
+            "Nothing to evaluate: pass --locomo PATH (locomo10.json), --gold FOLDER or --corpus CLONE --questions FILE."
+        )
 
     cache = (cache_dir or default_cache_dir()).expanduser()
     started = time.perf_counter()
@@ -126,20 +172,34 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
             convs = load_locomo(locomo)[:conversations]
             levels = ["turn", "session"] if level == "both" else [level]
             suites += build_locomo(convs, cache / sha[:16], levels, rebuild)
-            info["locomo"] = {"path": str(locomo), "sha256": sha, "conversations": len(convs),
-                              "questions": sum(len(c.questions) for c in convs)}
+            info["locomo"] = {
+                "path": str(locomo),
+                "sha256": sha,
+                "conversations": len(convs),
+                "questions": sum(len(c.questions) for c in convs),
+            }
         if gold is not None:
             gs = build_gold(gold, cache, rebuild)
             suites.append(gs)
             unknown = unknown_ids(gs)
             info["gold"] = {"path": str(gold), "queries": gs.n_queries, "unknown_ids": unknown}
             if unknown:
-                click.echo(f"mdmem eval: {len(unknown)} gold ids name no note in the vault: "
-                           f"{', '.join(unknown[:8])}{' …' if len(unknown) > 8 else ''}", err=True)
+                click.echo(
+                    f"mdmem eval: {len(unknown)} gold ids name no note in the vault: "
+                    f"{', '.join(unknown[:8])}{' …' if len(unknown) > 8 else ''}",
+                    err=True,
+                )
         for spec, clone in zip(specs, corpora, strict=True):
             suites += build_corpus(spec, clone, cache, rebuild)
-            info.setdefault("corpora", []).append({"name": spec.name, "commit": spec.commit, "path": str(clone),
-                                                   "questions": len(spec.questions), "heldout": len(spec.heldout)})
+            info.setdefault("corpora", []).append(
+                {
+                    "name": spec.name,
+                    "commit": spec.commit,
+                    "path": str(clone),
+                    "questions": len(spec.questions),
+                    "heldout": len(spec.heldout),
+                }
+            )
         rows: list[Row] = []
         timings = {}
         for suite in suites:
@@ -147,11 +207,21 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
             t0 = time.perf_counter()
             results = run_suite(suite, run_modes)
             timings[f"{suite.dataset}/{suite.level}"] = {
-                "index_s": round(index_s, 2), "query_s": round(time.perf_counter() - t0, 2)}
+                "index_s": round(index_s, 2),
+                "query_s": round(time.perf_counter() - t0, 2),
+            }
             breakdown = by_category if suite.dataset == "locomo" else by_kind
-            per_mode = {m: summarize_groups(results[m], dataset=suite.dataset, level=suite.level, mode=m,
-                                            by_group=breakdown, order=list(CATEGORIES.values()))
-                        for m in run_modes}
+            per_mode = {
+                m: summarize_groups(
+                    results[m],
+                    dataset=suite.dataset,
+                    level=suite.level,
+                    mode=m,
+                    by_group=breakdown,
+                    order=list(CATEGORIES.values()),
+                )
+                for m in run_modes
+            }
             # Rows grouped so the modes of one group sit together: all, then each group.
             for i in range(len(per_mode[run_modes[0]])):
                 rows += [per_mode[m][i] for m in run_modes]
@@ -167,9 +237,11 @@ def eval_command(locomo_opt: str | None, gold_opt: str | None, level: str, modes
     for name, t in timings.items():
         click.echo(f"{name}: index {t['index_s']:.1f} s, queries {t['query_s']:.1f} s")
     if any(r.n_noanswer or r.n_excluded for r in rows):
-        click.echo("quiet = share of no-answer queries with no hit, or that said nothing matches well; "
-                   "leak = share of queries with excluded notes that showed one in the top 10 (/count); "
-                   "muted = share of answerable queries that said nothing matches well.")
+        click.echo(
+            "quiet = share of no-answer queries with no hit, or that said nothing matches well; "
+            "leak = share of queries with excluded notes that showed one in the top 10 (/count); "
+            "muted = share of answerable queries that said nothing matches well."
+        )
     click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")
 
 

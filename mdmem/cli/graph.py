@@ -21,8 +21,13 @@ from .options import (
     visibility_options,
 )
 
-type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
-                           help="Follow only edges of this type (repeatable), e.g. caused_by, mentions, about.")
+type_option = click.option(
+    "--type",
+    "types",
+    multiple=True,
+    metavar="TYPE",
+    help="Follow only edges of this type (repeatable), e.g. caused_by, mentions, about.",
+)
 
 
 # -- neighbors ------------------------------------------------------------------------------------
@@ -32,14 +37,21 @@ type_option = click.option("--type", "types", multiple=True, metavar="TYPE",
 @click.argument("note")
 @click.option("-d", "--depth", default=1, show_default=True, type=click.IntRange(1, 10), help="Hops to go out.")
 @type_option
-@click.option("--direction", default="both", show_default=True, type=click.Choice(["both", "out", "in"]),
-              help="Follow edges out of each note, into it, or both.")
-@click.option("-n", "--limit", default=200, show_default=True, type=click.IntRange(1, 100_000),
-              help="Most neighbours to list.")
+@click.option(
+    "--direction",
+    default="both",
+    show_default=True,
+    type=click.Choice(["both", "out", "in"]),
+    help="Follow edges out of each note, into it, or both.",
+)
+@click.option(
+    "-n", "--limit", default=200, show_default=True, type=click.IntRange(1, 100_000), help="Most neighbours to list."
+)
 @output
 @pass_state
-def neighbors(state: State, note: str, depth: int, types: tuple[str, ...], direction: str, limit: int,
-              as_json: bool) -> None:
+def neighbors(
+    state: State, note: str, depth: int, types: tuple[str, ...], direction: str, limit: int, as_json: bool
+) -> None:
     """Notes and entities within --depth hops of NOTE, nearest first, with the edge that reached each."""
     show(state.vault.neighbors(note, depth, types=list(types), direction=direction, limit=limit), as_json)
 
@@ -50,15 +62,25 @@ def neighbors(state: State, note: str, depth: int, types: tuple[str, ...], direc
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
-@click.option("-d", "--depth", default=3, show_default=True, type=click.IntRange(1, 10),
-              help="Causal hops to follow from each match, each way.")
-@click.option("--vectors/--no-vectors", default=None,
-              help="Find the matches with hybrid search (loads the model) / BM25 only. "
-                   "[default: BM25, hybrid only when BM25 finds nothing and the vault has vectors]")
+@click.option(
+    "-d",
+    "--depth",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 10),
+    help="Causal hops to follow from each match, each way.",
+)
+@click.option(
+    "--vectors/--no-vectors",
+    default=None,
+    help="Find the matches with hybrid search (loads the model) / BM25 only. "
+    "[default: BM25, hybrid only when BM25 finds nothing and the vault has vectors]",
+)
 @output
 @pass_state
-def why(state: State, query: tuple[str, ...], limit: int, depth: int, vectors: bool | None, as_json: bool,
-        **kw: Any) -> None:
+def why(
+    state: State, query: tuple[str, ...], limit: int, depth: int, vectors: bool | None, as_json: bool, **kw: Any
+) -> None:
     """Why something is so: the notes that best match QUERY, then their causes and effects along
     causal edges (caused_by, depends_on, because, led_to, supersedes, …) in both directions.
 
@@ -97,16 +119,29 @@ def similar(state: State, note: str, no_vectors: bool, limit: int, as_json: bool
 
 @click.command()
 @click.argument("note", nargs=-1, required=True)
-@click.option("-w", "--window", default=5, show_default=True, type=click.IntRange(1, 1000),
-              help="Notes to show before and after.")
-@click.option("--all", "all_notes", is_flag=True,
-              help="Place it among all notes, not only related ones (graph neighbours, same subject).")
+@click.option(
+    "-w", "--window", default=5, show_default=True, type=click.IntRange(1, 1000), help="Notes to show before and after."
+)
+@click.option(
+    "--all",
+    "all_notes",
+    is_flag=True,
+    help="Place it among all notes, not only related ones (graph neighbours, same subject).",
+)
 @click.option("--no-vectors", is_flag=True, help="Find a note for a query with BM25 only (no model).")
 @visibility_options
 @output
 @pass_state
-def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, no_vectors: bool,
-             include: tuple[str, ...], as_of: str | None, as_json: bool) -> None:
+def timeline(
+    state: State,
+    note: tuple[str, ...],
+    window: int,
+    all_notes: bool,
+    no_vectors: bool,
+    include: tuple[str, ...],
+    as_of: str | None,
+    as_json: bool,
+) -> None:
     """What came before and after NOTE in time (a note reference, or a query whose best match is used).
 
     Related notes are its graph neighbours within two hops (links, mentions, versions, shared
@@ -114,8 +149,9 @@ def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, 
     its own: its first commit, following renames; a file git does not know: its mtime).
     """
     ref = " ".join(note)
-    doc = state.vault.timeline(ref, window, all_notes=all_notes, vectors=False if no_vectors else None,
-                               include=list(include), as_of=as_of)
+    doc = state.vault.timeline(
+        ref, window, all_notes=all_notes, vectors=False if no_vectors else None, include=list(include), as_of=as_of
+    )
     show(doc, as_json, ref=ref, color=sys.stdout.isatty())
 
 
@@ -125,14 +161,19 @@ def timeline(state: State, note: tuple[str, ...], window: int, all_notes: bool, 
 @click.command()
 @click.argument("a")
 @click.argument("b")
-@click.option("--type", "link_type", default="related", show_default=True, metavar="TYPE",
-              help="The relation, any word: caused_by, depends_on, led_to, supersedes, related, …")
+@click.option(
+    "--type",
+    "link_type",
+    default="related",
+    show_default=True,
+    metavar="TYPE",
+    help="The relation, any word: caused_by, depends_on, led_to, supersedes, related, …",
+)
 @click.option("--reason", help="Why they are connected (shown by links, path and why).")
 @commit_option
 @output
 @pass_state
-def link(state: State, a: str, b: str, link_type: str, reason: str | None, commit: bool | None,
-         as_json: bool) -> None:
+def link(state: State, a: str, b: str, link_type: str, reason: str | None, commit: bool | None, as_json: bool) -> None:
     """Link note A to note B: adds {to: B, type: TYPE, reason: …} to A's frontmatter `links`.
 
     B is written by its id when it has one, so renaming or moving it keeps the link. Only the
@@ -165,20 +206,42 @@ def graph() -> None:
 
 
 @graph.command("export")
-@click.option("-f", "--format", "fmt", default="json", show_default=True, type=click.Choice(["json", "dot", "html"]),
-              help="json (nodes and edges), dot (Graphviz) or html (a self-contained page that draws it, offline).")
-@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write to this file (default: stdout).")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    default="json",
+    show_default=True,
+    type=click.Choice(["json", "dot", "html"]),
+    help="json (nodes and edges), dot (Graphviz) or html (a self-contained page that draws it, offline).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write to this file (default: stdout).",
+)
 @type_option
 @click.option("--no-entities", is_flag=True, help="Leave out entity nodes and their `about` edges.")
-@click.option("--no-external", is_flag=True,
-              help="Leave out external nodes (URLs, e-mail addresses, tickets, … that notes cite) and their "
-                   "`cites` edges.")
+@click.option(
+    "--no-external",
+    is_flag=True,
+    help="Leave out external nodes (URLs, e-mail addresses, tickets, … that notes cite) and their `cites` edges.",
+)
 @click.option("--visible", is_flag=True, help="Only notes default retrieval shows (no forgotten, archived, …).")
 @output
 @pass_state
-def graph_export(state: State, fmt: str, output_path: str | None, types: tuple[str, ...], no_entities: bool,
-                 no_external: bool, visible: bool, as_json: bool) -> None:
+def graph_export(
+    state: State,
+    fmt: str,
+    output_path: str | None,
+    types: tuple[str, ...],
+    no_entities: bool,
+    no_external: bool,
+    visible: bool,
+    as_json: bool,
+) -> None:
     """Export the graph: every note, entity, external thing notes cite (kind "external": a URL,
     e-mail address, ticket, …) and edge (dangling targets as "missing" nodes).
 
@@ -191,8 +254,9 @@ def graph_export(state: State, fmt: str, output_path: str | None, types: tuple[s
     if as_json and output_path is None:
         fmt = "json"
     filters: dict[str, Any] = {"include": []} if visible else {}
-    text = state.vault.export_graph(fmt, types=list(types), entities=not no_entities, external=not no_external,
-                                    **filters)
+    text = state.vault.export_graph(
+        fmt, types=list(types), entities=not no_entities, external=not no_external, **filters
+    )
     if output_path is None:
         click.echo(text, nl=False)
         return

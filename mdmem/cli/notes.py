@@ -16,10 +16,19 @@ from .options import State, commit_option, output, pass_state, read_body, redact
 
 @click.command()
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
-@click.option("--git/--no-git", "use_git", default=True, show_default=True,
-              help="Run git init (if the folder is not in a repository yet) and install the hooks.")
-@click.option("--commit/--no-commit", default=True, show_default=True,
-              help="Commit the files init made (only those) in one commit.")
+@click.option(
+    "--git/--no-git",
+    "use_git",
+    default=True,
+    show_default=True,
+    help="Run git init (if the folder is not in a repository yet) and install the hooks.",
+)
+@click.option(
+    "--commit/--no-commit",
+    default=True,
+    show_default=True,
+    help="Commit the files init made (only those) in one commit.",
+)
 @output
 def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
     """Create a vault at PATH, or adopt an existing folder of notes (no note is rewritten).
@@ -40,8 +49,12 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--entity", "entities", multiple=True, help="An entity the note is about (repeatable).")
 @click.option("--alias", "aliases", multiple=True, help="Another name for the note (repeatable).")
-@click.option("--ref", "refs", multiple=True,
-              help="Something outside the vault it cites: a URL, e-mail address, ticket, DOI or path (repeatable).")
+@click.option(
+    "--ref",
+    "refs",
+    multiple=True,
+    help="Something outside the vault it cites: a URL, e-mail address, ticket, DOI or path (repeatable).",
+)
 @click.option("--scope", help="global, project:NAME or topic:NAME (default global).")
 @click.option("--salience", type=float, help="Importance from 0 to 1 (default 0.5).")
 @click.option("--confidence", type=float, help="How sure, from 0 to 1 (default 1).")
@@ -53,11 +66,26 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 @redact_option
 @output
 @pass_state
-def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[str, ...],
-        entities: tuple[str, ...], aliases: tuple[str, ...], refs: tuple[str, ...], scope: str | None,
-        salience: float | None,
-        confidence: float | None, pinned: bool, note_path: str | None, commit: bool | None,
-        force: bool, no_dedupe: bool, no_redact: bool, as_json: bool) -> None:
+def add(
+    state: State,
+    title: str,
+    body: str | None,
+    note_type: str,
+    tags: tuple[str, ...],
+    entities: tuple[str, ...],
+    aliases: tuple[str, ...],
+    refs: tuple[str, ...],
+    scope: str | None,
+    salience: float | None,
+    confidence: float | None,
+    pinned: bool,
+    note_path: str | None,
+    commit: bool | None,
+    force: bool,
+    no_dedupe: bool,
+    no_redact: bool,
+    as_json: bool,
+) -> None:
     """Write a new note (atomically, with an id), index it and commit it.
 
     \b
@@ -68,17 +96,36 @@ def add(state: State, title: str, body: str | None, note_type: str, tags: tuple[
     body = read_body(body)
     if not no_redact:
         title, body = redact_args(title, body)
-    show(state.vault.save(
-        title, body or "", force=force, dedupe=not no_dedupe, type=note_type, tags=list(tags),
-        scope=scope, salience=salience, confidence=confidence, pinned=pinned, entities=list(entities),
-        aliases=list(aliases), refs=list(refs), path=note_path, commit=commit,
-    ), as_json)
+    show(
+        state.vault.save(
+            title,
+            body or "",
+            force=force,
+            dedupe=not no_dedupe,
+            type=note_type,
+            tags=list(tags),
+            scope=scope,
+            salience=salience,
+            confidence=confidence,
+            pinned=pinned,
+            entities=list(entities),
+            aliases=list(aliases),
+            refs=list(refs),
+            path=note_path,
+            commit=commit,
+        ),
+        as_json,
+    )
 
 
 @click.command()
 @click.argument("note")
-@click.option("--meta", is_flag=True, help="Show the parsed fields instead of the file (created/updated as the index "
-              "dates the note, and where each came from: frontmatter, git or mtime).")
+@click.option(
+    "--meta",
+    is_flag=True,
+    help="Show the parsed fields instead of the file (created/updated as the index "
+    "dates the note, and where each came from: frontmatter, git or mtime).",
+)
 @output
 @pass_state
 def get(state: State, note: str, meta: bool, as_json: bool) -> None:
@@ -106,10 +153,13 @@ def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | N
     return command
 
 
-pin = _note_change_command("pin", "Pin NOTE: it comes first in context and gets a prior boost.",
-                     lambda v, n, c: v.pin(n, True, commit=c))
-unpin = _note_change_command("unpin", "Unpin NOTE: it no longer comes first in context.",
-                     lambda v, n, c: v.pin(n, False, commit=c))
+pin = _note_change_command(
+    "pin", "Pin NOTE: it comes first in context and gets a prior boost.", lambda v, n, c: v.pin(n, True, commit=c)
+)
+unpin = _note_change_command(
+    "unpin", "Unpin NOTE: it no longer comes first in context.", lambda v, n, c: v.pin(n, False, commit=c)
+)
+
 
 @click.command()
 @click.argument("note")
@@ -118,18 +168,25 @@ unpin = _note_change_command("unpin", "Unpin NOTE: it no longer comes first in c
 @commit_option
 @output
 @pass_state
-def snooze(state: State, note: str, until: str | None, duration: str | None, commit: bool | None,
-           as_json: bool) -> None:
+def snooze(
+    state: State, note: str, until: str | None, duration: str | None, commit: bool | None, as_json: bool
+) -> None:
     """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
     from ..core.memory import parse_until
 
     show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
 
 
-forget = _note_change_command("forget", "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git "
-                     "(restore undoes it).", lambda v, n, c: v.forget(n, commit=c))
-restore = _note_change_command("restore", "Make NOTE active and visible again (undoes forget, archive and snooze).",
-                     lambda v, n, c: v.restore(n, commit=c))
+forget = _note_change_command(
+    "forget",
+    "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git (restore undoes it).",
+    lambda v, n, c: v.forget(n, commit=c),
+)
+restore = _note_change_command(
+    "restore",
+    "Make NOTE active and visible again (undoes forget, archive and snooze).",
+    lambda v, n, c: v.restore(n, commit=c),
+)
 
 
 @click.command("set")
@@ -166,8 +223,9 @@ def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | N
 @redact_option
 @output
 @pass_state
-def correct(state: State, note: str, body: str | None, title: str | None, commit: bool | None,
-            no_redact: bool, as_json: bool) -> None:
+def correct(
+    state: State, note: str, body: str | None, title: str | None, commit: bool | None, no_redact: bool, as_json: bool
+) -> None:
     """Replace NOTE with a corrected successor; the old one keeps its text and is archived.
 
     Secrets in the new title and body are redacted unless --no-redact.
@@ -182,8 +240,14 @@ def correct(state: State, note: str, body: str | None, title: str | None, commit
 
 @click.command()
 @click.argument("note")
-@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1_000_000),
-              help="The newest commits to show per version.")
+@click.option(
+    "-n",
+    "--limit",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 1_000_000),
+    help="The newest commits to show per version.",
+)
 @click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
 @click.option("--diff", "with_diff", is_flag=True, help="With each commit, what it changed in the note.")
 @output
@@ -225,8 +289,9 @@ def show_(state: State, note_at: str, as_json: bool) -> None:
 
     note, at, rev = note_at.rpartition("@")
     if not at or not note or not rev:
-        raise MdmemError(f"Name a revision: mdmem show \"{note_at}@HEAD~1\" (\"mdmem history {note_at}\" "
-                         "lists the note's commits).")
+        raise MdmemError(
+            f'Name a revision: mdmem show "{note_at}@HEAD~1" ("mdmem history {note_at}" lists the note\'s commits).'
+        )
     show(state.vault.show(note, rev), as_json)
 
 
@@ -237,13 +302,10 @@ def show_(state: State, note_at: str, as_json: bool) -> None:
 @commit_option
 @output
 @pass_state
-def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None,
-          as_json: bool) -> None:
+def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None, as_json: bool) -> None:
     """Archive stale notes: active, unpinned, low salience, old, of a decaying type. Dry run by default.
 
     \b
     Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
     """
     show(state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit), as_json)
-
-

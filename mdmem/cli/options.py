@@ -59,8 +59,9 @@ class State:
                 except VaultNotFound as exc:
                     default = registry.default_vault()
                     if default is None:
-                        raise VaultNotFound(f"{exc} Or name one for use anywhere: "
-                                            "\"mdmem vaults add NAME PATH --default\".") from exc
+                        raise VaultNotFound(
+                            f'{exc} Or name one for use anywhere: "mdmem vaults add NAME PATH --default".'
+                        ) from exc
                     self._vault = Vault.open(default)
         return self._vault
 
@@ -134,45 +135,73 @@ def show(result: Any, as_json: bool = False, **options: Any) -> None:
         sys.exit(text.code)
 
 
-commit_option = click.option("--commit/--no-commit", default=None,
-                             help="Commit the change [default: mdmem.toml [git] commit, else yes].")
+commit_option = click.option(
+    "--commit/--no-commit", default=None, help="Commit the change [default: mdmem.toml [git] commit, else yes]."
+)
 
 
 def filters_from(kw: dict[str, Any]) -> dict[str, Any]:
     """The Vault filter arguments (``schema.FILTER_ARGS``) from the options ``filter_options`` added
     (popped from ``kw``)."""
-    return dict(type=list(kw.pop("types")), tag=list(kw.pop("tags")), scope=list(kw.pop("scopes")),
-                status=list(kw.pop("statuses")), since=kw.pop("since"), until=kw.pop("until"),
-                path=kw.pop("path_glob"), include=list(kw.pop("include")), as_of=kw.pop("as_of"))
+    return dict(
+        type=list(kw.pop("types")),
+        tag=list(kw.pop("tags")),
+        scope=list(kw.pop("scopes")),
+        status=list(kw.pop("statuses")),
+        since=kw.pop("since"),
+        until=kw.pop("until"),
+        path=kw.pop("path_glob"),
+        include=list(kw.pop("include")),
+        as_of=kw.pop("as_of"),
+    )
 
 
 def visibility_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--include and --as-of: which hidden notes may appear (forgotten, archived, snoozed, expired)."""
-    fn = click.option("--as-of", "as_of", metavar="DATE",
-                      help="Judge snoozes and validity at DATE instead of today.")(fn)
-    return click.option("--include", "include", multiple=True, type=click.Choice(INCLUDE_CHOICES),
-                        help="Also show notes hidden by default (repeatable).")(fn)
+    fn = click.option("--as-of", "as_of", metavar="DATE", help="Judge snoozes and validity at DATE instead of today.")(
+        fn
+    )
+    return click.option(
+        "--include",
+        "include",
+        multiple=True,
+        type=click.Choice(INCLUDE_CHOICES),
+        help="Also show notes hidden by default (repeatable).",
+    )(fn)
 
 
 def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The filters shared by every retrieval command."""
     opts = [
-        click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000),
-                     help="Most results to show."),
-        click.option("--type", "types", multiple=True, metavar="TYPE",
-                     help="Only notes of this type (repeatable: any of them)."),
-        click.option("--tag", "tags", multiple=True, metavar="TAG",
-                     help="Only notes with this tag (repeatable: all of them)."),
-        click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
-                     help="Only notes in this scope, e.g. project:acme, or topic:* for every topic "
-                          "(global notes always qualify)."),
-        click.option("--status", "statuses", multiple=True,
-                     type=click.Choice(STATUSES), help="Only notes with this status."),
-        click.option("--since", metavar="DATE", help="Only notes dated on or after DATE (YYYY-MM-DD; "
-                     "a note without dates of its own: its last commit)."),
+        click.option(
+            "-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Most results to show."
+        ),
+        click.option(
+            "--type", "types", multiple=True, metavar="TYPE", help="Only notes of this type (repeatable: any of them)."
+        ),
+        click.option(
+            "--tag", "tags", multiple=True, metavar="TAG", help="Only notes with this tag (repeatable: all of them)."
+        ),
+        click.option(
+            "--scope",
+            "scopes",
+            multiple=True,
+            metavar="SCOPE",
+            help="Only notes in this scope, e.g. project:acme, or topic:* for every topic "
+            "(global notes always qualify).",
+        ),
+        click.option(
+            "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only notes with this status."
+        ),
+        click.option(
+            "--since",
+            metavar="DATE",
+            help="Only notes dated on or after DATE (YYYY-MM-DD; a note without dates of its own: its last commit).",
+        ),
         click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
-        click.option("--path", "path_glob", metavar="FOLDER|GLOB",
-                     help="Only notes under this folder or matching this glob."),
+        click.option(
+            "--path", "path_glob", metavar="FOLDER|GLOB", help="Only notes under this folder or matching this glob."
+        ),
     ]
     fn = visibility_options(fn)  # listed after the others
     for opt in reversed(opts):
@@ -182,15 +211,21 @@ def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def vaults_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vaults and --all-vaults: answer from several vaults, merged on one scale."""
-    fn = click.option("--all-vaults", is_flag=True,
-                      help="Search every vault \"mdmem vaults\" lists, merged on one scale.")(fn)
-    return click.option("--vaults", "vaults", metavar="NAME,…",
-                        help="Search these vaults (names or folders, comma-separated), merged on one scale; "
-                             "each hit names its vault and its id is NAME:id.")(fn)
+    fn = click.option(
+        "--all-vaults", is_flag=True, help='Search every vault "mdmem vaults" lists, merged on one scale.'
+    )(fn)
+    return click.option(
+        "--vaults",
+        "vaults",
+        metavar="NAME,…",
+        help="Search these vaults (names or folders, comma-separated), merged on one scale; "
+        "each hit names its vault and its id is NAME:id.",
+    )(fn)
 
 
-redact_option = click.option("--no-redact", is_flag=True,
-                             help="Write secrets (keys, tokens, passwords) as given instead of [REDACTED:kind].")
+redact_option = click.option(
+    "--no-redact", is_flag=True, help="Write secrets (keys, tokens, passwords) as given instead of [REDACTED:kind]."
+)
 
 
 def redact_args(*texts: str | None) -> list[Any]:
@@ -274,8 +309,9 @@ def table_command(spec: Command) -> click.Command:
         if not p.cli:
             continue
         if p.required:
-            params.append(click.Argument([p.name], nargs=-1 if p.words else 1, required=True,
-                                         metavar=p.metavar or p.name.upper()))
+            params.append(
+                click.Argument([p.name], nargs=-1 if p.words else 1, required=True, metavar=p.metavar or p.name.upper())
+            )
             continue
         kind: Any = p.type
         if p.choices:
@@ -284,9 +320,18 @@ def table_command(spec: Command) -> click.Command:
             kind = click.IntRange(p.low, p.high)
         flag = p.flag or "--" + p.name.replace("_", "-")
         decls = [*flag.split("/"), p.name] if "/" in flag and not flag.startswith("--") else [flag, p.name]
-        params.append(click.Option(decls, is_flag=p.type is bool, multiple=p.many, type=None if p.type is bool
-                                   else kind, default=p.default, metavar=p.metavar or None, help=p.help,
-                                   show_default=p.type is int))
+        params.append(
+            click.Option(
+                decls,
+                is_flag=p.type is bool,
+                multiple=p.many,
+                type=None if p.type is bool else kind,
+                default=p.default,
+                metavar=p.metavar or None,
+                help=p.help,
+                show_default=p.type is int,
+            )
+        )
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print one JSON document."))
 
     def callback(as_json: bool, **kw: Any) -> None:

@@ -28,8 +28,9 @@ from .options import (
 @vaults_options
 @output
 @pass_state
-def search(state: State, query: tuple[str, ...], limit: int, vaults: str | None, all_vaults: bool, as_json: bool,
-           **kw: Any) -> None:
+def search(
+    state: State, query: tuple[str, ...], limit: int, vaults: str | None, all_vaults: bool, as_json: bool, **kw: Any
+) -> None:
     """Full-text (BM25) search for exact words, names and identifiers; a misspelled name finds the
     name one edit away. No model is loaded."""
     target = state.vault_set(vaults, all_vaults) or state.vault
@@ -43,8 +44,16 @@ def search(state: State, query: tuple[str, ...], limit: int, vaults: str | None,
 @vaults_options
 @output
 @pass_state
-def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, vaults: str | None,
-            all_vaults: bool, as_json: bool, **kw: Any) -> None:
+def vsearch(
+    state: State,
+    query: tuple[str, ...],
+    limit: int,
+    explain: bool,
+    vaults: str | None,
+    all_vaults: bool,
+    as_json: bool,
+    **kw: Any,
+) -> None:
     """Vector search: notes close in meaning to QUERY, whatever words they use (loads the model)."""
     ask = Ask("vsearch", " ".join(query), limit, explain, True, filters_from(kw))
     group = state.vault_set(vaults, all_vaults)
@@ -55,14 +64,16 @@ def vsearch(state: State, query: tuple[str, ...], limit: int, explain: bool, vau
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @filter_options
-@click.option("--explain", is_flag=True,
-              help="Show each score's parts: bm25, cosine, ranks, rrf, blend, priors, final.")
+@click.option(
+    "--explain", is_flag=True, help="Show each score's parts: bm25, cosine, ranks, rrf, blend, priors, final."
+)
 @click.option("--no-vectors", is_flag=True, help="BM25 only (no model), with the rest of the pipeline.")
 @vaults_options
 @output
 @pass_state
-def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
-          **kw: Any) -> None:
+def query(
+    state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool, **kw: Any
+) -> None:
     """Hybrid search: BM25 and vectors fused (RRF; by their scores when BM25 matches little of QUERY),
     misspelled names fixed, priors, optional rerank, diversity."""
     _run_hybrid(state, "query", query, limit, explain, no_vectors, as_json, kw)
@@ -76,14 +87,23 @@ def query(state: State, query: tuple[str, ...], limit: int, explain: bool, no_ve
 @vaults_options
 @output
 @pass_state
-def recall(state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool,
-           **kw: Any) -> None:
+def recall(
+    state: State, query: tuple[str, ...], limit: int, explain: bool, no_vectors: bool, as_json: bool, **kw: Any
+) -> None:
     """What an agent should call first: classifies QUERY (why/when/who/recent/general) and routes it."""
     _run_hybrid(state, "recall", query, limit, explain, no_vectors, as_json, kw)
 
 
-def _run_hybrid(state: State, mode: Mode, query: tuple[str, ...], limit: int, explain: bool,
-                no_vectors: bool, as_json: bool, kw: dict[str, Any]) -> None:
+def _run_hybrid(
+    state: State,
+    mode: Mode,
+    query: tuple[str, ...],
+    limit: int,
+    explain: bool,
+    no_vectors: bool,
+    as_json: bool,
+    kw: dict[str, Any],
+) -> None:
     """query and recall: filters from the options, the warm server if running (one vault), then render."""
     group = state.vault_set(kw.pop("vaults"), kw.pop("all_vaults"))
     ask = Ask(mode, " ".join(query), limit, explain, not no_vectors, filters_from(kw))
@@ -93,20 +113,33 @@ def _run_hybrid(state: State, mode: Mode, query: tuple[str, ...], limit: int, ex
 
 @click.command()
 @click.argument("prompt", nargs=-1, required=True)
-@click.option("--budget", default=600, show_default=True, type=click.IntRange(50, 100_000),
-              help="Most tokens of memory to return (estimated, ~4 characters a token).")
-@click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
-              help="Only this scope (global notes always qualify).")
+@click.option(
+    "--budget",
+    default=600,
+    show_default=True,
+    type=click.IntRange(50, 100_000),
+    help="Most tokens of memory to return (estimated, ~4 characters a token).",
+)
+@click.option(
+    "--scope", "scopes", multiple=True, metavar="SCOPE", help="Only this scope (global notes always qualify)."
+)
 @click.option("--no-vectors", is_flag=True, help="No model: BM25 only (what a cold hook does).")
 @vaults_options
 @output
 @pass_state
-def context(state: State, prompt: tuple[str, ...], budget: int, scopes: tuple[str, ...], no_vectors: bool,
-            vaults: str | None, all_vaults: bool, as_json: bool) -> None:
+def context(
+    state: State,
+    prompt: tuple[str, ...],
+    budget: int,
+    scopes: tuple[str, ...],
+    no_vectors: bool,
+    vaults: str | None,
+    all_vaults: bool,
+    as_json: bool,
+) -> None:
     """The memories worth injecting for PROMPT within a token budget: pinned first, then relevant."""
     target = state.vault_set(vaults, all_vaults) or state.vault
-    show(target.context(" ".join(prompt), budget=budget, scope=list(scopes) or None, vectors=not no_vectors),
-         as_json)
+    show(target.context(" ".join(prompt), budget=budget, scope=list(scopes) or None, vectors=not no_vectors), as_json)
 
 
 @click.command()
@@ -133,6 +166,7 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
         report = vault.embed(progress, max_new=max_new)
     except KeyboardInterrupt:
         done, total = vault.coverage()
-        raise click.ClickException(f"Interrupted; {done}/{total} chunks have vectors. Run \"mdmem embed\" "
-                                   "again to resume.") from None
+        raise click.ClickException(
+            f'Interrupted; {done}/{total} chunks have vectors. Run "mdmem embed" again to resume.'
+        ) from None
     show(report, as_json)

@@ -39,8 +39,12 @@ def sync(state: State, name: str | None, quiet: bool, as_json: bool) -> None:
 @click.argument("note")
 @click.option("--ours", "side", flag_value="ours", help="Keep this note's text; drop the other version.")
 @click.option("--theirs", "side", flag_value="theirs", help="Take the other version's text; drop the copy.")
-@click.option("--both", "side", flag_value="both",
-              help="Keep both texts in the one note (the other under an \"Other version\" heading).")
+@click.option(
+    "--both",
+    "side",
+    flag_value="both",
+    help='Keep both texts in the one note (the other under an "Other version" heading).',
+)
 @commit_option
 @output
 @pass_state

@@ -73,8 +73,9 @@ class Budget:
     """The bounds of reading one book: its text so far (``MAX_BOOK_CHARS``) and the time since it began
     (``seconds``); ``spend`` after each page or document raises ``BookUnreadable`` beyond either."""
 
-    def __init__(self, name: str, total: int, unit: str, seconds: float = IMPORT_SECONDS,
-                 max_chars: int | None = None) -> None:
+    def __init__(
+        self, name: str, total: int, unit: str, seconds: float = IMPORT_SECONDS, max_chars: int | None = None
+    ) -> None:
         self.name, self.total, self.unit, self.seconds = name, total, unit, seconds
         self.max_chars = MAX_BOOK_CHARS if max_chars is None else max_chars
         self.chars = 0
@@ -86,11 +87,15 @@ class Budget:
         where = f"at {self.unit} {index + 1} of {self.total}"
         if self.chars > self.max_chars:
             size = f"{self.max_chars >> 20} MB" if self.max_chars >= 1 << 20 else f"{self.max_chars >> 10} KB"
-            raise BookUnreadable(f"{self.name}: its text comes to more than {size} ({where}); "
-                                 "a book that large is not imported: split the file.")
+            raise BookUnreadable(
+                f"{self.name}: its text comes to more than {size} ({where}); "
+                "a book that large is not imported: split the file."
+            )
         if time.monotonic() - self.start > self.seconds:
-            raise BookUnreadable(f"{self.name}: reading it took more than {self.seconds:g} s ({where}); not "
-                                 "imported (MDMEM_IMPORT_SECONDS allows longer).")
+            raise BookUnreadable(
+                f"{self.name}: reading it took more than {self.seconds:g} s ({where}); not "
+                "imported (MDMEM_IMPORT_SECONDS allows longer)."
+            )
 
 
 def norm(text: str) -> str:
@@ -111,8 +116,9 @@ def top_level(entries: list[TocEntry]) -> list[TocEntry]:
     return entries
 
 
-def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Sequence[str]], str],
-               max_chars: int = MAX_PART_CHARS) -> list[Part]:
+def plan_parts(
+    units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Sequence[str]], str], max_chars: int = MAX_PART_CHARS
+) -> list[Part]:
     """The parts of a book: ``units`` (text each), ``toc`` (entries pointing at units, in reading order),
     ``join`` (units → a body)."""
     n = len(units)
@@ -125,7 +131,7 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
             stop = entries[i + 1].unit if i + 1 < len(entries) else end
             if stop <= e.unit:
                 continue  # two entries on one unit: the later one takes it
-            size = sum(sizes[e.unit:stop])
+            size = sum(sizes[e.unit : stop])
             kids = [c for c in e.children if e.unit <= c.unit < stop]
             if size > max_chars and kids:
                 first_kid = min(c.unit for c in kids)
@@ -145,8 +151,11 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
     parts: list[Part] = []
     seen: dict[str, int] = {}
     for title, first, end in spans:
-        pieces = [(a, b, body) for a, b in _pieces(sizes, first, end, max_chars)
-                  for body in split_text(join(units[a:b]).strip(), max_chars)]
+        pieces = [
+            (a, b, body)
+            for a, b in _pieces(sizes, first, end, max_chars)
+            for body in split_text(join(units[a:b]).strip(), max_chars)
+        ]
         for k, (a, b, body) in enumerate(pieces, 1):
             label = title if len(pieces) == 1 else f"{title} ({k}/{len(pieces)})"
             if not body:
@@ -154,8 +163,9 @@ def plan_parts(units: Sequence[str], toc: list[TocEntry], *, join: Callable[[Seq
             base = norm(label) or "part"
             seen[base] = seen.get(base, 0) + 1
             key = base if seen[base] == 1 else f"{base}#{seen[base]}"
-            parts.append(Part(title=clean_title(label) or f"Part {len(parts) + 1}", key=key, body=body,
-                              first=a, last=b - 1))
+            parts.append(
+                Part(title=clean_title(label) or f"Part {len(parts) + 1}", key=key, body=body, first=a, last=b - 1)
+            )
     return parts
 
 
@@ -197,7 +207,9 @@ _CHAPTER_LINE = re.compile(
     r"^(?:(?:chapter|part|book|section|appendix)\s+(?:[0-9]{1,3}|[ivxlcdm]{1,7}|[a-z]|one|two|three|four|five|six|"
     r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
     r"|(?:prologue|epilogue|introduction|preface|foreword|afterword|conclusion|acknowledg(?:e)?ments|"
-    r"bibliography|index|glossary)$)", re.IGNORECASE)
+    r"bibliography|index|glossary)$)",
+    re.IGNORECASE,
+)
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?[\divxlcdm]{1,6}(?:\s*(?:/|of)\s*\d+)?$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;\"'”’)\]]$")
 
@@ -221,6 +233,7 @@ def page_lines(text: str) -> list[str]:
 def strip_furniture(pages: list[list[str]]) -> list[list[str]]:
     """Pages without their running heads and page numbers: a first or last line that is a bare number,
     or a short one that (digits aside) opens or closes at least a third of the pages."""
+
     def shape(line: str) -> str:
         return re.sub(r"\d+", "#", line.casefold())
 

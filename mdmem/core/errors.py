@@ -34,7 +34,8 @@ class AmbiguousNote(MdmemError):
         self.ref = ref
         self.candidates = candidates
         super().__init__(
-            f"{ref!r} matches {len(candidates)} notes: " + ", ".join(candidates)
+            f"{ref!r} matches {len(candidates)} notes: "
+            + ", ".join(candidates)
             + ". Use the id or the path to pick one."
         )
 
@@ -110,8 +111,9 @@ def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
     if key in ("EIO", "SQLITE_IOERR") and _no_space(target):
         key = "ENOSPC"  # SQLite says "disk I/O error" when it cannot grow its -shm file on a full disk
     what, fix = _DISK_ERRORS[key]
-    return IndexNotWritten(f"Could not write {target}: {what}. Notes on disk are untouched; "
-                           f"{fix} and run the command again.")
+    return IndexNotWritten(
+        f"Could not write {target}: {what}. Notes on disk are untouched; {fix} and run the command again."
+    )
 
 
 class BadValue(MdmemError):

@@ -27,10 +27,15 @@ class Query:
 
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 _SESSION_KEY = re.compile(r"session_(\d+)")
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
 _SESSION_DATE = re.compile(
-    r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE)
+    r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.IGNORECASE
+)
 
 
 def normalize_evidence(raw: Iterable[Any]) -> tuple[str, ...]:
@@ -49,7 +54,7 @@ def normalize_evidence(raw: Iterable[Any]) -> tuple[str, ...]:
 
 
 def parse_session_date(text: str) -> str:
-    """"1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00Z" (LoCoMo times carry no zone)."""
+    """ "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00Z" (LoCoMo times carry no zone)."""
     m = _SESSION_DATE.fullmatch(text)
     month = _MONTHS.get(m[5].lower()) if m else None
     if m is None or month is None:
@@ -113,22 +118,35 @@ def parse_locomo(data: Sequence[Mapping[str, Any]]) -> list[Conversation]:
             m = _SESSION_KEY.fullmatch(key)
             if not m or not isinstance(turns, list):
                 continue  # session_N_date_time, speakers, or a dated session that has no turns
-            sessions.append(Session(
-                number=int(m[1]), date_time=str(c.get(f"{key}_date_time", "")),
-                turns=tuple(Turn(dia_id=normalize_evidence([t["dia_id"]])[0], speaker=t["speaker"],
-                                 text=t.get("text", ""), caption=t.get("blip_caption")) for t in turns),
-            ))
+            sessions.append(
+                Session(
+                    number=int(m[1]),
+                    date_time=str(c.get(f"{key}_date_time", "")),
+                    turns=tuple(
+                        Turn(
+                            dia_id=normalize_evidence([t["dia_id"]])[0],
+                            speaker=t["speaker"],
+                            text=t.get("text", ""),
+                            caption=t.get("blip_caption"),
+                        )
+                        for t in turns
+                    ),
+                )
+            )
         questions = []
         for qa in sample.get("qa", []):
             cat = qa.get("category")
             evidence = normalize_evidence(qa.get("evidence") or [])
             if cat in CATEGORIES and evidence:
                 questions.append(Question(text=str(qa["question"]), category=int(cat), evidence=evidence))
-        convs.append(Conversation(
-            sample_id=str(sample["sample_id"]),
-            speakers=tuple(s for s in (c.get("speaker_a"), c.get("speaker_b")) if s),
-            sessions=tuple(sorted(sessions, key=lambda s: s.number)), questions=tuple(questions),
-        ))
+        convs.append(
+            Conversation(
+                sample_id=str(sample["sample_id"]),
+                speakers=tuple(s for s in (c.get("speaker_a"), c.get("speaker_b")) if s),
+                sessions=tuple(sorted(sessions, key=lambda s: s.number)),
+                questions=tuple(questions),
+            )
+        )
     return convs
 
 
@@ -171,8 +189,13 @@ def turn_notes(conv: Conversation) -> dict[str, str]:
         previous = None
         for t in s.turns:
             sess, turn = t.dia_id[1:].split(":")
-            meta: dict[str, Any] = {"id": t.dia_id, "title": f"{t.speaker}, {when}" if when else t.speaker,
-                    "type": "conversation", "created": _iso_or_none(s.date_time), "entities": [t.speaker]}
+            meta: dict[str, Any] = {
+                "id": t.dia_id,
+                "title": f"{t.speaker}, {when}" if when else t.speaker,
+                "type": "conversation",
+                "created": _iso_or_none(s.date_time),
+                "entities": [t.speaker],
+            }
             if previous:  # the chat's order, as a typed link to the turn before
                 meta["links"] = [{"type": "follows", "target": previous}]
             previous = t.dia_id
@@ -189,9 +212,13 @@ def session_notes(conv: Conversation) -> dict[str, str]:
     for s in conv.sessions:
         when = _date_label(s.date_time)
         speakers = list(dict.fromkeys([*conv.speakers, *(t.speaker for t in s.turns)]))
-        meta: dict[str, Any] = {"id": session_id(s.number),
-                "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
-                "type": "conversation", "created": _iso_or_none(s.date_time), "entities": speakers}
+        meta: dict[str, Any] = {
+            "id": session_id(s.number),
+            "title": f"Session {s.number} with {' and '.join(speakers)}" + (f", {when}" if when else ""),
+            "type": "conversation",
+            "created": _iso_or_none(s.date_time),
+            "entities": speakers,
+        }
         if previous:
             meta["links"] = [{"type": "follows", "target": previous}]
         previous = meta["id"]
@@ -208,8 +235,7 @@ def locomo_queries(conv: Conversation, level: str) -> list[Query]:
             relevant = {e: 1 for e in q.evidence}
         else:
             relevant = {session_id(session_of(e)): 1 for e in q.evidence}
-        out.append(Query(id=f"{conv.sample_id}#{i}", text=q.text, relevant=relevant,
-                         group=CATEGORIES[q.category]))
+        out.append(Query(id=f"{conv.sample_id}#{i}", text=q.text, relevant=relevant, group=CATEGORIES[q.category]))
     return out
 
 
@@ -240,9 +266,15 @@ def parse_gold(data: Any) -> list[Query]:
             relevant = {str(k): int(v) for k, v in rel.items() if v}
         else:  # a plain list of ids: all grade 1
             relevant = {str(k): 1 for k in rel}
-        out.append(Query(id=str(item.get("id", f"q{i + 1}")), text=str(item["query"]), relevant=relevant,
-                         group=str(item.get("kind") or "other"),
-                         excluded=tuple(str(x) for x in item.get("excluded") or ())))
+        out.append(
+            Query(
+                id=str(item.get("id", f"q{i + 1}")),
+                text=str(item["query"]),
+                relevant=relevant,
+                group=str(item.get("kind") or "other"),
+                excluded=tuple(str(x) for x in item.get("excluded") or ()),
+            )
+        )
     return out
 
 
@@ -262,8 +294,6 @@ def load_gold(folder: Path) -> list[Query]:
 
     with open(folder / "queries.yaml", encoding="utf-8") as fh:
         return parse_gold(yaml.safe_load(fh))
-
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,15 +342,28 @@ def parse_corpus(data: Any, where: str = "questions file") -> Corpus:
         answers = item.get("answers") or []
         if not isinstance(answers, list):
             raise ValueError(f"{where}: {qid}: `answers` must be a list of paths.")
-        queries.append(Query(id=qid, text=str(item["query"]), relevant={str(a): 1 for a in answers},
-                             group=str(item.get("kind") or "other"), any_of=True))
+        queries.append(
+            Query(
+                id=qid,
+                text=str(item["query"]),
+                relevant={str(a): 1 for a in answers},
+                group=str(item.get("kind") or "other"),
+                any_of=True,
+            )
+        )
         if item.get("heldout"):
             heldout.add(qid)
     if not queries:
         raise ValueError(f"{where}: no questions.")
-    return Corpus(name=str(meta.get("name") or "corpus"), source=str(meta.get("source") or ""), commit=commit,
-                  sparse=tuple(sparse), config=str(meta.get("config") or ""), questions=tuple(queries),
-                  heldout=frozenset(heldout))
+    return Corpus(
+        name=str(meta.get("name") or "corpus"),
+        source=str(meta.get("source") or ""),
+        commit=commit,
+        sparse=tuple(sparse),
+        config=str(meta.get("config") or ""),
+        questions=tuple(queries),
+        heldout=frozenset(heldout),
+    )
 
 
 def resolve_answers(queries: Sequence[Query], paths: Iterable[str]) -> tuple[list[Query], list[str]]:

@@ -35,23 +35,73 @@ NAME_RANK = {"id": 0, "path": 1, "stem": 2, "title": 3, "heading": 3, "alias": 4
 # Causal edge types and their direction. "X caused_by Y": Y is the cause (the edge points from the
 # effect to its cause). "X led_to Y": X is the cause. ``supersedes`` points at the older version,
 # which came first. Types are compared after ``edge_type`` normalisation.
-CAUSE_TO_EFFECT = frozenset({
-    "led_to", "leads_to", "causes", "caused", "enables", "enabled", "triggers", "triggered", "motivates",
-    "motivated", "prompted", "results_in", "resulted_in", "blocks", "required_by", "explains",
-})
-EFFECT_TO_CAUSE = frozenset({
-    "caused_by", "because", "because_of", "due_to", "reason", "result_of", "motivated_by", "triggered_by",
-    "prompted_by", "informed_by", "justified_by", "driven_by", "explained_by", "follows_from", "derived_from",
-    "based_on", "depends_on", "requires", "needs", "blocked_by", "supersedes",
-})
+CAUSE_TO_EFFECT = frozenset(
+    {
+        "led_to",
+        "leads_to",
+        "causes",
+        "caused",
+        "enables",
+        "enabled",
+        "triggers",
+        "triggered",
+        "motivates",
+        "motivated",
+        "prompted",
+        "results_in",
+        "resulted_in",
+        "blocks",
+        "required_by",
+        "explains",
+    }
+)
+EFFECT_TO_CAUSE = frozenset(
+    {
+        "caused_by",
+        "because",
+        "because_of",
+        "due_to",
+        "reason",
+        "result_of",
+        "motivated_by",
+        "triggered_by",
+        "prompted_by",
+        "informed_by",
+        "justified_by",
+        "driven_by",
+        "explained_by",
+        "follows_from",
+        "derived_from",
+        "based_on",
+        "depends_on",
+        "requires",
+        "needs",
+        "blocked_by",
+        "supersedes",
+    }
+)
 CAUSAL_TYPES = CAUSE_TO_EFFECT | EFFECT_TO_CAUSE
 
 # Scores in a causal answer, relative to the best match (1.0). For a why-question the cause is the
 # answer, so a direct cause ties with the match it explains and is listed first; effects rank lower.
 CAUSE_WEIGHT = 1.0
 # Preconditions and predecessors explain less than a direct cause ("caused_by" beats "depends_on").
-WEAK_CAUSAL = frozenset({"depends_on", "requires", "needs", "blocked_by", "enables", "enabled", "blocks",
-                         "required_by", "supersedes", "based_on", "derived_from", "informed_by"})
+WEAK_CAUSAL = frozenset(
+    {
+        "depends_on",
+        "requires",
+        "needs",
+        "blocked_by",
+        "enables",
+        "enabled",
+        "blocks",
+        "required_by",
+        "supersedes",
+        "based_on",
+        "derived_from",
+        "informed_by",
+    }
+)
 WEAK_WEIGHT = 0.9
 EFFECT_WEIGHT = 0.5
 HOP_DECAY = 0.8
@@ -86,8 +136,14 @@ class Node(NamedTuple):
     valid_until: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "path": self.key if self.kind in ("note", ATTACHMENT) else None, "title": self.title,
-                "type": self.type, "kind": self.kind, "status": self.status}
+        return {
+            "id": self.id,
+            "path": self.key if self.kind in ("note", ATTACHMENT) else None,
+            "title": self.title,
+            "type": self.type,
+            "kind": self.kind,
+            "status": self.status,
+        }
 
 
 class Edge(NamedTuple):
@@ -132,8 +188,19 @@ class CausalHit:
 class Graph:
     """Notes, entity nodes and typed edges, with outgoing and incoming adjacency lists."""
 
-    __slots__ = ("nodes", "out", "inc", "dangling", "_names", "_entities", "resolver", "people", "clashes", "prose",
-                 "ambiguous")
+    __slots__ = (
+        "nodes",
+        "out",
+        "inc",
+        "dangling",
+        "_names",
+        "_entities",
+        "resolver",
+        "people",
+        "clashes",
+        "prose",
+        "ambiguous",
+    )
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
@@ -158,8 +225,9 @@ class Graph:
 
     def _resolver(self) -> LinkResolver:
         if self.resolver is None:  # build_graph sets it; a hand-made Graph gets one here
-            self.resolver = LinkResolver(((n, p, k) for n, items in self._names.items() for p, k in items), (),
-                                         self.nodes)
+            self.resolver = LinkResolver(
+                ((n, p, k) for n, items in self._names.items() for p, k in items), (), self.nodes
+            )
         return self.resolver
 
     def _pick(self, cands: list[tuple[str, str]]) -> tuple[str | None, tuple[str, ...]]:
@@ -201,8 +269,9 @@ class Graph:
 
     # -- adjacency -----------------------------------------------------------------------------
 
-    def edges(self, key: str, direction: str = "both", types: frozenset[str] | None = None,
-              skip: frozenset[str] = frozenset()) -> Iterator[tuple[Edge, str, str]]:
+    def edges(
+        self, key: str, direction: str = "both", types: frozenset[str] | None = None, skip: frozenset[str] = frozenset()
+    ) -> Iterator[tuple[Edge, str, str]]:
         """(edge, other node, "out"|"in") for each resolved edge at ``key`` (no self-loops);
         only edges of ``types`` if given, never edges of ``skip``."""
         if direction in ("both", "out"):
@@ -214,9 +283,17 @@ class Graph:
                 if e.src != key and (types is None or e.type in types) and e.type not in skip:
                     yield e, e.src, "in"
 
-    def neighbors(self, start: str, depth: int = 1, *, types: frozenset[str] | None = None,
-                  skip: frozenset[str] = frozenset(), direction: str = "both",
-                  allow: Callable[[str], bool] | None = None, limit: int | None = None) -> list[Step]:
+    def neighbors(
+        self,
+        start: str,
+        depth: int = 1,
+        *,
+        types: frozenset[str] | None = None,
+        skip: frozenset[str] = frozenset(),
+        direction: str = "both",
+        allow: Callable[[str], bool] | None = None,
+        limit: int | None = None,
+    ) -> list[Step]:
         """Breadth-first walk from ``start`` up to ``depth`` hops (``start`` itself excluded)."""
         seen = {start}
         frontier = [start]
@@ -237,8 +314,9 @@ class Graph:
                 break
         return found
 
-    def shortest_path(self, a: str, b: str, *, types: frozenset[str] | None = None,
-                      max_depth: int | None = None) -> list[Step] | None:
+    def shortest_path(
+        self, a: str, b: str, *, types: frozenset[str] | None = None, max_depth: int | None = None
+    ) -> list[Step] | None:
         """Fewest hops from ``a`` to ``b`` ignoring edge direction (each step keeps its own);
         ``[Step(a, 0)]`` when a == b, None when they are not connected (within ``max_depth``).
 
@@ -248,7 +326,9 @@ class Graph:
             return [Step(a, 0)]
         # node → (depth from its end, previous node, edge, direction seen from the previous node)
         seen: tuple[dict[str, tuple[int, str | None, Edge | None, str]], ...] = (
-            {a: (0, None, None, "")}, {b: (0, None, None, "")})
+            {a: (0, None, None, "")},
+            {b: (0, None, None, "")},
+        )
         frontier = ([a], [b])
         depths = [0, 0]
         while frontier[0] and frontier[1]:
@@ -309,8 +389,9 @@ class Graph:
             if e.dst is not None and e.dst != key and e.type in CAUSE_TO_EFFECT:
                 yield e, e.dst, "out"
 
-    def causal(self, seeds: dict[str, float], depth: int = 3, *,
-               allow: Callable[[str], bool] | None = None) -> list[CausalHit]:
+    def causal(
+        self, seeds: dict[str, float], depth: int = 3, *, allow: Callable[[str], bool] | None = None
+    ) -> list[CausalHit]:
         """The seeds (scored matches) with their causes and effects up to ``depth`` hops each way,
         best first. Scores are relative to the best seed; a node reached twice keeps its best."""
         if not seeds:
@@ -345,9 +426,13 @@ class Graph:
     def stats(self) -> dict[str, int]:
         notes = sum(1 for n in self.nodes.values() if n.kind == "note")
         external = sum(1 for n in self.nodes.values() if n.kind == EXTERNAL_KIND)
-        return {"notes": notes, "entities": len(self.nodes) - notes - external, "external": external,
-                "edges": sum(len(v) for v in self.out.values()) - len(self.dangling),
-                "dangling": len(self.dangling)}
+        return {
+            "notes": notes,
+            "entities": len(self.nodes) - notes - external,
+            "external": external,
+            "edges": sum(len(v) for v in self.out.values()) - len(self.dangling),
+            "dangling": len(self.dangling),
+        }
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -356,11 +441,15 @@ NoteRow = tuple[Any, ...]
 LinkRow = tuple[Any, ...]
 
 
-def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
-                links: Iterable[LinkRow], attachments: Iterable[str] = (),
-                refs: Iterable[tuple[str, str, str, str, str]] = (),
-                identities: Iterable[tuple[str, str, int]] = (),
-                sites: tuple[tuple[str, str], ...] = ()) -> Graph:
+def build_graph(
+    notes: Iterable[NoteRow],
+    names: Iterable[tuple[str, str, str]],
+    links: Iterable[LinkRow],
+    attachments: Iterable[str] = (),
+    refs: Iterable[tuple[str, str, str, str, str]] = (),
+    identities: Iterable[tuple[str, str, int]] = (),
+    sites: tuple[tuple[str, str], ...] = (),
+) -> Graph:
     """The graph from catalogue rows.
 
     notes: (path, id, title, type, status, entities JSON, aliases JSON, date, created, authored
@@ -384,7 +473,8 @@ def build_graph(notes: Iterable[NoteRow], names: Iterable[tuple[str, str, str]],
     for norm, path, kind in names:
         g._names.setdefault(norm, []).append((path, kind))
     resolver = g.resolver = LinkResolver(
-        ((n, p, k) for n, items in g._names.items() for p, k in items), attachments, g.nodes)
+        ((n, p, k) for n, items in g._names.items() for p, k in items), attachments, g.nodes
+    )
     g.people, g.clashes = person_index(row for row in identities if row[0] in g.nodes)
     people = g.people
     # Many links share a target and a handful of types: the resolver caches each target's lookup.
@@ -498,8 +588,7 @@ def json_list(raw: str | None) -> list[str]:
 def timeline(nodes: Iterable[Node], anchor: str, before: int, after: int) -> tuple[list[Node], list[Node]]:
     """The ``before`` notes just earlier than ``anchor`` and the ``after`` notes just later
     (oldest first), among ``nodes``; undated notes are left out."""
-    dated = sorted((n for n in nodes if n.date is not None and n.kind == "note"),
-                   key=lambda n: (n.date, n.key))
+    dated = sorted((n for n in nodes if n.date is not None and n.kind == "note"), key=lambda n: (n.date, n.key))
     idx = next((i for i, n in enumerate(dated) if n.key == anchor), None)
     if idx is None:
         return [], []
@@ -509,8 +598,14 @@ def timeline(nodes: Iterable[Node], anchor: str, before: int, after: int) -> tup
 # -- export --------------------------------------------------------------------------------------
 
 
-def export_data(g: Graph, *, types: frozenset[str] | None = None, entities: bool = True, external: bool = True,
-                keep: Callable[[str], bool] | None = None) -> dict[str, Any]:
+def export_data(
+    g: Graph,
+    *,
+    types: frozenset[str] | None = None,
+    entities: bool = True,
+    external: bool = True,
+    keep: Callable[[str], bool] | None = None,
+) -> dict[str, Any]:
     """Nodes and edges as JSON-ready data; dangling targets become nodes of kind "missing"."""
     nodes: dict[str, dict[str, Any]] = {}
     for key, n in g.nodes.items():
@@ -529,20 +624,33 @@ def export_data(g: Graph, *, types: frozenset[str] | None = None, entities: bool
             dst = e.dst
             if dst is None:
                 dst = "missing:" + normalize_ref(e.target)
-                nodes.setdefault(dst, {"key": dst, "id": dst, "path": None, "title": e.target, "type": "missing",
-                                       "kind": "missing", "status": "missing"})
+                nodes.setdefault(
+                    dst,
+                    {
+                        "key": dst,
+                        "id": dst,
+                        "path": None,
+                        "title": e.target,
+                        "type": "missing",
+                        "kind": "missing",
+                        "status": "missing",
+                    },
+                )
             elif dst not in nodes or dst == src:
                 continue
-            edges.append({"source": src, "target": dst, "type": e.type, "reason": e.reason,
-                          "written": e.target})
+            edges.append({"source": src, "target": dst, "type": e.type, "reason": e.reason, "written": e.target})
     return {"nodes": list(nodes.values()), "edges": edges}
 
 
 def to_dot(data: dict[str, Any]) -> str:
     """Graphviz DOT of ``export_data``: notes as boxes, entities as ellipses, dangling dashed."""
     shape = {"note": "box", "entity": "ellipse", "missing": "box", EXTERNAL_KIND: "hexagon"}
-    lines = ["digraph mdmem {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];',
-             '  edge [fontname="Helvetica", fontsize=9];']
+    lines = [
+        "digraph mdmem {",
+        "  rankdir=LR;",
+        '  node [fontname="Helvetica", fontsize=10];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+    ]
     for n in data["nodes"]:
         attrs = [f"label={_dot_str(n['title'])}", f"shape={shape.get(n['kind'], 'box')}"]
         if n["kind"] == "missing":

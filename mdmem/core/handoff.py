@@ -37,8 +37,15 @@ class Transcript:
 
 _EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool", "create_file"}
 _READ_TOOLS = {"Read", "NotebookRead", "view"}
-_INJECTED = ("<command-", "<local-command", "<system-reminder", "<user-prompt-submit-hook", "Caveat:",
-             "This session is being continued", "[Request interrupted")
+_INJECTED = (
+    "<command-",
+    "<local-command",
+    "<system-reminder",
+    "<user-prompt-submit-hook",
+    "Caveat:",
+    "This session is being continued",
+    "[Request interrupted",
+)
 
 
 def parse_transcript(lines: Iterable[str]) -> Transcript:
@@ -97,15 +104,21 @@ _DECIDED = re.compile(
     r"\b(decided|decide to|decision|we('ll| will| are going to) (use|go with|keep|switch|move|drop|adopt)|"
     r"going with|go with|chose|chosen|opted|settled on|agreed|the plan is|switch(ed)? to|"
     r"let'?s (use|go|keep|switch|do|drop|stick)|instead of|stick with|root cause|the fix (is|was)|fixed by|"
-    r"from now on|always|never)\b", re.I)
+    r"from now on|always|never)\b",
+    re.I,
+)
 _OPEN = re.compile(
     r"\b(todo|fixme|next steps?|still (need|needs|have to|failing|fails|broken|open|missing)|not yet|"
     r"remaining|left to|follow[- ]up|open question|unresolved|couldn'?t|could not|unable to|blocked|"
-    r"needs? (to be|more)|later|pending|tbd|not (done|finished|implemented|fixed))\b", re.I)
+    r"needs? (to be|more)|later|pending|tbd|not (done|finished|implemented|fixed))\b",
+    re.I,
+)
 _LEARNED = re.compile(
     r"\b(turns? out|found (that|out)|learn(ed|t)|it seems|apparently|the (problem|issue|cause|reason) (is|was)|"
     r"is caused by|was caused by|because|so that'?s why|note that|noticed|discovered|the culprit|"
-    r"(does|did|do)(n'?t| not) (work|support|handle)|only works|requires?)\b", re.I)
+    r"(does|did|do)(n'?t| not) (work|support|handle)|only works|requires?)\b",
+    re.I,
+)
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ITEM_CHARS = 240
@@ -155,9 +168,16 @@ def redacted(t: Transcript) -> tuple[Transcript, int]:
             done[s] = redact(s)
         return done[s].text
 
-    out = Transcript(t.session_id, clean(t.cwd), t.started, [clean(s) for s in t.prompts],
-                     [clean(s) for s in t.replies], [clean(s) for s in t.turns], [clean(s) for s in t.edited],
-                     [clean(s) for s in t.read])
+    out = Transcript(
+        t.session_id,
+        clean(t.cwd),
+        t.started,
+        [clean(s) for s in t.prompts],
+        [clean(s) for s in t.replies],
+        [clean(s) for s in t.turns],
+        [clean(s) for s in t.edited],
+        [clean(s) for s in t.read],
+    )
     return out, sum(r.count for r in done.values())
 
 
@@ -171,11 +191,13 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
     t, found = redacted(t)
     asked = [_clip(t.prompts[0], 400)] + [_clip(p) for p in t.prompts[1:]]
     if len(asked) > max_items:  # the first request and the latest ones
-        asked = asked[:1] + asked[-(max_items - 1):]
-    decided = _unique((s for text in t.turns for s in _sentences(text) if _DECIDED.search(s)),
-                      max_items, last=True)
-    learned = _unique((s for text in t.turns for s in _sentences(text)
-                       if _LEARNED.search(s) and not _DECIDED.search(s)), max_items, last=True)
+        asked = asked[:1] + asked[-(max_items - 1) :]
+    decided = _unique((s for text in t.turns for s in _sentences(text) if _DECIDED.search(s)), max_items, last=True)
+    learned = _unique(
+        (s for text in t.turns for s in _sentences(text) if _LEARNED.search(s) and not _DECIDED.search(s)),
+        max_items,
+        last=True,
+    )
     last = t.replies[-1] if t.replies else ""
     open_items = [s for text in t.replies for s in _sentences(text) if _OPEN.search(s)]
     open_items += [s for s in _sentences(last) if s.endswith("?")]
@@ -183,7 +205,7 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
     cwd = t.cwd.rstrip("/") + "/" if t.cwd else ""
 
     def short(p: str) -> str:
-        return p[len(cwd):] if cwd and p.startswith(cwd) else p
+        return p[len(cwd) :] if cwd and p.startswith(cwd) else p
 
     edited = [short(p) for p in t.edited][:20]
     read = [short(p) for p in t.read if p not in t.edited][:10]

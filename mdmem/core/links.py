@@ -99,9 +99,7 @@ def split_wikilink(inner: str) -> Link:
     """``target#heading|label`` → Link (``\\|`` is the label bar inside a table cell)."""
     target, _, label = inner.replace("\\|", "|").partition("|")
     target, _, heading = target.partition("#")
-    return Link(
-        target=target.strip(), label=label.strip() or None, heading=heading.strip() or None
-    )
+    return Link(target=target.strip(), label=label.strip() or None, heading=heading.strip() or None)
 
 
 # markdown-it reads the first MARKDOWN_MAX characters of a body; the rest is read as plain text (its
@@ -280,7 +278,7 @@ _EMPHASIS = (
 )
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _ESCAPED = 0xF0000  # escaped characters wait in a private-use plane (U+F0021…U+F007E)
-_UNESCAPE = re.compile("[\U000F0021-\U000F007E]")
+_UNESCAPE = re.compile("[\U000f0021-\U000f007e]")
 
 
 DISPLAY_MAX = 256 * 1024  # display_text shows at most this many characters of a body (snippets, key lines)

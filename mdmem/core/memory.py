@@ -19,10 +19,25 @@ DAY = 86400.0
 
 # Half-lives in days (None: no decay). Decisions and preferences hold; handoffs go stale fast.
 HALF_LIFE_DAYS: dict[str, float | None] = {
-    "decision": None, "preference": None, "antipattern": None, "domain": None, "hub": None, "reference": None, "person": None,
-    "fact": 365.0, "project": 180.0, "research": 180.0, "problem": 90.0, "feedback": 120.0,
-    "idea": 120.0, "context": 60.0, "milestone": 180.0, "progress": 30.0, "conversation": 30.0,
-    "handoff": 14.0, "note": 120.0,
+    "decision": None,
+    "preference": None,
+    "antipattern": None,
+    "domain": None,
+    "hub": None,
+    "reference": None,
+    "person": None,
+    "fact": 365.0,
+    "project": 180.0,
+    "research": 180.0,
+    "problem": 90.0,
+    "feedback": 120.0,
+    "idea": 120.0,
+    "context": 60.0,
+    "milestone": 180.0,
+    "progress": 30.0,
+    "conversation": 30.0,
+    "handoff": 14.0,
+    "note": 120.0,
 }
 
 PRIOR_WEIGHT = {"direct": 0.01, "recent": 0.5, "context": 0.3}
@@ -109,8 +124,13 @@ def prior(row: Mapping[str, Any], now: float, *, recent_intent: bool = False) ->
     rec = recency(row, now) if not recent_intent else _freshness(row, now)
     w = (0.15, 0.15, 0.6, 0.1) if recent_intent else (0.4, 0.3, 0.2, 0.1)
     total = w[0] * sal + w[1] * pin + w[2] * rec + w[3] * conf
-    return {"salience": round(sal, 3), "pinned": pin, "recency": round(rec, 3), "confidence": round(conf, 3),
-            "prior": round(total, 4)}
+    return {
+        "salience": round(sal, 3),
+        "pinned": pin,
+        "recency": round(rec, 3),
+        "confidence": round(conf, 3),
+        "prior": round(total, 4),
+    }
 
 
 def _freshness(row: Mapping[str, Any], now: float) -> float:
@@ -146,13 +166,22 @@ def parse_until(until: str | None, duration: str | None, today: dt.date | None =
 # patterns, not compiled ones: re compiles (and caches) them on the first classify, off the import path
 _INTENTS: tuple[tuple[str, str], ...] = (
     ("why", r"\b(why|reason|reasons|because|cause[ds]?|rationale|motivation|led to|warum|pourquoi)\b|为什么|なぜ"),
-    ("recent", r"\b(latest|recent(ly)?|last time|newest|current(ly)?|now|most recent|these days|nowadays|this week|today|yesterday)\b"),
-    ("when", r"\b(when|what date|which day|how long ago|timeline|since when|(last|past) (week|month|year)|in (january|february|march|april|may|june|july|august|september|october|november|december))\b"
-             # a year, but not one inside an identifier such as INV-2026-000123
-             r"|(?<![\w-])(19|20)\d{2}(?![\w-])"),
-    ("who", r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"
-            # someone named by a handle or an e-mail address: "what did @alice decide"
-            r"|(?<![\w@])@[A-Za-z]\w*|\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
+    (
+        "recent",
+        r"\b(latest|recent(ly)?|last time|newest|current(ly)?|now|most recent|these days|nowadays|this week|today|yesterday)\b",
+    ),
+    (
+        "when",
+        r"\b(when|what date|which day|how long ago|timeline|since when|(last|past) (week|month|year)|in (january|february|march|april|may|june|july|august|september|october|november|december))\b"
+        # a year, but not one inside an identifier such as INV-2026-000123
+        r"|(?<![\w-])(19|20)\d{2}(?![\w-])",
+    ),
+    (
+        "who",
+        r"\b(who|whom|whose|everything about|all about|tell me about|know about|what about|who is|who are)\b"
+        # someone named by a handle or an e-mail address: "what did @alice decide"
+        r"|(?<![\w@])@[A-Za-z]\w*|\b[\w.+-]+@[\w-]+\.[\w.-]+\b",
+    ),
 )
 
 

@@ -116,13 +116,13 @@ def find_names(text: str, names: ProseNames) -> list[tuple[str, str]]:
             if any(j in used for j in range(i, i + n)):
                 continue
             span = words[i : i + n]
-            if any(text[a.end():b.start()].strip() not in _JOINERS for a, b in zip(span, span[1:])):
+            if any(text[a.end() : b.start()].strip() not in _JOINERS for a, b in zip(span, span[1:])):
                 continue  # a name's words stand next to each other
             form = " ".join(w.group().casefold() for w in span)
             if form not in names.forms or (form in names.single and not span[0].group()[0].isupper()):
                 continue
-            if text[span[0].start() - 1: span[0].start()] == "@":
+            if text[span[0].start() - 1 : span[0].start()] == "@":
                 continue  # part of a handle
             used.update(range(i, i + n))
-            found.append((span[0].start(), form, text[span[0].start():span[-1].end()]))
+            found.append((span[0].start(), form, text[span[0].start() : span[-1].end()]))
     return [(form, written) for _, form, written in sorted(found)]

@@ -66,6 +66,7 @@ _CONFLICT = object()
 
 def _pick(base: str | None, ours: str | None, theirs: str | None) -> object:
     """The three-way choice for one value: the side that changed it, or ``_CONFLICT``."""
+
     def same(a: str | None, b: str | None) -> bool:
         return (a or "").rstrip() == (b or "").rstrip() and (a is None) == (b is None)
 
@@ -168,7 +169,7 @@ def copy_original(rel: str) -> str | None:
     m = _FILE_COPY.search(name)
     if m is None:
         return None
-    name = name[: m.start()] + name[m.end():]
+    name = name[: m.start()] + name[m.end() :]
     return f"{folder}/{name}" if folder else name
 
 
@@ -203,8 +204,9 @@ def _mark_title(text: str) -> str:
     p = parts(text)
     if p.fm is None:
         return text
-    fm = re.sub(r"^(title:[^\n]*?)(\r?)$", lambda m: m.group(1) + DERIVED + m.group(2), p.fm, count=1,
-                flags=re.MULTILINE)
+    fm = re.sub(
+        r"^(title:[^\n]*?)(\r?)$", lambda m: m.group(1) + DERIVED + m.group(2), p.fm, count=1, flags=re.MULTILINE
+    )
     return Parts(p.head, fm, p.fence, p.body).text()
 
 

@@ -91,8 +91,7 @@ class NoteDates:
     git_updated: float | None = None
 
 
-def note_dates(note: Note, mtime: float, git: tuple[float, float] | None = None,
-               modified: bool = False) -> NoteDates:
+def note_dates(note: Note, mtime: float, git: tuple[float, float] | None = None, modified: bool = False) -> NoteDates:
     """Dates for a note: the frontmatter's win; git's history fills what it leaves out; the file's
     mtime is used only for a file git does not know, or a tracked file edited (``modified``) since
     its last commit, when that edit is newer.
@@ -184,36 +183,80 @@ def parse_note(text: str, path: str) -> Note:
     fm, body, _ = split_frontmatter(text)
     meta: dict[str, Any] = {}
     if fm is None and text.lstrip("\ufeff").startswith("---"):
-        problems.append(Problem(path, "frontmatter", "frontmatter has no closing '---' line",
-                                "add a line with '---' after the last frontmatter key"))
+        problems.append(
+            Problem(
+                path,
+                "frontmatter",
+                "frontmatter has no closing '---' line",
+                "add a line with '---' after the last frontmatter key",
+            )
+        )
     if fm is not None and fm.strip():
         if len(fm) > MAX_FRONTMATTER:
-            problems.append(Problem(path, "frontmatter", f"frontmatter is {len(fm)} bytes; "
-                                    f"over {MAX_FRONTMATTER} is not read", "move data into the body"))
+            problems.append(
+                Problem(
+                    path,
+                    "frontmatter",
+                    f"frontmatter is {len(fm)} bytes; over {MAX_FRONTMATTER} is not read",
+                    "move data into the body",
+                )
+            )
         else:
             try:
                 loaded = _load_yaml(fm)
             except Exception as exc:  # any YAML error: index the body anyway
-                problems.append(Problem(path, "frontmatter", f"invalid YAML: {_yaml_error(exc)}",
-                                        "fix the YAML syntax (quote values containing ':' or '#')"))
+                problems.append(
+                    Problem(
+                        path,
+                        "frontmatter",
+                        f"invalid YAML: {_yaml_error(exc)}",
+                        "fix the YAML syntax (quote values containing ':' or '#')",
+                    )
+                )
                 loaded = None
             if loaded is not None and _too_big(loaded, MAX_EXPANDED):
-                problems.append(Problem(path, "frontmatter", "frontmatter expands to too much data through "
-                                        "YAML aliases (*name) or a self-reference; it is not read",
-                                        "write the values out instead of repeating '&anchor'/'*alias'"))
+                problems.append(
+                    Problem(
+                        path,
+                        "frontmatter",
+                        "frontmatter expands to too much data through "
+                        "YAML aliases (*name) or a self-reference; it is not read",
+                        "write the values out instead of repeating '&anchor'/'*alias'",
+                    )
+                )
                 loaded = None
             if isinstance(loaded, dict):
                 meta = {str(k): v for k, v in loaded.items()}
             elif loaded is not None:
-                problems.append(Problem(path, "frontmatter", "frontmatter is not a mapping of keys",
-                                        "write frontmatter as 'key: value' lines"))
+                problems.append(
+                    Problem(
+                        path,
+                        "frontmatter",
+                        "frontmatter is not a mapping of keys",
+                        "write frontmatter as 'key: value' lines",
+                    )
+                )
     if _CONFLICT.search(text):
-        problems.append(Problem(path, "body", "contains git merge-conflict markers",
-                                "resolve the conflict and remove the <<<<<<< ======= >>>>>>> lines"))
+        problems.append(
+            Problem(
+                path,
+                "body",
+                "contains git merge-conflict markers",
+                "resolve the conflict and remove the <<<<<<< ======= >>>>>>> lines",
+            )
+        )
 
     info = analyze_body(body)
-    note = Note(path=path, id=default_id(path), title="", body=body, meta=meta,
-                headings=info.headings, text=info.text, body_refs=info.refs)
+    note = Note(
+        path=path,
+        id=default_id(path),
+        title="",
+        body=body,
+        meta=meta,
+        headings=info.headings,
+        text=info.text,
+        body_refs=info.refs,
+    )
     _apply_meta(note, meta, problems)
     seen = {t.casefold() for t in note.tags}
     note.tags += [t for t in info.tags if t.casefold() not in seen]
@@ -277,8 +320,7 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
             t = v.strip().lower()
             note.type = t if t in TYPES else "note"
             if t not in TYPES:
-                bad("type", f"unknown type {v!r} (treated as 'note')",
-                    "use one of: " + ", ".join(sorted(TYPES)))
+                bad("type", f"unknown type {v!r} (treated as 'note')", "use one of: " + ", ".join(sorted(TYPES)))
         elif v is not None:
             bad("type", f"type must be a word, got {v!r}", "e.g. 'type: decision'")
     for key, default in (("salience", 0.5), ("confidence", 1.0)):
@@ -286,8 +328,11 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
             v = meta[key]
             num = v if isinstance(v, (int, float)) and not isinstance(v, bool) else _to_float(v)
             if num is None or not (0.0 <= num <= 1.0):
-                bad(key, f"{key} must be a number from 0 to 1, got {v!r} (using {default})",
-                    f"set '{key}:' to a value between 0 and 1")
+                bad(
+                    key,
+                    f"{key} must be a number from 0 to 1, got {v!r} (using {default})",
+                    f"set '{key}:' to a value between 0 and 1",
+                )
             else:
                 setattr(note, key, float(num))
     if "pinned" in meta and meta["pinned"] is not None:
@@ -302,15 +347,17 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
         if v in STATUSES:
             note.status = v
         else:
-            bad("status", f"unknown status {meta['status']!r} (treated as active)",
-                "use active, archived or forgotten")
+            bad("status", f"unknown status {meta['status']!r} (treated as active)", "use active, archived or forgotten")
     if "scope" in meta and meta["scope"] is not None:
         v = str(meta["scope"]).strip()
         if _SCOPE.match(v):
             note.scope = v
         else:
-            bad("scope", f"scope must be global, project:NAME or topic:NAME, got {meta['scope']!r}",
-                "e.g. 'scope: project:acme'")
+            bad(
+                "scope",
+                f"scope must be global, project:NAME or topic:NAME, got {meta['scope']!r}",
+                "e.g. 'scope: project:acme'",
+            )
     for key in ("tags", "aliases", "entities", "refs", "identities"):
         if key in meta and meta[key] is not None:
             # one reference or identity is one item ("Alice Smith"); several are a list or comma-separated
@@ -319,8 +366,11 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
                 items = [t.lstrip("#") for t in items if t.lstrip("#")]
             setattr(note, key, items)
     if note.identities and note.type != "person":
-        bad("identities", "identities are read on person notes only; they are ignored here",
-            "add 'type: person' (this note is about someone), or move the names to 'aliases'")
+        bad(
+            "identities",
+            "identities are read on person notes only; they are ignored here",
+            "add 'type: person' (this note is about someone), or move the names to 'aliases'",
+        )
     for key in DATE_KEYS:
         if key in meta and meta[key] is not None:
             iso = to_iso(meta[key])
@@ -338,14 +388,20 @@ def _apply_meta(note: Note, meta: dict[str, Any], problems: list[Problem]) -> No
     if "links" in meta and meta["links"] is not None:
         v = meta["links"]
         if not isinstance(v, list):
-            bad("links", f"links must be a list; YAML read it as {yaml_value(v)}",
-                "write 'links:' as a list of {to: ..., type: ...} entries")
+            bad(
+                "links",
+                f"links must be a list; YAML read it as {yaml_value(v)}",
+                "write 'links:' as a list of {to: ..., type: ...} entries",
+            )
         else:
             for i, item in enumerate(v):
                 link = to_link(item)
                 if link is None:
-                    bad(f"links[{i}]", f"link entry not understood: {item!r}",
-                        "write '- {to: \"[[Other note]]\", type: depends_on}'")
+                    bad(
+                        f"links[{i}]",
+                        f"link entry not understood: {item!r}",
+                        "write '- {to: \"[[Other note]]\", type: depends_on}'",
+                    )
                 else:
                     note.links.append(link)
 
@@ -380,8 +436,12 @@ def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None], sep: str =
     if isinstance(v, (dt.date, dt.datetime)):
         return [v.isoformat()]
     if not isinstance(v, list):
-        bad(key, f"{key} must be a list of strings; YAML read it as {yaml_value(v)}", f"write '{key}: [a, b]'"
-            + (f", or quote it: {key}: \"{_as_written(v)}\"" if isinstance(v, (bool, dict)) else ""))
+        bad(
+            key,
+            f"{key} must be a list of strings; YAML read it as {yaml_value(v)}",
+            f"write '{key}: [a, b]'"
+            + (f', or quote it: {key}: "{_as_written(v)}"' if isinstance(v, (bool, dict)) else ""),
+        )
         return []
     out = []
     for i, item in enumerate(v):
@@ -398,8 +458,7 @@ def _str_list(key: str, v: Any, bad: Callable[[str, str, str], None], sep: str =
 def yaml_value(v: Any) -> str:
     """What YAML made of a value, in words a person can match to what they wrote."""
     if isinstance(v, bool):
-        return (f"the boolean {str(v).lower()} (YAML reads yes/no, on/off and true/false, in any case, "
-                "as booleans)")
+        return f"the boolean {str(v).lower()} (YAML reads yes/no, on/off and true/false, in any case, as booleans)"
     if isinstance(v, dict):
         return f"a mapping {_as_written(v)!r} (YAML reads 'key: value' as a mapping)"
     if isinstance(v, list):
@@ -422,9 +481,9 @@ def _as_written(v: Any) -> str:
 
 def _quote_fix(item: Any) -> str:
     if isinstance(item, bool):
-        return f"quote the word as you wrote it, e.g. - \"{_as_written(item).capitalize()}\""
+        return f'quote the word as you wrote it, e.g. - "{_as_written(item).capitalize()}"'
     if isinstance(item, dict):
-        return f"quote it: - \"{_as_written(item)}\""
+        return f'quote it: - "{_as_written(item)}"'
     return "write each item as one quoted string"
 
 
@@ -443,8 +502,12 @@ def to_link(item: Any) -> Link | None:
         wl = split_wikilink(str(to).strip().strip("[]"))
         typ = item.get("type") or "related"
         reason = item.get("reason")
-        return Link(target=wl.target, type=str(typ).strip(), heading=wl.heading,
-                    reason=str(reason) if reason is not None else None)
+        return Link(
+            target=wl.target,
+            type=str(typ).strip(),
+            heading=wl.heading,
+            reason=str(reason) if reason is not None else None,
+        )
     return None
 
 

@@ -77,9 +77,13 @@ class Filters:
         from .memory import Visibility
 
         inc = set(self.include)
-        return Visibility(now=self.visible_at or 0.0, include_forgotten="forgotten" in inc,
-                          include_archived="archived" in inc, include_snoozed="snoozed" in inc,
-                          include_expired="expired" in inc)
+        return Visibility(
+            now=self.visible_at or 0.0,
+            include_forgotten="forgotten" in inc,
+            include_archived="archived" in inc,
+            include_snoozed="snoozed" in inc,
+            include_expired="expired" in inc,
+        )
 
 
 def _tuple(v: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -110,9 +114,18 @@ def scope_in(scope: str, scopes: tuple[str, ...]) -> bool:
     return scope in scopes or any(s.endswith(":*") and scope.startswith(s[:-1]) for s in scopes)
 
 
-def make_filters(*, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
-                 since: Any = None, until: Any = None, path: str | None = None, include: Any = None,
-                 visible_at: float | None = None) -> Filters:
+def make_filters(
+    *,
+    type: Any = None,
+    tag: Any = None,
+    scope: Any = None,
+    status: Any = None,
+    since: Any = None,
+    until: Any = None,
+    path: str | None = None,
+    include: Any = None,
+    visible_at: float | None = None,
+) -> Filters:
     """``Filters`` from the arguments named in ``FILTER_ARGS`` (a string or a list each)."""
     from .errors import MdmemError
 
@@ -120,11 +133,15 @@ def make_filters(*, type: Any = None, tag: Any = None, scope: Any = None, status
     if bad:
         raise MdmemError(f"--include takes {', '.join(INCLUDE_CHOICES)}; got {', '.join(bad)}.")
     return Filters(
-        types=_tuple(type), tags=_tuple(tag),
+        types=_tuple(type),
+        tags=_tuple(tag),
         scopes=(*_tuple(scope), "global") if scope else (),
-        statuses=_tuple(status), since=date_bound(since, "since"),
-        until=date_bound(until, "until", end=True), path=path,
-        visible_at=visible_at, include=_tuple(include),
+        statuses=_tuple(status),
+        since=date_bound(since, "since"),
+        until=date_bound(until, "until", end=True),
+        path=path,
+        visible_at=visible_at,
+        include=_tuple(include),
     )
 
 
@@ -146,8 +163,11 @@ def tied_ranks(scored: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
     return out
 
 
-def rrf(rankings: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float], k: int = 60,
-        ) -> dict[str, dict[str, float]]:
+def rrf(
+    rankings: Mapping[str, Sequence[tuple[str, float]]],
+    weights: Mapping[str, float],
+    k: int = 60,
+) -> dict[str, dict[str, float]]:
     """Weighted reciprocal rank fusion over (item, score) lists, best first.
 
     Returns ``{item: {"rrf": score, "<list>_rank": rank, …}}`` where each list contributes
@@ -174,9 +194,15 @@ def flatness(best_coverage: float, full: float, none: float) -> float:
     return (none - best_coverage) / (none - full)
 
 
-def blend(fused: Mapping[str, float], bm25: Sequence[tuple[str, float]], cosines: Sequence[tuple[str, float]],
-          share: float, vector_weight: float, floor: float,
-          coverage: Mapping[str, float] | None = None) -> dict[str, float]:
+def blend(
+    fused: Mapping[str, float],
+    bm25: Sequence[tuple[str, float]],
+    cosines: Sequence[tuple[str, float]],
+    share: float,
+    vector_weight: float,
+    floor: float,
+    coverage: Mapping[str, float] | None = None,
+) -> dict[str, float]:
     """Fused scores moved ``share`` of the way to a score-aware blend that keeps a clear vector win.
 
     RRF sees only ranks, so a note far closer in meaning than the rest counts no more than the
@@ -196,8 +222,10 @@ def blend(fused: Mapping[str, float], bm25: Sequence[tuple[str, float]], cosines
         mixed[item] = mixed.get(item, 0.0) + vector_weight * max(0.0, lift)
     top_f = max(fused.values(), default=0.0) or 1.0
     top_m = max(mixed.values(), default=0.0) or 1.0
-    return {item: (1 - share) * fused.get(item, 0.0) / top_f + share * mixed.get(item, 0.0) / top_m
-            for item in {*fused, *mixed}}
+    return {
+        item: (1 - share) * fused.get(item, 0.0) / top_f + share * mixed.get(item, 0.0) / top_m
+        for item in {*fused, *mixed}
+    }
 
 
 def clear_winner(cosines: Sequence[tuple[str, float]], gap: float, least: float, floor: float) -> str | None:
@@ -209,8 +237,19 @@ def clear_winner(cosines: Sequence[tuple[str, float]], gap: float, least: float,
     return cosines[0][0] if cosines[0][1] - second >= gap else None
 
 
-def no_answer(names: Sequence[str], unknown: float, coverage: float, cosine: float, *, big: bool, covered: float,
-              strong: float, share: float, weak_share: float, weak_cosine: float) -> bool:
+def no_answer(
+    names: Sequence[str],
+    unknown: float,
+    coverage: float,
+    cosine: float,
+    *,
+    big: bool,
+    covered: float,
+    strong: float,
+    share: float,
+    weak_share: float,
+    weak_cosine: float,
+) -> bool:
     """Whether the vault holds no answer to a query: it names something no note mentions (``names``),
     its best match holds under ``covered`` of it and no note is ``strong``ly close in meaning; in a
     ``big`` vault (enough text that a missing word says something) the name alone suffices (a note
@@ -233,8 +272,11 @@ class Lent:
     hops: int
 
 
-def spread(scores: Mapping[str, float], neighbours: Callable[[set[str]], Mapping[str, Sequence[tuple[str, str]]]],
-           weights: Sequence[float]) -> dict[str, Lent]:
+def spread(
+    scores: Mapping[str, float],
+    neighbours: Callable[[set[str]], Mapping[str, Sequence[tuple[str, str]]]],
+    weights: Sequence[float],
+) -> dict[str, Lent]:
     """Lend relevance along graph edges: each scored item gives ``weights[h-1] × its score`` to
     every item ``h`` hops away (breadth first, each item once per seed; gains from several
     seeds add up).
@@ -267,12 +309,12 @@ def spread(scores: Mapping[str, float], neighbours: Callable[[set[str]], Mapping
             if nxt:
                 nxt_frontier[seed] = nxt
         frontier = nxt_frontier
-    return {item: Lent(gain=g, seed=best[item][1], edge=best[item][2], hops=best[item][3])
-            for item, g in gains.items()}
+    return {item: Lent(gain=g, seed=best[item][1], edge=best[item][2], hops=best[item][3]) for item, g in gains.items()}
 
 
-def hold_back_duplicates(items: Sequence[str], similarity: Callable[[str, str], float], threshold: float,
-                         places: int) -> list[tuple[str, float]]:
+def hold_back_duplicates(
+    items: Sequence[str], similarity: Callable[[str, str], float], threshold: float, places: int
+) -> list[tuple[str, float]]:
     """Diversity for near-duplicates only: an item at least ``threshold`` similar to one already
     placed waits until ``places`` other items have been placed after it, then takes its turn.
 
@@ -296,8 +338,9 @@ def hold_back_duplicates(items: Sequence[str], similarity: Callable[[str, str], 
     return out
 
 
-def feedback_terms(docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int], n_docs: int,
-                   exclude: set[str], top: int = 5) -> list[tuple[str, float]]:
+def feedback_terms(
+    docs: Sequence[Sequence[str]], doc_freq: Callable[[str], int], n_docs: int, exclude: set[str], top: int = 5
+) -> list[tuple[str, float]]:
     """Pseudo-relevance feedback: the terms that best characterise the top documents (tf·idf)."""
     tf: dict[str, float] = {}
     for terms in docs:

@@ -13,12 +13,22 @@ from dataclasses import dataclass
 
 # (kind, pattern, group holding the secret; 0 = the whole match)
 _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("private-key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.DOTALL), 0),
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+        0,
+    ),
     ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"), 0),
-    ("aws-secret-key", re.compile(
-        r"(?i)\baws_?(?:secret_?(?:access_?)?key|session_?token)\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{16,})"), 1),
+    (
+        "aws-secret-key",
+        re.compile(
+            r"(?i)\baws_?(?:secret_?(?:access_?)?key|session_?token)\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{16,})"
+        ),
+        1,
+    ),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"), 0),
     ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"), 0),
     ("api-key", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{20,}\b"), 0),
@@ -27,15 +37,25 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"), 0),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), 0),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\b"), 0),
-    ("auth-header", re.compile(
-        r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=\-]{6,})"), 1),
+    (
+        "auth-header",
+        re.compile(
+            r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=\-]{6,})"
+        ),
+        1,
+    ),
     ("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)"), 1),
     # a scheme of at most 32 characters: "a.a.a…" without "://" was scanned to its end from every letter
     ("url-password", re.compile(r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s:/@]+:([^\s@/]+)@"), 1),
-    ("password", re.compile(
-        r"(?i)\b(?:[a-z0-9]+_)*(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|"
-        r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|secret[_-]?key)\b[\"']?\s*"
-        r"(?::|=|:=|=>)\s*(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;*<\[({$%][^\s\"',;]{3,})"), 1),
+    (
+        "password",
+        re.compile(
+            r"(?i)\b(?:[a-z0-9]+_)*(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|"
+            r"access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|secret[_-]?key)\b[\"']?\s*"
+            r"(?::|=|:=|=>)\s*(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;*<\[({$%][^\s\"',;]{3,})"
+        ),
+        1,
+    ),
 )
 
 

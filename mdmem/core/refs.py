@@ -119,7 +119,7 @@ def site_target(value: str, sites: Iterable[tuple[str, str]]) -> str | None:
     "https://til.example.net/sqlite/wal" under ("https://til.example.net", "") → "sqlite/wal"."""
     for prefix, folder in sites:
         if value == prefix or value.startswith(prefix + "/"):
-            rest = unquote(value[len(prefix):].split("?", 1)[0]).strip("/")
+            rest = unquote(value[len(prefix) :].split("?", 1)[0]).strip("/")
             rest = rest.removesuffix(".html").removesuffix("/index")
             rest = "" if rest == "index" else rest
             target = "/".join(p for p in (folder, rest.strip("/")) if p)

@@ -15,7 +15,16 @@ INCLUDE_CHOICES = ("forgotten", "archived", "snoozed", "expired")
 FILTER_ARGS = ("type", "tag", "scope", "status", "since", "until", "path", "include", "as_of")
 # Edge types that mean "comes right before/after" (a conversation, a log, a series of notes): ``query``
 # lends relevance along them (``config.QuerySettings.spread``). The causal types are in ``graph``.
-SEQUENCE_EDGES = ("follows", "precedes", "next", "previous", "prev", "reply_to", "replies_to", "continues",
-                  "continued_by")
+SEQUENCE_EDGES = (
+    "follows",
+    "precedes",
+    "next",
+    "previous",
+    "prev",
+    "reply_to",
+    "replies_to",
+    "continues",
+    "continued_by",
+)
 # The frontmatter keys ``mdmem set`` edits (the rest: the lifecycle commands, or the file itself).
 SETTABLE = ("salience", "confidence", "pinned", "type", "tags", "scope", "valid_from", "valid_until")

@@ -34,8 +34,9 @@ class LinkResolver:
 
     __slots__ = ("paths", "ids", "titles", "files", "nodes", "_cache", "_near")
 
-    def __init__(self, names: Iterable[tuple[str, str, str]], attachments: Iterable[str],
-                 nodes: Mapping[str, Any]) -> None:
+    def __init__(
+        self, names: Iterable[tuple[str, str, str]], attachments: Iterable[str], nodes: Mapping[str, Any]
+    ) -> None:
         self.paths: dict[str, str] = {}  # normalised vault path → file (notes without .md)
         self.ids: dict[str, list[str]] = {}
         self.titles: dict[str, list[str]] = {}

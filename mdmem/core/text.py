@@ -34,9 +34,7 @@ STOPWORDS = frozenset(
 )
 
 
-_CJK_RUN = re.compile(
-    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]+"
-)
+_CJK_RUN = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]+")
 
 
 def is_cjk(ch: str) -> bool:
@@ -242,7 +240,7 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     outp.append(piece[pos:])
     result = " ".join("".join(outp).split())
     prefix = "…" if start > 0 and text[start - 1] not in "\n" else ""
-    suffix = "…" if end < len(text) and text[end:end + 1] not in ("\n", "") else ""
+    suffix = "…" if end < len(text) and text[end : end + 1] not in ("\n", "") else ""
     return f"{prefix}{result}{suffix}"
 
 
@@ -257,7 +255,7 @@ def _passages(text: str) -> list[tuple[int, int]]:
             if not para:
                 start, para = pos, True
         elif para:
-            spans.append((start, pos - 1 if text[pos - 1:pos] == "\n" else pos))
+            spans.append((start, pos - 1 if text[pos - 1 : pos] == "\n" else pos))
             para = False
         pos += len(line)
     if para:

@@ -21,8 +21,11 @@ _JOIN = re.compile(r"\s*(?:;|,\s*(?:and|as well as|plus)\s+|\s+(?:and also|as we
 # a leading question frame the parts share: "what do we know about A and B" → A, B
 _FRAME = re.compile(r"^\s*(?:what|tell me|remind me|show me|anything)\b[^,?]*?\b(?:about|regarding)\s+", re.I)
 # a question word or auxiliary: a part that starts so is a question; a noun phrase is not
-_ASKS = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|has|have|had|can|"
-                   r"could|would|will|should)\b", re.I)
+_ASKS = re.compile(
+    r"(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|has|have|had|can|"
+    r"could|would|will|should)\b",
+    re.I,
+)
 _WH = re.compile(r"(?:what|when|where|who|whom|whose|why|how|which)\b", re.I)
 # a part that leans on another: it refers back (he, them, both) — "Melanie and her kids", "and how does he cope"
 _LEANS = re.compile(r"\b(?:her|his|their|its|she|he|they|it|them|him|both|also|then)\b", re.I)
@@ -34,7 +37,7 @@ def split(text: str) -> list[str]:
     if not _JOIN.search(text):
         return []
     frame = _FRAME.match(text)
-    body = text[frame.end():] if frame else text
+    body = text[frame.end() :] if frame else text
     parts = [p.strip(" ?.!") for p in _JOIN.split(body) if p and p.strip(" ?.!")]
     if len(parts) < 2 or len(parts) > 4:
         return []

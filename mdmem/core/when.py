@@ -15,8 +15,12 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
-                                       "october november december").split(), 1)}
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("january february march april may june july august september october november december").split(), 1
+    )
+}
 _MON = {**MONTHS, **{m[:3]: i for m, i in MONTHS.items()}, "sept": 9}
 DAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 _NUM = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -25,8 +29,10 @@ UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 31, "year": 366}
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month; three months each
 _DAY = 86400.0
 
-_MONTH_RE = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
-            r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_MONTH_RE = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
 _YEAR_RE = r"(?<![\w-])((?:19|20)\d{2})(?![\w-])"  # not the year in INV-2026-000123
 _N_RE = r"(\d{1,3}|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT_RE = r"(day|week|fortnight|month|year)s?"
@@ -51,8 +57,10 @@ class Window:
 
     def describe(self) -> dict[str, str | None]:
         """What ``--explain`` shows: the span as ISO days (end inclusive), the phrase and its source."""
+
         def day(ts: float | None, shift: float = 0.0) -> str | None:
             return None if ts is None else dt.datetime.fromtimestamp(ts + shift, dt.UTC).date().isoformat()
+
         return {"from": day(self.start), "to": day(self.end, -1.0), "phrase": self.phrase, "source": self.source}
 
 
@@ -81,7 +89,7 @@ def strip(text: str, phrase: str) -> str:
     if i < 0:
         return text
     head = re.sub(r"\b(in|on|during|from|of|at|since|before|after|until|between)\s*$", "", text[:i], flags=re.I)
-    return " ".join((head + " " + text[i + len(phrase):]).split())
+    return " ".join((head + " " + text[i + len(phrase) :]).split())
 
 
 # What a question about a time says besides the time and its topic ("what did I learn about SQLite
@@ -89,17 +97,20 @@ def strip(text: str, phrase: str) -> str:
 # a window with every note that happened to use them.
 # Words that ask for a kind of event rather than a topic ("what problems did we hit", "what did the team
 # ship or decide", "incidents in January") count as such words too: the window's notes are the answer.
-QUESTION_WORDS = frozenset("""happen do done doing anyth everyth someth thing work learn learnt write wrote
+QUESTION_WORDS = frozenset(
+    """happen do done doing anyth everyth someth thing work learn learnt write wrote
     note go went get got make made new chang about up on talk said say tell wa been last week month year day time
     past recent ago start begin end earli late middl team we us our ship shipped decid decis problem issu incid
-    hit fix fixed releas""".split())
+    hit fix fixed releas""".split()
+)
 
 
 def named_in(phrase: str) -> str:
     """The words of a time phrase that name a month, a season or a day ("in June" → "June"): notes
     say those in words ("we went camping in June"), unlike "last", "ago" or "this week"."""
-    return " ".join(w for w in re.findall(r"[A-Za-z]+", phrase)
-                    if w.lower() in _MON or w.lower() in SEASONS or w.lower() in DAYS)
+    return " ".join(
+        w for w in re.findall(r"[A-Za-z]+", phrase) if w.lower() in _MON or w.lower() in SEASONS or w.lower() in DAYS
+    )
 
 
 def topic_terms(text: str) -> list[str]:
@@ -115,7 +126,7 @@ def topic_text(text: str) -> str:
     written: "what did I learn about SQLite" → "SQLite"; "" when it has none."""
     from .text import tokenize
 
-    keep = [text[t.start:t.end] for t in tokenize(text) if t.text not in QUESTION_WORDS and not t.text.isdigit()]
+    keep = [text[t.start : t.end] for t in tokenize(text) if t.text not in QUESTION_WORDS and not t.text.isdigit()]
     return " ".join(dict.fromkeys(keep))
 
 
@@ -128,12 +139,12 @@ def window(text: str, now: float | None) -> Window | None:
 
 
 def _opened(text: str, w: Window, now: float | None) -> Window:
-    """"since 2025", "before March 2026": a calendar window opened on one side by the word before it."""
+    """ "since 2025", "before March 2026": a calendar window opened on one side by the word before it."""
     i = text.lower().find(w.phrase.lower())
     m = re.search(r"\b(since|after|from|before|until|till|prior to)\s*$", text[:i], re.I) if i >= 0 else None
     if not m or w.start is None or w.end is None:
         return w
-    side, phrase = m[1].lower(), text[m.start(1):i + len(w.phrase)]
+    side, phrase = m[1].lower(), text[m.start(1) : i + len(w.phrase)]
     # The named span stays in: a note is dated when it was written, and what happened "the week before
     # 3 August" is written down on 3 August (LoCoMo: 6 such questions lost their answer without it).
     if side in ("since", "after", "from"):
@@ -153,8 +164,11 @@ def _explicit(text: str, now: float | None) -> Window | None:
             d = None
         if d is not None:
             return Window(_midnight(d), _midnight(d) + _DAY, m[0], cal)
-    m = re.search(r"\bbetween (\d{1,2})(?:st|nd|rd|th)? and (\d{1,2})(?:st|nd|rd|th)? " + _MONTH_RE + r"\s+"
-                  + _YEAR_RE, text, re.I)
+    m = re.search(
+        r"\bbetween (\d{1,2})(?:st|nd|rd|th)? and (\d{1,2})(?:st|nd|rd|th)? " + _MONTH_RE + r"\s+" + _YEAR_RE,
+        text,
+        re.I,
+    )
     if m:
         month, year = _MON[m[3].lower()], int(m[4])
         try:
@@ -170,8 +184,9 @@ def _explicit(text: str, now: float | None) -> Window | None:
         k = ("first", "second", "third", "fourth").index(m[1].lower()) if m[1].lower() != "last" else None
         start = start_ts + 7 * _DAY * k if k is not None else end_ts - 7 * _DAY
         return Window(start, start + 7 * _DAY, m[0], cal if m[3] else _rel(now))
-    m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r",?\s+" + _YEAR_RE, text, re.I) \
-        or re.search(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?,?\s+" + _YEAR_RE, text, re.I)
+    m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r",?\s+" + _YEAR_RE, text, re.I) or re.search(
+        r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?,?\s+" + _YEAR_RE, text, re.I
+    )
     if m:
         day, mon = (m[1], m[2]) if m[1].isdigit() else (m[2], m[1])
         try:
@@ -224,9 +239,14 @@ def _relative(text: str, now: float | None) -> Window | None:
         span = UNIT_DAYS[unit] * _DAY
         center = t0 - n * span
         return Window(center - span / 2, center + span / 2 + _DAY, m[0], rel)
-    m = re.search(r"\b(?:in |over |during |within )?the (?:last|past) " + _N_RE + r" " + _UNIT_RE + r"\b", text, re.I) \
-        or re.search(r"\b(?:in |over |during )?(?:the )?(?:last|past) (\d{1,3}|two|three|four|five|six|seven|"
-                     r"eight|nine|ten|eleven|twelve|few|couple of) " + _UNIT_RE + r"\b", text, re.I)
+    m = re.search(
+        r"\b(?:in |over |during |within )?the (?:last|past) " + _N_RE + r" " + _UNIT_RE + r"\b", text, re.I
+    ) or re.search(
+        r"\b(?:in |over |during )?(?:the )?(?:last|past) (\d{1,3}|two|three|four|five|six|seven|"
+        r"eight|nine|ten|eleven|twelve|few|couple of) " + _UNIT_RE + r"\b",
+        text,
+        re.I,
+    )
     if m:
         n = _n({"few": "a few", "couple of": "a couple of"}.get(m[1].lower(), m[1]))
         return Window(t0 - n * UNIT_DAYS[m[2].lower()] * _DAY, t0 + _DAY, m[0], rel)
@@ -246,8 +266,9 @@ def _relative(text: str, now: float | None) -> Window | None:
         first = (today.month - 1) // months * months  # 0-based first month of this month/quarter
         index = today.year * 12 + first - months * back
         return Window(*_month_span(index // 12, index % 12 + 1, months), m[0], rel)
-    m = re.search(r"\b(since|after|before|until) (?:last )?" + _DAY_RE + r"\b", text, re.I) \
-        or re.search(r"\b(on|last|this) " + _DAY_RE + r"\b", text, re.I)
+    m = re.search(r"\b(since|after|before|until) (?:last )?" + _DAY_RE + r"\b", text, re.I) or re.search(
+        r"\b(on|last|this) " + _DAY_RE + r"\b", text, re.I
+    )
     if m:
         back = (today.weekday() - DAYS[m[2].lower()]) % 7 or (7 if m[1].lower() in ("last", "before") else 0)
         day = _midnight(today - dt.timedelta(days=back))
@@ -258,8 +279,9 @@ def _relative(text: str, now: float | None) -> Window | None:
             return Window(None, day + (_DAY if side == "until" else 0.0), m[0], rel)
         return Window(day, day + _DAY, m[0], rel)
     names = "(" + "|".join(MONTHS) + ")"
-    m = re.search(r"\b(since|before|after|until|in|during|from|of) " + names + r"\b(?![ ,]*\d)", text, re.I) \
-        or re.search(r"\b(early|late|mid)[ -]" + names + r"\b(?![ ,]*\d)", text, re.I)
+    m = re.search(
+        r"\b(since|before|after|until|in|during|from|of) " + names + r"\b(?![ ,]*\d)", text, re.I
+    ) or re.search(r"\b(early|late|mid)[ -]" + names + r"\b(?![ ,]*\d)", text, re.I)
     if m:
         month = _MON[m[2].lower()]
         start, end = _month_span(_last_month_named(month, today), month)
@@ -281,9 +303,10 @@ _ANCHOR_STOP = r"(?=\s+(?:and|but|or|when|while|because)\b|[?.!,;]|$)"
 
 
 def _anchor(text: str, now: float | None) -> Window | None:
-    """"before the migration", "since the outage", "after we moved to Postgres": the event to date."""
-    m = re.search(r"\b(before|prior to|after|since|until|till)\s+((?:the|our|we|our team's|they)\b.+?)" + _ANCHOR_STOP,
-                  text, re.I)
+    """ "before the migration", "since the outage", "after we moved to Postgres": the event to date."""
+    m = re.search(
+        r"\b(before|prior to|after|since|until|till)\s+((?:the|our|we|our team's|they)\b.+?)" + _ANCHOR_STOP, text, re.I
+    )
     if not m:
         return None
     side = {"prior to": "before", "since": "after", "till": "until"}.get(m[1].lower(), m[1].lower())

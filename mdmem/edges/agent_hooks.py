@@ -59,8 +59,9 @@ def _output(event: str, context: str | None) -> str | None:
     """The JSON Claude Code reads back, or None for nothing to add."""
     if not context:
         return None
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}, ensure_ascii=False
+    )
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -91,9 +92,16 @@ def find_vault(vault_path: str | None, payload: dict[str, Any]) -> Path | None:
         return None
 
 
-def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int | None = None,
-             time_budget_ms: int = TIME_BUDGET_MS, commit: bool | None = None,
-             out: Callable[[str], None] | None = None) -> int:
+def run_hook(
+    event: str,
+    vault_path: str | None,
+    stdin_text: str,
+    *,
+    budget: int | None = None,
+    time_budget_ms: int = TIME_BUDGET_MS,
+    commit: bool | None = None,
+    out: Callable[[str], None] | None = None,
+) -> int:
     """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0."""
     write = out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush()))
     name = EVENTS.get(event, event)
@@ -107,8 +115,13 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
                 _diag("no mdmem vault (pass --vault or set MDMEM_VAULT); nothing added")
                 return
             if event == "prompt":
-                result["text"] = prompt_context(root, payload, budget or PROMPT_BUDGET, deadline,
-                                                partial=lambda text: result.__setitem__("partial", text))
+                result["text"] = prompt_context(
+                    root,
+                    payload,
+                    budget or PROMPT_BUDGET,
+                    deadline,
+                    partial=lambda text: result.__setitem__("partial", text),
+                )
             elif event == "session-start":
                 result["text"] = session_context(root, payload, budget or SESSION_BUDGET)
             elif event in ("stop", "pre-compact"):
@@ -130,8 +143,9 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
         worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
             done = _output(name, result.get("partial"))  # the project's memory, when only the personal vault is late
-            _diag(f"no answer within {time_budget_ms} ms; "
-                  + ("this project's memory only" if done else "nothing added"))
+            _diag(
+                f"no answer within {time_budget_ms} ms; " + ("this project's memory only" if done else "nothing added")
+            )
             if done:
                 write(done)
             sys.stderr.flush()
@@ -147,7 +161,11 @@ def run_hook(event: str, vault_path: str | None, stdin_text: str, *, budget: int
 
 _ACK = re.compile(
     r"^(ok(ay)?|k|y(es|ep|eah)?|no(pe)?|n|sure|thanks?( you)?|thx|ty|great|cool|nice|good|done|go( on| ahead)?|"
-    r"continue|proceed|next|lgtm|sounds good|perfect|right|agreed|hmm+|hi|hello|hey)\W*$", re.I)
+    r"continue|proceed|next|lgtm|sounds good|perfect|right|agreed|hmm+|hi|hello|hey)\W*$",
+    re.I,
+)
+
+
 def is_trivial(prompt: str) -> bool:
     """Prompts that need no memory: empty, slash commands, acknowledgements, a few characters."""
     p = prompt.strip()
@@ -159,8 +177,9 @@ def is_trivial(prompt: str) -> bool:
     return weight < 6
 
 
-def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: float,
-                   partial: Callable[[str], None] | None = None) -> str | None:
+def prompt_context(
+    root: Path, payload: dict[str, Any], budget: int, deadline: float, partial: Callable[[str], None] | None = None
+) -> str | None:
     """Memory for the prompt from this project's notes and unscoped ones (``scopes_for``): from a
     running server (hybrid, warm model), else here: hybrid when the model loads quickly (the bundled
     model once exported to ONNX) and time allows, else BM25. With a personal vault (``vaults
@@ -205,8 +224,9 @@ def prompt_context(root: Path, payload: dict[str, Any], budget: int, deadline: f
         return _with_footer(own.text)
 
 
-def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *,
-                  explain: bool = False) -> Any:
+def vault_context(
+    root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *, explain: bool = False
+) -> Any:
     """One vault's ``MemoryContext`` for the prompt: from its running server, else computed here; None
     while its index is rebuilt (in the background)."""
     from .serve import call_server, read_info
@@ -214,8 +234,12 @@ def vault_context(root: Path, prompt: str, budget: int, scope: list[str] | None,
     if read_info(root) is not None:
         wait = deadline - time.monotonic() - LOCAL_RESERVE_S
         if wait > 0.05:
-            params: dict[str, Any] = {"prompt": prompt, "budget": budget, **({"scope": scope} if scope else {}),
-                                      **({"explain": True} if explain else {})}
+            params: dict[str, Any] = {
+                "prompt": prompt,
+                "budget": budget,
+                **({"scope": scope} if scope else {}),
+                **({"explain": True} if explain else {}),
+            }
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
                 from ..results.search import MemoryContext
@@ -354,8 +378,9 @@ def session_note(vault: Any, session_id: str) -> str | None:
     return f"{base}/{found[0]}" if found else None
 
 
-def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None = None,
-                    dry_run: bool = False, event: str = "stop") -> dict[str, Any] | None:
+def capture_handoff(
+    root: Path, payload: dict[str, Any], *, commit: bool | None = None, dry_run: bool = False, event: str = "stop"
+) -> dict[str, Any] | None:
     """Write (or rewrite) this session's handoff note from its transcript: at each Stop, and before a
     compaction (``event`` "pre-compact") so that what the session decided, learned and left open is
     not lost with the turns the compaction drops. One note per session, whichever hook comes first."""
@@ -374,8 +399,13 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
     if handoff is None:
         return None
     if dry_run:
-        return {"action": "dry-run", "path": None, "title": handoff.title, "body": handoff.body,
-                "redacted": handoff.redacted}
+        return {
+            "action": "dry-run",
+            "path": None,
+            "title": handoff.title,
+            "body": handoff.body,
+            "redacted": handoff.redacted,
+        }
     from ..api.vault import Vault
     from ..core.text import slugify
 
@@ -386,19 +416,36 @@ def capture_handoff(root: Path, payload: dict[str, Any], *, commit: bool | None 
         day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
         rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
         if vault.exists(rel):
-            change = vault.replace_body(rel, handoff.body, "handoff", updates={"title": handoff.title},
-                                        commit=commit, message=f"mdmem: handoff \"{handoff.title}\" (updated{when})")
+            change = vault.replace_body(
+                rel,
+                handoff.body,
+                "handoff",
+                updates={"title": handoff.title},
+                commit=commit,
+                message=f'mdmem: handoff "{handoff.title}" (updated{when})',
+            )
             action = "updated" if change.changed else "unchanged"
-            return {"action": action, "path": rel, "id": change.id, "commit": change.commit,
-                    "redacted": handoff.redacted}
+            return {
+                "action": action,
+                "path": rel,
+                "id": change.id,
+                "commit": change.commit,
+                "redacted": handoff.redacted,
+            }
         scope = project_scope(t.cwd)
         extra: dict[str, Any] = {"session": t.session_id or None, "cwd": t.cwd or None, "source": "claude-code"}
         if t.started:
             extra["created"] = t.started
-        added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel,
-                          commit=commit, extra=extra)
-        return {"action": "written", "path": added.path, "id": added.id, "commit": added.commit,
-                "redacted": handoff.redacted}
+        added = vault.add(
+            handoff.title, handoff.body, type="handoff", scope=scope, path=rel, commit=commit, extra=extra
+        )
+        return {
+            "action": "written",
+            "path": added.path,
+            "id": added.id,
+            "commit": added.commit,
+            "redacted": handoff.redacted,
+        }
     finally:
         vault.close()
 

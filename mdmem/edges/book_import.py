@@ -54,8 +54,10 @@ def import_seconds() -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise MdmemError(f"MDMEM_IMPORT_SECONDS={raw!r} is not a number of seconds above 0; set it to one "
-                         "(or unset it for the default).")
+        raise MdmemError(
+            f"MDMEM_IMPORT_SECONDS={raw!r} is not a number of seconds above 0; set it to one "
+            "(or unset it for the default)."
+        )
     return value
 
 
@@ -116,8 +118,15 @@ class _Shared:
         return f"[[{rel.removesuffix('.md')}|{label.replace('|', '-').replace(']', ')')}]]"
 
 
-def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool | None = None,
-                progress: Callable[[int, int], None] | None = None, book: Book | None = None) -> ImportReport:
+def import_book(
+    vault: Vault,
+    path: Path,
+    *,
+    dry_run: bool = False,
+    commit: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    book: Book | None = None,
+) -> ImportReport:
     """Import a PDF or EPUB at ``path`` (absolute) into ``vault``; see the module's docstring. ``book``:
     the file as ``read_book`` read it already (the MCP server reads it before it takes the vault's lock)."""
     from ..core.note import NewNote, key_id, now_iso
@@ -136,11 +145,14 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
     previous = index.meta.get("parts") if index is not None else None
     previous = [str(x) for x in previous] if isinstance(previous, list) else []
     if index is not None and index.meta.get("source_hash") == digest and same_file:
-        return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment,
-                            skipped=1 + len(previous))
+        return ImportReport(
+            kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, skipped=1 + len(previous)
+        )
     if kept_file.exists() and not same_file and index is None:
-        raise MdmemError(f"{attachment} exists and is not an earlier version of {path.name}; "
-                         "rename the book's file (or that attachment) and import again.")
+        raise MdmemError(
+            f"{attachment} exists and is not an earlier version of {path.name}; "
+            "rename the book's file (or that attachment) and import again."
+        )
 
     book = book or read_book(path, progress)  # everything is read before anything is written
     ids = [key_id(f"{book_key}:{p.key}") for p in book.parts]
@@ -150,30 +162,61 @@ def import_book(vault: Vault, path: Path, *, dry_run: bool = False, commit: bool
     for k, (part, old) in enumerate(zip(book.parts, olds), 1):
         paths.append(old.path if old else _free(vault, f"{folder}/{k:0{width}d}-{slugify(part.title)[:80]}", paths))
     title = book.title or path.stem
-    shared = _Shared(kind=kind, file=path.name, attachment=attachment, folder=folder, title=title,
-                     entities=list(dict.fromkeys([title, *book.authors])), now=now_iso(), ids=ids,
-                     book_ids=set(ids) | set(previous),
-                     index_rel=index.path if index else _free(vault, f"{folder}/{slug}", paths))
+    shared = _Shared(
+        kind=kind,
+        file=path.name,
+        attachment=attachment,
+        folder=folder,
+        title=title,
+        entities=list(dict.fromkeys([title, *book.authors])),
+        now=now_iso(),
+        ids=ids,
+        book_ids=set(ids) | set(previous),
+        index_rel=index.path if index else _free(vault, f"{folder}/{slug}", paths),
+    )
 
     notes = [_index_note(shared, book, index, paths, digest, key_id(book_key))]
-    notes += [_part_note(shared, k, part, old, rel)
-              for k, (part, old, rel) in enumerate(zip(book.parts, olds, paths), 1)]
+    notes += [
+        _part_note(shared, k, part, old, rel) for k, (part, old, rel) in enumerate(zip(book.parts, olds, paths), 1)
+    ]
     kept = [rel for n, rel in zip(notes, [shared.index_rel, *paths]) if n.replace and n.body is None]
     forgotten: list[str] = []
     for old_id in previous:
         gone = _get(vault, old_id) if old_id not in ids else None
         if gone is not None and gone.status != "forgotten":
             forgotten.append(gone.path)
-            notes.append(NewNote({"id": gone.id, "title": gone.title}, None, folder, replace=True,
-                                 updates={"status": "forgotten", "removed_from_source": shared.now[:10]}))
+            notes.append(
+                NewNote(
+                    {"id": gone.id, "title": gone.title},
+                    None,
+                    folder,
+                    replace=True,
+                    updates={"status": "forgotten", "removed_from_source": shared.now[:10]},
+                )
+            )
 
     done = vault.add_many(
-        notes, dry_run=dry_run, commit=commit, files=None if same_file else {attachment: data},
-        message=lambda n, u: f"mdmem: import the book \"{title}\" from {path.name} ({n} new, {u} updated note(s))")
-    return ImportReport(kind=kind, source=str(path), dry_run=dry_run, attachment=attachment, written=done.new,
-                        updated=[p for p in done.updated if p not in forgotten], skipped=done.skipped,
-                        commit=done.commit, forgotten=[] if dry_run else forgotten, kept=kept, split=book.split,
-                        warnings=done.warnings, redacted=book.redacted)
+        notes,
+        dry_run=dry_run,
+        commit=commit,
+        files=None if same_file else {attachment: data},
+        message=lambda n, u: f'mdmem: import the book "{title}" from {path.name} ({n} new, {u} updated note(s))',
+    )
+    return ImportReport(
+        kind=kind,
+        source=str(path),
+        dry_run=dry_run,
+        attachment=attachment,
+        written=done.new,
+        updated=[p for p in done.updated if p not in forgotten],
+        skipped=done.skipped,
+        commit=done.commit,
+        forgotten=[] if dry_run else forgotten,
+        kept=kept,
+        split=book.split,
+        warnings=done.warnings,
+        redacted=book.redacted,
+    )
 
 
 def _renewed(note_id: str, old: Note, body: str, fields: dict[str, Any], folder: str) -> NewNote:
@@ -182,8 +225,13 @@ def _renewed(note_id: str, old: Note, body: str, fields: dict[str, Any], folder:
     from ..core.note import NewNote
 
     if body_hash(old.body) != old.meta.get("import_hash"):
-        return NewNote({"id": note_id, "title": old.title}, None, folder, replace=True,
-                       updates={k: v for k, v in fields.items() if k not in ("title", "import_hash")})
+        return NewNote(
+            {"id": note_id, "title": old.title},
+            None,
+            folder,
+            replace=True,
+            updates={k: v for k, v in fields.items() if k not in ("title", "import_hash")},
+        )
     return NewNote({"id": note_id, "title": fields["title"]}, body, folder, replace=True, updates=fields)
 
 
@@ -193,16 +241,33 @@ def _part_note(b: _Shared, k: int, part: Part, old: Note | None, rel: str) -> Ne
 
     pdf = b.kind == "pdf"
     pages = f"{part.first + 1}-{part.last + 1}" if pdf else None
-    where = ((f"pages {part.first + 1}–{part.last + 1}" if part.last > part.first else f"page {part.first + 1}")
-             if pdf else f"part {k}")
+    where = (
+        (f"pages {part.first + 1}–{part.last + 1}" if part.last > part.first else f"page {part.first + 1}")
+        if pdf
+        else f"part {k}"
+    )
     original = f"{b.attachment}#page={part.first + 1}" if pdf else b.attachment  # Obsidian opens a PDF at the page
     body = f"From {b.link(b.index_rel, b.title)}, {where} · [[{original}|{b.file}]]\n\n{part.body}\n"
     follows = [{"to": b.ids[k - 2], "type": "follows"}] if k > 1 else []
-    fields: dict[str, Any] = {"title": part.title, "source": b.attachment, "pages": pages, "part": k,
-                              "import_hash": body_hash(body)}
+    fields: dict[str, Any] = {
+        "title": part.title,
+        "source": b.attachment,
+        "pages": pages,
+        "part": k,
+        "import_hash": body_hash(body),
+    }
     if old is None:
-        meta = {"id": b.ids[k - 1], "title": part.title, "type": "reference", "tags": ["book"],
-                "entities": b.entities, **fields, "links": follows or None, "created": b.now, "imported": b.now}
+        meta = {
+            "id": b.ids[k - 1],
+            "title": part.title,
+            "type": "reference",
+            "tags": ["book"],
+            "entities": b.entities,
+            **fields,
+            "links": follows or None,
+            "created": b.now,
+            "imported": b.now,
+        }
         return NewNote(meta, body, b.folder, name=rel.rpartition("/")[2].removesuffix(".md"))
     old_links = old.meta.get("links")
     own = [x for x in old_links if not _our_follows(x, b.book_ids)] if isinstance(old_links, list) else []
@@ -217,22 +282,44 @@ def _index_note(b: _Shared, book: Book, index: Note | None, paths: list[str], di
     from ..core.books import PAGES_PER_PART
     from ..core.note import NewNote
 
-    split = {"outline": "its outline", "headings": "chapter headings on its pages",
-             "pages": f"runs of {PAGES_PER_PART} pages", "nav": "its table of contents (nav)",
-             "ncx": "its table of contents (NCX)", "spine": "its documents (no table of contents)"}[book.split]
+    split = {
+        "outline": "its outline",
+        "headings": "chapter headings on its pages",
+        "pages": f"runs of {PAGES_PER_PART} pages",
+        "nav": "its table of contents (nav)",
+        "ncx": "its table of contents (NCX)",
+        "spine": "its documents (no table of contents)",
+    }[book.split]
     lines = [f"# {b.title}", ""] + ([f"by {', '.join(book.authors)}", ""] if book.authors else [])
     unit = "pages" if b.kind == "pdf" else "documents"
-    lines += [f"The original: [[{b.attachment}|{b.file}]] ({book.units} {unit}; "
-              f"{len(book.parts)} parts from {split}).", "", "## Contents", ""]
+    lines += [
+        f"The original: [[{b.attachment}|{b.file}]] ({book.units} {unit}; {len(book.parts)} parts from {split}).",
+        "",
+        "## Contents",
+        "",
+    ]
     for k, (part, rel) in enumerate(zip(book.parts, paths), 1):
         pages = f" — pp. {part.first + 1}–{part.last + 1}" if b.kind == "pdf" else ""
         lines.append(f"{k}. {b.link(rel, part.title)}{pages}")
     body = "\n".join(lines) + "\n"
-    fields: dict[str, Any] = {"title": b.title, "source": b.attachment, "source_hash": digest, "parts": b.ids,
-                              "import_hash": body_hash(body)}
+    fields: dict[str, Any] = {
+        "title": b.title,
+        "source": b.attachment,
+        "source_hash": digest,
+        "parts": b.ids,
+        "import_hash": body_hash(body),
+    }
     if index is None:
-        meta = {"id": index_id, "title": b.title, "type": "hub", "tags": ["book"], "entities": b.entities,
-                **fields, "created": b.now, "imported": b.now}
+        meta = {
+            "id": index_id,
+            "title": b.title,
+            "type": "hub",
+            "tags": ["book"],
+            "entities": b.entities,
+            **fields,
+            "created": b.now,
+            "imported": b.now,
+        }
         return NewNote(meta, body, b.folder, name=b.index_rel.rpartition("/")[2].removesuffix(".md"))
     return _renewed(index_id, index, body, fields, b.folder)
 

@@ -49,8 +49,9 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8") or "{}")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise MdmemError(f"{path} is not valid JSON ({exc}); fix or move it, then run setup again. "
-                         "Nothing was changed.") from None
+        raise MdmemError(
+            f"{path} is not valid JSON ({exc}); fix or move it, then run setup again. Nothing was changed."
+        ) from None
     if not isinstance(data, dict):
         raise MdmemError(f"{path} does not hold a JSON object; nothing was changed.")
     return data
@@ -70,12 +71,13 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: FileChange, *,
-                remove: bool = False) -> None:
+def merge_hooks(
+    settings: dict[str, Any], python: str, vault: Path, change: FileChange, *, remove: bool = False
+) -> None:
     """Add, update or (``remove``) mdmem's hook entries in a settings dict, in place."""
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise MdmemError(f"{change.path}: \"hooks\" is not an object; nothing was changed.")
+        raise MdmemError(f'{change.path}: "hooks" is not an object; nothing was changed.')
     for event, hook, timeout in HOOKS:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
@@ -110,12 +112,11 @@ def merge_hooks(settings: dict[str, Any], python: str, vault: Path, change: File
         del settings["hooks"]
 
 
-def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileChange, *,
-                 remove: bool = False) -> None:
+def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileChange, *, remove: bool = False) -> None:
     """Add, update or (``remove``) the mdmem stdio MCP server in an ``mcpServers`` dict, in place."""
     servers = config.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
-        raise MdmemError(f"{change.path}: \"mcpServers\" is not an object; nothing was changed.")
+        raise MdmemError(f'{change.path}: "mcpServers" is not an object; nothing was changed.')
     wanted = {"type": "stdio", "command": python, "args": ["-m", "mdmem", "--vault", str(vault), "mcp"], "env": {}}
     current = servers.get(SERVER_NAME)
     ours = isinstance(current, dict) and "mdmem" in json.dumps(current.get("args", [])) + str(current.get("command"))
@@ -135,8 +136,15 @@ def merge_server(config: dict[str, Any], python: str, vault: Path, change: FileC
         del config["mcpServers"]
 
 
-def setup_claude_code(vault: Path, *, project: Path | None = None, home: Path | None = None,
-                      python: str | None = None, remove: bool = False, dry_run: bool = False) -> SetupReport:
+def setup_claude_code(
+    vault: Path,
+    *,
+    project: Path | None = None,
+    home: Path | None = None,
+    python: str | None = None,
+    remove: bool = False,
+    dry_run: bool = False,
+) -> SetupReport:
     """Merge the hooks and the MCP server into the user's (or ``project``'s) Claude Code settings."""
     python = python or sys.executable
     home = home or Path.home()

@@ -133,23 +133,34 @@ def summarize(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: st
         return (hit_at if o.query.any_of else recall_at)(o.ranked, o.query.relevant, k)
 
     return Row(
-        dataset=dataset, level=level, mode=mode, group=group, n=len(answerable),
+        dataset=dataset,
+        level=level,
+        mode=mode,
+        group=group,
+        n=len(answerable),
         r1=avg(lambda o: rec(o, 1)),
         r5=avg(lambda o: rec(o, 5)),
         r10=avg(lambda o: rec(o, 10)),
         mrr=avg(lambda o: reciprocal_rank(o.ranked, o.query.relevant)),
-        ndcg10=avg(lambda o: first_hit_ndcg(o.ranked, o.query.relevant) if o.query.any_of
-                   else ndcg_at(o.ranked, o.query.relevant, 10)),
+        ndcg10=avg(
+            lambda o: (
+                first_hit_ndcg(o.ranked, o.query.relevant)
+                if o.query.any_of
+                else ndcg_at(o.ranked, o.query.relevant, 10)
+            )
+        ),
         ms_per_query=1000 * (_mean([o.seconds for o in outcomes]) or 0.0),
-        quiet=_mean([1.0 if not o.ranked or o.silenced else 0.0 for o in noanswer]), n_noanswer=len(noanswer),
+        quiet=_mean([1.0 if not o.ranked or o.silenced else 0.0 for o in noanswer]),
+        n_noanswer=len(noanswer),
         leak=_mean([1.0 if set(o.ranked[:10]) & set(o.query.excluded) else 0.0 for o in guarded]),
         n_excluded=len(guarded),
         muted=_mean([1.0 if o.silenced else 0.0 for o in answerable]),
     )
 
 
-def summarize_groups(outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: str,
-                     by_group: bool, order: Sequence[str] = ()) -> list[Row]:
+def summarize_groups(
+    outcomes: Sequence[Outcome], *, dataset: str, level: str, mode: str, by_group: bool, order: Sequence[str] = ()
+) -> list[Row]:
     """The ``all`` row, then (with ``by_group``) one row per group: those in ``order`` first, the
     rest in order of first appearance."""
     rows = [summarize(outcomes, dataset=dataset, level=level, mode=mode, group="all")]
@@ -157,8 +168,9 @@ def summarize_groups(outcomes: Sequence[Outcome], *, dataset: str, level: str, m
         seen = dict.fromkeys(o.query.group for o in outcomes)
         groups = [g for g in order if g in seen] + [g for g in seen if g not in order]
         for g in groups:
-            rows.append(summarize([o for o in outcomes if o.query.group == g],
-                                  dataset=dataset, level=level, mode=mode, group=g))
+            rows.append(
+                summarize([o for o in outcomes if o.query.group == g], dataset=dataset, level=level, mode=mode, group=g)
+            )
     return rows
 
 
@@ -174,19 +186,33 @@ def format_table(rows: Sequence[Row]) -> str:
         head += ["quiet", "leak", "muted"]
     body = []
     for r in rows:
-        cells = [r.dataset, r.level, r.group, r.mode, _fmt(r.r1), _fmt(r.r5), _fmt(r.r10), _fmt(r.mrr),
-                 _fmt(r.ndcg10), str(r.n), f"{r.ms_per_query:.1f}"]
+        cells = [
+            r.dataset,
+            r.level,
+            r.group,
+            r.mode,
+            _fmt(r.r1),
+            _fmt(r.r5),
+            _fmt(r.r10),
+            _fmt(r.mrr),
+            _fmt(r.ndcg10),
+            str(r.n),
+            f"{r.ms_per_query:.1f}",
+        ]
         if extra:
-            cells += [f"{_fmt(r.quiet)} /{r.n_noanswer}" if r.n_noanswer else "",
-                      f"{_fmt(r.leak)} /{r.n_excluded}" if r.n_excluded else "",
-                      _fmt(r.muted) if r.muted else ""]
+            cells += [
+                f"{_fmt(r.quiet)} /{r.n_noanswer}" if r.n_noanswer else "",
+                f"{_fmt(r.leak)} /{r.n_excluded}" if r.n_excluded else "",
+                _fmt(r.muted) if r.muted else "",
+            ]
         body.append(cells)
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
     left = 4  # text columns are left-aligned, numbers right-aligned
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     out = [line(head), "  ".join("-" * w for w in widths)]
     prev: tuple[str, str, str] | None = None
@@ -335,8 +361,7 @@ class Suite:
         return sum(len(qs) for _, qs in self.vaults)
 
 
-def build_locomo(convs: Sequence[Conversation], cache: Path, levels: Sequence[str],
-                 rebuild: bool) -> list[Suite]:
+def build_locomo(convs: Sequence[Conversation], cache: Path, levels: Sequence[str], rebuild: bool) -> list[Suite]:
     """Write (or refresh) one vault per conversation and level under ``cache``."""
     render = {"turn": turn_notes, "session": session_notes}
     suites = []
@@ -380,12 +405,15 @@ def build_corpus(corpus: Corpus, source: Path, cache: Path, rebuild: bool) -> li
         toml.unlink()
     queries, problems = resolve_answers(corpus.questions, note_paths(folder))
     if problems:
-        raise MdmemError(f"{corpus.name} at {corpus.commit[:12]}: {len(problems)} answers name no single note: "
-                         f"{'; '.join(problems[:5])}{' …' if len(problems) > 5 else ''}. Fix the questions file.")
+        raise MdmemError(
+            f"{corpus.name} at {corpus.commit[:12]}: {len(problems)} answers name no single note: "
+            f"{'; '.join(problems[:5])}{' …' if len(problems) > 5 else ''}. Fix the questions file."
+        )
     tune = [q for q in queries if q.id not in corpus.heldout]
     held = [q for q in queries if q.id in corpus.heldout]
-    return [Suite(corpus.slug, level, [(folder, qs)], key="path") for level, qs in (("tune", tune), ("heldout", held))
-            if qs]
+    return [
+        Suite(corpus.slug, level, [(folder, qs)], key="path") for level, qs in (("tune", tune), ("heldout", held)) if qs
+    ]
 
 
 def note_paths(root: Path) -> list[str]:
@@ -483,5 +511,3 @@ def unknown_ids(suite: Suite) -> list[str]:
         for q in queries:
             missing += [f"{q.id}:{i}" for i in (*q.relevant, *q.excluded) if i not in ids]
     return missing
-
-

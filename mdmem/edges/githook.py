@@ -62,8 +62,11 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
                 vault.mark_stale()
         except Exception:
             pass
-        print(f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
-              "mdmem command, or run \"mdmem reindex\".", file=sys.stderr)
+        print(
+            f"mdmem ({hook}): index not updated: {exc} — it will be refreshed by the next "
+            'mdmem command, or run "mdmem reindex".',
+            file=sys.stderr,
+        )
     finally:
         if vault is not None:
             vault.close()

@@ -52,9 +52,19 @@ _HEADING_TYPES: tuple[tuple[str, str], ...] = (
     (r"project", "project"),
     (r"context|background|notes?", "context"),
 )
-_TYPE_ALIASES = {"style": "preference", "preferences": "preference", "decisions": "decision", "facts": "fact",
-                 "lesson": "antipattern", "lessons": "antipattern", "todo": "progress", "task": "progress",
-                 "episode": "conversation", "observation": "fact", "knowledge": "fact"}
+_TYPE_ALIASES = {
+    "style": "preference",
+    "preferences": "preference",
+    "decisions": "decision",
+    "facts": "fact",
+    "lesson": "antipattern",
+    "lessons": "antipattern",
+    "todo": "progress",
+    "task": "progress",
+    "episode": "conversation",
+    "observation": "fact",
+    "knowledge": "fact",
+}
 
 
 @dataclass(slots=True)
@@ -138,14 +148,23 @@ def parse_memory_markdown(text: str, source: str, *, default_type: str = "note")
         created = heading_date
         m = _LEAD_DATE.match(text)
         if m:
-            created, text = m.group(1), text[m.end():]
+            created, text = m.group(1), text[m.end() :]
         text = "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in text.splitlines()).strip()
         if not text:
             return
         typ = _heading_type(heading) or default_type
         tag = _tag(heading) if heading else None
-        entries.append(Entry(key=f"entry:{_norm(text)}", title=title_of(text), body=text, type=typ,
-                             created=created, tags=[tag] if tag else [], source=source))
+        entries.append(
+            Entry(
+                key=f"entry:{_norm(text)}",
+                title=title_of(text),
+                body=text,
+                type=typ,
+                created=created,
+                tags=[tag] if tag else [],
+                source=source,
+            )
+        )
 
     for line in body.splitlines():
         if _FENCE.match(line):
@@ -188,8 +207,9 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
     title = first.group(2).strip() if first else f"Memory {day}"
     if m and day not in title:
         title = f"{title} ({day})" if first else title
-    return Entry(key=f"file:{source}", title=title, body=body, type="context", created=day,
-                 source=source, replaceable=True)
+    return Entry(
+        key=f"file:{source}", title=title, body=body, type="context", created=day, source=source, replaceable=True
+    )
 
 
 def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
@@ -235,10 +255,21 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
         raise ValueError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}")
     key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{_norm(content)}"
     title = str(obj.get("title") or "").strip() or title_of(content)
-    return Entry(key=key, title=title, title_chars=200, body=content, type=typ, created=created,
-                 tags=[str(t).lstrip("#") for t in tags], salience=salience, scope=str(scope) if scope else None,
-                 entities=[str(e) for e in entities] if isinstance(entities, list) else [],
-                 pinned=bool(obj.get("pinned")), source=source, extra=extra)
+    return Entry(
+        key=key,
+        title=title,
+        title_chars=200,
+        body=content,
+        type=typ,
+        created=created,
+        tags=[str(t).lstrip("#") for t in tags],
+        salience=salience,
+        scope=str(scope) if scope else None,
+        entities=[str(e) for e in entities] if isinstance(entities, list) else [],
+        pinned=bool(obj.get("pinned")),
+        source=source,
+        extra=extra,
+    )
 
 
 # -- reading the source -------------------------------------------------------------------------------
@@ -258,8 +289,10 @@ def detect(path: Path) -> str:
             return "markdown"
         if path.suffix.lower() in BOOK_KINDS:
             return BOOK_KINDS[path.suffix.lower()]
-        raise MdmemError(f"{path}: import reads MEMORY.md-style markdown, a memory/ folder, a .jsonl file of "
-                         "memories, a PDF or EPUB book, or an Obsidian vault folder.")
+        raise MdmemError(
+            f"{path}: import reads MEMORY.md-style markdown, a memory/ folder, a .jsonl file of "
+            "memories, a PDF or EPUB book, or an Obsidian vault folder."
+        )
     if (path / ".obsidian").is_dir():
         return "obsidian"
     if (path / "MEMORY.md").is_file() or (path / "memory").is_dir() or any(path.glob("*.md")):
@@ -301,9 +334,17 @@ def _read(path: Path) -> str:
 # -- writing ----------------------------------------------------------------------------------------
 
 
-def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commit: bool | None = None,
-                use_git: bool | None = None, default_type: str = "note",
-                progress: Callable[[int, int], None] | None = None, book: Book | None = None) -> ImportReport:
+def import_path(
+    vault: Vault | None,
+    path: Path,
+    *,
+    dry_run: bool = False,
+    commit: bool | None = None,
+    use_git: bool | None = None,
+    default_type: str = "note",
+    progress: Callable[[int, int], None] | None = None,
+    book: Book | None = None,
+) -> ImportReport:
     """Import PATH into ``vault`` (or, for an Obsidian vault, adopt PATH itself as a vault); ``progress``
     (done, total) follows the pages or documents of a book as they are read; ``book``: a book PATH holds,
     read already (``book_import.read_book``)."""
@@ -315,25 +356,33 @@ def import_path(vault: Vault | None, path: Path, *, dry_run: bool = False, commi
 
         adopted = None
         if not dry_run:
-            adopted = init_vault(path, use_git=find_git_dir(path) is not None if use_git is None else use_git,
-                                 commit=commit is not False)
+            adopted = init_vault(
+                path, use_git=find_git_dir(path) is not None if use_git is None else use_git, commit=commit is not False
+            )
         return ImportReport(kind=kind, source=str(path), dry_run=dry_run, adopted=adopted)
     if vault is None:
         raise MdmemError("No vault to import into; pass --vault PATH (or run inside a vault).")
     if path == vault.root or vault.root in path.parents:
-        raise MdmemError(f"{path} is inside the vault {vault.root}: its files are notes already. "
-                         "Import from outside the vault.")
+        raise MdmemError(
+            f"{path} is inside the vault {vault.root}: its files are notes already. Import from outside the vault."
+        )
     if kind in ("pdf", "epub"):
         from .book_import import import_book
 
         return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress, book=book)
     entries, errors = read_entries(path, kind, default_type=default_type)
-    return _write(vault, entries, ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
-                  source=path.name, commit=commit)
+    return _write(
+        vault,
+        entries,
+        ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
+        source=path.name,
+        commit=commit,
+    )
 
 
-def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: str,
-           commit: bool | None) -> ImportReport:
+def _write(
+    vault: Vault, entries: list[Entry], report: ImportReport, *, source: str, commit: bool | None
+) -> ImportReport:
     from ..core.note import NewNote, now_iso
     from ..core.redact import redact
     from ..core.text import shorten, slugify
@@ -351,13 +400,32 @@ def _write(vault: Vault, entries: list[Entry], report: ImportReport, *, source: 
         body, title = redact(e.body), redact(e.title)  # before the title is cut: a cut hides no secret
         redacted += body.count + (0 if e.title in e.body else title.count)
         meta: dict[str, Any] = {
-            "id": nid, "title": shorten(title.text, e.title_chars), "type": e.type, "salience": e.salience,
-            "pinned": True if e.pinned else None, "scope": e.scope, "tags": e.tags or None,
-            "entities": e.entities or None, "created": e.created or now_iso(),
-            "source": f"import:{e.source}", "imported": now_iso(), **e.extra,
+            "id": nid,
+            "title": shorten(title.text, e.title_chars),
+            "type": e.type,
+            "salience": e.salience,
+            "pinned": True if e.pinned else None,
+            "scope": e.scope,
+            "tags": e.tags or None,
+            "entities": e.entities or None,
+            "created": e.created or now_iso(),
+            "source": f"import:{e.source}",
+            "imported": now_iso(),
+            **e.extra,
         }
         notes.append(NewNote(meta, body.text, folder, replace=e.replaceable))
-    done = vault.add_many(notes, dry_run=report.dry_run, commit=commit,
-                          message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}")
-    return replace(report, written=done.new, updated=done.updated, skipped=skipped + done.skipped,
-                   redacted=redacted, commit=done.commit, warnings=done.warnings)
+    done = vault.add_many(
+        notes,
+        dry_run=report.dry_run,
+        commit=commit,
+        message=lambda n, u: f"mdmem: import {n} new, {u} updated note(s) from {source}",
+    )
+    return replace(
+        report,
+        written=done.new,
+        updated=done.updated,
+        skipped=skipped + done.skipped,
+        redacted=redacted,
+        commit=done.commit,
+        warnings=done.warnings,
+    )

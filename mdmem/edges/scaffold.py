@@ -57,8 +57,9 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
     appended = _ensure_gitignore(root, created)
     done = [f"created {', '.join(created)}"] if created else []
     done += [f"appended {GITIGNORE_LINE} to {', '.join(appended)}"] if appended else []
-    messages = [("Adopted" if has_notes else "Created") + f" vault at {root}"
-                + (f" ({'; '.join(done)})" if done else "")]
+    messages = [
+        ("Adopted" if has_notes else "Created") + f" vault at {root}" + (f" ({'; '.join(done)})" if done else "")
+    ]
     if created_repo:
         messages.append(f"Initialised a git repository in {root}.")
     if use_git:
@@ -70,24 +71,46 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
     if in_git and ours:
         to_commit = [p for p in ours if p not in theirs]
         if commit and use_git and to_commit:
-            committed = vault.commit(to_commit, "mdmem: new vault from template" if not has_notes
-                                     else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})")
+            committed = vault.commit(
+                to_commit,
+                "mdmem: new vault from template"
+                if not has_notes
+                else f"mdmem: adopt this folder as a vault ({', '.join(to_commit)})",
+            )
             sha = committed.commit
             messages += [f"warning: {w}" for w in committed.warnings]
         if sha:
             messages.append(f"Committed {', '.join(to_commit)} ({sha[:8]}); nothing else.")
         left = [p for p in ours if sha is None or p in theirs]
         if left:
-            why = ("it has changes of yours" if left == theirs else
-                   "--no-commit" if not commit else "--no-git" if not use_git else "git did not commit them")
+            why = (
+                "it has changes of yours"
+                if left == theirs
+                else "--no-commit"
+                if not commit
+                else "--no-git"
+                if not use_git
+                else "git did not commit them"
+            )
             messages.append(f"Not committed ({why}): {', '.join(str(root / p) for p in left)}.")
     problems = vault.doctor().problems  # doctor's count (dangling links too), as status gives it
-    messages.append(f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
-                    + (f" ({len(problems)} problem(s): run \"mdmem doctor\")" if problems else "") + ".")
+    messages.append(
+        f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
+        + (f' ({len(problems)} problem(s): run "mdmem doctor")' if problems else "")
+        + "."
+    )
     vault.close()
-    return InitReport(str(root), has_notes, ours, created_repo,
-                      len(report.added) + len(report.updated) + report.unchanged, messages,
-                      created=created, appended=appended, commit=sha)
+    return InitReport(
+        str(root),
+        has_notes,
+        ours,
+        created_repo,
+        len(report.added) + len(report.updated) + report.unchanged,
+        messages,
+        created=created,
+        appended=appended,
+        commit=sha,
+    )
 
 
 def _ensure_gitignore(root: Path, created: list[str]) -> list[str]:

@@ -37,12 +37,12 @@ def prove(root: Path, info: dict[str, Any]) -> bool:
     token over loopback, it answers with that pid and this vault. Checked before any signal is sent: a
     pid in a stale or foreign ``serve.json`` may belong to another process by now."""
     answer = call_server(root, "whoami", {}, timeout=5.0, info=info)
-    return (answer is not None and answer.get("pid") == info.get("pid")
-            and answer.get("vault") == str(root.resolve()))
+    return answer is not None and answer.get("pid") == info.get("pid") and answer.get("vault") == str(root.resolve())
 
 
-def call_server(root: Path, method: str, params: dict[str, Any], timeout: float = 60.0,
-                info: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def call_server(
+    root: Path, method: str, params: dict[str, Any], timeout: float = 60.0, info: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     """Ask the vault's server: ``method`` "ask" with an ``Ask``'s dict, or "context" with the prompt's
     ("whoami": its pid and vault); None if there is no server or it failed. ``info``: the server's
     ``serve.json`` as read already."""
@@ -56,8 +56,10 @@ def call_server(root: Path, method: str, params: dict[str, Any], timeout: float 
     import socket
 
     body = json.dumps({"method": method, "params": params}).encode()
-    head = (f"POST /call HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Authorization: Bearer {info['token']}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    head = (
+        f"POST /call HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {info['token']}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
     try:
         with socket.create_connection(("127.0.0.1", int(info["port"])), timeout=timeout) as sock:
             sock.sendall(head + body)
@@ -109,8 +111,9 @@ def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dic
 class Server:
     """One vault, one thread of work at a time (the vault is not thread-safe), HTTP on 127.0.0.1."""
 
-    def __init__(self, root: Path, *, idle_timeout: float = 900.0, port: int = 0,
-                 fill_vectors: bool = True, warm: bool = True) -> None:
+    def __init__(
+        self, root: Path, *, idle_timeout: float = 900.0, port: int = 0, fill_vectors: bool = True, warm: bool = True
+    ) -> None:
         from ..api.vault import Vault
 
         self.vault = Vault.open(root)
@@ -146,10 +149,16 @@ class Server:
                 if ask is not None:
                     answer = ask.of(self.vault).to_dict()
                 else:
-                    answer = {"context": self.vault.context(
-                        str(params["prompt"]), int(params.get("budget", 600)), scope=params.get("scope"),
-                        vectors=params.get("vectors", True), as_of=params.get("as_of"),
-                        explain=bool(params.get("explain", False))).to_dict()}
+                    answer = {
+                        "context": self.vault.context(
+                            str(params["prompt"]),
+                            int(params.get("budget", 600)),
+                            scope=params.get("scope"),
+                            vectors=params.get("vectors", True),
+                            as_of=params.get("as_of"),
+                            explain=bool(params.get("explain", False)),
+                        ).to_dict()
+                    }
                 self.last_used = time.monotonic()
         finally:
             with self._count:
@@ -212,8 +221,14 @@ class Server:
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
-        info: dict[str, Any] = {"pid": os.getpid(), "port": self.port, "token": self.token, "started": time.time(),
-                                "vault": str(self.vault.root.resolve()), "warm": self.warmed}
+        info: dict[str, Any] = {
+            "pid": os.getpid(),
+            "port": self.port,
+            "token": self.token,
+            "started": time.time(),
+            "vault": str(self.vault.root.resolve()),
+            "warm": self.warmed,
+        }
         info["seal"] = server_seal(info)  # a serve.json that came with a clone has none: no server
         with os.fdopen(fd, "w") as fh:
             json.dump(info, fh)

@@ -57,24 +57,34 @@ def backlinks(store: IndexStore, ref: str) -> BacklinksAnswer:
     """Edges coming into a note (or entity) from other notes."""
     g = load_graph(store)
     key = node_key(store, g, ref)
-    return BacklinksAnswer(graph_node(g, key), link_rows(store, g, [e for e in g.inc.get(key, ()) if e.src != key],
-                                                         into=True))
+    return BacklinksAnswer(
+        graph_node(g, key), link_rows(store, g, [e for e in g.inc.get(key, ()) if e.src != key], into=True)
+    )
 
 
-def neighbors(store: IndexStore, ref: str, depth: int = 1, *, types: list[str] | None = None,
-              direction: str = "both", limit: int | None = None) -> NeighborsAnswer:
+def neighbors(
+    store: IndexStore,
+    ref: str,
+    depth: int = 1,
+    *,
+    types: list[str] | None = None,
+    direction: str = "both",
+    limit: int | None = None,
+) -> NeighborsAnswer:
     """Notes and entities within ``depth`` hops, nearest first, each with the edge that reached it."""
     if depth < 1:
         raise MdmemError("--depth must be 1 or more.")
     g = load_graph(store)
     key = node_key(store, g, ref)
     steps = g.neighbors(key, depth, types=edge_types(types), direction=direction, limit=limit)
-    return NeighborsAnswer(graph_node(g, key), depth,
-                           [Neighbor(graph_node(g, s.node), s.depth, graph_step(g, s)) for s in steps])
+    return NeighborsAnswer(
+        graph_node(g, key), depth, [Neighbor(graph_node(g, s.node), s.depth, graph_step(g, s)) for s in steps]
+    )
 
 
-def shortest_path(store: IndexStore, a: str, b: str, *, types: list[str] | None = None,
-                  max_depth: int | None = None) -> PathAnswer:
+def shortest_path(
+    store: IndexStore, a: str, b: str, *, types: list[str] | None = None, max_depth: int | None = None
+) -> PathAnswer:
     """The fewest hops between two notes, whatever the edges' directions."""
     g = load_graph(store)
     ka, kb = node_key(store, g, a), node_key(store, g, b)
@@ -84,10 +94,17 @@ def shortest_path(store: IndexStore, a: str, b: str, *, types: list[str] | None 
         return PathAnswer(na, nb, True, len(steps) - 1, [graph_step(g, s) for s in steps[1:]])
     deg_a = sum(1 for _ in g.edges(ka))
     deg_b = sum(1 for _ in g.edges(kb))
-    return PathAnswer(na, nb, False, message=(
-        f"No path between {g.title(ka)!r} and {g.title(kb)!r}: they are not connected "
-        f"({deg_a} and {deg_b} edge(s) of their own" + (f", within {max_depth} hops" if max_depth else "")
-        + f"). Connect them with \"mdmem link {shlex.quote(na.id)} {shlex.quote(nb.id)} --type TYPE\"."))
+    return PathAnswer(
+        na,
+        nb,
+        False,
+        message=(
+            f"No path between {g.title(ka)!r} and {g.title(kb)!r}: they are not connected "
+            f"({deg_a} and {deg_b} edge(s) of their own"
+            + (f", within {max_depth} hops" if max_depth else "")
+            + f'). Connect them with "mdmem link {shlex.quote(na.id)} {shlex.quote(nb.id)} --type TYPE".'
+        ),
+    )
 
 
 # -- why -----------------------------------------------------------------------------------------
@@ -101,16 +118,25 @@ def _use_vectors(store: IndexStore, vectors: bool | None) -> bool:
     return done > 0  # never load the model just for this when nothing is embedded yet
 
 
-def _query(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: dict[str, Any],
-           vectors: bool = True) -> list[Any]:
+def _query(
+    store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: dict[str, Any], vectors: bool = True
+) -> list[Any]:
     from . import hybrid
 
     return hybrid.query(store, sem if vectors else None, text, limit, store.filters(**filters))
 
 
-def why(store: IndexStore, sem: Semantic | None, text: str, limit: int = 10, *, depth: int = 3,
-        vectors: bool | None = None, seeds: list[Any] | None = None,
-        filters: dict[str, Any] | None = None) -> WhyAnswer:
+def why(
+    store: IndexStore,
+    sem: Semantic | None,
+    text: str,
+    limit: int = 10,
+    *,
+    depth: int = 3,
+    vectors: bool | None = None,
+    seeds: list[Any] | None = None,
+    filters: dict[str, Any] | None = None,
+) -> WhyAnswer:
     """The notes that best match ``text`` with their causes (and effects) along causal edges."""
     from . import hybrid
 
@@ -133,16 +159,36 @@ def why(store: IndexStore, sem: Semantic | None, text: str, limit: int = 10, *, 
     for h in seeds[:WHY_MATCHES]:
         scores[h.path] = max(scores.get(h.path, 0.0), float(h.score))
     hits = g.causal(scores, depth, allow=visible)[:limit]
-    return WhyAnswer(text, route, [
-        WhyItem(graph_node(g, h.node), round(h.score, 4), h.role, h.depth, graph_node(g, h.seed),
-                [graph_step(g, s) for s in h.chain[1:]]) for h in hits])
+    return WhyAnswer(
+        text,
+        route,
+        [
+            WhyItem(
+                graph_node(g, h.node),
+                round(h.score, 4),
+                h.role,
+                h.depth,
+                graph_node(g, h.seed),
+                [graph_step(g, s) for s in h.chain[1:]],
+            )
+            for h in hits
+        ],
+    )
 
 
 # -- timeline ------------------------------------------------------------------------------------
 
 
-def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5, *, all_notes: bool = False,
-             vectors: bool | None = None, filters: dict[str, Any] | None = None) -> TimelineAnswer:
+def timeline(
+    store: IndexStore,
+    sem: Semantic | None,
+    ref: str,
+    window: int = 5,
+    *,
+    all_notes: bool = False,
+    vectors: bool | None = None,
+    filters: dict[str, Any] | None = None,
+) -> TimelineAnswer:
     """The notes just before and after a note in time: among its related notes (graph neighbours
     within two hops and notes on the same subject), or among all notes with ``all_notes``."""
     from . import hybrid
@@ -155,7 +201,7 @@ def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5,
     except NoteNotFound:
         hits = _query(store, sem, ref, 1, filters, vectors=_use_vectors(store, vectors))
         if not hits:
-            raise MdmemError(f"No note matches {ref!r}. Try other words, or \"mdmem search {ref}\".") from None
+            raise MdmemError(f'No note matches {ref!r}. Try other words, or "mdmem search {ref}".') from None
         anchor, from_query = hits[0].path, True
     visible = Visible(store, store.filters(**filters), g)
     if all_notes:
@@ -185,8 +231,13 @@ def timeline(store: IndexStore, sem: Semantic | None, ref: str, window: int = 5,
         node = g.nodes.get(key)
         return TimelineItem(graph_node(g, key), iso_from_timestamp(node.date) if node is not None else None)
 
-    return TimelineAnswer(item(anchor), from_query, "all" if all_notes else "related",
-                          [item(n.key) for n in before], [item(n.key) for n in after])
+    return TimelineAnswer(
+        item(anchor),
+        from_query,
+        "all" if all_notes else "related",
+        [item(n.key) for n in before],
+        [item(n.key) for n in after],
+    )
 
 
 # -- entity ----------------------------------------------------------------------------------------
@@ -256,17 +307,29 @@ def entity(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
             if len(mentioned) >= mentions:
                 break
     if not homes and not mentioned:
-        raise MdmemError(f"No note or entity is named {name!r}. Try \"mdmem search {name}\".")
-    return EntityAnswer(name, sorted(dedup.values(), key=str.casefold),
-                        [graph_node(g, h) for h in homes if h in g.nodes and g.nodes[h].kind == "note" and visible(h)],
-                        about, linked, mentioned)
+        raise MdmemError(f'No note or entity is named {name!r}. Try "mdmem search {name}".')
+    return EntityAnswer(
+        name,
+        sorted(dedup.values(), key=str.casefold),
+        [graph_node(g, h) for h in homes if h in g.nodes and g.nodes[h].kind == "note" and visible(h)],
+        about,
+        linked,
+        mentioned,
+    )
 
 
 # -- export ----------------------------------------------------------------------------------------
 
 
-def export_graph(store: IndexStore, fmt: str = "json", *, types: list[str] | None = None, entities: bool = True,
-                 external: bool = True, filters: dict[str, Any] | None = None) -> str:
+def export_graph(
+    store: IndexStore,
+    fmt: str = "json",
+    *,
+    types: list[str] | None = None,
+    entities: bool = True,
+    external: bool = True,
+    filters: dict[str, Any] | None = None,
+) -> str:
     """The graph as JSON, Graphviz DOT or a self-contained HTML page that draws it."""
     import json
 
@@ -308,8 +371,11 @@ def refs(store: IndexStore, ref: str) -> RefsAnswer:
     items = []
     for r in store.catalog.refs.refs_of(path):
         person = g.people.get(r["value"]) if r["kind"] in PERSON_REF_KINDS else None
-        items.append(RefItem(r["kind"], r["value"], r["written"], r["origin"],
-                             graph_node(g, person) if person is not None else None))
+        items.append(
+            RefItem(
+                r["kind"], r["value"], r["written"], r["origin"], graph_node(g, person) if person is not None else None
+            )
+        )
     return RefsAnswer(graph_node(g, path), items)
 
 

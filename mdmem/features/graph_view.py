@@ -89,16 +89,29 @@ def graph_node(graph: Graph, key: str) -> GraphNode:
     node = graph.nodes.get(key)
     if node is None:
         return GraphNode(id=key.removesuffix(".md"), path=key, title=key, status="unindexed")
-    return GraphNode(id=node.id, path=node.key if node.kind in ("note", ATTACHMENT) else None, title=node.title,
-                     type=node.type, kind=node.kind, status=node.status)
+    return GraphNode(
+        id=node.id,
+        path=node.key if node.kind in ("note", ATTACHMENT) else None,
+        title=node.title,
+        type=node.type,
+        kind=node.kind,
+        status=node.status,
+    )
 
 
 def graph_edge(graph: Graph, e: Edge, *, dangling: bool | None = None, direction: str | None = None) -> GraphEdge:
     """An edge as stored (source → target), with both ends named; ``direction`` for a walk's step."""
-    return GraphEdge(from_=graph_node(graph, e.src), type=e.type,
-                     to=graph_node(graph, e.dst) if e.dst is not None else None, written=e.target,
-                     reason=e.reason, heading=e.heading or None, ambiguous=list(e.candidates) or None,
-                     dangling=dangling, direction=direction)
+    return GraphEdge(
+        from_=graph_node(graph, e.src),
+        type=e.type,
+        to=graph_node(graph, e.dst) if e.dst is not None else None,
+        written=e.target,
+        reason=e.reason,
+        heading=e.heading or None,
+        ambiguous=list(e.candidates) or None,
+        dangling=dangling,
+        direction=direction,
+    )
 
 
 def link_rows(store: IndexStore, graph: Graph, edges: list[Edge], *, into: bool = False) -> list[GraphEdge]:
@@ -121,11 +134,21 @@ def link_rows(store: IndexStore, graph: Graph, edges: list[Edge], *, into: bool 
                 except (OSError, MdmemError):
                     bodies[e.src] = []
             context = _context_line(bodies[e.src], [x.target for x in group])
-        rows.append(GraphEdge(
-            from_=graph_node(graph, e.src), type=e.type, to=graph_node(graph, e.dst) if e.dst is not None else None,
-            written=e.target, reason=e.reason, heading=e.heading or None, ambiguous=list(e.candidates) or None,
-            dangling=None if into else e.dst is None, count=len(group), context=context,
-            how=e.how or ("entity" if e.type == ABOUT else None)))
+        rows.append(
+            GraphEdge(
+                from_=graph_node(graph, e.src),
+                type=e.type,
+                to=graph_node(graph, e.dst) if e.dst is not None else None,
+                written=e.target,
+                reason=e.reason,
+                heading=e.heading or None,
+                ambiguous=list(e.candidates) or None,
+                dangling=None if into else e.dst is None,
+                count=len(group),
+                context=context,
+                how=e.how or ("entity" if e.type == ABOUT else None),
+            )
+        )
     return rows
 
 
@@ -133,8 +156,9 @@ def _context_line(lines: list[str], targets: list[str], width: int = 160) -> str
     """The first line that links one of ``targets`` (``[[t``, ``](t``, URL-encoded or not), trimmed."""
     from urllib.parse import quote
 
-    wanted = {f"{mark}{w}" for t in targets for w in (t.casefold(), quote(t).casefold()) if w
-              for mark in ("[[", "](", "](<")}
+    wanted = {
+        f"{mark}{w}" for t in targets for w in (t.casefold(), quote(t).casefold()) if w for mark in ("[[", "](", "](<")
+    }
     for line in lines:
         low = line.casefold()
         if any(w in low for w in wanted):
@@ -171,8 +195,11 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
                 continue
             seen.add(other)
             node = graph_node(g, other)
-            hints.append(LinkHint(type=e.type, direction=way, id=node.id, title=node.title, kind=node.kind,
-                                  reason=e.reason or None))
+            hints.append(
+                LinkHint(
+                    type=e.type, direction=way, id=node.id, title=node.title, kind=node.kind, reason=e.reason or None
+                )
+            )
             if len(hints) >= per_note:
                 break
         out[path] = hints
@@ -236,8 +263,18 @@ class Visible:
             n = self.graph.nodes[key]
             if n.status == "active" and not (n.snoozed_until or n.valid_from or n.valid_until):
                 return True
-            return hidden_reason({"status": n.status, "snoozed_until": n.snoozed_until, "valid_from": n.valid_from,
-                                  "valid_until": n.valid_until}, self.vis) is None
+            return (
+                hidden_reason(
+                    {
+                        "status": n.status,
+                        "snoozed_until": n.snoozed_until,
+                        "valid_from": n.valid_from,
+                        "valid_until": n.valid_until,
+                    },
+                    self.vis,
+                )
+                is None
+            )
         if key not in self.cache:
             self.prefetch([key])
         return self.cache[key]
@@ -262,13 +299,21 @@ def dangling_problems(store: IndexStore, *, notice: bool = True) -> list[Problem
         times = f" ({len(edges)} links)" if len(edges) > 1 else ""
         name = e.target.rsplit("/", 1)[-1]
         if names_attachment(e.target):
-            out.append(Problem(src, fld, f"{MISSING_ATTACHMENT}: {e.target!r} is not in the vault{times}",
-                               f"add the file {name!r} to the vault (any folder), or correct the link"))
+            out.append(
+                Problem(
+                    src,
+                    fld,
+                    f"{MISSING_ATTACHMENT}: {e.target!r} is not in the vault{times}",
+                    f"add the file {name!r} to the vault (any folder), or correct the link",
+                )
+            )
             continue
         if fld == "body":
             fix = f"create a note named {e.target!r}, or correct the link in the body"
         else:
-            fix = (f"create a note named {e.target!r}, correct the target, or remove it: "
-                   f"mdmem unlink {quote(src)} {quote(e.target)}")
+            fix = (
+                f"create a note named {e.target!r}, correct the target, or remove it: "
+                f"mdmem unlink {quote(src)} {quote(e.target)}"
+            )
         out.append(Problem(src, fld, f"{DANGLING_LINK}: {e.type} {e.target!r} matches no note{times}", fix))
     return out

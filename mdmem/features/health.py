@@ -38,21 +38,40 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     last = cat.get_meta("last_commit")
     manifest = store.state.manifest() or {}
     job = store.state.job_request()
-    catching_up = None if job is None else (str(job.get("why") or "git") if store.state.job_active()
-                                            else "interrupted; the next search finishes it")
+    catching_up = (
+        None
+        if job is None
+        else (str(job.get("why") or "git") if store.state.job_active() else "interrupted; the next search finishes it")
+    )
     conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
     try:
         done, total = sem.coverage(notice=False)
         failure = getattr(sem.embedder, "export_failure", None)
-        vectors = VectorStatus(sem.embedder.name, done, total, done >= total, embedding=sem.embedding(),
-                               running=sem.running_embed(), note=failure() if failure else None)
+        vectors = VectorStatus(
+            sem.embedder.name,
+            done,
+            total,
+            done >= total,
+            embedding=sem.embedding(),
+            running=sem.running_embed(),
+            note=failure() if failure else None,
+        )
     except MdmemError as exc:
         vectors = VectorStatus(error=str(exc))
     return VaultStatus(
-        vault=str(store.root), notes=cat.count(), types=cat.counts_by("type"), statuses=cat.counts_by("status"),
-        problems=len(problems), notes_with_problems=len({p.path for p in problems if is_note_problem(p)}),
-        index=IndexInfo(manifest.get("engine"), manifest.get("schema"), manifest.get("generation"),
-                        cat.get_meta("indexed_at"), store.state.size_bytes()),
+        vault=str(store.root),
+        notes=cat.count(),
+        types=cat.counts_by("type"),
+        statuses=cat.counts_by("status"),
+        problems=len(problems),
+        notes_with_problems=len({p.path for p in problems if is_note_problem(p)}),
+        index=IndexInfo(
+            manifest.get("engine"),
+            manifest.get("schema"),
+            manifest.get("generation"),
+            cat.get_meta("indexed_at"),
+            store.state.size_bytes(),
+        ),
         vectors=vectors,
         serve=ServeInfo(served["pid"], served["port"]) if served else None,
         pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
@@ -83,20 +102,38 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     out += identity_problems(store, notice=notice)
     out += conflict_problems(store)
     for tmp, target in store.files.unfinished_writes():
-        out.append(Problem(tmp, "file", f"unfinished write of {target}: mdmem was stopped before the note "
-                           "reached its place; this hidden file holds the text it was writing",
-                           f"to keep it, rename it to {target} (or another .md name); else delete it"))
+        out.append(
+            Problem(
+                tmp,
+                "file",
+                f"unfinished write of {target}: mdmem was stopped before the note "
+                "reached its place; this hidden file holds the text it was writing",
+                f"to keep it, rename it to {target} (or another .md name); else delete it",
+            )
+        )
     if find_git_dir(store.root) is not None:
         installed = hooks_installed(store.root)
         if len(installed) < len(HOOK_NAMES):
-            out.append(Problem(".git/hooks", "hooks", "git hooks not installed; the index goes stale "
-                               "after commits", "run: mdmem hooks install"))
+            out.append(
+                Problem(
+                    ".git/hooks",
+                    "hooks",
+                    "git hooks not installed; the index goes stale after commits",
+                    "run: mdmem hooks install",
+                )
+            )
     if find_git_dir(store.root) is not None:
         out += _tracked_state(store)
     gi = store.root / ".gitignore"
     if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
-        out.append(Problem(".gitignore", ".mdmem/", ".mdmem/ is not in .gitignore (an inner "
-                           ".gitignore keeps it out for now)", "add a line '.mdmem/' to .gitignore"))
+        out.append(
+            Problem(
+                ".gitignore",
+                ".mdmem/",
+                ".mdmem/ is not in .gitignore (an inner .gitignore keeps it out for now)",
+                "add a line '.mdmem/' to .gitignore",
+            )
+        )
     return DoctorReport(out)
 
 
@@ -110,9 +147,16 @@ def _tracked_state(store: IndexStore) -> list[Problem]:
     tracked = tracked_files(store.root, [STATE_DIR])
     if not tracked:
         return []
-    return [Problem(f"{STATE_DIR}/", "git", f"{len(tracked)} file(s) in {STATE_DIR}/ are tracked by git ({tracked[0]}"
-                    + (", …" if len(tracked) > 1 else "") + "); mdmem ignores what they say, but every clone gets them",
-                    f"untrack them: git rm -r -q --cached {STATE_DIR} && git commit -m \"Untrack {STATE_DIR}/\"")]
+    return [
+        Problem(
+            f"{STATE_DIR}/",
+            "git",
+            f"{len(tracked)} file(s) in {STATE_DIR}/ are tracked by git ({tracked[0]}"
+            + (", …" if len(tracked) > 1 else "")
+            + "); mdmem ignores what they say, but every clone gets them",
+            f'untrack them: git rm -r -q --cached {STATE_DIR} && git commit -m "Untrack {STATE_DIR}/"',
+        )
+    ]
 
 
 def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:
@@ -120,7 +164,8 @@ def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> lis
     store.repair()
     filters = store.filters()
     rows = store.catalog.rows(store.catalog.newest_paths("handoff", 50))
-    handoffs = sorted((r for r in rows.values() if filters.matches(r)),
-                      key=lambda r: (-(r.get("date") or 0.0), r["path"]))
+    handoffs = sorted(
+        (r for r in rows.values() if filters.matches(r)), key=lambda r: (-(r.get("date") or 0.0), r["path"])
+    )
     mine = [r for r in handoffs if scope and r.get("scope") == scope] or handoffs
     return mine[:limit]

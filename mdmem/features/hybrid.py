@@ -47,19 +47,37 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explai
     """BM25 over the notes (no model is loaded); a superseded note goes below its successor.
     ``explain``: each hit's BM25 score and coverage (the share of the query's words it holds)."""
     store.repair()
-    raw = store.read(lambda: _superseded_last(store, store.lexical.search(
-        text, limit, filters, coverage=explain, corrections=store.lexical.corrections(text))))
+    raw = store.read(
+        lambda: _superseded_last(
+            store,
+            store.lexical.search(text, limit, filters, coverage=explain, corrections=store.lexical.corrections(text)),
+        )
+    )
     # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
     # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
     # hit waits for its row (tests/test_concurrency.py, readers during writes).
     known = store.catalog.rows(h.path for h in raw)
     raw = [h for h in raw if h.path in known]
     qterms = set(terms(text))
-    return Hits((Hit(id=h.id, path=h.path, title=h.title, score=round(h.score, 4),
-                     snippet=snippet(_body(store, h.path), qterms), type=h.type, tags=h.tags, scope=h.scope,
-                     date=iso_from_timestamp(h.date),
-                     explain={"bm25": round(h.score, 4), "coverage": round(h.coverage, 3)} if explain else None)
-                 for h in raw), text, index_info(store, {}))
+    return Hits(
+        (
+            Hit(
+                id=h.id,
+                path=h.path,
+                title=h.title,
+                score=round(h.score, 4),
+                snippet=snippet(_body(store, h.path), qterms),
+                type=h.type,
+                tags=h.tags,
+                scope=h.scope,
+                date=iso_from_timestamp(h.date),
+                explain={"bm25": round(h.score, 4), "coverage": round(h.coverage, 3)} if explain else None,
+            )
+            for h in raw
+        ),
+        text,
+        index_info(store, {}),
+    )
 
 
 def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
@@ -83,12 +101,20 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
         if row is None:
             continue
         body = display_text(c.chunk_text) if c.chunk_text else _body(store, c.path)
-        hits.append(Hit(
-            id=row["id"], path=c.path, title=row["title"], score=round(c.score, 6),
-            snippet=snippet(body, qterms), type=row["type"], tags=row["tags"], scope=row["scope"],
-            date=iso_from_timestamp(row["date"]),
-            explain={**c.explain, "final": round(c.score, 6)} if explain else None,
-        ))
+        hits.append(
+            Hit(
+                id=row["id"],
+                path=c.path,
+                title=row["title"],
+                score=round(c.score, 6),
+                snippet=snippet(body, qterms),
+                type=row["type"],
+                tags=row["tags"],
+                scope=row["scope"],
+                date=iso_from_timestamp(row["date"]),
+                explain={**c.explain, "final": round(c.score, 6)} if explain else None,
+            )
+        )
     return hits
 
 
@@ -125,8 +151,16 @@ def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *, explain: 
     return make_hits(sem.store, cands, text, explain, info)
 
 
-def query(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-          explain: bool = False, priors: bool = True) -> Hits:
+def query(
+    store: IndexStore,
+    sem: Semantic | None,
+    text: str,
+    limit: int,
+    filters: Filters,
+    *,
+    explain: bool = False,
+    priors: bool = True,
+) -> Hits:
     """The hybrid query as hits with connection hints, and what it did (``info``: stages, coverage)."""
     cands, info = hybrid_search(store, sem, text, limit, filters, prior_weight=None if priors else 0.0)
     return with_links(store, make_hits(store, cands, text, explain, info))
@@ -144,14 +178,25 @@ def vector_search(sem: Semantic, text: str, limit: int, filters: Filters) -> tup
     cands = sem.note_candidates(qvec, limit, filters, sem.query_settings.min_similarity)
     for c in cands:
         c.score = c.explain["cosine"]
-    info = {"coverage": _coverage(done, total, sem), "model": sem.embedder.name,
-            "ms_embed": round((time.perf_counter() - t0) * 1000, 1)}
+    info = {
+        "coverage": _coverage(done, total, sem),
+        "model": sem.embedder.name,
+        "ms_embed": round((time.perf_counter() - t0) * 1000, 1),
+    }
     return cands, info
 
 
-def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-                  prior_weight: float | None = None, recent_intent: bool = False, words: str | None = None,
-                  ) -> tuple[list[Candidate], dict[str, Any]]:
+def hybrid_search(
+    store: IndexStore,
+    sem: Semantic | None,
+    text: str,
+    limit: int,
+    filters: Filters,
+    *,
+    prior_weight: float | None = None,
+    recent_intent: bool = False,
+    words: str | None = None,
+) -> tuple[list[Candidate], dict[str, Any]]:
     """BM25 + vectors by weighted RRF, spreading along sequence links, optional rerank, priors, then
     near-duplicates held back. ``words``: what BM25 looks for, when not all of ``text`` (the vectors
     read the whole question: recall's time questions without "learn", "about", "what happened")."""
@@ -185,7 +230,7 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         # other notes in that script, whatever they say. Gate off, gold's 4 CJK queries kept the same
         # answers (multilingual `query` R@10 .794 either way) under those extra hits. A multilingual
         # model gets the vector leg (multilingual-e5-small: .912 gated, .971 not; `search` .853).
-        info["stages"].append("vectors:skipped (query language; set [embed] model = \"multilingual-e5-small\")")
+        info["stages"].append('vectors:skipped (query language; set [embed] model = "multilingual-e5-small")')
         info["language"] = {"vectors": "skipped", "model": sem.embedder.name if sem else ""}  # the CLI says how
     if sem is not None and not strong and not foreign:
         if info["coverage"]["chunks_with_vectors"]:
@@ -204,8 +249,9 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     unseen = _unseen(store, lex, info["coverage"]) if lists["vec"] else set()
     abstained = _abstain(lex, lists["vec"], unseen, latin_only=sem is not None and not sem.settings.any_language)
     if abstained:
-        lists["vec"] = sorted([*(pc for pc in lists["vec"] if pc[0] not in abstained), *abstained.items()],
-                              key=lambda pc: -pc[1])
+        lists["vec"] = sorted(
+            [*(pc for pc in lists["vec"] if pc[0] not in abstained), *abstained.items()], key=lambda pc: -pc[1]
+        )
         info["stages"].append(f"vectors:abstained:{len(abstained)}")
     if qs.expand and not strong and len(lex) >= 2:
         prf = _expanded(store, text, lex, qs.candidates, filters)
@@ -239,9 +285,15 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     if share > 0 and lists["vec"]:
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
         # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
-        mixed = blend({p: c.score for p, c in by_path.items()}, lists["bm25"], lists["vec"], share,
-                      qs.blend_vector_weight, qs.min_similarity,
-                      {h.path: h.coverage for h in lex} if qs.blend_by_coverage and large() else None)
+        mixed = blend(
+            {p: c.score for p, c in by_path.items()},
+            lists["bm25"],
+            lists["vec"],
+            share,
+            qs.blend_vector_weight,
+            qs.min_similarity,
+            {h.path: h.coverage for h in lex} if qs.blend_by_coverage and large() else None,
+        )
         for path, score in mixed.items():
             c = by_path.setdefault(path, Candidate(path=path))
             c.score = score
@@ -277,8 +329,9 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
         info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
         lap("rerank")
     weight = PRIOR_WEIGHT["recent" if recent_intent else "direct"] if prior_weight is None else prior_weight
-    ranked = apply_memory(store, ranked, now=filters.visible_at or time.time(), weight=weight,
-                          recent_intent=recent_intent)
+    ranked = apply_memory(
+        store, ranked, now=filters.visible_at or time.time(), weight=weight, recent_intent=recent_intent
+    )
     info["stages"].append(f"priors:{weight}")
     lap("priors")
     if sem is not None and vec and len(ranked) > 1:
@@ -291,10 +344,21 @@ def hybrid_search(store: IndexStore, sem: Semantic | None, text: str, limit: int
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
-    info["relevant"] = not (ranked and no_answer(
-        unknown, missing, best, best_cosine, big=bool(unknown or missing) and large(), covered=qs.blend_coverage,
-        strong=qs.strong_similarity,
-        share=qs.unknown_share, weak_share=qs.weak_unknown_share, weak_cosine=qs.weak_similarity))
+    info["relevant"] = not (
+        ranked
+        and no_answer(
+            unknown,
+            missing,
+            best,
+            best_cosine,
+            big=bool(unknown or missing) and large(),
+            covered=qs.blend_coverage,
+            strong=qs.strong_similarity,
+            share=qs.unknown_share,
+            weak_share=qs.weak_unknown_share,
+            weak_cosine=qs.weak_similarity,
+        )
+    )
     if unknown:
         info["unknown"] = unknown  # said above the notes shown, when they are shown
     if missing:
@@ -349,7 +413,7 @@ def _spread(store: IndexStore, by_path: dict[str, Candidate], filters: Filters, 
         return cat.sequence_neighbours(paths, qs.spread_types, qs.spread_max_bytes)
 
     top = max(c.score for c in by_path.values()) or 1.0
-    weights = [qs.spread * qs.spread_decay ** h for h in range(qs.spread_hops)]
+    weights = [qs.spread * qs.spread_decay**h for h in range(qs.spread_hops)]
     lent = spread({p: c.score / top for p, c in by_path.items()}, neighbours, weights)
     new = [p for p in lent if p not in by_path]
     rows = cat.rows(new) if new else {}
@@ -421,6 +485,7 @@ def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], 
     for h in lex[:SECTION_HITS]:
         if counts.get(h.path, 1) <= 1 or h.coverage <= best:
             continue  # a section covers at most what its note does
+
         def chunk_terms(path: str = h.path) -> list[frozenset[str]]:
             return store.catalog.chunk_terms(path)
 
@@ -429,8 +494,9 @@ def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], 
     return best
 
 
-def _abstain(lex: list[Any], cosines: list[tuple[str, float]], unseen: Collection[str] = (), *,
-             latin_only: bool = True) -> dict[str, float]:
+def _abstain(
+    lex: list[Any], cosines: list[tuple[str, float]], unseen: Collection[str] = (), *, latin_only: bool = True
+) -> dict[str, float]:
     """The notes among BM25's hits the vector leg cannot judge, each with the cosine the leg has at that
     note's BM25 rank (kept when its own cosine is higher): the leg abstains, as if it agreed with BM25,
     instead of voting against them. Those are notes with chunks not embedded yet (``unseen``) and, for an
@@ -475,8 +541,9 @@ def _clear_winner(text: str, lex: list[Any], ratio: float, coverage: float) -> b
     return identifier and lex[0].score >= ratio * second and lex[0].coverage >= coverage
 
 
-def apply_memory(store: IndexStore, ranked: list[Candidate], *, now: float, weight: float,
-                 recent_intent: bool = False) -> list[Candidate]:
+def apply_memory(
+    store: IndexStore, ranked: list[Candidate], *, now: float, weight: float, recent_intent: bool = False
+) -> list[Candidate]:
     """Bounded priors (salience, pin, recency, confidence) and version chains on top of relevance.
 
     Scores are normalised to the top hit (1.0), then ``weight × prior`` is added: on a direct
@@ -528,8 +595,7 @@ def _rerank(store: IndexStore, reranker: Any, text: str, ranked: list[Candidate]
     return head + tail
 
 
-def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int,
-               threshold: float) -> list[Candidate]:
+def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int, threshold: float) -> list[Candidate]:
     """Hold back near-duplicates (cosine ≥ ``threshold``) by ``places``: only copies count as
     redundant, since plain MMR also pushed down related-but-different relevant notes (LoCoMo
     turn R@10 .691 → .663)."""
@@ -549,7 +615,7 @@ def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int,
         if sim > 0:
             c.explain["duplicate_of_above"] = round(sim, 4)
         out.append(c)
-    return out + ranked[len(pool):]
+    return out + ranked[len(pool) :]
 
 
 def _coverage(done: int, total: int, sem: Semantic) -> dict[str, Any]:

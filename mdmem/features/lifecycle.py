@@ -26,11 +26,24 @@ if TYPE_CHECKING:
 SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
 
 
-def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", tags: list[str] | None = None,
-        scope: str | None = None, salience: float | None = None, confidence: float | None = None,
-        pinned: bool = False, entities: list[str] | None = None, aliases: list[str] | None = None,
-        refs: list[str] | None = None, path: str | None = None, commit: bool | None = None,
-        extra: dict[str, Any] | None = None) -> AddResult:
+def add(
+    store: IndexStore,
+    title: str,
+    body: str = "",
+    *,
+    type: str = "note",
+    tags: list[str] | None = None,
+    scope: str | None = None,
+    salience: float | None = None,
+    confidence: float | None = None,
+    pinned: bool = False,
+    entities: list[str] | None = None,
+    aliases: list[str] | None = None,
+    refs: list[str] | None = None,
+    path: str | None = None,
+    commit: bool | None = None,
+    extra: dict[str, Any] | None = None,
+) -> AddResult:
     """Write a new note atomically (with a new id), index it and, as configured, commit it."""
     title = title.strip()
     if not title:
@@ -45,8 +58,10 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
     from ..core.redact import redact
 
     if redact(" ".join([*(tags or []), scope or ""])).count:
-        raise MdmemError("A tag or the scope looks like a secret (a key or token); they are not the place for "
-                         "it. Nothing was written.")
+        raise MdmemError(
+            "A tag or the scope looks like a secret (a key or token); they are not the place for "
+            "it. Nothing was written."
+        )
     # Names are free text: a token pasted as an entity or alias is redacted like the body.
     entities = [redact(e).text for e in entities or []]
     aliases = [redact(a).text for a in aliases or []]
@@ -54,10 +69,19 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
     now = now_iso()
     note_id = store.new_id()
     meta: dict[str, Any] = {
-        "id": note_id, "title": title, "type": type,
-        "salience": salience, "confidence": confidence, "pinned": True if pinned else None,
-        "scope": scope, "tags": tags or None, "aliases": aliases or None,
-        "entities": entities or None, "refs": refs or None, "created": now, "updated": now,
+        "id": note_id,
+        "title": title,
+        "type": type,
+        "salience": salience,
+        "confidence": confidence,
+        "pinned": True if pinned else None,
+        "scope": scope,
+        "tags": tags or None,
+        "aliases": aliases or None,
+        "entities": entities or None,
+        "refs": refs or None,
+        "created": now,
+        "updated": now,
     }
     meta.update(extra or {})
     text = render_note(meta, body)
@@ -65,14 +89,20 @@ def add(store: IndexStore, title: str, body: str = "", *, type: str = "note", ta
         rel = store.place(path, title)
         store.write_note(rel, text, exclusive=True)
         store.update([rel])
-    msg = f"mdmem: add {type} \"{title}\""
+    msg = f'mdmem: add {type} "{title}"'
     sha = store.commit([rel], msg) if (store.config.git_commit if commit is None else commit) else None
     return AddResult(id=note_id, path=rel, title=title, commit=sha)
 
 
-def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, commit: bool | None = None,
-             message: Callable[[int, int], str], files: dict[str, bytes] | None = None,
-             ) -> tuple[list[str], list[str], int, str | None]:
+def add_many(
+    store: IndexStore,
+    notes: list[NewNote],
+    *,
+    dry_run: bool = False,
+    commit: bool | None = None,
+    message: Callable[[int, int], str],
+    files: dict[str, bytes] | None = None,
+) -> tuple[list[str], list[str], int, str | None]:
     """Write many notes under one lock, index them together and commit them in one commit
     (``message(new, updated)``), with ``files`` (vault path → bytes: attachments, written first).
     Returns (new paths, updated paths, skipped, commit); a dry run lists "(new) TITLE" for what it
@@ -123,9 +153,16 @@ def add_many(store: IndexStore, notes: list[NewNote], *, dry_run: bool = False, 
     return new, updated, skipped, sha
 
 
-def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: str, *,
-                commit: bool | None = None, message: str | Callable[[str], str] | None = None,
-                touch: bool = True) -> Change:
+def update_note(
+    store: IndexStore,
+    ref: str,
+    updates: dict[str, Any],
+    action: str,
+    *,
+    commit: bool | None = None,
+    message: str | Callable[[str], str] | None = None,
+    touch: bool = True,
+) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
     (``message``: the commit's, or a function of the note's title that makes it). ``touch`` False
     leaves ``updated:`` as it is: a metadata edit is not a change of what the note says, and git
@@ -141,13 +178,20 @@ def update_note(store: IndexStore, ref: str, updates: dict[str, Any], action: st
     def commit_message(rel: str, title: str, fields: dict[str, Any]) -> str:
         if callable(message):
             return message(title)
-        return message or f"mdmem: {action} \"{title}\""
+        return message or f'mdmem: {action} "{title}"'
 
     return edit_note(store, ref, edit, action, commit=commit, message=commit_message)
 
 
-def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]], action: str, *,
-              commit: bool | None, message: Callable[[str, str, dict[str, Any]], str]) -> Change:
+def edit_note(
+    store: IndexStore,
+    ref: str,
+    edit: Callable[[str, str, Note], tuple[str, dict[str, Any]]],
+    action: str,
+    *,
+    commit: bool | None,
+    message: Callable[[str, str, dict[str, Any]], str],
+) -> Change:
     """The one way mdmem rewrites a note: under the writer lock, refuse what it cannot read
     (non-UTF-8, broken frontmatter), ``edit(text, path, note)`` → (new text, changed fields),
     atomic write, reindex the note; then commit (``commit`` None: as mdmem.toml says)."""
@@ -160,8 +204,10 @@ def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tupl
             raise MdmemError(f"{rel} is not valid UTF-8; fix its encoding before mdmem edits it.") from None
         note = store.files.read_note(rel)[0]
         if any(p.field == "frontmatter" for p in note.problems):
-            raise MdmemError(f"{rel} has broken frontmatter; run \"mdmem doctor\" and fix it first, "
-                             "so mdmem does not write over what it cannot read.")
+            raise MdmemError(
+                f'{rel} has broken frontmatter; run "mdmem doctor" and fix it first, '
+                "so mdmem does not write over what it cannot read."
+            )
         new_text, fields = edit(text, rel, note)
         if new_text == text:
             return Change(action, note.id, rel, note.title, fields, None, changed=False)
@@ -173,8 +219,16 @@ def edit_note(store: IndexStore, ref: str, edit: Callable[[str, str, Note], tupl
     return Change(action, note.id, rel, note.title, fields, sha)
 
 
-def replace_body(store: IndexStore, ref: str, body: str, action: str, *, updates: dict[str, Any] | None = None,
-                 commit: bool | None = None, message: str | None = None) -> Change:
+def replace_body(
+    store: IndexStore,
+    ref: str,
+    body: str,
+    action: str,
+    *,
+    updates: dict[str, Any] | None = None,
+    commit: bool | None = None,
+    message: str | None = None,
+) -> Change:
     """Replace a note's body, keeping its frontmatter line for line (plus ``updates`` and ``updated``).
     For notes mdmem owns and rewrites as their source grows: session handoffs, imported day files."""
     from ..core.note import split_frontmatter
@@ -188,8 +242,14 @@ def replace_body(store: IndexStore, ref: str, body: str, action: str, *, updates
         head = set_fields(text, {**updates, "updated": now_iso()})
         return head[: split_frontmatter(head)[2]] + new_body, {"body": "replaced", **updates}
 
-    return edit_note(store, ref, edit, action, commit=commit,
-                     message=lambda rel, title, fields: message or f"mdmem: {action} \"{title}\"")
+    return edit_note(
+        store,
+        ref,
+        edit,
+        action,
+        commit=commit,
+        message=lambda rel, title, fields: message or f'mdmem: {action} "{title}"',
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -231,8 +291,10 @@ def check_settings(values: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, raw in values.items():
         if key not in SETTABLE:
-            raise BadValue(f"{key!r} is not a key mdmem set edits; it edits {', '.join(SETTABLE)} "
-                           "(other keys: edit the file). Nothing was changed.")
+            raise BadValue(
+                f"{key!r} is not a key mdmem set edits; it edits {', '.join(SETTABLE)} "
+                "(other keys: edit the file). Nothing was changed."
+            )
 
         def bad(key: str = key, raw: Any = raw) -> BadValue:
             return BadValue(f"{key} takes {ALLOWED[key]}; got {raw!r}. Nothing was changed.")
@@ -240,8 +302,9 @@ def check_settings(values: dict[str, Any]) -> dict[str, Any]:
         value = raw.strip() if isinstance(raw, str) else raw
         if value is None or value == "" or value == []:
             if key == "type":
-                raise BadValue("type cannot be removed (a note without one is a plain note); set type=note. "
-                               "Nothing was changed.")
+                raise BadValue(
+                    "type cannot be removed (a note without one is a plain note); set type=note. Nothing was changed."
+                )
             out[key] = None
         elif key in ("salience", "confidence"):
             try:
@@ -252,8 +315,11 @@ def check_settings(values: dict[str, Any]) -> dict[str, Any]:
                 raise bad()
             out[key] = num
         elif key == "pinned":
-            flag = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
-                str(value).lower()) if not isinstance(value, bool) else value
+            flag = (
+                {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(str(value).lower())
+                if not isinstance(value, bool)
+                else value
+            )
             if flag is None:
                 raise bad()
             out[key] = True if flag else None  # as unpin does: an unpinned note has no pinned key
@@ -267,8 +333,10 @@ def check_settings(values: dict[str, Any]) -> dict[str, Any]:
             if not tags or not all(TAG.match(t) for t in tags):
                 raise bad()
             if redact(" ".join(tags)).count:
-                raise BadValue("tags: a tag looks like a secret (a key or token); tags are not the place for "
-                               "it. Nothing was changed.")
+                raise BadValue(
+                    "tags: a tag looks like a secret (a key or token); tags are not the place for "
+                    "it. Nothing was changed."
+                )
             out[key] = list(dict.fromkeys(tags))
         elif key == "scope":
             if not SCOPE.match(str(value)):
@@ -290,40 +358,52 @@ def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: boo
     atomic write, reindex and commit; ``updated:`` stays as it was (git records when)."""
     updates = check_settings(values)
     keys = ", ".join(updates)
-    return update_note(store, ref, updates, "set", commit=commit, touch=False,
-                       message=lambda title: f"mdmem: set {keys} of \"{title}\"")
+    return update_note(
+        store, ref, updates, "set", commit=commit, touch=False, message=lambda title: f'mdmem: set {keys} of "{title}"'
+    )
 
 
 # -- correct ---------------------------------------------------------------------------------
 
 
-def correct(store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None,
-            **extra: Any) -> tuple[AddResult, Change]:
+def correct(
+    store: IndexStore, ref: str, body: str, *, title: str | None = None, commit: bool | None = None, **extra: Any
+) -> tuple[AddResult, Change]:
     """A successor note that ``supersedes`` the old one; the old one keeps its text, is archived
     and points to its successor."""
     old = store.get(ref)
     if any(p.field == "frontmatter" for p in old.problems):
-        raise MdmemError(f"{old.path} has broken frontmatter; fix it first (\"mdmem doctor\").")
+        raise MdmemError(f'{old.path} has broken frontmatter; fix it first ("mdmem doctor").')
     keep = {k: getattr(old, k) for k in ("tags", "entities", "aliases") if getattr(old, k)}
-    fields: dict[str, Any] = {"tags": keep.get("tags"), "entities": keep.get("entities"),
-                              "scope": old.scope if old.scope != "global" else None,
-                              "salience": old.salience if "salience" in old.meta else None, **extra}
-    added = add(store, title or old.title, body, type=old.type, commit=False,
-                extra={"supersedes": old.id},
-                **{k: v for k, v in fields.items() if v is not None})
-    change = update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "correct",
-                         commit=False)
+    fields: dict[str, Any] = {
+        "tags": keep.get("tags"),
+        "entities": keep.get("entities"),
+        "scope": old.scope if old.scope != "global" else None,
+        "salience": old.salience if "salience" in old.meta else None,
+        **extra,
+    }
+    added = add(
+        store,
+        title or old.title,
+        body,
+        type=old.type,
+        commit=False,
+        extra={"supersedes": old.id},
+        **{k: v for k, v in fields.items() if v is not None},
+    )
+    change = update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "correct", commit=False)
     sha = None
     if store.config.git_commit if commit is None else commit:
-        sha = store.commit([added.path, old.path], f"mdmem: correct \"{old.title}\" ({old.id} → {added.id})")
+        sha = store.commit([added.path, old.path], f'mdmem: correct "{old.title}" ({old.id} → {added.id})')
     return added, replace(change, commit=sha)
 
 
 # -- sweep -----------------------------------------------------------------------------------------
 
 
-def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bool | None = None,
-          now: float | None = None) -> SweepReport:
+def sweep(
+    store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bool | None = None, now: float | None = None
+) -> SweepReport:
     """Notes the rule would archive; with ``apply`` archive them (status only, nothing deleted)."""
     import time
 
@@ -347,8 +427,7 @@ def sweep(store: IndexStore, rule: SweepRule, *, apply: bool = False, commit: bo
 # -- duplicates --------------------------------------------------------------------------------------
 
 
-def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
-               use_vectors: bool = True) -> DuplicateCheck:
+def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_vectors: bool = True) -> DuplicateCheck:
     """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
     correcting it) or NOOP (the same text is already there). Never merges anything itself."""
     import hashlib
@@ -365,8 +444,9 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
         note = store.files.read_note(h.path)[0]
         other = f"{note.title}\n{note.body}".strip()
         if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
-            return DuplicateCheck("NOOP", "the same text is already in the vault",
-                                  [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)])
+            return DuplicateCheck(
+                "NOOP", "the same text is already in the vault", [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)]
+            )
         oset = set(terms(other))
         jac = len(qset & oset) / len(qset | oset) if qset | oset else 0.0
         cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
@@ -388,14 +468,17 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *,
     near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
     if near:
         best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
-        return DuplicateCheck("UPDATE", "a near duplicate exists; consider "
-                              f"\"mdmem correct {best['id']}\" instead of a new note",
-                              [DuplicateMatch(**c) for c in near])
+        return DuplicateCheck(
+            "UPDATE",
+            f'a near duplicate exists; consider "mdmem correct {best["id"]}" instead of a new note',
+            [DuplicateMatch(**c) for c in near],
+        )
     return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
 
 
-def add_checked(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False,
-                dedupe: bool = True, **kwargs: Any) -> tuple[DuplicateCheck, AddResult | None]:
+def add_checked(
+    store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True, **kwargs: Any
+) -> tuple[DuplicateCheck, AddResult | None]:
     """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the

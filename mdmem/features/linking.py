@@ -31,8 +31,9 @@ SUGGEST_MIN_COSINE = 0.8  # or when their vectors are this close
 # -- link / unlink --------------------------------------------------------------------------------
 
 
-def link(store: IndexStore, a: str, b: str, type: str = "related", reason: str | None = None, *,
-         commit: bool | None = None) -> Change:
+def link(
+    store: IndexStore, a: str, b: str, type: str = "related", reason: str | None = None, *, commit: bool | None = None
+) -> Change:
     """Add ``{to: B, type: T, reason: R}`` to A's frontmatter ``links`` (B by its id when it has one).
     Secrets in the reason are redacted (every caller: CLI, MCP, Python)."""
     from ..core.redact import redact_text
@@ -66,8 +67,14 @@ def link(store: IndexStore, a: str, b: str, type: str = "related", reason: str |
         # A new reason replaces the old entry for the same target and type.
         return add_link_entry(text2, yaml_scalar(entry)), {"links": entry, "to": graph_node(g, dst).to_dict()}
 
-    return _edit_links(store, a, edit, "link", commit,
-                       lambda src, f: f"mdmem: link \"{_title(store, src)}\" -{typ}-> \"{f['to']['title']}\"")
+    return _edit_links(
+        store,
+        a,
+        edit,
+        "link",
+        commit,
+        lambda src, f: f'mdmem: link "{_title(store, src)}" -{typ}-> "{f["to"]["title"]}"',
+    )
 
 
 def unlink(store: IndexStore, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Change:
@@ -84,11 +91,20 @@ def unlink(store: IndexStore, a: str, b: str, type: str | None = None, *, commit
         if not removed:
             return text, {}
         mentions = sum(1 for e in g.out.get(src, ()) if e.type == MENTIONS and dst is not None and e.dst == dst)
-        return text2, {"removed": removed, "to": graph_node(g, dst).to_dict() if dst else {"title": b},
-                       "body_mentions_left": mentions}
+        return text2, {
+            "removed": removed,
+            "to": graph_node(g, dst).to_dict() if dst else {"title": b},
+            "body_mentions_left": mentions,
+        }
 
-    return _edit_links(store, a, edit, "unlink", commit,
-                       lambda src, f: f"mdmem: unlink \"{_title(store, src)}\" from \"{f['to']['title']}\"")
+    return _edit_links(
+        store,
+        a,
+        edit,
+        "unlink",
+        commit,
+        lambda src, f: f'mdmem: unlink "{_title(store, src)}" from "{f["to"]["title"]}"',
+    )
 
 
 def _reason(item: Any) -> str | None:
@@ -118,8 +134,14 @@ def _title(store: IndexStore, path: str) -> str:
 
 def _edit_links(store: IndexStore, a: str, edit: Any, action: str, commit: bool | None, message: Any) -> Change:
     """Rewrite A's ``links`` (``lifecycle.edit_note``: writer lock, atomic write, reindex, commit)."""
-    return edit_note(store, a, lambda text, src, note: edit(text, src, load_graph(store)), action, commit=commit,
-                     message=lambda src, title, fields: message(src, fields))
+    return edit_note(
+        store,
+        a,
+        lambda text, src, note: edit(text, src, load_graph(store)),
+        action,
+        commit=commit,
+        message=lambda src, title, fields: message(src, fields),
+    )
 
 
 # -- suggestions and checks ------------------------------------------------------------------------
@@ -137,15 +159,23 @@ def suggest_links(store: IndexStore, sem: Semantic | None, ref: str, limit: int 
         close = s.cosine is not None and s.cosine >= SUGGEST_MIN_COSINE
         if s.linked or not (close or (s.words >= 2 and s.shared >= SUGGEST_MIN_SHARE)):
             continue
-        out.append(LinkSuggestion(s.id, s.path, s.title, s.shared,
-                                  f"mdmem link {shlex.quote(found.id)} {shlex.quote(s.id)} --type related"))
+        out.append(
+            LinkSuggestion(
+                s.id,
+                s.path,
+                s.title,
+                s.shared,
+                f"mdmem link {shlex.quote(found.id)} {shlex.quote(s.id)} --type related",
+            )
+        )
         if len(out) >= limit:
             break
     return out
 
 
-def save(store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True,
-         **fields: Any) -> AddReport:
+def save(
+    store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True, **fields: Any
+) -> AddReport:
     """``add`` after the duplicate check (``lifecycle.add_checked``), with the links the new note may
     want (``suggest_links``, never written)."""
     check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)

@@ -39,6 +39,7 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
         return
     at = set(paths) if paths is not None else None
     wanted: set[str] = set(at or ())
+
     def holding(words: str) -> set[str]:  # the notes with every word of a form (BM25's best ones)
         hits = store.read(lambda: store.lexical.search(words, CANDIDATES, coverage=True))
         return {h.path for h in hits if h.coverage >= 0.999}
@@ -47,8 +48,15 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
         if at is not None and not at.intersection(people):
             continue  # edges into people outside ``paths``: only those ``paths`` write are needed
         wanted |= holding(form.lstrip("@"))
-    rows = {r[0]: r for r in store.catalog.near.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
-            if r[0] not in g.nodes} if at is not None else {}
+    rows = (
+        {
+            r[0]: r
+            for r in store.catalog.near.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
+            if r[0] not in g.nodes
+        }
+        if at is not None
+        else {}
+    )
     for src in sorted(wanted):
         if src not in g.nodes and src not in rows:
             continue

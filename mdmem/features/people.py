@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 PERSON = "person"
 SUMMARY_CHARS = 300
 # identity-shaped words in a question: e-mail addresses, @handles, service:handle ids
-_IDENTITY_WORD = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@])@[\w.-]*\w|\b[A-Za-z][\w.+-]*:[\w.-]*\w",
-                            re.UNICODE)
+_IDENTITY_WORD = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@])@[\w.-]*\w|\b[A-Za-z][\w.+-]*:[\w.-]*\w", re.UNICODE
+)
 _NAME_WORD = re.compile(r"[^\W\d_][\w.'\-]*", re.UNICODE)
 
 
@@ -43,9 +44,11 @@ def find_person(store: IndexStore, g: Graph, name: str) -> str:
     if len(named) == 1:
         return named[0]
     if named:
-        raise MdmemError(f"{name!r} names {len(named)} people: "
-                         f"{', '.join(f'{g.title(p)} ({p})' for p in named)}. Name one by a fuller name, "
-                         "a handle or its path.")
+        raise MdmemError(
+            f"{name!r} names {len(named)} people: "
+            f"{', '.join(f'{g.title(p)} ({p})' for p in named)}. Name one by a fuller name, "
+            "a handle or its path."
+        )
     try:
         path = store.resolve(name)
     except NoteNotFound:
@@ -53,8 +56,10 @@ def find_person(store: IndexStore, g: Graph, name: str) -> str:
     if path is not None and path in g.nodes and g.nodes[path].type == PERSON:
         return path
     what = f"{name!r} is a note, not a person note" if path is not None else f"No person is known as {name!r}"
-    raise MdmemError(f"{what}. A person is a note with 'type: person' and 'identities: [names, e-mail "
-                     f"addresses, @handles]'; try \"mdmem entity {name}\" for notes that only mention it.")
+    raise MdmemError(
+        f"{what}. A person is a note with 'type: person' and 'identities: [names, e-mail "
+        f'addresses, @handles]\'; try "mdmem entity {name}" for notes that only mention it.'
+    )
 
 
 def _via(e: Any) -> str:
@@ -99,24 +104,38 @@ def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
     def date(src: str) -> str | None:
         return iso_from_timestamp(nodes[src].date)
 
-    mentions = [PersonMention(graph_node(g, src), date(src), list(dict.fromkeys(ways[src])))
-                for src in sorted(nodes, key=lambda s: (nodes[s].title.casefold(), s))]
+    mentions = [
+        PersonMention(graph_node(g, src), date(src), list(dict.fromkeys(ways[src])))
+        for src in sorted(nodes, key=lambda s: (nodes[s].title.casefold(), s))
+    ]
     dated = sorted((s for s in nodes if nodes[s].date is not None), key=lambda s: (nodes[s].date, s))
     try:
         body = store.files.body(path)
     except (OSError, MdmemError):
         body = ""
     title = str(row.get("title") or g.title(path))
-    clashes = [f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
-               f"mentions go to {c.winner} (the first by path)"
-               for c in g.clashes if path == c.winner or path in c.others]
+    clashes = [
+        f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
+        f"mentions go to {c.winner} (the first by path)"
+        for c in g.clashes
+        if path == c.winner or path in c.others
+    ]
     for src, written in sorted(g.ambiguous.items()):  # names in prose that may be this person or another
         for w in dict.fromkeys(w for w in written if path in g.prose.who(w)):
             others = [p for p in g.prose.who(w) if p != path]
-            clashes.append(f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
-                           "not counted as a mention of either")
-    return PersonAnswer(name, graph_node(g, path), store.catalog.refs.identities_of(path), summary(body, title),
-                        mentions, [TimelineItem(graph_node(g, s), date(s)) for s in dated], clashes)
+            clashes.append(
+                f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
+                "not counted as a mention of either"
+            )
+    return PersonAnswer(
+        name,
+        graph_node(g, path),
+        store.catalog.refs.identities_of(path),
+        summary(body, title),
+        mentions,
+        [TimelineItem(graph_node(g, s), date(s)) for s in dated],
+        clashes,
+    )
 
 
 def people_in(g: Graph, text: str, ambiguous: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
@@ -154,7 +173,13 @@ def identity_problems(store: IndexStore, *, notice: bool = True) -> list[Problem
     out = []
     for c in g.clashes:
         for other in c.others:
-            out.append(Problem(other, "identities", f"identity {c.key!r} is also claimed by {c.winner}; "
-                               f"mentions of it resolve to {c.winner} (the first by path)",
-                               "keep each identity on one person note: remove it here or there, or merge the notes"))
+            out.append(
+                Problem(
+                    other,
+                    "identities",
+                    f"identity {c.key!r} is also claimed by {c.winner}; "
+                    f"mentions of it resolve to {c.winner} (the first by path)",
+                    "keep each identity on one person note: remove it here or there, or merge the notes",
+                )
+            )
     return out

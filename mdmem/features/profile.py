@@ -39,21 +39,35 @@ def profile(store: IndexStore, budget: int = 600, *, scope: str | None = None) -
 
     standing = visible(cat.pinned_paths())
     more = visible([p for t in STANDING_TYPES for p in cat.newest_paths(t, 500)])
-    standing += sorted((r for r in more if not r.get("pinned") and (
-        (r.get("salience") or 0.5) >= STANDING_SALIENCE and r["type"] != "context"
-        or STANDING_TAGS & set(r.get("tags") or ()))), key=lambda r: (-(r.get("salience") or 0.5), r["path"]))
+    standing += sorted(
+        (
+            r
+            for r in more
+            if not r.get("pinned")
+            and (
+                (r.get("salience") or 0.5) >= STANDING_SALIENCE
+                and r["type"] != "context"
+                or STANDING_TAGS & set(r.get("tags") or ())
+            )
+        ),
+        key=lambda r: (-(r.get("salience") or 0.5), r["path"]),
+    )
     recent: list[dict[str, Any]] = []
     for typ, n in RECENT:
         rows = latest_handoffs(store, scope, n) if typ == "handoff" else visible(cat.newest_paths(typ, 50))[:n]
         recent += rows[:n]
 
-    heads = ("## Standing facts (pinned, preferences, conventions)\n", "## Recent context (handoffs, decisions, "
-             "open problems)\n")
+    heads = (
+        "## Standing facts (pinned, preferences, conventions)\n",
+        "## Recent context (handoffs, decisions, open problems)\n",
+    )
     lines: list[str] = []
     items: list[ContextItem] = []
     used, omitted, seen = 0, 0, set()
-    for head, rows, why, cap in ((heads[0], standing, "standing", int(budget * STANDING_SHARE)),
-                                 (heads[1], recent, "recent", budget)):
+    for head, rows, why, cap in (
+        (heads[0], standing, "standing", int(budget * STANDING_SHARE)),
+        (heads[1], recent, "recent", budget),
+    ):
         section: list[str] = []
         cost = estimate_tokens(head)
         for row in rows:

@@ -28,15 +28,23 @@ WHY_SPREAD = (0.7, 0.35)  # share of a hit's score its cause gets one link away,
 ENTITY_SPREAD = (0.4,)  # share of the top score a note gets for being about an entity the query names
 
 
-def recall(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-           explain: bool = False) -> Hits:
+def recall(
+    store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *, explain: bool = False
+) -> Hits:
     """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
     cands, info = recall_candidates(store, sem, text, limit, filters)
     return with_links(store, make_hits(store, cands, info.get("topic") or text, explain, info))
 
 
-def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *,
-                      prior_weight: float | None = None) -> tuple[list[Candidate], dict[str, Any]]:
+def recall_candidates(
+    store: IndexStore,
+    sem: Semantic | None,
+    text: str,
+    limit: int,
+    filters: Filters,
+    *,
+    prior_weight: float | None = None,
+) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
     intent = classify(text)
     store.repair()
@@ -58,12 +66,25 @@ def recall_candidates(store: IndexStore, sem: Semantic | None, text: str, limit:
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
-        ranked, info = hybrid_search(store, sem, text, pool, filters, prior_weight=prior_weight,
-                                     recent_intent=recent, words=rest if rest.strip() else None)
+        ranked, info = hybrid_search(
+            store,
+            sem,
+            text,
+            pool,
+            filters,
+            prior_weight=prior_weight,
+            recent_intent=recent,
+            words=rest if rest.strip() else None,
+        )
     if win is not None:
         info["topic"] = rest  # what BM25 searched and what the snippets mark
-    route = {"why": "hybrid + causal links", "who": "hybrid + entity match", "when": "hybrid + time window",
-             "recent": "hybrid, recency-weighted", "general": "hybrid"}[intent]
+    route = {
+        "why": "hybrid + causal links",
+        "who": "hybrid + entity match",
+        "when": "hybrid + time window",
+        "recent": "hybrid, recency-weighted",
+        "general": "hybrid",
+    }[intent]
     if intent == "why":
         ranked = _follow_causal(store, ranked, filters)
     elif intent == "who":
@@ -103,6 +124,7 @@ def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
     parts = split(text)
     tops = []
     for part in parts:
+
         def best(words: str = part) -> list[LexicalHit]:
             return store.lexical.search(words, 1, filters, coverage=True)
 
@@ -113,8 +135,9 @@ def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
     return parts if len(set(tops)) == len(tops) else []
 
 
-def _by_topic(store: IndexStore, sem: Semantic | None, parts: list[str], pool: int, filters: Filters,
-              **kw: Any) -> tuple[list[Candidate], dict[str, Any]]:
+def _by_topic(
+    store: IndexStore, sem: Semantic | None, parts: list[str], pool: int, filters: Filters, **kw: Any
+) -> tuple[list[Candidate], dict[str, Any]]:
     """Each part as its own hybrid query, merged round-robin (``topics.interleave``): the list takes
     each topic's best in turn. Scores stay each note's share of its part's best, made non-increasing
     down the merged list; ``explain`` names the topic and the rank it had there."""
@@ -131,17 +154,27 @@ def _by_topic(store: IndexStore, sem: Semantic | None, parts: list[str], pool: i
         c.score = last = min(c.score / top, last - 1e-6)
         c.explain.update({"topic": topic + 1, "topic_rank": rank})
         merged.append(c)
-    info = {**infos[0], "stages": [f"topic {i + 1}: " + " ".join(x["stages"]) for i, x in enumerate(infos)],
-            "topics": [{"query": p, "hits": len(li)} for p, li in zip(parts, lists)], "plan": "round-robin",
-            "relevant": any(x.get("relevant", True) for x in infos)}
+    info = {
+        **infos[0],
+        "stages": [f"topic {i + 1}: " + " ".join(x["stages"]) for i, x in enumerate(infos)],
+        "topics": [{"query": p, "hits": len(li)} for p, li in zip(parts, lists)],
+        "plan": "round-robin",
+        "relevant": any(x.get("relevant", True) for x in infos),
+    }
     if info["relevant"]:
         info.pop("unknown", None)
     return merged, info
 
 
-def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, seeds: dict[str, float],
-                  types: frozenset[str], weights: tuple[float, ...], label: dict[str, str] | None = None,
-                  ) -> list[Candidate]:
+def _graph_spread(
+    store: IndexStore,
+    ranked: list[Candidate],
+    filters: Filters,
+    seeds: dict[str, float],
+    types: frozenset[str],
+    weights: tuple[float, ...],
+    label: dict[str, str] | None = None,
+) -> list[Candidate]:
     """Propagate relevance from ``seeds`` (node → share of the top score) along the graph's
     ``types`` edges, both ways (``rank.spread``): a linked note gains ``weights[h-1]`` × its seed's
     share at ``h`` hops, added to its own score, and joins the list if it was not on it. Each
@@ -151,8 +184,10 @@ def _graph_spread(store: IndexStore, ranked: list[Candidate], filters: Filters, 
     g = load_graph(store)
 
     def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
-        return {k: [(other, e.type if way == "out" else f"{e.type}⁻¹") for e, other, way in g.edges(k, "both", types)]
-                for k in items}
+        return {
+            k: [(other, e.type if way == "out" else f"{e.type}⁻¹") for e, other, way in g.edges(k, "both", types)]
+            for k in items
+        }
 
     lent = spread(seeds, neighbours, weights)
     top = max((c.score for c in ranked), default=1.0) or 1.0
@@ -181,8 +216,9 @@ def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters)
     return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
-def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters: Filters,
-                  info: dict[str, Any]) -> list[Candidate]:
+def _entity_boost(
+    store: IndexStore, text: str, ranked: list[Candidate], filters: Filters, info: dict[str, Any]
+) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
     note that links to it, one whose prose names the person) rise, and join the list if they were
     missing. A name several people go by lifts none of them: ``info["ambiguous"]`` lists them."""
@@ -203,18 +239,30 @@ def _entity_boost(store: IndexStore, text: str, ranked: list[Candidate], filters
             if n == 1 and len(name) < 3:
                 continue
             node = g.entity(name)
-            if node is not None and node not in named and not any(name in other for other in named.values()) \
-                    and name not in shared:
+            if (
+                node is not None
+                and node not in named
+                and not any(name in other for other in named.values())
+                and name not in shared
+            ):
                 named[node] = name
     if not named:
         return ranked
-    ranked = _graph_spread(store, ranked, filters, {node: 1.0 for node in named}, frozenset({ABOUT, MENTIONS, CITES}),
-                           ENTITY_SPREAD, label={node: f"entity {name}" for node, name in named.items()})
+    ranked = _graph_spread(
+        store,
+        ranked,
+        filters,
+        {node: 1.0 for node in named},
+        frozenset({ABOUT, MENTIONS, CITES}),
+        ENTITY_SPREAD,
+        label={node: f"entity {name}" for node, name in named.items()},
+    )
     return _lift(store, ranked, filters, own, ENTITY_SPREAD[0]) if own else ranked
 
 
-def _lift(store: IndexStore, ranked: list[Candidate], filters: Filters, notes: dict[str, str],
-          share: float) -> list[Candidate]:
+def _lift(
+    store: IndexStore, ranked: list[Candidate], filters: Filters, notes: dict[str, str], share: float
+) -> list[Candidate]:
     """``notes`` (path → the words that named it) gain ``share`` of the top score, joining the list if missing."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
@@ -237,8 +285,9 @@ ANCHOR_HITS = 3  # BM25 hits read to date the event of "before the migration"
 TOPIC_COSINE = 0.45  # a note the vectors find this close is about the topic without sharing its words
 
 
-def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters,
-               pool: int) -> list[Candidate]:
+def _in_window(
+    store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters, pool: int
+) -> list[Candidate]:
     """Notes dated in the query's time window that are about its topic rise by ``WINDOW_BOOST`` of the
     top score (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
     dates, else git's); the window's notes that match the topic ("incidents" in "incidents
@@ -260,30 +309,42 @@ def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate
     on_topic: set[str] | None = None
     if topic:  # the candidates that match a word of the topic, or that the vectors find close in meaning
         hits = store.read(lambda: store.lexical.search(topic, max(pool, len(by_path)) * 4, filters))
-        on_topic = {h.path for h in hits} | {c.path for c in by_path.values()
-                                             if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE}
+        on_topic = {h.path for h in hits} | {
+            c.path for c in by_path.values() if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE
+        }
         # and the window's notes filed under it: "billing" is their scope, a tag, their folder or type
         wanted = set(topic.split())
         dated = store.catalog.dated_between(win.start, win.end, pool * 4)
         for path, row in store.catalog.rows(dated).items():
-            filed = " ".join([str(row.get("scope") or ""), str(row.get("type") or ""), *(row.get("tags") or []),
-                              *path.split("/")[:-1]])
+            filed = " ".join(
+                [
+                    str(row.get("scope") or ""),
+                    str(row.get("type") or ""),
+                    *(row.get("tags") or []),
+                    *path.split("/")[:-1],
+                ]
+            )
             if wanted & set(terms(filed)) and filters.matches(row):
                 on_topic.add(path)
                 if path not in by_path:
-                    by_path[path] = Candidate(path=path, score=0.5 * boost * top * (1 - len(by_path) / (4 * pool)),
-                                              explain={"window_filed": True})
+                    by_path[path] = Candidate(
+                        path=path,
+                        score=0.5 * boost * top * (1 - len(by_path) / (4 * pool)),
+                        explain={"window_filed": True},
+                    )
     rows = store.catalog.rows(by_path)
-    if on_topic is not None and not any(p in on_topic and win.contains((rows.get(p) or {}).get("date"))
-                                        for p in by_path):
+    if on_topic is not None and not any(
+        p in on_topic and win.contains((rows.get(p) or {}).get("date")) for p in by_path
+    ):
         on_topic = None  # nothing in the window is about it in so many words ("what was handed over")
     if on_topic is None and len(extra) < pool:  # the window's notes, newest first: "what happened last month"
         dated = store.catalog.dated_between(win.start, win.end, pool)
         rows = store.catalog.rows(p for p in dated if p not in by_path)
         for i, path in enumerate(dated):
             if path in rows and filters.matches(rows[path]):
-                by_path[path] = Candidate(path=path, score=0.1 * boost * top * (1 - i / pool),
-                                          explain={"window_only": True})
+                by_path[path] = Candidate(
+                    path=path, score=0.1 * boost * top * (1 - i / pool), explain={"window_only": True}
+                )
         rows = store.catalog.rows(by_path)
     for c in by_path.values():
         if win.contains((rows.get(c.path) or {}).get("date")) and (on_topic is None or c.path in on_topic):
@@ -293,7 +354,7 @@ def _in_window(store: IndexStore, text: str, win: Window, ranked: list[Candidate
 
 
 def _date_anchor(store: IndexStore, win: Window, filters: Filters, now: float | None) -> Window | None:
-    """"before the migration": the window around the date of the note that best matches "the
+    """ "before the migration": the window around the date of the note that best matches "the
     migration" (BM25), or None when no note does."""
     words = win.anchor or ""
     hits = store.read(lambda: store.lexical.search(words, ANCHOR_HITS, filters))
@@ -327,8 +388,16 @@ def memory_line(kind: str, title: str, body: str, ident: str, mark: str = "") ->
     return f"- [{kind}] {title}{mark} — {key_line(body)} (id: {ident})\n"
 
 
-def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budget: int = 600,
-                  scope: list[str] | None = None, as_of: str | None = None, explain: bool = False) -> MemoryContext:
+def build_context(
+    store: IndexStore,
+    sem: Semantic | None,
+    prompt: str,
+    *,
+    budget: int = 600,
+    scope: list[str] | None = None,
+    as_of: str | None = None,
+    explain: bool = False,
+) -> MemoryContext:
     """The memories for a prompt within ``budget`` tokens: pinned notes first, then the most
     relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
     Deterministic for the same vault. ``explain``: each relevant item keeps its ranking's signals
@@ -360,8 +429,17 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
         used += cost
         seen.add(path)
         lines.append(line)
-        items.append(ContextItem(row["id"], path, row["title"], row["type"], why,
-                                 round(score, 4) if score is not None else None, explain=signals))
+        items.append(
+            ContextItem(
+                row["id"],
+                path,
+                row["title"],
+                row["type"],
+                why,
+                round(score, 4) if score is not None else None,
+                explain=signals,
+            )
+        )
         return True
 
     for path in store.catalog.pinned_paths():
@@ -381,5 +459,6 @@ def build_context(store: IndexStore, sem: Semantic | None, prompt: str, *, budge
             if not take(c.path, "relevant", c.score, dict(c.explain) if explain else None):
                 break
     text = header + "".join(lines) if lines else ""
-    return MemoryContext(text, used if lines else 0, budget, items, intent,
-                         round((time.perf_counter() - started) * 1000, 1), vectors)
+    return MemoryContext(
+        text, used if lines else 0, budget, items, intent, round((time.perf_counter() - started) * 1000, 1), vectors
+    )

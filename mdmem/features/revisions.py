@@ -56,13 +56,16 @@ def history(store: IndexStore, ref: str, limit: int | None = HISTORY_COMMITS, *,
             log, total = _diffed_log(store, rel, limit)
         else:
             # One commit more than shown tells whether there are more; only then are they counted.
-            log = [LogEntry(**c) for c in (file_log(store.root, path, None if limit is None else limit + 1)
-                                           if in_git else [])]
+            log = [
+                LogEntry(**c)
+                for c in (file_log(store.root, path, None if limit is None else limit + 1) if in_git else [])
+            ]
             total = len(log)
             if limit is not None and total > limit:
                 log, total = log[:limit], max(file_commit_count(store.root, path), total)
-        versions.append(Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1],
-                                log, total))
+        versions.append(
+            Version(n.id, rel, n.title, n.status, n.created, n.updated, n.supersedes, rel == chain[-1], log, total)
+        )
     return History(start, versions, limit)
 
 
@@ -89,9 +92,14 @@ def _diffed_log(store: IndexStore, rel: str, limit: int | None) -> tuple[list[Lo
 
 def _unified(old: str, new: str, old_name: str | None, new_name: str | None) -> tuple[str, int, int]:
     """A unified diff (3 lines of context) and its added and removed line counts."""
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      f"a/{old_name}" if old_name else "/dev/null",
-                                      f"b/{new_name}" if new_name else "/dev/null"))
+    lines = list(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            f"a/{old_name}" if old_name else "/dev/null",
+            f"b/{new_name}" if new_name else "/dev/null",
+        )
+    )
     lines = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
     added = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
     removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
@@ -104,12 +112,16 @@ def _revisions(store: IndexStore, rel: str) -> tuple[str, list[dict[str, str]]]:
 
     prefix = repo_prefix(store.root)
     if prefix is None:
-        raise NotAGitVault(f"{store.root} is not in a git repository, so its notes have no history; run "
-                           "\"git init\" there and commit the notes (\"mdmem init\" does both).")
+        raise NotAGitVault(
+            f"{store.root} is not in a git repository, so its notes have no history; run "
+            '"git init" there and commit the notes ("mdmem init" does both).'
+        )
     revs = file_revisions(store.root, rel)
     if not revs:
-        raise NotInRevision(f"{rel} has not been committed yet, so it has no earlier version; commit it "
-                            f"(git add {rel} && git commit) and diff shows the changes since.")
+        raise NotInRevision(
+            f"{rel} has not been committed yet, so it has no earlier version; commit it "
+            f"(git add {rel} && git commit) and diff shows the changes since."
+        )
     return prefix, revs
 
 
@@ -120,15 +132,19 @@ def _at(store: IndexStore, rel: str, rev: str) -> tuple[Revision, str]:
     prefix, revs = _revisions(store, rel)
     sha = resolve_commit(store.root, rev)
     if sha is None:
-        raise UnknownRevision(f"git knows no revision {rev!r}; give a commit, a tag, a branch or HEAD~N "
-                              f"(\"mdmem history {rel}\" lists this note's commits).")
+        raise UnknownRevision(
+            f"git knows no revision {rev!r}; give a commit, a tag, a branch or HEAD~N "
+            f'("mdmem history {rel}" lists this note\'s commits).'
+        )
     before = ancestry(store.root, sha)
     last = next((c for c in revs if c["commit"] in before), None)  # its newest commit at or before rev
     text = file_at(store.root, sha, last["path"]) if last else None
     if last is None or text is None:
         first = revs[-1]
-        raise NotInRevision(f"{rel} was not in the vault at {rev} ({sha[:8]}); its first commit is "
-                            f"{first['commit'][:8]} of {first['date'][:10]} (\"mdmem history {rel}\" lists them).")
+        raise NotInRevision(
+            f"{rel} was not in the vault at {rev} ({sha[:8]}); its first commit is "
+            f'{first["commit"][:8]} of {first["date"][:10]} ("mdmem history {rel}" lists them).'
+        )
     return Revision(sha, last["date"], last["author"], last["subject"], _in_vault(prefix, last["path"])), text
 
 
@@ -162,8 +178,10 @@ def diff(store: IndexStore, ref: str, rev: str | None = None) -> NoteDiff:
         for c in revs:
             then = file_at(store.root, c["commit"], c["path"])
             if then is not None and then != now:
-                old, old_text = Revision(c["commit"], c["date"], c["author"], c["subject"],
-                                         _in_vault(prefix, c["path"])), then
+                old, old_text = (
+                    Revision(c["commit"], c["date"], c["author"], c["subject"], _in_vault(prefix, c["path"])),
+                    then,
+                )
                 break
         if old is None or old.commit != revs[0]["commit"]:  # the file is as its last commit left it
             c = revs[0]

@@ -23,8 +23,9 @@ DISTINCTIVE_TERMS = 12  # the note's words that make the BM25 query
 WEIGHTS = {"words": 1.0, "meaning": 1.0}
 
 
-def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filters: Filters, *,
-            fresh: bool = True) -> SimilarNotes:
+def similar(
+    store: IndexStore, sem: Semantic | None, ref: str, limit: int, filters: Filters, *, fresh: bool = True
+) -> SimilarNotes:
     """The ``limit`` notes most like ``ref`` that pass ``filters``, best first (``sem`` None: words only).
     ``fresh``: bring the vectors up to date first, as a vector read does (``Semantic.repair``, which may
     embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``)."""
@@ -60,9 +61,19 @@ def similar(store: IndexStore, sem: Semantic | None, ref: str, limit: int, filte
             continue
         shared = len(mine & set(terms(f"{other.title}\n{other.body}")))
         linked = {(True, True): "both", (True, False): "out", (False, True): "in"}.get((path in out_of, path in into))
-        results.append(SimilarNote(str(row["id"]), path, str(row["title"]), str(row["type"]),
-                                   round(fused[path]["rrf"], 5), round(shared / len(mine), 3) if mine else 0.0,
-                                   shared, cosines.get(path), linked))
+        results.append(
+            SimilarNote(
+                str(row["id"]),
+                path,
+                str(row["title"]),
+                str(row["type"]),
+                round(fused[path]["rrf"], 5),
+                round(shared / len(mine), 3) if mine else 0.0,
+                shared,
+                cosines.get(path),
+                linked,
+            )
+        )
     return SimilarNotes(note.id, src, note.title, results, vec is not None)
 
 
@@ -70,12 +81,17 @@ def _by_words(store: IndexStore, text: str, src: str, k: int, filters: Filters) 
     """BM25 for the note's most distinctive terms (tf·idf over the vault), weighted by it."""
     tf = Counter(t.text for t in tokenize(text[:20_000]))
     dfs, n = store.read(lambda: store.lexical.doc_frequencies(tf))
-    scored = sorted(((t, (1.0 + math.log(c)) * math.log(1 + n / dfs[t])) for t, c in tf.items()
-                     if dfs.get(t, 0) >= 2 and len(t) >= 3 and not t.isdigit()), key=lambda x: (-x[1], x[0]))
+    scored = sorted(
+        (
+            (t, (1.0 + math.log(c)) * math.log(1 + n / dfs[t]))
+            for t, c in tf.items()
+            if dfs.get(t, 0) >= 2 and len(t) >= 3 and not t.isdigit()
+        ),
+        key=lambda x: (-x[1], x[0]),
+    )
     top = scored[:DISTINCTIVE_TERMS]
     if not top:
         return []
     best = top[0][1]
     hits = store.read(lambda: store.lexical.search("", k + 1, filters, extra_terms=[(t, w / best) for t, w in top]))
     return [(h.path, h.score) for h in hits if h.path != src]
-

@@ -50,8 +50,10 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
     tell = say or (lambda line: None)
     top = find_git_dir(store.root)
     if top is None:
-        raise g.SyncRefused(f"{store.root} is not a git repository; sync shares a vault through git: "
-                            "run \"git init\", add a remote and push once, then rerun mdmem sync.")
+        raise g.SyncRefused(
+            f"{store.root} is not a git repository; sync shares a vault through git: "
+            'run "git init", add a remote and push once, then rerun mdmem sync.'
+        )
     prefix = repo_prefix(store.root) or ""
     with store.writer_lock():  # a concurrent add, pin or sync waits: nothing interleaves with the commit
         # Under the lock: another sync's merge in progress is waited for, never mistaken for one git left.
@@ -97,13 +99,17 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
                 pushed = ahead
                 break
             if not done.rejected:
-                raise MdmemError(f"could not push to {up.name}: {done.error}; your commits are safe here: "
-                                 "fix the remote (access, protection rules), then rerun mdmem sync.")
+                raise MdmemError(
+                    f"could not push to {up.name}: {done.error}; your commits are safe here: "
+                    "fix the remote (access, protection rules), then rerun mdmem sync."
+                )
             retries += 1
             tell(f"{up.name} moved meanwhile; fetching again")
         else:
-            raise MdmemError(f"{up.name} kept moving: {PUSH_TRIES} pushes were rejected; everything is merged "
-                             "and committed here, so rerun mdmem sync.")
+            raise MdmemError(
+                f"{up.name} kept moving: {PUSH_TRIES} pushes were rejected; everything is merged "
+                "and committed here, so rerun mdmem sync."
+            )
     except BaseException:
         try:  # what was merged before the failure is committed: index it too
             _reindex(store, top, prefix, start)
@@ -111,18 +117,33 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
             store.state.mark_stale()  # the next command catches up
         raise
     changed, index = _reindex(store, top, prefix, start)
-    return SyncReport(vault=str(store.root), branch=up.branch, upstream=up.name,
-                      committed=[p[len(prefix):] for p in pending], fetched=fetched, merged=merged,
-                      pushed=pushed, notes_changed=changed, merged_notes=merged_notes, conflicts=conflicts,
-                      retries=retries, index=index, staged_elsewhere=elsewhere)
+    return SyncReport(
+        vault=str(store.root),
+        branch=up.branch,
+        upstream=up.name,
+        committed=[p[len(prefix) :] for p in pending],
+        fetched=fetched,
+        merged=merged,
+        pushed=pushed,
+        notes_changed=changed,
+        merged_notes=merged_notes,
+        conflicts=conflicts,
+        retries=retries,
+        index=index,
+        staged_elsewhere=elsewhere,
+    )
 
 
 def _unfinished(top: Path, what: str) -> str:
     if what == "a merge":
-        return (f"a git merge is unfinished in {top}; finish it (settle the files, then \"git commit\") or "
-                "drop it (\"git merge --abort\"), then rerun mdmem sync.")
-    return (f"{what} is in progress in {top}; finish it (or abort it: git {what.split()[-1]} --abort), "
-            "then rerun mdmem sync.")
+        return (
+            f'a git merge is unfinished in {top}; finish it (settle the files, then "git commit") or '
+            'drop it ("git merge --abort"), then rerun mdmem sync.'
+        )
+    return (
+        f"{what} is in progress in {top}; finish it (or abort it: git {what.split()[-1]} --abort), "
+        "then rerun mdmem sync."
+    )
 
 
 def _few(paths: list[str], n: int = 5) -> str:
@@ -134,14 +155,16 @@ def _rewritten(top: Path, up: Upstream, gone: str, theirs: str) -> str:
     from ..adapters import gitsync as g
 
     lost = g.count(top, theirs, gone)
-    return (f"{up.name} was force-pushed: {lost} commit(s) it had, up to {gone[:12]}, are no longer in it but are "
-            f"still here; nothing was merged or pushed, so they are not put back. To follow it (keep only "
-            f"your own later commits): git rebase --onto {up.name} {gone[:12]}, then rerun mdmem sync; to put "
-            f"them back on purpose: git merge {up.name} && git push, then rerun mdmem sync.")
+    return (
+        f"{up.name} was force-pushed: {lost} commit(s) it had, up to {gone[:12]}, are no longer in it but are "
+        f"still here; nothing was merged or pushed, so they are not put back. To follow it (keep only "
+        f"your own later commits): git rebase --onto {up.name} {gone[:12]}, then rerun mdmem sync; to put "
+        f"them back on purpose: git merge {up.name} && git push, then rerun mdmem sync."
+    )
 
 
 def _edits_message(paths: list[str], prefix: str) -> str:
-    names = [p[len(prefix):] for p in paths]
+    names = [p[len(prefix) :] for p in paths]
     head = f"mdmem sync: commit {len(names)} note change(s) not committed yet (hand edits)"
     return head + "\n\n" + "\n".join(names[:50]) + ("\n…" if len(names) > 50 else "")
 
@@ -154,8 +177,9 @@ def _reindex(store: IndexStore, top: Path, prefix: str, start: str | None) -> tu
     head = g.rev(top, "HEAD")
     if head is None or head == start:
         return [], "nothing changed"
-    notes = sorted(p[len(prefix):] for p in g.changed(top, start, head)
-                   if p.startswith(prefix) and p.lower().endswith(".md"))
+    notes = sorted(
+        p[len(prefix) :] for p in g.changed(top, start, head) if p.startswith(prefix) and p.lower().endswith(".md")
+    )
     done = store.catchup.after_git("post-merge", timeout=store.config.lock_timeout)
     return notes, done if isinstance(done, str) else f"{done.changed} note(s) reindexed"
 
@@ -163,8 +187,9 @@ def _reindex(store: IndexStore, top: Path, prefix: str, start: str | None) -> tu
 # -- a conflicted merge ----------------------------------------------------------------------------
 
 
-def _integrate(store: IndexStore, top: Path, prefix: str, up: Upstream,
-               theirs: str) -> tuple[list[SyncConflict], list[str]]:
+def _integrate(
+    store: IndexStore, top: Path, prefix: str, up: Upstream, theirs: str
+) -> tuple[list[SyncConflict], list[str]]:
     """Merge ``theirs``; settle every conflicted path so no text is lost, and finish the merge commit."""
     from ..adapters import gitsync as g
 
@@ -175,13 +200,14 @@ def _integrate(store: IndexStore, top: Path, prefix: str, up: Upstream,
     outside = sorted(p for p in unmerged if not p.startswith(prefix))
     if outside:
         g.abort_merge(top)
-        raise MdmemError(f"git could not merge {outside[0]}, which is outside the vault {store.root}; "
-                         "nothing was merged: merge it with git (git pull), then rerun mdmem sync.")
+        raise MdmemError(
+            f"git could not merge {outside[0]}, which is outside the vault {store.root}; "
+            "nothing was merged: merge it with git (git pull), then rerun mdmem sync."
+        )
     try:
         conflicts, merged = _settle(store, top, prefix, unmerged, theirs)
         kept = [c for c in conflicts if c.copy]
-        body = "".join(f"\n{c.kind}: {c.note}" + (f" (other version: {c.copy})" if c.copy else "")
-                       for c in conflicts)
+        body = "".join(f"\n{c.kind}: {c.note}" + (f" (other version: {c.copy})" if c.copy else "") for c in conflicts)
         summary = f" ({len(kept)} conflict(s) kept as copies: mdmem resolve)" if kept else ""
         g.commit(top, message + summary + ("\n" + body if body else ""))
     except BaseException:
@@ -190,8 +216,9 @@ def _integrate(store: IndexStore, top: Path, prefix: str, up: Upstream,
     return conflicts, merged
 
 
-def _settle(store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]],
-            theirs_commit: str) -> tuple[list[SyncConflict], list[str]]:
+def _settle(
+    store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]], theirs_commit: str
+) -> tuple[list[SyncConflict], list[str]]:
     """Decide every conflicted path (repository-relative) and stage the result. Interrupted, it
     removes the files it made (the caller then aborts the merge, which restores the rest)."""
     from ..adapters import gitsync as g
@@ -212,8 +239,9 @@ def _settle(store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[
 class _Settle:
     """The settling of one conflicted merge: what it wrote, staged and found."""
 
-    def __init__(self, store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]],
-                 commit: str) -> None:
+    def __init__(
+        self, store: IndexStore, top: Path, prefix: str, unmerged: dict[str, dict[int, str]], commit: str
+    ) -> None:
         self.files, self.top, self.prefix, self.unmerged, self.commit = store.files, top, prefix, unmerged, commit
         self.conflicts: list[SyncConflict] = []
         self.merged: list[str] = []
@@ -238,7 +266,7 @@ class _Settle:
         """One conflicted path, by the stages git left: 1 the base, 2 ours, 3 theirs."""
         from ..adapters import gitsync as g
 
-        rel = path[len(self.prefix):]
+        rel = path[len(self.prefix) :]
         text = {s: g.blob(self.top, sha) for s, sha in stages.items()}
         # Each side's own version: with a rename git may stage a text it merged itself, markers and all.
         if 2 in text:
@@ -246,8 +274,14 @@ class _Settle:
         if 3 in text:
             text[3] = g.show(self.top, "MERGE_HEAD", path) or text[3]
         if 2 in text and 3 in text:
-            self.keep_both(rel, "edit/edit" if 1 in text else "add/add", text.get(1), text[2], text[3],
-                           "changed on both sides" if 1 in text else "added on both sides")
+            self.keep_both(
+                rel,
+                "edit/edit" if 1 in text else "add/add",
+                text.get(1),
+                text[2],
+                text[3],
+                "changed on both sides" if 1 in text else "added on both sides",
+            )
         elif 2 in text and 1 in text:
             self.edit_kept(rel, text[2], "edit/delete", "edited here, deleted (or renamed) on the other side")
         elif 3 in text and 1 in text:
@@ -269,8 +303,11 @@ class _Settle:
         from ..adapters import gitsync as g
 
         note_id = _note_id(edited) if rel.lower().endswith(".md") else None
-        moved = [p[len(self.prefix):] for p in g.grep(self.top, note_id, f"{self.prefix}*.md")
-                 if p != self.prefix + rel] if note_id else []
+        moved = (
+            [p[len(self.prefix) :] for p in g.grep(self.top, note_id, f"{self.prefix}*.md") if p != self.prefix + rel]
+            if note_id
+            else []
+        )
         moved = [m for m in moved if _note_id(self.files.safe_path(m).read_bytes()) == note_id]
         if len(moved) != 1:
             self.write(rel, edited)
@@ -280,8 +317,7 @@ class _Settle:
         self.write(copy, conflict_copy(edited.decode(), moved[0], self.commit).encode())
         self.files.safe_path(rel).unlink(missing_ok=True)
         self.remove.append(self.prefix + rel)
-        self.found(moved[0], "rename/edit", f"{how}: renamed to {moved[0]}, and the edit of {rel} kept beside it",
-                   copy)
+        self.found(moved[0], "rename/edit", f"{how}: renamed to {moved[0]}, and the edit of {rel} kept beside it", copy)
 
     def keep_both(self, rel: str, kind: str, base: bytes | None, ours: bytes, other: bytes, how: str) -> None:
         """Merge two versions into ``rel``; failing that, ours at ``rel`` and theirs as its conflict copy."""
@@ -290,8 +326,9 @@ class _Settle:
         note = rel.lower().endswith(".md")
         result = None
         if note and _utf8(ours) and _utf8(other) and _utf8(base or b""):
-            result = merge_note(base.decode() if base is not None else None, ours.decode(), other.decode(),
-                                g.merge_lines)
+            result = merge_note(
+                base.decode() if base is not None else None, ours.decode(), other.decode(), g.merge_lines
+            )
         if result is not None and result.text is not None:
             self.write(rel, result.text.encode())
             self.merged.append(rel)
@@ -302,8 +339,12 @@ class _Settle:
         self.write(rel, ours)
         self.write(copy, conflict_copy(other.decode(), rel, self.commit).encode() if note and _utf8(other) else other)
         what = ", ".join(result.conflicts) if result is not None else "the file"
-        self.found(rel, kind, f"{how}; both sides changed {what}: this machine's text is kept at the path, the "
-                   "other beside it", copy)
+        self.found(
+            rel,
+            kind,
+            f"{how}; both sides changed {what}: this machine's text is kept at the path, the other beside it",
+            copy,
+        )
 
     def renamed_both(self) -> None:
         """A note renamed differently on the two sides is at both new paths: make it one note, at ours' name."""
@@ -315,8 +356,14 @@ class _Settle:
             self.add.remove(self.prefix + t)
             self.remove.append(self.prefix + t)
             base = max(self.bases, key=lambda b: _alike(b, other), default=None)
-            self.keep_both(partner, "rename/rename", base, self.only_ours[partner], other,
-                           f"renamed to {partner} here and to {t} on the other side")
+            self.keep_both(
+                partner,
+                "rename/rename",
+                base,
+                self.only_ours[partner],
+                other,
+                f"renamed to {partner} here and to {t} on the other side",
+            )
 
 
 def _partner(theirs: str, text: bytes, ours: dict[str, bytes]) -> str | None:
@@ -393,8 +440,10 @@ def verified_copy(files: Files, rel: str) -> tuple[str, str]:
         return note, _name_commit(rel)
     if of is None or of[0] != note:
         says = f"its frontmatter says conflict_of: {of[0]!r}" if of else "its frontmatter has no conflict_of"
-        raise MdmemError(f"{rel} is not a conflict copy mdmem sync made: its name makes it a copy of {note}, but "
-                         f"{says}; nothing was changed (edit or delete the file by hand).")
+        raise MdmemError(
+            f"{rel} is not a conflict copy mdmem sync made: its name makes it a copy of {note}, but "
+            f"{says}; nothing was changed (edit or delete the file by hand)."
+        )
     return note, of[1]
 
 
@@ -409,17 +458,22 @@ def plain_file(files: Files, rel: str, what: str, *, missing_ok: bool = False) -
     or write a teammate's text through it), a path that leaves the vault."""
     parts = [p.casefold() for p in rel.split("/")]
     if {".git", ".mdmem"} & set(parts) or (what != "file" and is_hidden(rel)) or rel in ("", "."):
-        raise MdmemError(f"{rel} is in a hidden or git folder; mdmem resolve settles only notes and attachments "
-                         "of the vault, so nothing was changed.")
+        raise MdmemError(
+            f"{rel} is in a hidden or git folder; mdmem resolve settles only notes and attachments "
+            "of the vault, so nothing was changed."
+        )
     path = files.root / rel
     if path.is_symlink() or (path.exists() and files.rel(files.safe_path(rel)) != rel):
-        raise MdmemError(f"{rel} is (or lies behind) a symbolic link; mdmem resolve reads and writes only plain "
-                         "files of the vault, so nothing was changed (settle it by hand with git).")
+        raise MdmemError(
+            f"{rel} is (or lies behind) a symbolic link; mdmem resolve reads and writes only plain "
+            "files of the vault, so nothing was changed (settle it by hand with git)."
+        )
     if path.exists() and not path.is_file():
         raise MdmemError(f"{rel} is a folder, not a {what}; nothing was changed.")
     if not path.exists() and not missing_ok:
-        raise MdmemError(f"There is no {what} {rel} (resolved already?); nothing to do: \"mdmem status\" lists "
-                         f"the conflicts left.")
+        raise MdmemError(
+            f'There is no {what} {rel} (resolved already?); nothing to do: "mdmem status" lists the conflicts left.'
+        )
 
 
 def conflict_problems(store: IndexStore) -> list[Problem]:
@@ -427,10 +481,15 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
     from ..adapters.git import find_git_dir
     from ..adapters.gitsync import in_progress
 
-    out = [Problem(c.copy or c.note, "conflict", f"another version of {c.note} kept by mdmem sync "
-                   f"(commit {(c.commit or '?')[:10]})",
-                   f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both")
-           for c in conflicts(store, store.catalog.paths_containing(".conflict-"))]  # doctor has repaired the index
+    out = [
+        Problem(
+            c.copy or c.note,
+            "conflict",
+            f"another version of {c.note} kept by mdmem sync (commit {(c.commit or '?')[:10]})",
+            f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both",
+        )
+        for c in conflicts(store, store.catalog.paths_containing(".conflict-"))
+    ]  # doctor has repaired the index
     top = find_git_dir(store.root)
     busy = in_progress(top) if top is not None else None
     if top is not None and busy is not None:
@@ -442,11 +501,15 @@ def check_side(name: str, exists: bool, copies: list[str], side: str) -> None:
     """Refuse a side that would lose the only text (``ours`` of a deleted note or file) or that does not
     say which of several copies to take (``theirs``); one line with the command that works."""
     if side == "ours" and not exists:
-        raise MdmemError(f"{name} no longer exists, so --ours would leave nothing; keep the other version "
-                         f"with: mdmem resolve {copies[0]} --theirs.")
+        raise MdmemError(
+            f"{name} no longer exists, so --ours would leave nothing; keep the other version "
+            f"with: mdmem resolve {copies[0]} --theirs."
+        )
     if side == "theirs" and len(copies) > 1:
-        raise MdmemError(f"{name} has {len(copies)} conflict copies ({', '.join(copies)}); name the one to "
-                         "keep: mdmem resolve COPY --theirs.")
+        raise MdmemError(
+            f"{name} has {len(copies)} conflict copies ({', '.join(copies)}); name the one to "
+            "keep: mdmem resolve COPY --theirs."
+        )
 
 
 def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = None) -> Resolution:
@@ -462,8 +525,10 @@ def resolve(store: IndexStore, ref: str, side: str, *, commit: bool | None = Non
         named = ref if ref.lower().endswith(".md") else f"{ref}.md"
         if is_copy_name(named) and not (files.root / named).is_file():
             note = copy_original(named) or named
-            raise MdmemError(f"There is no conflict copy {named} (resolved already?); nothing to do: \"mdmem "
-                             f"status\" lists the conflicts left, of {note} too.")
+            raise MdmemError(
+                f'There is no conflict copy {named} (resolved already?); nothing to do: "mdmem '
+                f'status" lists the conflicts left, of {note} too.'
+            )
         rel = store.resolve(ref)
         if is_copy_name(rel):
             note, copies = verified_copy(files, rel)[0], [rel]
@@ -521,16 +586,20 @@ def resolve_file(store: IndexStore, ref: str, side: str, *, commit: bool | None 
         original = copy_original(ref) or ref
         plain_file(files, original, "file", missing_ok=True)
         if original != ref and not (files.root / ref).exists() and not (files.root / ref).is_symlink():
-            raise MdmemError(f"There is no conflict copy {ref} (resolved already?); nothing to do: \"mdmem "
-                             f"status\" lists the conflicts left, of {original} too.")
+            raise MdmemError(
+                f'There is no conflict copy {ref} (resolved already?); nothing to do: "mdmem '
+                f'status" lists the conflicts left, of {original} too.'
+            )
         copies = [ref] if original != ref else file_copies(store, original)
         if not copies:
             return Resolution(original, side, False)
         for c in copies:
             plain_file(files, c, "file")
         if side == "both":
-            raise MdmemError(f"{original} is not a note, so its two versions cannot be kept in one file; keep "
-                             f"one: mdmem resolve {original} --ours|--theirs (git's history keeps the other).")
+            raise MdmemError(
+                f"{original} is not a note, so its two versions cannot be kept in one file; keep "
+                f"one: mdmem resolve {original} --ours|--theirs (git's history keeps the other)."
+            )
         check_side(original, files.safe_path(original).exists(), copies, side)
         if side == "theirs":
             files.write(original, files.safe_path(copies[0]).read_bytes())

@@ -100,8 +100,12 @@ class Catalog:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def apply(self, notes: Iterable[tuple[Note, FileState, NoteDates]], deletes: Iterable[str],
-              touches: Iterable[tuple[str, FileState]] = ()) -> None:
+    def apply(
+        self,
+        notes: Iterable[tuple[Note, FileState, NoteDates]],
+        deletes: Iterable[str],
+        touches: Iterable[tuple[str, FileState]] = (),
+    ) -> None:
         """Upsert notes with their dates, delete paths and refresh file stats in one transaction."""
         cur = self.db.cursor()
         cur.execute("BEGIN IMMEDIATE")
@@ -114,15 +118,36 @@ class Catalog:
                 cur.execute(
                     "INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
-                        note.path, note.id, note.title, note.type, note.status, note.scope,
-                        note.salience, note.confidence, int(note.pinned), json.dumps(note.tags),
-                        json.dumps(note.aliases), json.dumps(note.entities), note.supersedes,
+                        note.path,
+                        note.id,
+                        note.title,
+                        note.type,
+                        note.status,
+                        note.scope,
+                        note.salience,
+                        note.confidence,
+                        int(note.pinned),
+                        json.dumps(note.tags),
+                        json.dumps(note.aliases),
+                        json.dumps(note.entities),
+                        note.supersedes,
                         # created/updated: the frontmatter's, else git's, else the file's (as lexical's date)
-                        d.created, d.updated, note.authored, note.snoozed_until,
-                        note.valid_from, note.valid_until, d.date,
-                        state.hash, state.mtime_ns, state.size,
-                        json.dumps([_problem_dict(p) for p in note.problems]), int(note.has_id),
-                        d.created_from, d.updated_from, d.git_created, d.git_updated,
+                        d.created,
+                        d.updated,
+                        note.authored,
+                        note.snoozed_until,
+                        note.valid_from,
+                        note.valid_until,
+                        d.date,
+                        state.hash,
+                        state.mtime_ns,
+                        state.size,
+                        json.dumps([_problem_dict(p) for p in note.problems]),
+                        int(note.has_id),
+                        d.created_from,
+                        d.updated_from,
+                        d.git_created,
+                        d.git_updated,
                     ),
                 )
                 stem = note.path.rsplit("/", 1)[-1]
@@ -135,8 +160,10 @@ class Catalog:
                 )
                 cur.executemany(
                     "INSERT INTO links VALUES (?,?,?,?,?,?,?)",
-                    [(note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason, normalize_ref(ln.target))
-                     for ln in note.links],
+                    [
+                        (note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason, normalize_ref(ln.target))
+                        for ln in note.links
+                    ],
                 )
                 cur.executemany(
                     "INSERT INTO chunks (path, ord, hash, heading, embed_text) VALUES (?,?,?,?,?)",
@@ -144,8 +171,7 @@ class Catalog:
                 )
                 write_refs(cur, note)
             for path, state in touches:
-                cur.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?",
-                            (state.mtime_ns, state.size, path))
+                cur.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (state.mtime_ns, state.size, path))
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
@@ -186,8 +212,12 @@ class Catalog:
         out: set[str] = set()
         for i in range(0, len(paths), 500):
             part = paths[i : i + 500]
-            out.update(p for (p,) in self.db.execute(
-                f"SELECT DISTINCT path FROM chunks WHERE vec=0 AND path IN ({','.join('?' * len(part))})", part))
+            out.update(
+                p
+                for (p,) in self.db.execute(
+                    f"SELECT DISTINCT path FROM chunks WHERE vec=0 AND path IN ({','.join('?' * len(part))})", part
+                )
+            )
         return out
 
     def dead_keys(self) -> list[int]:
@@ -219,8 +249,7 @@ class Catalog:
 
     def chunks_first(self, path: str) -> list[tuple[str, str]]:
         """[(hash, embed_text)] of a note's first chunk (empty if the note is not indexed)."""
-        return list(self.db.execute(
-            "SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
+        return list(self.db.execute("SELECT hash, embed_text FROM chunks WHERE path=? ORDER BY ord LIMIT 1", (path,)))
 
     def chunk_hashes(self, path: str) -> list[str]:
         """The content hashes of a note's chunks, in order (their vectors are cached by hash)."""
@@ -243,8 +272,10 @@ class Catalog:
         if path not in cache:
             if len(cache) > 20_000:
                 cache.clear()
-            cache[path] = [frozenset(terms(t)) for (t,) in self.db.execute(
-                "SELECT embed_text FROM chunks WHERE path=? ORDER BY ord", (path,))]
+            cache[path] = [
+                frozenset(terms(t))
+                for (t,) in self.db.execute("SELECT embed_text FROM chunks WHERE path=? ORDER BY ord", (path,))
+            ]
         return cache[path]
 
     def chunks_by_key(self, keys: Iterable[int], *, text: bool = True) -> dict[int, dict[str, Any]]:
@@ -290,8 +321,9 @@ class Catalog:
     def paths_containing(self, text: str) -> list[str]:
         """Indexed paths with ``text`` in them, ignoring case (the conflict copies sync keeps: a table scan
         in SQLite, ~100x cheaper than walking the vault)."""
-        return [p for (p,) in self.db.execute("SELECT path FROM notes WHERE instr(lower(path), ?) > 0",
-                                              (text.lower(),))]
+        return [
+            p for (p,) in self.db.execute("SELECT path FROM notes WHERE instr(lower(path), ?) > 0", (text.lower(),))
+        ]
 
     def hashes(self, paths: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -309,8 +341,10 @@ class Catalog:
         for i in range(0, len(paths), 500):
             part = paths[i : i + 500]
             for path, h, *d in self.db.execute(
-                    "SELECT path, hash, date, created, updated, created_from, updated_from, git_created, git_updated "
-                    f"FROM notes WHERE path IN ({','.join('?' * len(part))})", part):
+                "SELECT path, hash, date, created, updated, created_from, updated_from, git_created, git_updated "
+                f"FROM notes WHERE path IN ({','.join('?' * len(part))})",
+                part,
+            ):
                 out[path] = (h, NoteDates(*d))
         return out
 
@@ -322,8 +356,13 @@ class Catalog:
             rows: Iterable[tuple[str, float | None, float | None]] = self.db.execute(q)
         else:
             wanted = list(dict.fromkeys(paths))
-            rows = [r for i in range(0, len(wanted), 500) for r in self.db.execute(
-                f"{q} WHERE path IN ({','.join('?' * len(wanted[i:i + 500]))})", wanted[i:i + 500])]
+            rows = [
+                r
+                for i in range(0, len(wanted), 500)
+                for r in self.db.execute(
+                    f"{q} WHERE path IN ({','.join('?' * len(wanted[i : i + 500]))})", wanted[i : i + 500]
+                )
+            ]
         return {p: (c, u) if c is not None and u is not None else None for p, c, u in rows}
 
     def set_git_dates(self, dates: dict[str, tuple[float, float]]) -> None:
@@ -331,8 +370,9 @@ class Catalog:
         self._writes += 1
         with self.db:
             self.db.execute("BEGIN")
-            self.db.executemany("UPDATE notes SET git_created=?, git_updated=? WHERE path=?",
-                                [(c, u, p) for p, (c, u) in dates.items()])
+            self.db.executemany(
+                "UPDATE notes SET git_created=?, git_updated=? WHERE path=?", [(c, u, p) for p, (c, u) in dates.items()]
+            )
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
@@ -351,8 +391,10 @@ class Catalog:
         return [r[0] for r in self.db.execute("SELECT path FROM notes WHERE id=? OR path=? OR path=?", (ref, ref, md))]
 
     def all_names(self) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT norm FROM names WHERE kind IN ('id','title','heading','stem')")]
+        return [
+            r[0]
+            for r in self.db.execute("SELECT DISTINCT norm FROM names WHERE kind IN ('id','title','heading','stem')")
+        ]
 
     def row(self, path: str) -> dict[str, Any] | None:
         cur = self.db.execute("SELECT * FROM notes WHERE path=?", (path,))
@@ -394,9 +436,11 @@ class Catalog:
         for i in range(0, len(wanted), 500):
             part = wanted[i : i + 500]
             for path, src in self.db.execute(
-                    f"SELECT n.path, min(l.src) FROM names n JOIN links l ON l.target_norm = n.norm "
-                    f"JOIN notes s ON s.path = l.src WHERE l.type = 'supersedes' AND l.src != n.path "
-                    f"AND n.path IN ({','.join('?' * len(part))}) GROUP BY n.path", part):
+                f"SELECT n.path, min(l.src) FROM names n JOIN links l ON l.target_norm = n.norm "
+                f"JOIN notes s ON s.path = l.src WHERE l.type = 'supersedes' AND l.src != n.path "
+                f"AND n.path IN ({','.join('?' * len(part))}) GROUP BY n.path",
+                part,
+            ):
                 out[path] = src
         return out
 
@@ -416,11 +460,14 @@ class Catalog:
         one transaction."""
         with self.db:
             self.db.execute("BEGIN")
-            notes = self.db.execute("SELECT path, id, title, type, status, entities, aliases, date, created, "
-                                    "authored, snoozed_until, valid_from, valid_until FROM notes").fetchall()
+            notes = self.db.execute(
+                "SELECT path, id, title, type, status, entities, aliases, date, created, "
+                "authored, snoozed_until, valid_from, valid_until FROM notes"
+            ).fetchall()
             names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
-            links = self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links "
-                                    "ORDER BY rowid").fetchall()
+            links = self.db.execute(
+                "SELECT src, target, type, label, heading, reason, target_norm FROM links ORDER BY rowid"
+            ).fetchall()
             attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
             refs, identities = self.refs.refs_rows(), self.refs.identity_rows()
         return notes, names, links, attachments, refs, identities
@@ -433,27 +480,44 @@ class Catalog:
 
     def pinned_paths(self) -> list[str]:
         """Active pinned notes, most salient first."""
-        return [r[0] for r in self.db.execute(
-            "SELECT path FROM notes WHERE pinned=1 AND status='active' ORDER BY salience DESC, path")]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT path FROM notes WHERE pinned=1 AND status='active' ORDER BY salience DESC, path"
+            )
+        ]
 
     def newest_paths(self, type: str, limit: int) -> list[str]:
         """The ``limit`` newest notes of one type (by date, then path)."""
-        return [r[0] for r in self.db.execute(
-            "SELECT path FROM notes WHERE type=? ORDER BY date DESC, path LIMIT ?", (type, limit))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT path FROM notes WHERE type=? ORDER BY date DESC, path LIMIT ?", (type, limit)
+            )
+        ]
 
     def dated_between(self, start: float | None, end: float | None, limit: int) -> list[str]:
         """Up to ``limit`` paths of notes dated in ``[start, end)`` (None: open), newest first."""
-        return [r[0] for r in self.db.execute(
-            "SELECT path FROM notes WHERE date IS NOT NULL AND date >= ? AND date < ? ORDER BY date DESC, path LIMIT ?",
-            (start if start is not None else float("-inf"), end if end is not None else float("inf"), limit))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT path FROM notes WHERE date IS NOT NULL AND date >= ? AND date < ? "
+                "ORDER BY date DESC, path LIMIT ?",
+                (start if start is not None else float("-inf"), end if end is not None else float("inf"), limit),
+            )
+        ]
 
     def unpinned_active(self) -> list[tuple[str, str, str, str, float | None, float | None]]:
         """(path, id, title, type, salience, date) of every active note that is not pinned."""
-        return list(self.db.execute(
-            "SELECT path, id, title, type, salience, date FROM notes WHERE status='active' AND pinned=0"))
+        return list(
+            self.db.execute(
+                "SELECT path, id, title, type, salience, date FROM notes WHERE status='active' AND pinned=0"
+            )
+        )
 
-    def sequence_neighbours(self, paths: set[str], types: Sequence[str],
-                            max_bytes: int) -> dict[str, list[tuple[str, str]]]:
+    def sequence_neighbours(
+        self, paths: set[str], types: Sequence[str], max_bytes: int
+    ) -> dict[str, list[tuple[str, str]]]:
         """For each of ``paths``: (neighbour, edge label) along links of ``types`` both ways, between
         notes of at most ``max_bytes`` (the reverse direction labelled ``TYPE⁻¹``)."""
         adj: dict[str, list[tuple[str, str]]] = {}
@@ -461,24 +525,26 @@ class Catalog:
         marks = ",".join("?" * len(types))
         plist = sorted(paths)
         for i in range(0, len(plist), 400):
-            part = plist[i:i + 400]
+            part = plist[i : i + 400]
             pm = ",".join("?" * len(part))
             # out-edges, each target resolved by the best kind of name (id > path > stem > title > alias)
             for src, typ, other in self.db.execute(
-                    f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
-                    f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
-                    f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 WHEN 'heading' THEN 3 ELSE 4 END LIMIT 1) AS other "
-                    f"FROM links l "
-                    f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
-                    f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
-                    (*part, *types, max_bytes, max_bytes)):
+                f"SELECT x.src, x.type, x.other FROM (SELECT l.src, l.type, (SELECT n.path FROM names n "
+                f"WHERE n.norm = l.target_norm ORDER BY CASE n.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 "
+                f"WHEN 'stem' THEN 2 WHEN 'title' THEN 3 WHEN 'heading' THEN 3 ELSE 4 END LIMIT 1) AS other "
+                f"FROM links l "
+                f"JOIN notes s ON s.path = l.src WHERE l.src IN ({pm}) AND l.type IN ({marks}) "
+                f"AND s.size <= ?) x JOIN notes t ON t.path = x.other WHERE t.size <= ?",
+                (*part, *types, max_bytes, max_bytes),
+            ):
                 if other and other != src:
                     adj.setdefault(src, []).append((other, typ))
             for src, typ, target in self.db.execute(
-                    f"SELECT l.src, l.type, n.path FROM links l JOIN names n ON n.norm = l.target_norm "
-                    f"JOIN notes t ON t.path = n.path JOIN notes s ON s.path = l.src "
-                    f"WHERE n.path IN ({pm}) AND l.type IN ({marks}) AND t.size <= ? AND s.size <= ?",
-                    (*part, *types, max_bytes, max_bytes)):
+                f"SELECT l.src, l.type, n.path FROM links l JOIN names n ON n.norm = l.target_norm "
+                f"JOIN notes t ON t.path = n.path JOIN notes s ON s.path = l.src "
+                f"WHERE n.path IN ({pm}) AND l.type IN ({marks}) AND t.size <= ? AND s.size <= ?",
+                (*part, *types, max_bytes, max_bytes),
+            ):
                 if src != target:
                     adj.setdefault(target, []).append((src, f"{typ}⁻¹"))
         return adj
@@ -529,8 +595,11 @@ class EmbeddingCache:
         except sqlite3.DatabaseError as exc:
             if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
                 raise
-            print(f"mdmem: embedding cache unreadable ({exc}); starting a new one "
-                  "(chunks without a vector are embedded again).", file=sys.stderr)
+            print(
+                f"mdmem: embedding cache unreadable ({exc}); starting a new one "
+                "(chunks without a vector are embedded again).",
+                file=sys.stderr,
+            )
             if hasattr(self, "db"):
                 self.db.close()
             for suffix in ("", "-wal", "-shm"):

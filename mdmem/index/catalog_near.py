@@ -14,13 +14,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-NOTE_COLUMNS = ("path, id, title, type, status, entities, aliases, date, created, authored, snoozed_until, "
-                "valid_from, valid_until")  # as ``Catalog.graph_rows`` reads them
+NOTE_COLUMNS = (
+    "path, id, title, type, status, entities, aliases, date, created, authored, snoozed_until, "
+    "valid_from, valid_until"
+)  # as ``Catalog.graph_rows`` reads them
 PERSON_REF_KINDS = ("email", "handle", "id", "url")  # the kinds of reference a person's identity resolves
 _CHUNK = 400  # parameters per IN (...)
 # the characters outside ASCII whose str.casefold() has an ASCII letter or digit (ß → ss, ﬁ → fi, K → k)
-FOLDING = ("\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
-           "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+FOLDING = (
+    "\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+)
 # a file name that starts with white space or is ".md", in paths joined by new lines (Python's \\s is
 # str.isspace(); one search over them all takes a tenth of the time SQL's GLOB takes over each)
 _ODD_NAME = re.compile(r"/\s|/\.[mM][dD](?:\n|$)")
@@ -86,19 +89,25 @@ class CatalogNear:
         wanted = sorted(set(paths))
         out: list[tuple[int, tuple[Any, ...]]] = []
         for part in _chunks(wanted):
-            out += [(r[0], r[1:]) for r in self.db.execute(
-                f"SELECT rowid, {NOTE_COLUMNS} FROM notes WHERE path IN ({_marks(len(part))})", part)]
+            out += [
+                (r[0], r[1:])
+                for r in self.db.execute(
+                    f"SELECT rowid, {NOTE_COLUMNS} FROM notes WHERE path IN ({_marks(len(part))})", part
+                )
+            ]
         return [r for _, r in sorted(out)]
 
     def names_of(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """(norm, path, kind) of every name of ``paths``."""
-        return self.db.execute(f"SELECT norm, path, kind FROM names WHERE path IN ({_marks(len(paths))}) "
-                               "ORDER BY rowid", list(paths)).fetchall()
+        return self.db.execute(
+            f"SELECT norm, path, kind FROM names WHERE path IN ({_marks(len(paths))}) ORDER BY rowid", list(paths)
+        ).fetchall()
 
     def link_names(self) -> list[tuple[str, str, str]]:
         """(norm, path, kind) of every name a link target resolves by (path, id, title), in order."""
-        return self.db.execute("SELECT norm, path, kind FROM names WHERE kind IN ('path','id','title') "
-                               "ORDER BY rowid").fetchall()
+        return self.db.execute(
+            "SELECT norm, path, kind FROM names WHERE kind IN ('path','id','title') ORDER BY rowid"
+        ).fetchall()
 
     def link_names_for(self, norms: Iterable[str], files: Iterable[str]) -> list[tuple[str, str, str]]:
         """The ``link_names`` rows a lookup of ``norms`` and of the file names ``files`` reads: the path,
@@ -106,9 +115,12 @@ class CatalogNear:
         (found by their stem: see ``odd_paths``), in order."""
         found: dict[int, tuple[str, str, str]] = {}
         for sql, items in (
-                ("kind IN ('path','id','title') AND norm IN ({})", sorted(set(norms))),
-                ("kind = 'path' AND path IN (SELECT path FROM names WHERE kind = 'stem' AND norm IN ({}))",
-                 sorted(set(files)))):
+            ("kind IN ('path','id','title') AND norm IN ({})", sorted(set(norms))),
+            (
+                "kind = 'path' AND path IN (SELECT path FROM names WHERE kind = 'stem' AND norm IN ({}))",
+                sorted(set(files)),
+            ),
+        ):
             for part in _chunks(items):
                 where = sql.format(_marks(len(part)))
                 for r in self.db.execute(f"SELECT rowid, norm, path, kind FROM names WHERE {where}", part):
@@ -127,15 +139,19 @@ class CatalogNear:
         wanted = sorted(set(norms))
         rows: list[tuple[str, str, str]] = []
         for part in _chunks(wanted):
-            rows += self.db.execute(f"SELECT norm, path, kind FROM names WHERE kind IN ('heading','alias') "
-                                    f"AND norm IN ({_marks(len(part))}) ORDER BY rowid", part).fetchall()
+            rows += self.db.execute(
+                f"SELECT norm, path, kind FROM names WHERE kind IN ('heading','alias') "
+                f"AND norm IN ({_marks(len(part))}) ORDER BY rowid",
+                part,
+            ).fetchall()
         return rows
 
     def attachment_paths(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT path FROM attachments")]
 
-    def links_near(self, srcs: Sequence[str], exact: Sequence[str], names: Sequence[str],
-                   words: Sequence[str]) -> list[tuple[Any, ...]]:
+    def links_near(
+        self, srcs: Sequence[str], exact: Sequence[str], names: Sequence[str], words: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
         """``graph_rows`` link rows that are written in ``srcs`` or may name a note of them: the target
         (without leading slashes) is one of ``exact``, or its last part one of ``names``, or it may be
         a person's identity that has one of ``words`` (``texts_with``), or it is a relative path whose
@@ -153,11 +169,16 @@ class CatalogNear:
             like, more = texts_with("target", words)
             cond.append(like)
             args += more
-        cond.append("instr(target, '.') > 0 AND (target GLOB ? OR src GLOB ? OR target_norm GLOB '*[./]' "
-                    "OR target_norm = '')")
+        cond.append(
+            "instr(target, '.') > 0 AND (target GLOB ? OR src GLOB ? OR target_norm GLOB '*[./]' OR target_norm = '')"
+        )
         args += ["*[][#|\\]*"] * 2
-        return self.db.execute("SELECT src, target, type, label, heading, reason, target_norm FROM links WHERE "
-                               + " OR ".join(f"({c})" for c in cond) + " ORDER BY rowid", args).fetchall()
+        return self.db.execute(
+            "SELECT src, target, type, label, heading, reason, target_norm FROM links WHERE "
+            + " OR ".join(f"({c})" for c in cond)
+            + " ORDER BY rowid",
+            args,
+        ).fetchall()
 
     def entity_paths(self, words: Sequence[str] | None) -> set[str]:
         """Notes with entities, each stored as JSON (``\\u`` escapes), that may have one of ``words``
@@ -174,7 +195,7 @@ class CatalogNear:
         sql = f"SELECT src, kind, value, written, origin FROM refs WHERE src IN ({_marks(len(srcs))})"
         args = list(srcs)
         if values:
-            sql += (f" OR (value IN ({_marks(len(values))}) AND kind IN ({_marks(len(PERSON_REF_KINDS))}))")
+            sql += f" OR (value IN ({_marks(len(values))}) AND kind IN ({_marks(len(PERSON_REF_KINDS))}))"
             args += [*values, *PERSON_REF_KINDS]
         return self.db.execute(sql + " ORDER BY rowid", args).fetchall()
 
@@ -184,8 +205,9 @@ class CatalogNear:
         seen: set[int] = set()
         for col, items in (("path", sorted(set(paths))), ("key", sorted(set(keys)))):
             for part in _chunks(items):
-                for r in self.db.execute(f"SELECT rowid, path, key, strength FROM identities WHERE {col} IN "
-                                         f"({_marks(len(part))})", part):
+                for r in self.db.execute(
+                    f"SELECT rowid, path, key, strength FROM identities WHERE {col} IN ({_marks(len(part))})", part
+                ):
                     if r[0] not in seen:
                         seen.add(r[0])
                         rows.append((r[0], r[1:]))

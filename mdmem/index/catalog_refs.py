@@ -35,9 +35,10 @@ PERSON = "person"
 
 def write_refs(cur: sqlite3.Cursor, note: Note) -> None:
     """Record a note's references and, for a person note, its identities (after ``delete_refs``)."""
-    cur.executemany("INSERT INTO refs VALUES (?,?,?,?,?)",
-                    [(note.path, r.kind, r.value, r.written, r.origin)
-                     for r in note_refs(note.refs, note.body_refs)])
+    cur.executemany(
+        "INSERT INTO refs VALUES (?,?,?,?,?)",
+        [(note.path, r.kind, r.value, r.written, r.origin) for r in note_refs(note.refs, note.body_refs)],
+    )
     if note.type != PERSON:
         return
     rows: dict[str, tuple[str, int]] = {}
@@ -45,8 +46,7 @@ def write_refs(cur: sqlite3.Cursor, note: Note) -> None:
         for key, strength in identity_keys(written):
             if key not in rows or strength < rows[key][1]:
                 rows[key] = (written, strength)
-    cur.executemany("INSERT INTO identities VALUES (?,?,?,?)",
-                    [(note.path, key, w, s) for key, (w, s) in rows.items()])
+    cur.executemany("INSERT INTO identities VALUES (?,?,?,?)", [(note.path, key, w, s) for key, (w, s) in rows.items()])
 
 
 def delete_refs(cur: sqlite3.Cursor, path: str) -> None:
@@ -75,20 +75,26 @@ class CatalogRefs:
 
     def citing(self, kind: str, value: str) -> list[dict[str, Any]]:
         """Every note that cites (kind, value), each with how it wrote it and where, by path."""
-        cur = self.db.execute("SELECT src, written, origin FROM refs WHERE kind=? AND value=? ORDER BY src, rowid",
-                              (kind, value))
+        cur = self.db.execute(
+            "SELECT src, written, origin FROM refs WHERE kind=? AND value=? ORDER BY src, rowid", (kind, value)
+        )
         return [dict(zip(("path", "written", "origin"), r)) for r in cur]
 
     def similar_refs(self, value: str, limit: int = 5) -> list[str]:
         """Cited values that contain ``value`` (for a reference nobody cites: what was meant)."""
         like = "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT value FROM refs WHERE value LIKE ? ESCAPE '\\' ORDER BY value LIMIT ?", (like, limit))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT value FROM refs WHERE value LIKE ? ESCAPE '\\' ORDER BY value LIMIT ?", (like, limit)
+            )
+        ]
 
     def identities_of(self, path: str) -> list[str]:
         """A person note's identities as written (its title and aliases among them), once each."""
-        rows = self.db.execute("SELECT written FROM identities WHERE path=? AND strength=? ORDER BY rowid",
-                               (path, AS_WRITTEN))
+        rows = self.db.execute(
+            "SELECT written FROM identities WHERE path=? AND strength=? ORDER BY rowid", (path, AS_WRITTEN)
+        )
         return list(dict.fromkeys(r[0] for r in rows))
 
     def people_named(self, names: list[str]) -> bool:
@@ -97,9 +103,11 @@ class CatalogRefs:
         if not names:
             return False
         marks = ",".join("?" * len(names))
-        row = self.db.execute(f"SELECT 1 FROM identities WHERE key IN ({marks}) OR "
-                              f"substr(key, 1, instr(key || ' ', ' ') - 1) IN ({marks}) LIMIT 1",
-                              [*names, *names]).fetchone()
+        row = self.db.execute(
+            f"SELECT 1 FROM identities WHERE key IN ({marks}) OR "
+            f"substr(key, 1, instr(key || ' ', ' ') - 1) IN ({marks}) LIMIT 1",
+            [*names, *names],
+        ).fetchone()
         return row is not None
 
     def has_people(self) -> bool:

@@ -67,8 +67,9 @@ class CatchUp:
 
     # -- git hooks and the job -------------------------------------------------------------------
 
-    def after_git(self, hook: str, *, timeout: float, whole_tree: bool = False,
-                  after_pass: Callable[[], object] | None = None) -> ReindexReport | str:
+    def after_git(
+        self, hook: str, *, timeout: float, whole_tree: bool = False, after_pass: Callable[[], object] | None = None
+    ) -> ReindexReport | str:
         """What a git hook does. A small change (a commit: at most ``inline_max()`` notes) is indexed
         now, as ``catch_up``, and its report returned. A bigger one, or a rebuild, goes to the
         background job, and the returned line says so: git never waits for it. While a job is pending
@@ -155,10 +156,12 @@ class CatchUp:
 
     def _notice_due(self) -> bool:
         return not self.store.state.locked_here and (
-            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY)
+            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY
+        )
 
-    def _notice(self, early: subprocess.Popen[bytes] | None,
-                procs: list[subprocess.Popen[bytes] | None]) -> list[str] | None:
+    def _notice(
+        self, early: subprocess.Popen[bytes] | None, procs: list[subprocess.Popen[bytes] | None]
+    ) -> list[str] | None:
         """``notice``'s checks: the notes to index again ([]: none), or None for a whole-tree pass."""
         from ..adapters.git import head_cheap
 

@@ -72,8 +72,9 @@ class Dating:
         """The git dates the index holds (``Catalog.file_dates``), for files no new commit touched."""
         for path, (_, d) in known.items():
             if path not in self._git:
-                self._git[path] = (d.git_created, d.git_updated) if d.git_created is not None and \
-                    d.git_updated is not None else None
+                self._git[path] = (
+                    (d.git_created, d.git_updated) if d.git_created is not None and d.git_updated is not None else None
+                )
 
     def adopt(self, paths: list[str]) -> None:
         """Files new to the index that no new commit brought (a deleted file restored, a folder no
@@ -83,8 +84,11 @@ class Dating:
         tracked = tracked_files(self.root, paths)
         if not tracked:
             return  # new notes nobody committed: the common case, one ls-tree
-        history = self._history if self._history is not None and self._history.complete else \
-            PendingHistory(self.root, None, self.head).result()
+        history = (
+            self._history
+            if self._history is not None and self._history.complete
+            else PendingHistory(self.root, None, self.head).result()
+        )
         for path in tracked:
             h = history.files.get(path) if history is not None else None
             self._git[path] = (h.first, h.last) if h is not None else None

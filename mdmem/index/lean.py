@@ -50,11 +50,14 @@ def import_whoosh_lean() -> None:
     Variations query we never build. Measured: cold ``mdmem search`` import time 250 → 150 ms."""
     if "whoosh.index" in sys.modules:
         return
-    import_lean(("whoosh.index", "whoosh.query", "whoosh.reading", "whoosh.scoring"), {
-        "urllib.request": {"urlretrieve": _forwarder("urllib.request", "urlretrieve")},
-        "whoosh.lang.morph_en": {"variations": _forwarder("whoosh.lang.morph_en", "variations")},
-        "cached_property": {"cached_property": functools.cached_property},
-    })
+    import_lean(
+        ("whoosh.index", "whoosh.query", "whoosh.reading", "whoosh.scoring"),
+        {
+            "urllib.request": {"urlretrieve": _forwarder("urllib.request", "urlretrieve")},
+            "whoosh.lang.morph_en": {"variations": _forwarder("whoosh.lang.morph_en", "variations")},
+            "cached_property": {"cached_property": functools.cached_property},
+        },
+    )
 
 
 def import_usearch_lean() -> None:
@@ -62,7 +65,10 @@ def import_usearch_lean() -> None:
     calls mdmem never makes with ``progress=True``): ~22 of its ~28 ms in every cold vector command."""
     if "usearch.index" in sys.modules:
         return
-    import_lean(("usearch.index",), {
-        "urllib.request": {"urlretrieve": _forwarder("urllib.request", "urlretrieve")},
-        "tqdm": {"tqdm": _forwarder("tqdm", "tqdm")},
-    })
+    import_lean(
+        ("usearch.index",),
+        {
+            "urllib.request": {"urlretrieve": _forwarder("urllib.request", "urlretrieve")},
+            "tqdm": {"tqdm": _forwarder("tqdm", "tqdm")},
+        },
+    )

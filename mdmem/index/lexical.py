@@ -247,8 +247,9 @@ class LexicalIndex:
         """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
         return _coverage_idf(self._current_searcher(), spelling.query_terms(text, corrections))
 
-    def unknown_names(self, text: str, corrections: dict[str, str] | None = None, *,
-                      first_word: bool = False) -> list[str]:
+    def unknown_names(
+        self, text: str, corrections: dict[str, str] | None = None, *, first_word: bool = False
+    ) -> list[str]:
         """The query's names that no note has (``lexical_spelling.unknown_names``)."""
         return spelling.unknown_names(self._current_searcher(), text, corrections, first_word=first_word)
 
@@ -265,9 +266,15 @@ class LexicalIndex:
             self._name_words = (s, spelling.name_words(s))
         return self._name_words[1]
 
-    def search(self, text: str, limit: int, filters: Filters | None = None,
-               extra_terms: Sequence[tuple[str, float]] = (), coverage: bool = False,
-               corrections: dict[str, str] | None = None) -> list[LexicalHit]:
+    def search(
+        self,
+        text: str,
+        limit: int,
+        filters: Filters | None = None,
+        extra_terms: Sequence[tuple[str, float]] = (),
+        coverage: bool = False,
+        corrections: dict[str, str] | None = None,
+    ) -> list[LexicalHit]:
         """BM25F over the weighted fields; only notes containing a query term are returned.
 
         ``extra_terms`` are (term, weight) pairs added to the query (pseudo-relevance feedback).
@@ -278,11 +285,9 @@ class LexicalIndex:
         weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
         if not weighted:
             return []
-        query = Or([
-            Term(field, term, boost=weight * fw)
-            for term, weight in weighted
-            for field, fw in FIELD_WEIGHTS.items()
-        ])
+        query = Or(
+            [Term(field, term, boost=weight * fw) for term, weight in weighted for field, fw in FIELD_WEIGHTS.items()]
+        )
         s = self._current_searcher()
         flt = self._filter_docs(s, filters) if filters else None
         if flt is not None and not flt:
@@ -294,8 +299,7 @@ class LexicalIndex:
             # arrays, ~10× faster than whoosh's matcher tree once the terms have been seen.
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
-            return self._scorer.search(weighted, limit, flt, mask,
-                                       _coverage_idf(s, qterms) if coverage else None)
+            return self._scorer.search(weighted, limit, flt, mask, _coverage_idf(s, qterms) if coverage else None)
         # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
         # until the boundary's whole tie is in, so the sort below picks by path and an incremental
         # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
@@ -315,9 +319,15 @@ class LexicalIndex:
 
         hits = [
             LexicalHit(
-                path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
-                scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"), score=float(r.score), coverage=covered(r) if coverage else 1.0,
+                path=r["path"],
+                id=r["nid"],
+                title=r.get("title", ""),
+                type=r.get("type", "note"),
+                scope=r.get("scope", "global"),
+                tags=[t for t in (r.get("tagf") or "").split(",") if t],
+                date=r.get("date"),
+                score=float(r.score),
+                coverage=covered(r) if coverage else 1.0,
             )
             for r in results
         ]
@@ -389,11 +399,19 @@ def _counted(schema: Any, doc: LexicalDoc) -> dict[str, Any] | None:
 def _fields(doc: LexicalDoc) -> dict[str, Any]:
     """A note's whoosh fields."""
     return dict(
-        zip(TEXT_FIELDS, _texts(doc)), path=doc.path, nid=doc.id, tagf=",".join(t.lower() for t in doc.tags) or None,
-        type=doc.type, scope=doc.scope, status=doc.status, date=doc.date,
-        hide_until=doc.hide_until, vfrom=doc.vfrom, vuntil=doc.vuntil, hash=doc.hash,
-        constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom
-                            or doc.vuntil < FOREVER) else None,
+        zip(TEXT_FIELDS, _texts(doc)),
+        path=doc.path,
+        nid=doc.id,
+        tagf=",".join(t.lower() for t in doc.tags) or None,
+        type=doc.type,
+        scope=doc.scope,
+        status=doc.status,
+        date=doc.date,
+        hide_until=doc.hide_until,
+        vfrom=doc.vfrom,
+        vuntil=doc.vuntil,
+        hash=doc.hash,
+        constrained="y" if (doc.status != "active" or doc.hide_until or doc.vfrom or doc.vuntil < FOREVER) else None,
     )
 
 
@@ -401,8 +419,7 @@ def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
     """Each query term's weight in ``LexicalHit.coverage``: its IDF over the fields (a word no note
     has weighs most: it is missing)."""
     n = max(1, searcher.doc_count())
-    return {t: math.log(1 + n / max(1, max(searcher.doc_frequency(f, t) for f in FIELD_WEIGHTS)))
-            for t in qterms}
+    return {t: math.log(1 + n / max(1, max(searcher.doc_frequency(f, t) for f in FIELD_WEIGHTS))) for t in qterms}
 
 
 class _ArrayBM25:
@@ -451,7 +468,8 @@ class _ArrayBM25:
             if lengths is None and len(ids) * 8 > self.n:
                 # a common term: read the whole field's lengths once (cheaper from now on)
                 lengths = self._lengths[field] = np.array(
-                    [s.doc_field_length(d, field, 1) for d in range(self.n)], dtype=np.float64)
+                    [s.doc_field_length(d, field, 1) for d in range(self.n)], dtype=np.float64
+                )
             if lengths is not None:
                 fl = lengths[docs]
             else:
@@ -481,8 +499,14 @@ class _ArrayBM25:
         self._masks[key] = (docs, arr)
         return arr
 
-    def search(self, weighted: Sequence[tuple[str, float]], limit: int, flt: set[int] | None,
-               mask: set[int] | None, idf: dict[str, float] | None = None) -> list[LexicalHit]:
+    def search(
+        self,
+        weighted: Sequence[tuple[str, float]],
+        limit: int,
+        flt: set[int] | None,
+        mask: set[int] | None,
+        idf: dict[str, float] | None = None,
+    ) -> list[LexicalHit]:
         """The top ``limit`` documents; with ``idf`` (``_coverage_idf``) each hit's coverage too."""
         np = self._np
         scores = np.zeros(self.n)
@@ -515,11 +539,19 @@ class _ArrayBM25:
         hits = []
         for d in cand.tolist():
             r = self.searcher.stored_fields(d)
-            hits.append(LexicalHit(
-                path=r["path"], id=r["nid"], title=r.get("title", ""), type=r.get("type", "note"),
-                scope=r.get("scope", "global"), tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"), score=float(scores[d]),
-                coverage=float(covered[d]) / total if idf is not None else 1.0))
+            hits.append(
+                LexicalHit(
+                    path=r["path"],
+                    id=r["nid"],
+                    title=r.get("title", ""),
+                    type=r.get("type", "note"),
+                    scope=r.get("scope", "global"),
+                    tags=[t for t in (r.get("tagf") or "").split(",") if t],
+                    date=r.get("date"),
+                    score=float(scores[d]),
+                    coverage=float(covered[d]) / total if idf is not None else 1.0,
+                )
+            )
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
         return hits[:limit]
 
@@ -538,8 +570,9 @@ def _hidden_docs(searcher: Any, f: Filters) -> set[int]:
             hidden.add(docnum)
         elif "snoozed" not in inc and (doc.get("hide_until") or 0.0) > now:
             hidden.add(docnum)
-        elif "expired" not in inc and ((doc.get("vfrom") or 0.0) > now
-                                       or (doc.get("vuntil") if doc.get("vuntil") is not None else FOREVER) <= now):
+        elif "expired" not in inc and (
+            (doc.get("vfrom") or 0.0) > now or (doc.get("vuntil") if doc.get("vuntil") is not None else FOREVER) <= now
+        ):
             hidden.add(docnum)
     return hidden
 
@@ -549,8 +582,9 @@ def _filter_query(f: Filters) -> Any:
     # (visibility: see _hidden_docs)
     for field, values in (("type", f.types), ("scope", f.scopes), ("status", f.statuses)):
         if values:  # a scope such as topic:* is every scope with that prefix (rank.scope_in)
-            parts.append(Or([Prefix(field, v[:-1]) if field == "scope" and v.endswith(":*") else Term(field, v)
-                             for v in values]))
+            parts.append(
+                Or([Prefix(field, v[:-1]) if field == "scope" and v.endswith(":*") else Term(field, v) for v in values])
+            )
     if f.tags:
         parts.append(And([Term("tagf", t.lower().lstrip("#")) for t in f.tags]))
     if f.since is not None or f.until is not None:

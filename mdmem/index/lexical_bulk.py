@@ -83,8 +83,17 @@ class _Block:
         return zlib.compress(dumps((tuple(delta_encode(self._ids)), mini_w, mini_v), 2), COMPRESSION)
 
     def info(self) -> bytes:
-        return dumps((len(self._ids), self._ids[-1], self._maxweight, COMPRESSION,
-                      length_to_byte(self._minlength), length_to_byte(self._maxlength)), 2)
+        return dumps(
+            (
+                len(self._ids),
+                self._ids[-1],
+                self._maxweight,
+                COMPRESSION,
+                length_to_byte(self._minlength),
+                length_to_byte(self._maxlength),
+            ),
+            2,
+        )
 
 
 def write_new_segment(ix: Any, docs: Iterable[tuple[dict[str, Any], dict[str, Any] | None]]) -> int:
@@ -158,8 +167,7 @@ class _Pool:
         self.memo: dict[tuple[str, Any], list[Any]] = {}  # (field, short value) → its postings: type, tags, dates
 
 
-def _add(schema: Any, perdoc: Any, pool: _Pool, docnum: int, fields: dict[str, Any],
-         indexed: dict[str, Any]) -> None:
+def _add(schema: Any, perdoc: Any, pool: _Pool, docnum: int, fields: dict[str, Any], indexed: dict[str, Any]) -> None:
     """``SegmentWriter.add_document`` for one document, its postings into ``pool``."""
     names = sorted(fields)
     unknown = [n for n in names if n not in schema]

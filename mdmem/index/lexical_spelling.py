@@ -26,9 +26,11 @@ TITLE_FIELDS = ("title", "aliases")  # where a name two query words join is look
 MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words are too often other words)
 MIN_PART = 3  # letters each part of a split word needs
 # Words a question starts with, capitalised because they start it: never a name there ("Whose birthday …")
-OPENERS = frozenset("""what which whose where when why how would could should will shall does were have list name
+OPENERS = frozenset(
+    """what which whose where when why how would could should will shall does were have list name
     tell show give find please about after before during since warum wann welche welcher welches wieso weshalb
-    pourquoi comment quand quel quelle quels quelles combien qu'est""".split())
+    pourquoi comment quand quel quelle quels quelles combien qu'est""".split()
+)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -58,8 +60,8 @@ def _one_edit(word: str) -> dict[str, bool]:
     """The words one swap, deletion or insertion of a letter from ``word`` (no replacement: in a
     short word that makes other words), each with whether it was a deletion."""
     out = {word[:i] + c + word[i:]: False for i in range(len(word) + 1) for c in _LETTERS}
-    out.update({word[:i] + word[i + 1] + word[i] + word[i + 2:]: False for i in range(len(word) - 1)})
-    out.update({word[:i] + word[i + 1:]: True for i in range(len(word))})
+    out.update({word[:i] + word[i + 1] + word[i] + word[i + 2 :]: False for i in range(len(word) - 1)})
+    out.update({word[:i] + word[i + 1 :]: True for i in range(len(word))})
     out.pop(word, None)
     return out
 
@@ -67,15 +69,24 @@ def _one_edit(word: str) -> dict[str, bool]:
 def _fix_word(s: Any, term: str, written: str, names: dict[str, set[str]]) -> str | None:
     """The name term one unknown query term (``written`` as typed) most likely misspells, or None."""
     maxdist = 2 if len(term) >= 9 else 1
-    near = [(d, -known(s, w), w) for w in names.get(term[0], ())
-            if abs(len(w) - len(term)) <= maxdist and (d := edit_distance(w, term)) <= maxdist
-            and (len(term) >= 7 or not replaces_a_letter(w, term))]
+    near = [
+        (d, -known(s, w), w)
+        for w in names.get(term[0], ())
+        if abs(len(w) - len(term)) <= maxdist
+        and (d := edit_distance(w, term)) <= maxdist
+        and (len(term) >= 7 or not replaces_a_letter(w, term))
+    ]
     if written.isascii() and written.isalpha():
         for cand, deleted in _one_edit(written).items():
             stem = normalize_term(cand)
             # a letter less whose stem is two shorter makes another word ("ticker" → "ticke" → tick)
-            if stem != term and stem[:1] == term[:1] and not (deleted and len(stem) < len(term) - 1) \
-                    and stem in names.get(stem[0], ()) and (df := known(s, stem, NAME_FIELDS)):
+            if (
+                stem != term
+                and stem[:1] == term[:1]
+                and not (deleted and len(stem) < len(term) - 1)
+                and stem in names.get(stem[0], ())
+                and (df := known(s, stem, NAME_FIELDS))
+            ):
                 near.append((1, -df, stem))
     return min(near)[2] if near else None
 
@@ -96,7 +107,7 @@ def corrections(s: Any, text: str, names: Any) -> dict[str, str]:
     """The query's corrections (see the module docstring). ``names`` is called for the name words
     (``name_words``, cached by the caller) only when a word needs them."""
     fixes: dict[str, str] = {}
-    words = [(tok.text, fold(text[tok.start:tok.end])) for tok in tokenize(text)]
+    words = [(tok.text, fold(text[tok.start : tok.end])) for tok in tokenize(text)]
     for term, written in words:
         if term in fixes or not term.isalpha() or len(written) < MIN_TYPO or known(s, term):
             continue
@@ -128,8 +139,9 @@ def query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None, *,
-                  first_word: bool = False) -> list[str]:
+def unknown_names(
+    s: Any, text: str, corrections: dict[str, str] | None = None, *, first_word: bool = False
+) -> list[str]:
     """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
     after the first word: "at Datadog"; with ``first_word`` the first word too, capitalised by habit,
     when it has 4+ letters and is not a question word: "Terraform state …") in no field of any note
@@ -140,16 +152,23 @@ def unknown_names(s: Any, text: str, corrections: dict[str, str] | None = None, 
     out: list[str] = []
     start = len(text) - len(text.lstrip())
     for tok in tokenize(text):
-        word = text[tok.start:tok.end]
-        first = tok.start == start and not (first_word and len(word) >= 4 and word.isalpha()
-                                            and word.lower() not in OPENERS)
-        if (looks_like_name(word, first=first) and tok.text not in fixes and tok.text not in joined
-                and word not in out and not known(s, tok.text)):
+        word = text[tok.start : tok.end]
+        first = tok.start == start and not (
+            first_word and len(word) >= 4 and word.isalpha() and word.lower() not in OPENERS
+        )
+        if (
+            looks_like_name(word, first=first)
+            and tok.text not in fixes
+            and tok.text not in joined
+            and word not in out
+            and not known(s, tok.text)
+        ):
             out.append(word)
     return out
 
 
 def unknown_terms(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
     """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any field."""
-    return [t for t in query_terms(text, corrections) if t.isascii() and t.isalpha() and len(t) >= 4
-            and not known(s, t)]
+    return [
+        t for t in query_terms(text, corrections) if t.isascii() and t.isalpha() and len(t) >= 4 and not known(s, t)
+    ]

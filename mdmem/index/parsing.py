@@ -33,15 +33,24 @@ def lexical_doc(note: Note, state: FileState, dates: NoteDates, counts: Any = No
     if until is not None and note.valid_until and len(note.valid_until) == 10:
         until += 86400  # a date-only valid_until holds through that whole day
     return LexicalDoc(
-        path=note.path, id=note.id, title=note.title, aliases=" \n".join(note.aliases),
+        path=note.path,
+        id=note.id,
+        title=note.title,
+        aliases=" \n".join(note.aliases),
         # a reference or identity written in the frontmatter is found like an entity ("PAY-1234", an e-mail)
-        entities=" \n".join([*note.entities, *note.refs, *note.identities]), tags=note.tags,
-        headings=" \n".join(h.text for h in note.headings), body=note.text,
-        type=note.type, scope=note.scope, status=note.status,
-        date=dates.date if dates.date is not None else state.mtime_ns / 1e9, hash=state.hash,
+        entities=" \n".join([*note.entities, *note.refs, *note.identities]),
+        tags=note.tags,
+        headings=" \n".join(h.text for h in note.headings),
+        body=note.text,
+        type=note.type,
+        scope=note.scope,
+        status=note.status,
+        date=dates.date if dates.date is not None else state.mtime_ns / 1e9,
+        hash=state.hash,
         hide_until=iso_to_timestamp(note.snoozed_until) or 0.0,
         vfrom=iso_to_timestamp(note.valid_from) or 0.0,
-        vuntil=until if until is not None else FOREVER, counts=counts,
+        vuntil=until if until is not None else FOREVER,
+        counts=counts,
     )
 
 
@@ -75,12 +84,14 @@ def _parallel(files: Files, paths: list[str], count_terms: bool, batch: int = 20
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
         parts = (paths[i : i + batch] for i in range(0, len(paths), batch))
-        yield from ahead(lambda part: pool.submit(_read_batch, str(files.root), files.exclude, part, count_terms),
-                         parts)
+        yield from ahead(
+            lambda part: pool.submit(_read_batch, str(files.root), files.exclude, part, count_terms), parts
+        )
 
 
-def ahead(submit: Callable[[list[str]], Future[list[Read]]], parts: Iterable[list[str]],
-          window: int = AHEAD) -> Iterator[Read]:
+def ahead(
+    submit: Callable[[list[str]], Future[list[Read]]], parts: Iterable[list[str]], window: int = AHEAD
+) -> Iterator[Read]:
     """The batches' notes in order, at most ``window`` batches submitted and not yet consumed. Submitting
     them all at once held every parsed note of a 50k build in memory (the worker outran the indexing and
     each finished future kept its result); with the catalogue's list (``IndexStore._build``) the build's

@@ -49,8 +49,14 @@ class EmbedProgress:
         if done < self.total and now - self.last < PROGRESS_EVERY:
             return
         self.last = now
-        data = {"pid": self.pid, "done": done, "total": self.total, "started": self.started, "updated": now,
-                "job": self.job}
+        data = {
+            "pid": self.pid,
+            "done": done,
+            "total": self.total,
+            "started": self.started,
+            "updated": now,
+            "job": self.job,
+        }
         tmp = self.path.with_name(f".{self.path.name}.{self.pid}.tmp")
         try:
             tmp.write_text(json.dumps(data))

@@ -104,8 +104,15 @@ class Semantic:
 
     # -- filling ---------------------------------------------------------------------------------
 
-    def embed(self, progress: Callable[[int, int], None] | None = None, *, max_new: int | None = None,
-              wait: bool = True, tracker: EmbedProgress | None = None, rounds: int | None = None) -> EmbedReport:
+    def embed(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        max_new: int | None = None,
+        wait: bool = True,
+        tracker: EmbedProgress | None = None,
+        rounds: int | None = None,
+    ) -> EmbedReport:
         """Embed chunks that have no vector (cache first), then add them to the vector index. A note's
         first chunk (its title and lead) comes before any note's second one, so every note can be found
         by meaning early. ``rounds``: add the vectors every this many chunks (the background job), so
@@ -172,10 +179,17 @@ class Semantic:
         if interrupted:
             raise KeyboardInterrupt
         done, total = self.store.catalog.coverage()
-        return EmbedReport(model=fp, embedded=embedded, reused=max(0, added - embedded), removed=removed,
-                           done=done, total=total, seconds=time.perf_counter() - started,
-                           runtime=getattr(self.embedder, "runtime", None) if embedded else None,
-                           threads=self.settings.thread_count if embedded else None)
+        return EmbedReport(
+            model=fp,
+            embedded=embedded,
+            reused=max(0, added - embedded),
+            removed=removed,
+            done=done,
+            total=total,
+            seconds=time.perf_counter() - started,
+            runtime=getattr(self.embedder, "runtime", None) if embedded else None,
+            threads=self.settings.thread_count if embedded else None,
+        )
 
     def _sync(self, only: set[str] | None = None) -> tuple[int, int]:
         """Under the writer lock: bring the usearch file in line with the catalogue's chunks (``only``: add
@@ -239,8 +253,10 @@ class Semantic:
                 index.save()
                 catalog.finish_vector_sync([k for k, _ in ready], [])
         except Exception as exc:  # a model setting that cannot load, a damaged cache: vectors follow later
-            print(f"mdmem: the new index starts without vectors ({type(exc).__name__}: {exc}); they follow.",
-                  file=sys.stderr)
+            print(
+                f"mdmem: the new index starts without vectors ({type(exc).__name__}: {exc}); they follow.",
+                file=sys.stderr,
+            )
 
     # -- keeping up with the files --------------------------------------------------------------------
 
@@ -326,7 +342,8 @@ class Semantic:
         loaded = getattr(emb, "loaded", None)
         warm = self._warm if loaded is None else bool(loaded)
         cost = (0.0 if warm else float(getattr(emb, "load_seconds", load))) + chunks * float(
-            getattr(emb, "chunk_seconds", per))
+            getattr(emb, "chunk_seconds", per)
+        )
         return cost <= inline_seconds()
 
     def embedding(self) -> str | None:
@@ -461,8 +478,7 @@ class Semantic:
         """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""
         return embed_progress(self.store.state.dir)
 
-    def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters,
-                        min_similarity: float) -> list[Candidate]:
+    def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters, min_similarity: float) -> list[Candidate]:
         """Notes by their best chunk's cosine similarity, filtered, above the floor."""
         index = self._read()
         if index is None or len(index) == 0:
@@ -479,8 +495,10 @@ class Semantic:
                     continue
                 if ch["path"] not in best:
                     best[ch["path"]] = Candidate(
-                        path=ch["path"], chunk_key=key,
-                        explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"})
+                        path=ch["path"],
+                        chunk_key=key,
+                        explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"},
+                    )
             out = _first_matching(list(best.values()), k, filters, cat)
             enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
             if enough:
@@ -530,8 +548,9 @@ class Semantic:
         if self._reranker is None and self.query_settings.rerank_model:
             from ..adapters.embed_torch import CrossEncoderReranker
 
-            self._reranker = CrossEncoderReranker(Path(self.query_settings.rerank_model).expanduser(),
-                                                  threads=self.settings.thread_count)
+            self._reranker = CrossEncoderReranker(
+                Path(self.query_settings.rerank_model).expanduser(), threads=self.settings.thread_count
+            )
         return self._reranker
 
 

@@ -206,8 +206,13 @@ class IndexState:
             with open(open_plain(self.dir / f"{name}.log", log=True), "ab") as log:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "mdmem", "--vault", str(self.root), "reindex", "--git-hook", kind],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                    pass_fds=(fd,), env={**os.environ, JOB_FD_ENV: str(fd)})
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    pass_fds=(fd,),
+                    env={**os.environ, JOB_FD_ENV: str(fd)},
+                )
             proc.returncode = 0  # detached, never waited for: _reap() collects it, Popen.__del__ need not warn
             _JOBS.append(proc.pid)
             return True  # the child holds the queued lock now (the same open file), until it starts its pass
@@ -309,14 +314,25 @@ class IndexState:
             return None
         return [st.st_mtime_ns, st.st_size, st.st_ino]
 
-    def record_folders(self, generation: str, dirs: dict[str, int], taken: int, *,
-                       untracked: list[str] | None = None, config: list[int] | None = None) -> None:
+    def record_folders(
+        self,
+        generation: str,
+        dirs: dict[str, int],
+        taken: int,
+        *,
+        untracked: list[str] | None = None,
+        config: list[int] | None = None,
+    ) -> None:
         """Remember the folders' mtimes (taken before a whole scan that the index now matches), the notes
         git did not track then, and the stat of the ``mdmem.toml`` the scan followed."""
         from ..adapters.files import atomic_write
 
-        atomic_write(self.dir / TREE_FILE, json.dumps({"generation": generation, "taken": taken, "dirs": dirs,
-                                                      "config": config, "untracked": untracked or []}))
+        atomic_write(
+            self.dir / TREE_FILE,
+            json.dumps(
+                {"generation": generation, "taken": taken, "dirs": dirs, "config": config, "untracked": untracked or []}
+            ),
+        )
 
     # -- the writer lock -------------------------------------------------------------------------
 
@@ -403,8 +419,10 @@ class IndexState:
     def check_dir(self) -> None:
         """Refuse a ``.mdmem`` that is a symbolic link: index writes would land outside the vault."""
         if self.dir.is_symlink():
-            raise MdmemError(f"{self.dir} is a symbolic link; mdmem writes its index only inside the vault. "
-                             "Remove the link (the index is rebuilt by the next command).")
+            raise MdmemError(
+                f"{self.dir} is a symbolic link; mdmem writes its index only inside the vault. "
+                "Remove the link (the index is rebuilt by the next command)."
+            )
 
     def _drop_links(self) -> None:
         """Remove symbolic links in ``.mdmem/`` (mdmem makes none; a cloned or copied vault could

@@ -113,7 +113,7 @@ class IndexStore:
         if self._generation is None:
             self._open_generation()
         if self._generation in (None, "None"):
-            raise IndexMissing(f"No index at {self.state.dir}; run \"mdmem reindex\".")
+            raise IndexMissing(f'No index at {self.state.dir}; run "mdmem reindex".')
         return str(self._generation)
 
     @property
@@ -205,9 +205,16 @@ class IndexStore:
         """Hold the one-writer lock (see ``IndexState.writer_lock``)."""
         return self.state.writer_lock(timeout)
 
-    def reindex(self, full: bool = False, *, progress: Progress | None = None,
-                wait: bool = True, timeout: float | None = None,
-                only: list[str] | None = None, head: str | None = None) -> ReindexReport:
+    def reindex(
+        self,
+        full: bool = False,
+        *,
+        progress: Progress | None = None,
+        wait: bool = True,
+        timeout: float | None = None,
+        only: list[str] | None = None,
+        head: str | None = None,
+    ) -> ReindexReport:
         """Bring the index up to date with the files (see ``Vault.reindex``)."""
         started = time.perf_counter()
         with self.writer_lock(timeout if wait else 0.0):
@@ -221,8 +228,9 @@ class IndexStore:
         """Under the writer lock: index these vault-relative paths now (after a write)."""
         return self._update(False, None, paths)
 
-    def _update(self, full: bool, progress: Progress | None, only: list[str] | None,
-                head: str | None = None) -> ReindexReport:
+    def _update(
+        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None = None
+    ) -> ReindexReport:
         """reindex() under the writer lock.
 
         The "dirty" mark is written first and removed last: if this process is killed (or the
@@ -231,8 +239,7 @@ class IndexStore:
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
-        if only is not None and (self.state.stale() or (pending is not None and "*" in pending)
-                                 or CONFIG_FILE in only):
+        if only is not None and (self.state.stale() or (pending is not None and "*" in pending) or CONFIG_FILE in only):
             only = None  # changes nobody recorded (a hook that could not update, a killed run), or a new
             # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
@@ -250,8 +257,9 @@ class IndexStore:
         self.state.clear_dirty()
         return report
 
-    def _update_marked(self, full: bool, progress: Progress | None, only: list[str] | None,
-                       head: str | None) -> ReindexReport:
+    def _update_marked(
+        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None
+    ) -> ReindexReport:
         reason = self.rebuild_reason()
         if reason is None and not full:
             try:
@@ -264,8 +272,9 @@ class IndexStore:
                 return replace(self._full(progress), reason=f"index unreadable ({type(exc).__name__}: {exc}); rebuilt")
         return replace(self._full(progress), reason="requested" if full and reason is None else (reason or ""))
 
-    def _parse_stream(self, paths: list[str], stats: dict[str, os.stat_result], progress: Progress | None,
-                      count_terms: bool = False) -> Iterator[tuple[Note, FileState, Any, Any]]:
+    def _parse_stream(
+        self, paths: list[str], stats: dict[str, os.stat_result], progress: Progress | None, count_terms: bool = False
+    ) -> Iterator[tuple[Note, FileState, Any, Any]]:
         """Parse files in order (many in a second process while this one indexes: ``parsing``);
         (note, its state, its stat, its term counts if ``count_terms`` and counted ahead)."""
         from .catalog import FileState
@@ -333,13 +342,11 @@ class IndexStore:
                 self.carry_vectors(directory, catalog)
         finally:
             catalog.close()
-        self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__,
-                           "created": now_iso()})
+        self.state.switch({**self.expected_manifest(), "generation": gen, "mdmem": __version__, "created": now_iso()})
         self._open_generation()
         return ReindexReport(full=True, added=added, problems=problems, commit=commit)
 
-    def _incremental(self, progress: Progress | None, only: list[str] | None,
-                     head: str | None = None) -> ReindexReport:
+    def _incremental(self, progress: Progress | None, only: list[str] | None, head: str | None = None) -> ReindexReport:
         from ..results.indexing import ReindexReport
         from .dating import Dating
 
@@ -380,8 +387,9 @@ class IndexStore:
         known = catalog.file_dates(candidates)
         dating.use_stored(known)
         dating.adopt([p for p in candidates if p not in known and p not in moved])
-        parsed = [(n, s, dating.dates(n, st))
-                  for n, s, st, _ in self._parse_stream(sorted(candidates), stats, progress)]
+        parsed = [
+            (n, s, dating.dates(n, st)) for n, s, st, _ in self._parse_stream(sorted(candidates), stats, progress)
+        ]
         # A note is rewritten when its text or its dates changed: an undated note's date may come
         # from its file's mtime, so a new mtime can be a change even when the text is not (or the
         # index would differ from --full; a reader can also stat a file mid-write and see the final
@@ -400,8 +408,10 @@ class IndexStore:
         return ReindexReport(
             added=[n.path for n, _, _ in changed if n.path not in known],
             updated=[n.path for n, _, _ in changed if n.path in known],
-            deleted=sorted(gone), unchanged=len(stats) - len(changed),
-            problems=[p for n, _, _ in changed for p in n.problems], commit=commit if only is None else last,
+            deleted=sorted(gone),
+            unchanged=len(stats) - len(changed),
+            problems=[p for n, _, _ in changed for p in n.problems],
+            commit=commit if only is None else last,
         )
 
     # -- git ---------------------------------------------------------------------------------------
@@ -477,8 +487,10 @@ class IndexStore:
             import shlex
 
             files = " ".join(shlex.quote(p) for p in paths)
-            self.warnings.append(f"{', '.join(paths)} saved and indexed, but not committed: "
-                                 f"{str(exc).rstrip('.')}. Commit it with: git add {files} && git commit")
+            self.warnings.append(
+                f"{', '.join(paths)} saved and indexed, but not committed: "
+                f"{str(exc).rstrip('.')}. Commit it with: git add {files} && git commit"
+            )
             return None
 
     def _record_commit(self, parent: str | None, sha: str) -> None:
@@ -522,8 +534,10 @@ class IndexStore:
                 raise MdmemError(f"{rel} already exists; choose another --path.")
             rel = self.files.rel(self.files.safe_path(rel))
             if is_hidden(rel) or self.files.excluded(rel):
-                raise MdmemError(f"{rel} is in a hidden folder or excluded by mdmem.toml, where notes are not "
-                                 "indexed; choose another --path.")
+                raise MdmemError(
+                    f"{rel} is in a hidden folder or excluded by mdmem.toml, where notes are not "
+                    "indexed; choose another --path."
+                )
             return rel
         slug = slugify(title)
         base = f"{self.config.notes_dir}/{slug}" if self.config.notes_dir else slug
@@ -592,10 +606,27 @@ class IndexStore:
             return ts
         return time.time()
 
-    def filters(self, type: Any = None, tag: Any = None, scope: Any = None, status: Any = None,
-                since: Any = None, until: Any = None, path: str | None = None,
-                include: Any = None, as_of: Any = None) -> Filters:
+    def filters(
+        self,
+        type: Any = None,
+        tag: Any = None,
+        scope: Any = None,
+        status: Any = None,
+        since: Any = None,
+        until: Any = None,
+        path: str | None = None,
+        include: Any = None,
+        as_of: Any = None,
+    ) -> Filters:
         """The retrieval filters for these arguments (``schema.FILTER_ARGS``), judged at ``now(as_of)``."""
-        return make_filters(type=type, tag=tag, scope=scope, status=status, since=since, until=until,
-                            path=path, include=include, visible_at=self.now(as_of))
-
+        return make_filters(
+            type=type,
+            tag=tag,
+            scope=scope,
+            status=status,
+            since=since,
+            until=until,
+            path=path,
+            include=include,
+            visible_at=self.now(as_of),
+        )

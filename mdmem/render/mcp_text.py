@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
-
 _mcp = Table("MCP")
 
 
@@ -112,8 +111,10 @@ def _note_text(note: NoteText) -> tuple[str, dict[str, Any]]:
 def _note_batch(batch: NoteBatch) -> tuple[str, dict[str, Any]]:
     from ..results.notes import MissingNote  # loaded already: NoteBatch lives beside it
 
-    parts = [f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote)
-             else f"=== {i.note.path} (id {i.note.id})\n{i.text}" for i in batch.items]
+    parts = [
+        f"=== {i.ref}: {i.error}" if isinstance(i, MissingNote) else f"=== {i.note.path} (id {i.note.id})\n{i.text}"
+        for i in batch.items
+    ]
     return "\n\n".join(parts), batch.to_dict()
 
 
@@ -133,12 +134,16 @@ def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
     if r.added is not None:
         text = f"{r.check.decision}: wrote {r.added.path} (id {r.added.id})" + commit_suffix(r.added.commit, ", ") + "."
         if r.suggested_links:
-            text += " Similar notes it may relate to (link it if one explains or depends on it): " + "; ".join(
-                f"{sg.title} (id {sg.id})" for sg in r.suggested_links) + "."
+            text += (
+                " Similar notes it may relate to (link it if one explains or depends on it): "
+                + "; ".join(f"{sg.title} (id {sg.id})" for sg in r.suggested_links)
+                + "."
+            )
     else:
         m = r.check.matches[0]
-        text = (f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). "
-                + ("Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""))
+        text = f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). " + (
+            "Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""
+        )
     if r.redacted:
         text += f" {r.redacted} secret(s) redacted."
     return text, compact_add(r)
@@ -190,8 +195,11 @@ def _note_at(n: NoteAt) -> tuple[str, dict[str, Any]]:
 
 @_mcp.register
 def _similar(a: SimilarNotes) -> tuple[str, dict[str, Any]]:
-    lines = [f"{len(a.results)} note(s) like {a.title!r}" + ("" if a.vectors else " (by words; no vectors yet)")
-             + ". Unlinked ones may deserve a link."]
+    lines = [
+        f"{len(a.results)} note(s) like {a.title!r}"
+        + ("" if a.vectors else " (by words; no vectors yet)")
+        + ". Unlinked ones may deserve a link."
+    ]
     lines += [f"{i}. {n.title} [{n.type}] id {n.id} {similar_detail(n)}" for i, n in enumerate(a.results, 1)]
     return "\n".join(lines), a.to_dict()
 
@@ -215,8 +223,18 @@ def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
     return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
 
 
-_mcp.register_for(_as_cli, "LinksAnswer", "BacklinksAnswer", "PathAnswer", "EntityAnswer", "ImportReport",
-                  "ReindexReport", "RefsAnswer", "CitesAnswer", "PersonAnswer")
+_mcp.register_for(
+    _as_cli,
+    "LinksAnswer",
+    "BacklinksAnswer",
+    "PathAnswer",
+    "EntityAnswer",
+    "ImportReport",
+    "ReindexReport",
+    "RefsAnswer",
+    "CitesAnswer",
+    "PersonAnswer",
+)
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------
@@ -251,23 +269,41 @@ def _neighbors(a: NeighborsAnswer) -> tuple[str, dict[str, Any]]:
 def compact_status(s: VaultStatus) -> dict[str, Any]:
     """A selection of ``s.to_dict()``: pending files as counts, no index details."""
     d = s.to_dict()
-    return {**pick(d, ("vault", "notes", "types", "fresh")), "pending": {k: len(v) for k, v in d["pending"].items()},
-            **pick(d, ("vectors", "problems", "git", "catching_up", "conflicts"))}
+    return {
+        **pick(d, ("vault", "notes", "types", "fresh")),
+        "pending": {k: len(v) for k, v in d["pending"].items()},
+        **pick(d, ("vectors", "problems", "git", "catching_up", "conflicts")),
+    }
 
 
 @_mcp.register
 def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
     d = compact_status(s)
     vec = s.vectors
-    lines = [f"{s.notes} notes in {s.vault} (" + ", ".join(f"{k} {v}" for k, v in s.types.items()) + ")",
-             "index: " + (f"catching up in the background ({s.catching_up})" if s.catching_up else
-                          "up to date" if s.fresh else
-                          f"stale ({sum(d['pending'].values())} file change(s) not indexed)"),
-             "vectors: " + (vec.error if vec.error is not None else
-                            f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})"
-                            + (f"; embedding {vec.running['done']}/{vec.running['total']} new chunks now"
-                               if vec.running else
-                               f", embedding {vec.embedding}" if vec.embedding and not vec.complete else ""))]
+    lines = [
+        f"{s.notes} notes in {s.vault} (" + ", ".join(f"{k} {v}" for k, v in s.types.items()) + ")",
+        "index: "
+        + (
+            f"catching up in the background ({s.catching_up})"
+            if s.catching_up
+            else "up to date"
+            if s.fresh
+            else f"stale ({sum(d['pending'].values())} file change(s) not indexed)"
+        ),
+        "vectors: "
+        + (
+            vec.error
+            if vec.error is not None
+            else f"{vec.chunks_with_vectors}/{vec.chunks} chunks ({vec.model})"
+            + (
+                f"; embedding {vec.running['done']}/{vec.running['total']} new chunks now"
+                if vec.running
+                else f", embedding {vec.embedding}"
+                if vec.embedding and not vec.complete
+                else ""
+            )
+        ),
+    ]
     for copy, note in s.conflicts.items():  # both versions are notes: search finds either
         lines.append(f"conflict: {note} has another version in {copy} (a person settles it: mdmem resolve)")
     if s.problems:

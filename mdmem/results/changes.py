@@ -88,9 +88,13 @@ class AddReport(Answer):
         if self.added is None:
             d = {**self.check.to_dict(), "written": False}
         else:
-            d = {"decision": self.check.decision, "written": True, **self.added.to_dict(),
-                 "matches": [m.to_dict() for m in self.check.matches],
-                 "suggested_links": [s.to_dict() for s in self.suggested_links]}
+            d = {
+                "decision": self.check.decision,
+                "written": True,
+                **self.added.to_dict(),
+                "matches": [m.to_dict() for m in self.check.matches],
+                "suggested_links": [s.to_dict() for s in self.suggested_links],
+            }
         if self.redacted is not None:
             d["redacted"] = self.redacted
         return d
@@ -113,8 +117,11 @@ class Correction(Answer):
     redacted: int | None = None  # left out when None
 
     def data(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"new": {"id": self.new.id, "path": self.new.path, "title": self.new.title},
-                             "old": self.old.to_dict(), "commit": self.old.commit}
+        d: dict[str, Any] = {
+            "new": {"id": self.new.id, "path": self.new.path, "title": self.new.title},
+            "old": self.old.to_dict(),
+            "commit": self.old.commit,
+        }
         if self.redacted is not None:
             d["redacted"] = self.redacted
         return d
@@ -267,8 +274,12 @@ class SweepReport(Answer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(SweepRule.from_dict(d["rule"]), d["applied"], [SweepCandidate.from_dict(n) for n in d["notes"]],
-                   list(d["archived"]))
+        return cls(
+            SweepRule.from_dict(d["rule"]),
+            d["applied"],
+            [SweepCandidate.from_dict(n) for n in d["notes"]],
+            list(d["archived"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,9 +49,13 @@ class GraphEdge(Result):
     how: str | None = None
 
     def data(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"from": self.from_.to_dict(), "type": self.type,
-                             "to": self.to.to_dict() if self.to is not None else None,
-                             "written": self.written, "reason": self.reason}
+        d: dict[str, Any] = {
+            "from": self.from_.to_dict(),
+            "type": self.type,
+            "to": self.to.to_dict() if self.to is not None else None,
+            "written": self.written,
+            "reason": self.reason,
+        }
         if self.heading:
             d["heading"] = self.heading
         if self.ambiguous:
@@ -68,9 +72,20 @@ class GraphEdge(Result):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["from"]), d["type"], _node(d["to"]), d["written"], d["reason"],
-                   d.get("heading"), d.get("ambiguous"), d.get("dangling"), d.get("direction"),
-                   d.get("count"), d.get("context"), d.get("how"))
+        return cls(
+            GraphNode.from_dict(d["from"]),
+            d["type"],
+            _node(d["to"]),
+            d["written"],
+            d["reason"],
+            d.get("heading"),
+            d.get("ambiguous"),
+            d.get("dangling"),
+            d.get("direction"),
+            d.get("count"),
+            d.get("context"),
+            d.get("how"),
+        )
 
 
 def _edges(items: list[dict[str, Any]]) -> list[GraphEdge]:
@@ -100,8 +115,11 @@ class BacklinksAnswer(Answer):
     backlinks: list[GraphEdge] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"note": self.note.to_dict(), "count": len(self.backlinks),
-                "backlinks": [e.to_dict() for e in self.backlinks]}
+        return {
+            "note": self.note.to_dict(),
+            "count": len(self.backlinks),
+            "backlinks": [e.to_dict() for e in self.backlinks],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -133,8 +151,12 @@ class NeighborsAnswer(Answer):
     neighbors: list[Neighbor] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"note": self.note.to_dict(), "depth": self.depth, "count": len(self.neighbors),
-                "neighbors": [n.to_dict() for n in self.neighbors]}
+        return {
+            "note": self.note.to_dict(),
+            "depth": self.depth,
+            "count": len(self.neighbors),
+            "neighbors": [n.to_dict() for n in self.neighbors],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -153,16 +175,27 @@ class PathAnswer(Answer):
     message: str | None = None  # left out when None
 
     def data(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"from": self.from_.to_dict(), "to": self.to.to_dict(), "found": self.found,
-                             "length": self.length, "steps": [s.to_dict() for s in self.steps]}
+        d: dict[str, Any] = {
+            "from": self.from_.to_dict(),
+            "to": self.to.to_dict(),
+            "found": self.found,
+            "length": self.length,
+            "steps": [s.to_dict() for s in self.steps],
+        }
         if self.message is not None:
             d["message"] = self.message
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["from"]), GraphNode.from_dict(d["to"]), d["found"], d["length"],
-                   _edges(d["steps"]), d.get("message"))
+        return cls(
+            GraphNode.from_dict(d["from"]),
+            GraphNode.from_dict(d["to"]),
+            d["found"],
+            d["length"],
+            _edges(d["steps"]),
+            d.get("message"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,13 +210,25 @@ class WhyItem(Result):
     chain: list[GraphEdge] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return flat(self.node, score=self.score, role=self.role, hops=self.hops, match=self.match.to_dict(),
-                    chain=[c.to_dict() for c in self.chain])
+        return flat(
+            self.node,
+            score=self.score,
+            role=self.role,
+            hops=self.hops,
+            match=self.match.to_dict(),
+            chain=[c.to_dict() for c in self.chain],
+        )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["score"], d["role"], d["hops"], GraphNode.from_dict(d["match"]),
-                   _edges(d["chain"]))
+        return cls(
+            GraphNode.from_dict(d),
+            d["score"],
+            d["role"],
+            d["hops"],
+            GraphNode.from_dict(d["match"]),
+            _edges(d["chain"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +240,12 @@ class WhyAnswer(Answer):
     results: list[WhyItem] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"query": self.query, "matches": self.matches, "count": len(self.results),
-                "results": [r.to_dict() for r in self.results]}
+        return {
+            "query": self.query,
+            "matches": self.matches,
+            "count": len(self.results),
+            "results": [r.to_dict() for r in self.results],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -230,8 +279,13 @@ class TimelineAnswer(Answer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(TimelineItem.from_dict(d["anchor"]), d["from_query"], d["scope"],
-                   [TimelineItem.from_dict(n) for n in d["before"]], [TimelineItem.from_dict(n) for n in d["after"]])
+        return cls(
+            TimelineItem.from_dict(d["anchor"]),
+            d["from_query"],
+            d["scope"],
+            [TimelineItem.from_dict(n) for n in d["before"]],
+            [TimelineItem.from_dict(n) for n in d["after"]],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +333,11 @@ class EntityAnswer(Answer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["name"], list(d["names"]), [GraphNode.from_dict(n) for n in d["notes"]],
-                   [EntityLink.from_dict(n) for n in d["about"]], [EntityLink.from_dict(n) for n in d["linked"]],
-                   [EntityMention.from_dict(n) for n in d["mentions"]])
+        return cls(
+            d["name"],
+            list(d["names"]),
+            [GraphNode.from_dict(n) for n in d["notes"]],
+            [EntityLink.from_dict(n) for n in d["about"]],
+            [EntityLink.from_dict(n) for n in d["linked"]],
+            [EntityMention.from_dict(n) for n in d["mentions"]],
+        )

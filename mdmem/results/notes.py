@@ -46,23 +46,50 @@ class NoteDoc(Answer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "links": [NoteLink(**x) for x in d.get("links", [])],
-                      "problems": problems(d.get("problems", []))})
+        return cls(
+            **{
+                **own(cls, d),
+                "links": [NoteLink(**x) for x in d.get("links", [])],
+                "problems": problems(d.get("problems", [])),
+            }
+        )
 
 
 def note_doc(n: Note, dates: NoteDates | None = None) -> NoteDoc:
     """A parsed note as a result; with ``dates`` (``Vault.dates``), created and updated are the ones
     the index goes by (the frontmatter's, else git's, else the file's) and say where each came from."""
     if dates is not None:
-        return replace(note_doc(n), created=dates.created, updated=dates.updated,
-                       created_from=dates.created_from, updated_from=dates.updated_from)
+        return replace(
+            note_doc(n),
+            created=dates.created,
+            updated=dates.updated,
+            created_from=dates.created_from,
+            updated_from=dates.updated_from,
+        )
     return NoteDoc(
-        id=n.id, path=n.path, title=n.title, type=n.type, status=n.status, scope=n.scope, salience=n.salience,
-        confidence=n.confidence, pinned=n.pinned, tags=list(n.tags), aliases=list(n.aliases),
-        entities=list(n.entities), created=n.created, updated=n.updated, authored=n.authored,
-        snoozed_until=n.snoozed_until, valid_from=n.valid_from, valid_until=n.valid_until, supersedes=n.supersedes,
+        id=n.id,
+        path=n.path,
+        title=n.title,
+        type=n.type,
+        status=n.status,
+        scope=n.scope,
+        salience=n.salience,
+        confidence=n.confidence,
+        pinned=n.pinned,
+        tags=list(n.tags),
+        aliases=list(n.aliases),
+        entities=list(n.entities),
+        created=n.created,
+        updated=n.updated,
+        authored=n.authored,
+        snoozed_until=n.snoozed_until,
+        valid_from=n.valid_from,
+        valid_until=n.valid_until,
+        supersedes=n.supersedes,
         links=list(n.links),
-        headings=[h.text for h in n.headings], problems=list(n.problems), body=n.body,
+        headings=[h.text for h in n.headings],
+        problems=list(n.problems),
+        body=n.body,
     )
 
 
@@ -104,8 +131,10 @@ class NoteBatch(Answer):
     items: list[NoteText | MissingNote] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"notes": [i.to_dict() for i in self.items if isinstance(i, NoteText)],
-                "missing": [i.to_dict() for i in self.items if isinstance(i, MissingNote)]}
+        return {
+            "notes": [i.to_dict() for i in self.items if isinstance(i, NoteText)],
+            "missing": [i.to_dict() for i in self.items if isinstance(i, MissingNote)],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

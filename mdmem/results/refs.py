@@ -28,8 +28,13 @@ class RefItem(Result):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         person = d.get("person")
-        return cls(d["kind"], d["value"], d["written"], d["origin"],
-                   GraphNode.from_dict(person) if person is not None else None)
+        return cls(
+            d["kind"],
+            d["value"],
+            d["written"],
+            d["origin"],
+            GraphNode.from_dict(person) if person is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +80,20 @@ class CitesAnswer(Answer):
     similar: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"ref": self.ref, "kind": self.kind, "value": self.value, "count": len(self.notes),
-                "notes": [c.to_dict() for c in self.notes], "similar": list(self.similar)}
+        return {
+            "ref": self.ref,
+            "kind": self.kind,
+            "value": self.value,
+            "count": len(self.notes),
+            "notes": [c.to_dict() for c in self.notes],
+            "similar": list(self.similar),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["ref"], d["kind"], d["value"], [Citation.from_dict(c) for c in d["notes"]],
-                   list(d.get("similar") or []))
+        return cls(
+            d["ref"], d["kind"], d["value"], [Citation.from_dict(c) for c in d["notes"]], list(d.get("similar") or [])
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +128,25 @@ class PersonAnswer(Answer):
     clashes: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        return {"name": self.name, "person": self.person.to_dict(), "identities": list(self.identities),
-                "summary": self.summary, "count": len(self.notes), "notes": [n.to_dict() for n in self.notes],
-                "timeline": [t.to_dict() for t in self.timeline], "clashes": list(self.clashes)}
+        return {
+            "name": self.name,
+            "person": self.person.to_dict(),
+            "identities": list(self.identities),
+            "summary": self.summary,
+            "count": len(self.notes),
+            "notes": [n.to_dict() for n in self.notes],
+            "timeline": [t.to_dict() for t in self.timeline],
+            "clashes": list(self.clashes),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["name"], GraphNode.from_dict(d["person"]), list(d["identities"]), d["summary"],
-                   [PersonMention.from_dict(n) for n in d["notes"]],
-                   [TimelineItem.from_dict(t) for t in d["timeline"]], list(d["clashes"]))
+        return cls(
+            d["name"],
+            GraphNode.from_dict(d["person"]),
+            list(d["identities"]),
+            d["summary"],
+            [PersonMention.from_dict(n) for n in d["notes"]],
+            [TimelineItem.from_dict(t) for t in d["timeline"]],
+            list(d["clashes"]),
+        )

@@ -39,8 +39,12 @@ class VectorStatus(Result):
     def data(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        d: dict[str, Any] = {"model": self.model, "chunks_with_vectors": self.chunks_with_vectors,
-                             "chunks": self.chunks, "complete": self.complete}
+        d: dict[str, Any] = {
+            "model": self.model,
+            "chunks_with_vectors": self.chunks_with_vectors,
+            "chunks": self.chunks,
+            "complete": self.complete,
+        }
         if self.embedding is not None:
             d["embedding"] = self.embedding
         if self.running is not None:
@@ -99,10 +103,16 @@ class VaultStatus(Answer):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "index": IndexInfo.from_dict(d["index"]),
-                      "vectors": VectorStatus.from_dict(d["vectors"]),
-                      "serve": ServeInfo.from_dict(d["serve"]) if d["serve"] else None,
-                      "pending": Pending.from_dict(d["pending"]), "git": GitInfo.from_dict(d["git"])})
+        return cls(
+            **{
+                **own(cls, d),
+                "index": IndexInfo.from_dict(d["index"]),
+                "vectors": VectorStatus.from_dict(d["vectors"]),
+                "serve": ServeInfo.from_dict(d["serve"]) if d["serve"] else None,
+                "pending": Pending.from_dict(d["pending"]),
+                "git": GitInfo.from_dict(d["git"]),
+            }
+        )
 
 
 # The kinds of problem the note graph finds (``graph_view.dangling_problems`` starts messages so).

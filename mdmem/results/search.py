@@ -45,8 +45,17 @@ class Hit(Result):
     vault: str | None = None  # the vault's name in an answer across vaults (``id`` is then NAME:id); else left out
 
     def data(self) -> dict[str, Any]:
-        d = {"id": self.id, "path": self.path, "title": self.title, "score": self.score, "snippet": self.snippet,
-             "type": self.type, "tags": list(self.tags), "scope": self.scope, "date": self.date}
+        d = {
+            "id": self.id,
+            "path": self.path,
+            "title": self.title,
+            "score": self.score,
+            "snippet": self.snippet,
+            "type": self.type,
+            "tags": list(self.tags),
+            "scope": self.scope,
+            "date": self.date,
+        }
         if self.vault is not None:
             d["vault"] = self.vault
         if self.explain is not None:
@@ -66,8 +75,14 @@ class Hits(list[Hit]):
 
     __slots__ = ("info", "query", "warnings")
 
-    def __init__(self, hits: Iterable[Hit] = (), query: str = "", info: dict[str, Any] | None = None, *,
-                 warnings: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        hits: Iterable[Hit] = (),
+        query: str = "",
+        info: dict[str, Any] | None = None,
+        *,
+        warnings: Iterable[str] = (),
+    ) -> None:
         super().__init__(hits)
         self.query = query
         self.info: dict[str, Any] = dict(info or {})
@@ -100,8 +115,14 @@ class ContextItem(Result):
     explain: dict[str, Any] | None = None  # the ranking's signals (asked for by a merge across vaults); else left out
 
     def data(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "path": self.path, "title": self.title, "type": self.type,
-                             "why": self.why, "score": self.score}
+        d: dict[str, Any] = {
+            "id": self.id,
+            "path": self.path,
+            "title": self.title,
+            "type": self.type,
+            "why": self.why,
+            "score": self.score,
+        }
         if self.vault is not None:
             d["vault"] = self.vault
         if self.explain is not None:
@@ -124,8 +145,15 @@ class MemoryContext(Answer):
     skipped: list[dict[str, str]] | None = None  # across vaults: those left out, and why (else left out)
 
     def data(self) -> dict[str, Any]:
-        d = {"text": self.text, "tokens": self.tokens, "budget": self.budget,
-             "items": [i.to_dict() for i in self.items], "intent": self.intent, "ms": self.ms, "vectors": self.vectors}
+        d = {
+            "text": self.text,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "items": [i.to_dict() for i in self.items],
+            "intent": self.intent,
+            "ms": self.ms,
+            "vectors": self.vectors,
+        }
         if self.vaults is not None:
             d["vaults"] = list(self.vaults)
         if self.skipped:

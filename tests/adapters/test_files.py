@@ -49,27 +49,33 @@ def temps(folder: Path) -> list[str]:
 # -- pure helpers ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("rel", "hidden"), [
-    ("a.md", False),
-    ("notes/a.md", False),
-    ("v1.2/a.md", False),
-    ("./notes/a.md", False),
-    ("../a.md", False),
-    (".git", True),
-    (".mdmem/manifest.json", True),
-    ("notes/.drafts/a.md", True),
-    ("notes/.a.md.0123abcd.tmp", True),
-    ("notes/..a.md", True),
-])
+@pytest.mark.parametrize(
+    ("rel", "hidden"),
+    [
+        ("a.md", False),
+        ("notes/a.md", False),
+        ("v1.2/a.md", False),
+        ("./notes/a.md", False),
+        ("../a.md", False),
+        (".git", True),
+        (".mdmem/manifest.json", True),
+        ("notes/.drafts/a.md", True),
+        ("notes/.a.md.0123abcd.tmp", True),
+        ("notes/..a.md", True),
+    ],
+)
 def test_is_hidden(rel: str, hidden: bool) -> None:
     """A path is hidden when any of its parts (not . or ..) starts with a dot."""
     assert is_hidden(rel) is hidden
 
 
-@pytest.mark.parametrize(("raw", "digest"), [
-    (b"", "cae66941d9efbd404e4d88758ea67670"),
-    (b"hello\n", "ea41b4de6c03f13a95758b28dd75693e"),
-])
+@pytest.mark.parametrize(
+    ("raw", "digest"),
+    [
+        (b"", "cae66941d9efbd404e4d88758ea67670"),
+        (b"hello\n", "ea41b4de6c03f13a95758b28dd75693e"),
+    ],
+)
 def test_content_hash_is_stable(raw: bytes, digest: str) -> None:
     """The catalogue keeps these hashes: changing the function would make every note look changed."""
     assert content_hash(raw) == digest
@@ -117,12 +123,15 @@ def test_safe_path_refuses_a_symlinked_folder_that_points_out(root: Path, outsid
         Files(root).safe_path("linked/secret.md")
 
 
-@pytest.mark.parametrize(("rel", "expected"), [
-    ("notes/a.md", "notes/a.md"),
-    ("notes/../a.md", "a.md"),
-    ("./notes/./a.md", "notes/a.md"),
-    ("", "."),
-])
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        ("notes/a.md", "notes/a.md"),
+        ("notes/../a.md", "a.md"),
+        ("./notes/./a.md", "notes/a.md"),
+        ("", "."),
+    ],
+)
 def test_safe_path_resolves_paths_inside_the_vault(root: Path, rel: str, expected: str) -> None:
     """Paths that stay inside come back absolute and normalised."""
     assert Files(root).safe_path(rel) == (root / expected).resolve()
@@ -142,19 +151,28 @@ def test_scan_finds_markdown_files_with_their_stat(root: Path) -> None:
 
 def test_scan_skips_hidden_files_and_folders(root: Path) -> None:
     """.git, .mdmem, .obsidian, hidden subfolders, hidden notes and temp files are not notes."""
-    for rel in (".git/x.md", ".mdmem/x.md", ".obsidian/x.md", "notes/.drafts/x.md", "notes/.hidden.md",
-                "notes/.a.md.0123abcd.tmp"):
+    for rel in (
+        ".git/x.md",
+        ".mdmem/x.md",
+        ".obsidian/x.md",
+        "notes/.drafts/x.md",
+        "notes/.hidden.md",
+        "notes/.a.md.0123abcd.tmp",
+    ):
         put(root, rel)
     put(root, "notes/a.md")
     assert sorted(Files(root).scan()) == ["notes/a.md"]
 
 
-@pytest.mark.parametrize(("exclude", "kept"), [
-    ((), ["AGENTS.md", "README.md", "drafts/a.md", "drafts/deep/b.md", "notes/README.md"]),
-    (("README.md", "AGENTS.md"), ["drafts/a.md", "drafts/deep/b.md", "notes/README.md"]),
-    (("drafts/*",), ["AGENTS.md", "README.md", "notes/README.md"]),
-    (("*README.md",), ["AGENTS.md", "drafts/a.md", "drafts/deep/b.md"]),
-])
+@pytest.mark.parametrize(
+    ("exclude", "kept"),
+    [
+        ((), ["AGENTS.md", "README.md", "drafts/a.md", "drafts/deep/b.md", "notes/README.md"]),
+        (("README.md", "AGENTS.md"), ["drafts/a.md", "drafts/deep/b.md", "notes/README.md"]),
+        (("drafts/*",), ["AGENTS.md", "README.md", "notes/README.md"]),
+        (("*README.md",), ["AGENTS.md", "drafts/a.md", "drafts/deep/b.md"]),
+    ],
+)
 def test_scan_leaves_out_excluded_globs(root: Path, exclude: tuple[str, ...], kept: list[str]) -> None:
     """``[vault] exclude`` globs match the vault-relative path (``*`` also crosses folders)."""
     for rel in ("README.md", "AGENTS.md", "notes/README.md", "drafts/a.md", "drafts/deep/b.md"):
@@ -180,8 +198,9 @@ LINKS: dict[str, Callable[[Path, Path], Path]] = {
 
 
 @pytest.mark.parametrize("kind", list(LINKS))
-def test_scan_never_follows_a_link_out_of_the_vault_or_into_a_hidden_folder(root: Path, outside: Path,
-                                                                            kind: str) -> None:
+def test_scan_never_follows_a_link_out_of_the_vault_or_into_a_hidden_folder(
+    root: Path, outside: Path, kind: str
+) -> None:
     """Links out, into hidden folders, to folders and to nothing are skipped without an error."""
     put(root, "notes/a.md")
     target = LINKS[kind](root, outside)
@@ -201,12 +220,16 @@ def test_read_note_returns_the_note_its_hash_and_bytes(root: Path) -> None:
     assert raw == NOTE.encode() and digest == content_hash(raw)
 
 
-@pytest.mark.parametrize(("raw", "field", "words"), [
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "file", "binary"),
-    (b"---\ntitle: Caf\xe9\n---\nbody\n", "encoding", "not valid UTF-8 (byte 14)"),
-    (b"x" * (MAX_INDEXED_BYTES + 10), "file", "only the first 4 MB are indexed"),
-    ("日".encode() * (MAX_INDEXED_BYTES // 3 + 1000), "file", "only the first 4 MB are indexed"),
-], ids=["binary", "latin-1", "over-size ascii", "over-size multi-byte"])
+@pytest.mark.parametrize(
+    ("raw", "field", "words"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "file", "binary"),
+        (b"---\ntitle: Caf\xe9\n---\nbody\n", "encoding", "not valid UTF-8 (byte 14)"),
+        (b"x" * (MAX_INDEXED_BYTES + 10), "file", "only the first 4 MB are indexed"),
+        ("日".encode() * (MAX_INDEXED_BYTES // 3 + 1000), "file", "only the first 4 MB are indexed"),
+    ],
+    ids=["binary", "latin-1", "over-size ascii", "over-size multi-byte"],
+)
 def test_read_note_flags_unreadable_content_as_a_problem(root: Path, raw: bytes, field: str, words: str) -> None:
     """Binary, non-UTF-8 and over-size files become a note with a problem, never an exception."""
     (root / "bad.md").write_bytes(raw)
@@ -231,8 +254,7 @@ def test_read_note_of_a_binary_file_has_no_text(root: Path) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw=st.one_of(st.binary(max_size=400),
-                     st.text(max_size=300).map(lambda t: f"---\n{t}\n---\n{t}".encode())))
+@given(raw=st.one_of(st.binary(max_size=400), st.text(max_size=300).map(lambda t: f"---\n{t}\n---\n{t}".encode())))
 def test_read_note_never_raises_on_content(root: Path, raw: bytes) -> None:
     """Whatever bytes a file holds, reading it gives a note."""
     (root / "any.md").write_bytes(raw)
@@ -310,8 +332,14 @@ def test_unfinished_writes_names_each_temp_file_and_its_note(root: Path) -> None
     """Temp files of note writes outside hidden folders, each with the note it was to become."""
     for rel in ("notes/.a.md.0123abcd.tmp", ".b.md.89abcdef.tmp", "notes/sub/.C.MD.00000000.tmp"):
         put(root, rel, "partial")
-    for rel in ("notes/.x.txt.01234567.tmp", "notes/.d.md.xyz.tmp", "notes/.e.md.0123ABCD.tmp",
-                ".mdmem/.f.md.01234567.tmp", "notes/.g.md.0123abcd.tmp.bak", "notes/h.md.0123abcd.tmp"):
+    for rel in (
+        "notes/.x.txt.01234567.tmp",
+        "notes/.d.md.xyz.tmp",
+        "notes/.e.md.0123ABCD.tmp",
+        ".mdmem/.f.md.01234567.tmp",
+        "notes/.g.md.0123abcd.tmp.bak",
+        "notes/h.md.0123abcd.tmp",
+    ):
         put(root, rel, "not a note write")
     assert Files(root).unfinished_writes() == [
         (".b.md.89abcdef.tmp", "b.md"),

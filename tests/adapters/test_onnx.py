@@ -18,8 +18,13 @@ from mdmem.adapters.embed import EmbedSettings, default_threads, make_embedder, 
 
 from ..conftest import mdmem_in_process
 
-TEXTS = ["We chose Hotwire for the frontend.", "The cat sat on the mat.", "数据库迁移", "deploy " * 300,
-         "Payments fail when the provider times out; the webhook retries three times."]
+TEXTS = [
+    "We chose Hotwire for the frontend.",
+    "The cat sat on the mat.",
+    "数据库迁移",
+    "deploy " * 300,
+    "Payments fail when the provider times out; the webhook retries three times.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +43,9 @@ def models_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def test_onnx_gives_the_torch_models_vectors_without_importing_torch(models_home: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_onnx_gives_the_torch_models_vectors_without_importing_torch(
+    models_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MDMEM_HOME", str(models_home))
     fast = make_embedder(EmbedSettings(batch_size=2))
     slow = make_embedder(EmbedSettings(runtime="torch", batch_size=2))
@@ -49,15 +55,23 @@ def test_onnx_gives_the_torch_models_vectors_without_importing_torch(models_home
     assert a.shape == (5, 384) and float(np.abs(a - b).max()) < 1e-4
     q = fast.embed(["which web framework did we pick"], query=True)
     assert float(np.abs(q - slow.embed(["which web framework did we pick"], query=True)).max()) < 1e-4
-    code = ("import sys; from mdmem.adapters.embed import EmbedSettings, make_embedder; e = make_embedder(EmbedSettings()); "
-            "e.embed(['x'], query=True); print(e.runtime, 'torch' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "MDMEM_HOME": str(models_home)}).stdout.split()
+    code = (
+        "import sys; from mdmem.adapters.embed import EmbedSettings, make_embedder; e = make_embedder(EmbedSettings()); "
+        "e.embed(['x'], query=True); print(e.runtime, 'torch' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MDMEM_HOME": str(models_home)},
+    ).stdout.split()
     assert out == ["onnx", "False"]
 
 
-def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home: Path, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(
+    models_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import shutil
 
     monkeypatch.setenv("MDMEM_HOME", str(tmp_path / "home"))
@@ -87,8 +101,9 @@ def test_a_damaged_or_outdated_export_is_not_used_and_is_made_again(models_home:
     assert torch_made.prepare(said.append) and len(said) == 1  # once per machine
 
 
-def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, vault_dir: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_export_is_fused_and_batches_follow_token_counts(
+    models_home: Path, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """BERT's attention, embedding and layer norms run as onnxruntime's fused operators (the same vectors,
     checked at export), and a vault's chunks go to the model shortest in tokens first, so a batch pads little."""
     monkeypatch.setenv("MDMEM_HOME", str(models_home))
@@ -102,8 +117,11 @@ def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, 
     batches: list[list[str]] = []
     real = make_embedder(EmbedSettings())
     monkeypatch.setattr(semantic, "make_embedder", lambda settings: real)
-    monkeypatch.setattr(real, "embed", lambda texts, query=False: batches.append(list(texts)) or np.zeros(
-        (len(texts), 384), dtype=np.float32))
+    monkeypatch.setattr(
+        real,
+        "embed",
+        lambda texts, query=False: batches.append(list(texts)) or np.zeros((len(texts), 384), dtype=np.float32),
+    )
     Vault.open(vault_dir).embed()
     order = [t for batch in batches for t in batch]
     counts = real.token_counts(order)
@@ -112,8 +130,9 @@ def test_the_export_is_fused_and_batches_follow_token_counts(models_home: Path, 
     assert by_chars != sorted(by_chars)  # what the old order by characters gave on these notes
 
 
-def test_int8_is_an_opt_in_with_its_own_vectors_and_fingerprint(models_home: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_int8_is_an_opt_in_with_its_own_vectors_and_fingerprint(
+    models_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mdmem.core.errors import ConfigError
 
     monkeypatch.setenv("MDMEM_HOME", str(models_home))
@@ -172,21 +191,26 @@ def test_status_shows_a_running_embed_and_ignores_a_dead_one(vault_dir: Path, mo
     text = mdmem_in_process("--vault", str(vault_dir), "status").stdout
     assert "embedding now: 12/40 new chunks (30%" in text
     tracker.close()
-    assert embed_progress(state) is None and "embedding" not in json.loads(
-        mdmem_in_process("--vault", str(vault_dir), "status", "--json").stdout)["vectors"]
+    assert (
+        embed_progress(state) is None
+        and "embedding"
+        not in json.loads(mdmem_in_process("--vault", str(vault_dir), "status", "--json").stdout)["vectors"]
+    )
 
     # A killed embed leaves its file behind; a dead pid is not a running embed.
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    (state / "embed-progress.json").write_text(json.dumps(
-        {"pid": dead.pid, "done": 1, "total": 9, "started": time.time(), "updated": time.time()}))
+    (state / "embed-progress.json").write_text(
+        json.dumps({"pid": dead.pid, "done": 1, "total": 9, "started": time.time(), "updated": time.time()})
+    )
     assert embed_progress(state) is None
     (state / "embed-progress.json").write_text("{not json")
     assert embed_progress(state) is None
 
 
-def test_a_big_embed_reports_its_runtime_and_leaves_no_progress_file(vault_dir: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_embed_reports_its_runtime_and_leaves_no_progress_file(
+    vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
     v = Vault.open(vault_dir)
     report = v.embed()
@@ -201,8 +225,7 @@ def test_a_cold_cli_query_runs_the_onnx_model_beside_usearch(models_home: Path, 
     embed = subprocess.run([*run, "embed"], env=env, capture_output=True, text=True)
     assert embed.returncode == 0 and ", onnx, " in embed.stdout, embed.stderr
     for command in ("vsearch", "query", "vsearch"):  # the second vsearch: the usearch file exists first
-        proc = subprocess.run([*run, command, "--json", "kafka consumer lag"], env=env, capture_output=True,
-                              text=True)
+        proc = subprocess.run([*run, command, "--json", "kafka consumer lag"], env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["results"]
 
@@ -213,15 +236,15 @@ def test_serve_detach_returns_once_the_model_is_warm(models_home: Path, vault_di
     env = {**os.environ, "MDMEM_HOME": str(models_home), "PYTHONWARNINGS": "ignore"}
     env.pop("MDMEM_NO_SERVE", None)
     run = [sys.executable, "-m", "mdmem", "--vault", str(vault_dir)]
-    started = subprocess.run([*run, "serve", "--detach", "--idle-timeout", "60"], env=env, capture_output=True,
-                             text=True)
+    started = subprocess.run(
+        [*run, "serve", "--detach", "--idle-timeout", "60"], env=env, capture_output=True, text=True
+    )
     try:
         assert started.returncode == 0, started.stderr
         assert "warm after" in started.stdout
         info = json.loads((vault_dir / ".mdmem" / "serve.json").read_text())
         assert info["warm"]["runtime"] == "onnx"  # loaded before the address was published
-        proc = subprocess.run([*run, "query", "--json", "kafka consumer lag"], env=env, capture_output=True,
-                              text=True)
+        proc = subprocess.run([*run, "query", "--json", "kafka consumer lag"], env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["info"].get("served") is True
     finally:
@@ -229,7 +252,8 @@ def test_serve_detach_returns_once_the_model_is_warm(models_home: Path, vault_di
 
 
 def test_a_failed_export_says_why_in_status_and_is_tried_again_after_a_while(
-        models_home: Path, tmp_path: Path, vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models_home: Path, tmp_path: Path, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import shutil
 
     import mdmem.adapters.embed as embed
@@ -249,8 +273,10 @@ def test_a_failed_export_says_why_in_status_and_is_tried_again_after_a_while(
     status = mdmem_in_process("--vault", str(vault_dir), "status")
     line = next(ln for ln in status.stdout.splitlines() if "ONNX export failed" in ln)
     assert "embedding with torch" in line and "tried again in" in line
-    assert "ONNX export failed" in json.loads(mdmem_in_process("--vault", str(vault_dir), "status",
-                                                                 "--json").stdout)["vectors"]["note"]
+    assert (
+        "ONNX export failed"
+        in json.loads(mdmem_in_process("--vault", str(vault_dir), "status", "--json").stdout)["vectors"]["note"]
+    )
 
     folder.unlink()  # what made it fail is gone
     day_ago = time.time() - 25 * 3600
@@ -282,7 +308,8 @@ def test_the_default_model_runs_without_torch_transformers_tokenizers_or_onnx(tm
         "e = make_embedder(EmbedSettings(batch_size=3))\n"
         f"v = e.embed({texts!r})\n"
         "print(json.dumps({'runtime': e.runtime, 'v': v.tolist(), 'tokens': e.token_counts(['数据库', 'deploy ' * 300]),"
-        " 'heavy': [m for m in ('torch', 'transformers', 'tokenizers', 'onnx') if sys.modules.get(m)]}))")
+        " 'heavy': [m for m in ('torch', 'transformers', 'tokenizers', 'onnx') if sys.modules.get(m)]}))"
+    )
     env = {**os.environ, "MDMEM_HOME": str(tmp_path / "home")}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -302,19 +329,34 @@ def test_the_written_graph_is_valid_onnx_and_other_models_ask_for_torch(models_h
 
     folder = next((models_home / "models").glob("*-onnx*"))
     onnx.checker.check_model(onnx.load(str(folder / "model.onnx")))
-    assert bert_onnx.buildable({"model_type": "bert", "hidden_size": 384, "num_attention_heads": 12,
-                                "num_hidden_layers": 6})
-    assert not bert_onnx.buildable({"model_type": "xlm-roberta", "hidden_size": 384, "num_attention_heads": 12,
-                                    "num_hidden_layers": 6})
-    assert not bert_onnx.buildable({"model_type": "bert", "hidden_act": "gelu_new", "hidden_size": 384,
-                                    "num_attention_heads": 12, "num_hidden_layers": 6})
+    assert bert_onnx.buildable(
+        {"model_type": "bert", "hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 6}
+    )
+    assert not bert_onnx.buildable(
+        {"model_type": "xlm-roberta", "hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 6}
+    )
+    assert not bert_onnx.buildable(
+        {
+            "model_type": "bert",
+            "hidden_act": "gelu_new",
+            "hidden_size": 384,
+            "num_attention_heads": 12,
+            "num_hidden_layers": 6,
+        }
+    )
     other = tmp_path / "roberta"  # a model folder that is not a BERT, on a machine without torch
     other.mkdir()
     (other / "config.json").write_text(json.dumps({"model_type": "roberta", "hidden_size": 8}))
     (other / "model.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
-    code = BLOCK + ("from mdmem.adapters.embed import EmbedSettings, make_embedder\n"
-                    f"make_embedder(EmbedSettings(model={str(other)!r})).embed(['x'])")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "MDMEM_HOME": str(tmp_path / "home")})
+    code = BLOCK + (
+        "from mdmem.adapters.embed import EmbedSettings, make_embedder\n"
+        f"make_embedder(EmbedSettings(model={str(other)!r})).embed(['x'])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MDMEM_HOME": str(tmp_path / "home")},
+    )
     assert proc.returncode == 1 and "pip install 'mdmem[torch]'" in proc.stderr.splitlines()[-1], proc.stderr
     assert ConfigError.__name__ in proc.stderr.splitlines()[-1]

@@ -49,7 +49,9 @@ def test_notes_code_and_noise_tokenise_alike_and_batches_pad(both: tuple[object,
     texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "benchmarks" / "gold" / "vault").rglob("*.md"))]
     texts += [p.read_text(encoding="utf-8")[:4000] for p in sorted((ROOT / "mdmem" / "adapters").glob("*.py"))]
     rnd = random.Random(7)
-    alphabet = [chr(c) for c in range(0x20, 0x3100)] + list("数据库迁移は来週 ﬁ ß İ ǅ [CLS] [SEP] [MASK] ") + ["🙂", "👍🏽"]
+    alphabet = (
+        [chr(c) for c in range(0x20, 0x3100)] + list("数据库迁移は来週 ﬁ ß İ ǅ [CLS] [SEP] [MASK] ") + ["🙂", "👍🏽"]
+    )
     texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 300))) for _ in range(500)]
     assert len(texts) > 600
     assert [r.ids for r in rust.encode_batch(texts)] == [py.ids(t) for t in texts]  # type: ignore[attr-defined]

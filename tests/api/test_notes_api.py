@@ -46,18 +46,30 @@ def test_set_edits_only_the_named_keys_in_one_commit(tvault: Path) -> None:
     git(tvault, "commit", "-qam", "my edit")
     updated = next(line for line in path.read_text().splitlines() if line.startswith("updated:"))
     before = path.read_text()
-    _, out, _ = run(tvault, "set", "Prefer small pull requests", "salience=0.9", "tags=git, review",
-                    "valid_until=2027-01-31", "--json")
+    _, out, _ = run(
+        tvault,
+        "set",
+        "Prefer small pull requests",
+        "salience=0.9",
+        "tags=git, review",
+        "valid_until=2027-01-31",
+        "--json",
+    )
     change = json.loads(out)
-    assert change["changed"] and change["fields"] == {"salience": 0.9, "tags": ["git", "review"],
-                                                       "valid_until": "2027-01-31"}
+    assert change["changed"] and change["fields"] == {
+        "salience": 0.9,
+        "tags": ["git", "review"],
+        "valid_until": "2027-01-31",
+    }
     after = path.read_text()
     assert "type: preference  # mine\nowner: ana\n" in after  # the user's comment and unknown key stay
     assert "salience: 0.9\n" in after and "tags: [git, review]\n" in after and "valid_until: 2027-01-31\n" in after
     assert after.split("---\n", 2)[2] == before.split("---\n", 2)[2]  # body untouched
     assert updated + "\n" in after  # a metadata edit is no new content: git records when it was made
-    assert git(tvault, "log", "-1", "--format=%s").strip() == \
-        'mdmem: set salience, tags, valid_until of "Prefer small pull requests"'
+    assert (
+        git(tvault, "log", "-1", "--format=%s").strip()
+        == 'mdmem: set salience, tags, valid_until of "Prefer small pull requests"'
+    )
     assert git(tvault, "status", "--porcelain").strip() == ""
     with Vault.open(tvault) as v:  # reindexed: the index reads the new values
         assert v.search("small pull requests", tag="review")[0].path == SMALL_PRS
@@ -98,8 +110,10 @@ def test_set_refuses_bad_values_in_one_line_and_writes_nothing(tvault: Path) -> 
 
 def test_set_through_the_python_api_takes_typed_values(tvault: Path) -> None:
     with Vault.open(tvault) as v:
-        change = v.set("Prefer small pull requests", {"salience": 0.2, "pinned": True, "tags": ["#a", "b"],
-                                                      "scope": "project:acme"})
+        change = v.set(
+            "Prefer small pull requests",
+            {"salience": 0.2, "pinned": True, "tags": ["#a", "b"], "scope": "project:acme"},
+        )
         assert change.fields == {"salience": 0.2, "pinned": True, "tags": ["a", "b"], "scope": "project:acme"}
         assert v.get(SMALL_PRS).scope == "project:acme"
         with pytest.raises(BadValue, match="tags: a tag looks like a secret"):
@@ -167,8 +181,10 @@ def test_diff_and_show_errors_name_the_next_step(tvault: Path, vault_dir: Path) 
 
 
 def test_similar_fuses_words_and_vectors_leaves_the_note_out_and_marks_links(tvault: Path) -> None:
-    copy = ("Prefer Hotwire for new frontends: the team knows Rails, Turbo frames keep pages fast, "
-            "and the budget has no room for a separate frontend team.")
+    copy = (
+        "Prefer Hotwire for new frontends: the team knows Rails, Turbo frames keep pages fast, "
+        "and the budget has no room for a separate frontend team."
+    )
     run(tvault, "add", "--title", "Hotwire over React for frontends", "--type", "idea", "--no-dedupe", "--body", copy)
     with Vault.open(tvault) as v:
         words = v.similar("Use Hotwire for new frontends", vectors=False)
@@ -182,8 +198,9 @@ def test_similar_fuses_words_and_vectors_leaves_the_note_out_and_marks_links(tva
         both = v.similar("Use Hotwire for new frontends", limit=3)
         assert both.vectors and both.results[0].title == "Hotwire over React for frontends"
         assert both.results[0].cosine is not None and both.results[0].cosine > 0.5
-        assert [n.title for n in v.similar("Use Hotwire for new frontends", type="research").results] == \
-            ["Team skills survey"]
+        assert [n.title for n in v.similar("Use Hotwire for new frontends", type="research").results] == [
+            "Team skills survey"
+        ]
     _, out, _ = run(tvault, "similar", "m-example-hotwire", "-n", "2")
     assert out.startswith("like Use Hotwire for new frontends") and " 1. Hotwire over React for frontends" in out
 
@@ -192,10 +209,30 @@ def test_similar_fuses_words_and_vectors_leaves_the_note_out_and_marks_links(tva
 
 
 def test_profile_gives_standing_facts_then_recent_context_within_the_budget(tvault: Path) -> None:
-    run(tvault, "add", "--title", "I am Ana, backend lead", "--type", "fact", "--tag", "identity", "--no-dedupe",
-        "--body", "Ana runs the payments backend and reviews all schema changes.")
-    run(tvault, "add", "--title", "Flaky CI on macOS runners", "--type", "problem", "--no-dedupe",
-        "--body", "The macOS runners time out on the integration suite twice a week.")
+    run(
+        tvault,
+        "add",
+        "--title",
+        "I am Ana, backend lead",
+        "--type",
+        "fact",
+        "--tag",
+        "identity",
+        "--no-dedupe",
+        "--body",
+        "Ana runs the payments backend and reviews all schema changes.",
+    )
+    run(
+        tvault,
+        "add",
+        "--title",
+        "Flaky CI on macOS runners",
+        "--type",
+        "problem",
+        "--no-dedupe",
+        "--body",
+        "The macOS runners time out on the integration suite twice a week.",
+    )
     with Vault.open(tvault) as v:
         p = v.profile()
         sections = {i.title: i.why for i in p.items}
@@ -216,10 +253,12 @@ def test_profile_leaves_out_a_decision_another_note_supersedes(tvault: Path) -> 
     """A hand-written successor (``supersedes:``, the old note left active): only the successor is
     an active decision; once the successor is forgotten the old one counts again."""
     (tvault / "notes" / "use-mysql.md").write_text(
-        "---\nid: m-mysql\ntitle: Use MySQL for orders\ntype: decision\n---\nOrders live in MySQL.\n")
+        "---\nid: m-mysql\ntitle: Use MySQL for orders\ntype: decision\n---\nOrders live in MySQL.\n"
+    )
     (tvault / "notes" / "use-postgres.md").write_text(
         "---\nid: m-postgres\ntitle: Use Postgres for orders\ntype: decision\nsupersedes: m-mysql\n---\n"
-        "Orders moved to Postgres.\n")
+        "Orders moved to Postgres.\n"
+    )
     git(tvault, "add", "-A")
     git(tvault, "commit", "-qm", "two decisions")
     with Vault.open(tvault) as v:

@@ -25,9 +25,15 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_concurrent_adds_keep_every_name(config: Path, tmp_path: Path) -> None:
     """8 processes at once (6–8 used to print "Added" and exit 0 while 1–3 names stayed in the file)."""
     names = [f"v{i}" for i in range(8)]
-    procs = [subprocess.Popen([sys.executable, "-m", "mdmem", "vaults", "add", n, str(tmp_path / n)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
-             for n in names]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "mdmem", "vaults", "add", n, str(tmp_path / n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ},
+        )
+        for n in names
+    ]
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err

@@ -35,11 +35,17 @@ def write_vault(root: Path, notes: dict[str, str]) -> Path:
 
 
 # Vault A: many notes that share one word of the question and nothing else; vault B: the answer.
-WEAK = {f"team-note-{i}": f"The team met on day {i} and talked about lunch, the weather and the offsite." for i in range(8)}
-ANSWER = {"kafka-consumer-lag": "The team raised the kafka consumer lag alert threshold to 5000 messages after "
-                                "the rebalance storm; consumer lag alerts now page only after ten minutes."}
-OTHER = {"holiday-rota": "Holiday rota for december: who is on call.",
-         "coffee-machine": "The coffee machine on floor two is broken again."}
+WEAK = {
+    f"team-note-{i}": f"The team met on day {i} and talked about lunch, the weather and the offsite." for i in range(8)
+}
+ANSWER = {
+    "kafka-consumer-lag": "The team raised the kafka consumer lag alert threshold to 5000 messages after "
+    "the rebalance storm; consumer lag alerts now page only after ten minutes."
+}
+OTHER = {
+    "holiday-rota": "Holiday rota for december: who is on call.",
+    "coffee-machine": "The coffee machine on floor two is broken again.",
+}
 QUESTION = "team kafka consumer lag alert threshold"
 
 
@@ -51,15 +57,18 @@ def pair(tmp_path: Path) -> tuple[Path, Path]:
 # -- the pure merge --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("explain", "vectors", "want"), [
-    ({"coverage": 1.0}, True, 1.0),
-    ({"coverage": 0.2}, True, 0.2),
-    ({"coverage": 0.2, "cosine": 0.45}, True, 1.0 + 0.1 * 0.2),  # strong cosine: as good as every word
-    ({"coverage": 0.2, "cosine": 0.35}, True, 0.5 + 0.1 * 0.2),  # halfway between floor and strong
-    ({"coverage": 0.2, "cosine": 0.9}, False, 0.2),  # another model's cosine does not count
-    ({"cosine": 0.1}, True, 0.0),  # below the noise floor
-    ({}, True, 0.0),  # a note lent relevance by the graph: its list places it
-])
+@pytest.mark.parametrize(
+    ("explain", "vectors", "want"),
+    [
+        ({"coverage": 1.0}, True, 1.0),
+        ({"coverage": 0.2}, True, 0.2),
+        ({"coverage": 0.2, "cosine": 0.45}, True, 1.0 + 0.1 * 0.2),  # strong cosine: as good as every word
+        ({"coverage": 0.2, "cosine": 0.35}, True, 0.5 + 0.1 * 0.2),  # halfway between floor and strong
+        ({"coverage": 0.2, "cosine": 0.9}, False, 0.2),  # another model's cosine does not count
+        ({"cosine": 0.1}, True, 0.0),  # below the noise floor
+        ({}, True, 0.0),  # a note lent relevance by the graph: its list places it
+    ],
+)
 def test_evidence(explain: dict[str, float], vectors: bool, want: float) -> None:
     assert rank.evidence(explain, 0.25, 0.45, vectors) == pytest.approx(want)
 
@@ -82,8 +91,9 @@ def test_envelope_and_merge_keep_each_list_in_order() -> None:
 
 
 @pytest.mark.parametrize("method", ["search", "query", "recall"])
-def test_the_answer_in_one_vault_ranks_above_the_other_vaults_weak_hits(pair: tuple[Path, Path], tmp_path: Path,
-                                                                          method: str) -> None:
+def test_the_answer_in_one_vault_ranks_above_the_other_vaults_weak_hits(
+    pair: tuple[Path, Path], tmp_path: Path, method: str
+) -> None:
     a, b = pair
     with VaultSet.open([str(a), str(b)]) as group:
         hits = getattr(group, method)(QUESTION, 5)
@@ -105,7 +115,9 @@ def test_the_answer_in_one_vault_ranks_above_the_other_vaults_weak_hits(pair: tu
 def test_one_vault_in_the_set_answers_as_that_vault(pair: tuple[Path, Path]) -> None:
     a, _ = pair
     with VaultSet.open([str(a)]) as group, Vault.open(a) as v:
-        assert [h.path for h in group.query("team lunch offsite", 10)] == [h.path for h in v.query("team lunch offsite", 10)]
+        assert [h.path for h in group.query("team lunch offsite", 10)] == [
+            h.path for h in v.query("team lunch offsite", 10)
+        ]
 
 
 def test_one_model_one_query_embedding(pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,7 +169,9 @@ def test_cli_vaults_json_get_and_errors(pair: tuple[Path, Path], tmp_path: Path)
     text = mdmem_in_process("search", "--vaults", "work,team", "kafka", "lag").stdout
     assert "team:notes/kafka-consumer-lag.md" in text and "id: team:" in text
     vec = json.loads(mdmem_in_process("vsearch", "--vaults", "work,team", QUESTION, "--json").stdout)
-    assert vec["results"][0]["id"] == "team:notes/kafka-consumer-lag" and [v["vault"] for v in vec["info"]["vaults"]] == ["work", "team"]
+    assert vec["results"][0]["id"] == "team:notes/kafka-consumer-lag" and [
+        v["vault"] for v in vec["info"]["vaults"]
+    ] == ["work", "team"]
     assert all(h["id"].startswith(h["vault"] + ":") for h in vec["results"])
 
     # The qualified id opens the right vault, from anywhere (here: inside the other vault).
@@ -211,7 +225,8 @@ def hook_context(project: Path, prompt: str, cwd: Path | None = None) -> str:
 def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     project, me = pair
     (me / "notes" / "other-project.md").write_text(
-        "---\ntitle: kafka lag in acme\nscope: project:acme\n---\nThe kafka consumer lag alert threshold of acme.\n")
+        "---\ntitle: kafka lag in acme\nscope: project:acme\n---\nThe kafka consumer lag alert threshold of acme.\n"
+    )
     mdmem_in_process("--vault", str(me), "reindex")
     before = hook_context(project, QUESTION)
     assert "kafka-consumer-lag" not in before and "(id: notes/team-note-" in before  # the project alone, as before
@@ -227,6 +242,7 @@ def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatc
 
     # In the personal vault itself, it is one vault.
     assert "(id: notes/kafka-consumer-lag)" in hook_context(me, QUESTION)
+
     # Anything wrong with the personal vault fails open: the project's memory stands.
     def broken(*args: object, **kw: object) -> None:
         raise RuntimeError("boom")
@@ -243,11 +259,14 @@ def test_prompt_hook_adds_the_personal_vault(pair: tuple[Path, Path], monkeypatc
     assert "No personal vault now ('me' stays registered)" in mdmem_in_process("vaults", "personal", "--unset").stdout
     assert "nothing changed" in mdmem_in_process("vaults", "personal", "--unset").stdout
     assert json.loads(mdmem_in_process("vaults", "personal", "--unset", "--json").stdout) == {
-        "action": "unset", "vault": None}
+        "action": "unset",
+        "vault": None,
+    }
 
 
 def test_all_vaults_takes_the_registered_folders_never_a_folder_named_alike(
-        pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--all-vaults means the registered vaults: a folder in the current directory that happens to bear
     a vault's name must not stand in for it (--vaults NAME keeps the folder-first rule of --vault)."""
     from mdmem.api.vault_set import select

@@ -133,11 +133,21 @@ def test_default_vault_outside_any_vault(config: Path, vault_dir: Path, tmp_path
 
 def test_malformed_config_is_one_line_and_left_alone(config: Path, vault_dir: Path, tmp_path: Path) -> None:
     config.parent.mkdir(parents=True)
-    for text in ("default = [\n", "[vaults]\nwork = 3\n", "default = \"x\"\n[vaults]\n", "colour = 1\n",
-                 "[vaults]\nwork = \"relative/path\"\n"):
+    for text in (
+        "default = [\n",
+        "[vaults]\nwork = 3\n",
+        'default = "x"\n[vaults]\n',
+        "colour = 1\n",
+        '[vaults]\nwork = "relative/path"\n',
+    ):
         config.write_text(text)
-        for args in (["vaults"], ["vaults", "add", "new", str(vault_dir)], ["vaults", "remove", "work"],
-                     ["vaults", "default", "work"], ["--vault", "work", "search", "x"]):
+        for args in (
+            ["vaults"],
+            ["vaults", "add", "new", str(vault_dir)],
+            ["vaults", "remove", "work"],
+            ["vaults", "default", "work"],
+            ["--vault", "work", "search", "x"],
+        ):
             r = mdmem_in_process(*args, check=False, cwd=tmp_path)
             assert r.returncode == 1 and "Traceback" not in r.stderr, (text, args, r.stderr)
             assert r.stderr.count("\n") == 1 and str(config) in r.stderr and "fix the file" in r.stderr
@@ -154,8 +164,9 @@ def test_removing_never_touches_the_notes(config: Path, git_vault: Path) -> None
     assert registry.load().vaults == {}
 
 
-def test_the_hooks_find_a_vault_by_name(config: Path, git_vault: Path, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_hooks_find_a_vault_by_name(
+    config: Path, git_vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     payload = {"session_id": "s-1", "cwd": str(outside), "prompt": "why did we pick Hotwire for the frontend?"}

@@ -32,10 +32,12 @@ def test_help_is_cheap_no_index_libraries_imported() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from mdmem.cli import cli\n"
-            "try: cli(['--help'])\nexcept SystemExit: pass\n"
-            "heavy = [m for m in ('whoosh', 'git', 'torch', 'transformers', 'usearch', 'markdown_it', 'sqlite3')"
-            " if m in sys.modules]\nprint('HEAVY', heavy)")
+    code = (
+        "import sys; from mdmem.cli import cli\n"
+        "try: cli(['--help'])\nexcept SystemExit: pass\n"
+        "heavy = [m for m in ('whoosh', 'git', 'torch', 'transformers', 'usearch', 'markdown_it', 'sqlite3')"
+        " if m in sys.modules]\nprint('HEAVY', heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("HEAVY []")
 
@@ -45,9 +47,11 @@ def test_a_command_loads_only_its_own_family(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from mdmem.cli import cli\n"
-            f"try: cli(['--vault', {str(tmp_path / 'nope')!r}, 'search', 'x'])\nexcept SystemExit: pass\n"
-            "print('FAMILIES', sorted(m for m in sys.modules if m.startswith('mdmem.cli.')))")
+    code = (
+        "import sys; from mdmem.cli import cli\n"
+        f"try: cli(['--vault', {str(tmp_path / 'nope')!r}, 'search', 'x'])\nexcept SystemExit: pass\n"
+        "print('FAMILIES', sorted(m for m in sys.modules if m.startswith('mdmem.cli.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "FAMILIES ['mdmem.cli.options', 'mdmem.cli.search']"
 
@@ -104,8 +108,19 @@ def test_search_filters_and_bad_date(vault_dir: Path) -> None:
 
 
 def test_add_from_stdin_then_get(vault_dir: Path) -> None:
-    r = run("add", "--title", "Prefer tabs", "--type", "preference", "--tag", "style", "--no-commit", "--json",
-            input="Use tabs in Go code.\n", vault=vault_dir)
+    r = run(
+        "add",
+        "--title",
+        "Prefer tabs",
+        "--type",
+        "preference",
+        "--tag",
+        "style",
+        "--no-commit",
+        "--json",
+        input="Use tabs in Go code.\n",
+        vault=vault_dir,
+    )
     added = json.loads(r.output)
     assert added["path"] == "notes/prefer-tabs.md" and added["commit"] is None
     text = (vault_dir / added["path"]).read_text()
@@ -117,11 +132,13 @@ def test_add_from_stdin_then_get(vault_dir: Path) -> None:
 
 
 def test_add_rejects_bad_values(vault_dir: Path) -> None:
-    r = CliRunner().invoke(cli, ["--vault", str(vault_dir), "add", "--title", "x", "--type", "bogus",
-                                 "--body", "b", "--no-commit"])
+    r = CliRunner().invoke(
+        cli, ["--vault", str(vault_dir), "add", "--title", "x", "--type", "bogus", "--body", "b", "--no-commit"]
+    )
     assert r.exit_code == 1 and "Unknown type" in r.output
-    r = CliRunner().invoke(cli, ["--vault", str(vault_dir), "add", "--title", "x", "--salience", "3",
-                                 "--body", "b", "--no-commit"])
+    r = CliRunner().invoke(
+        cli, ["--vault", str(vault_dir), "add", "--title", "x", "--salience", "3", "--body", "b", "--no-commit"]
+    )
     assert r.exit_code == 1 and "between 0 and 1" in r.output
 
 
@@ -136,10 +153,15 @@ def test_doctor_names_each_broken_note(vault_dir: Path) -> None:
     assert r.exit_code == 1
     problems = json.loads(r.output)["problems"]
     got = {(p["path"], p["field"]) for p in problems}
-    assert {("notes/broken-yaml.md", "frontmatter"), ("notes/list-where-string.md", "salience"),
-            ("notes/list-where-string.md", "pinned"), ("notes/list-where-string.md", "links"),
-            ("notes/list-where-string.md", "created"), ("notes/list-where-string.md", "title"),
-            ("notes/merge-conflict.md", "body")} <= got
+    assert {
+        ("notes/broken-yaml.md", "frontmatter"),
+        ("notes/list-where-string.md", "salience"),
+        ("notes/list-where-string.md", "pinned"),
+        ("notes/list-where-string.md", "links"),
+        ("notes/list-where-string.md", "created"),
+        ("notes/list-where-string.md", "title"),
+        ("notes/merge-conflict.md", "body"),
+    } <= got
     assert all(p["fix"] for p in problems)
     text = CliRunner().invoke(cli, ["--vault", str(vault_dir), "doctor"]).output
     assert "notes/broken-yaml.md: frontmatter: invalid YAML" in text and "fix:" in text
@@ -161,19 +183,38 @@ def test_lifecycle_from_the_command_line(vault_dir: Path, monkeypatch: pytest.Mo
     r = json.loads(run("forget", "m-fixture01", "--no-commit", "--json", vault=vault_dir).output)
     assert r["fields"] == {"status": "forgotten"} and r["changed"]
     assert json.loads(run("search", "hotwire", "--json", vault=vault_dir).output)["count"] == 0
-    assert json.loads(run("search", "hotwire", "--include", "forgotten", "--json", vault=vault_dir).output)["count"] == 1
+    assert (
+        json.loads(run("search", "hotwire", "--include", "forgotten", "--json", vault=vault_dir).output)["count"] == 1
+    )
     run("restore", "m-fixture01", "--no-commit", vault=vault_dir)
     out = run("snooze", "m-fixture01", "--for", "2w", "--no-commit", vault=vault_dir).output
     assert "snoozed_until=" in out
     bad = CliRunner().invoke(cli, ["--vault", str(vault_dir), "snooze", "m-fixture01", "--for", "soon"])
     assert bad.exit_code == 1 and "30d" in bad.output
-    r = json.loads(run("correct", "Release train schedule", "--no-commit", "--json",
-                       input="We ship every Wednesday now.\n", vault=vault_dir).output)
+    r = json.loads(
+        run(
+            "correct",
+            "Release train schedule",
+            "--no-commit",
+            "--json",
+            input="We ship every Wednesday now.\n",
+            vault=vault_dir,
+        ).output
+    )
     assert r["old"]["fields"]["status"] == "archived"
     hist = json.loads(run("history", r["new"]["id"], "--json", vault=vault_dir).output)
     assert [v["current"] for v in hist["versions"]] == [False, True]
-    dup = json.loads(run("add", "--title", "Release train schedule", "--json", "--no-commit",
-                         input="We ship every Wednesday now.\n", vault=vault_dir).output)
+    dup = json.loads(
+        run(
+            "add",
+            "--title",
+            "Release train schedule",
+            "--json",
+            "--no-commit",
+            input="We ship every Wednesday now.\n",
+            vault=vault_dir,
+        ).output
+    )
     assert dup["decision"] == "NOOP" and dup["written"] is False
 
 
@@ -183,8 +224,17 @@ def test_recall_and_context_commands(vault_dir: Path, monkeypatch: pytest.Monkey
     assert "intent: why" in out and "notes/with-id.md" in out
     data = json.loads(run("recall", "hotwire", "--json", "--no-vectors", vault=vault_dir).output)
     assert data["info"]["intent"] == "general" and data["results"][0]["id"] == "m-fixture01"
-    ctx = json.loads(run("context", "what did we decide about the frontend", "--budget", "100", "--json",
-                         "--no-vectors", vault=vault_dir).output)
+    ctx = json.loads(
+        run(
+            "context",
+            "what did we decide about the frontend",
+            "--budget",
+            "100",
+            "--json",
+            "--no-vectors",
+            vault=vault_dir,
+        ).output
+    )
     assert ctx["tokens"] <= 100 and ctx["items"][0]["id"] == "m-fixture01"
     assert run("context", "frontend hotwire", "--no-vectors", vault=vault_dir).output.startswith("Relevant memory")
 

@@ -41,8 +41,11 @@ def within_budget(fn: Callable[[], Any], size: int) -> Any:
     return out
 
 
-runs = st.builds(lambda unit, n: unit * n, st.text(alphabet=MARKUP, min_size=1, max_size=5),
-                 st.integers(min_value=500, max_value=6_000))
+runs = st.builds(
+    lambda unit, n: unit * n,
+    st.text(alphabet=MARKUP, min_size=1, max_size=5),
+    st.integers(min_value=500, max_value=6_000),
+)
 bodies = st.lists(st.one_of(runs, st.text(max_size=200)), min_size=1, max_size=4).map("".join)
 
 
@@ -60,8 +63,12 @@ def test_any_markdown_passes_every_text_pass_in_bounded_time_and_memory(body: st
     within_budget(passes, len(body))
 
 
-scalars = st.one_of(st.text(alphabet="ab:#&*!-[]{}'\" ", max_size=40), st.integers(), st.just("~"),
-                    st.builds(lambda c, n: c * n, st.sampled_from("ab[{"), st.integers(1, 3000)))
+scalars = st.one_of(
+    st.text(alphabet="ab:#&*!-[]{}'\" ", max_size=40),
+    st.integers(),
+    st.just("~"),
+    st.builds(lambda c, n: c * n, st.sampled_from("ab[{"), st.integers(1, 3000)),
+)
 
 
 @st.composite

@@ -65,15 +65,18 @@ def test_every_text_pass_is_linear() -> None:
     proc = subprocess.run([sys.executable, "-c", SCRIPT.format(cpu=CPU_SECONDS)], capture_output=True, text=True)
     last = [ln for ln in proc.stdout.splitlines() if ln.startswith("case ")][-1:]
     assert proc.returncode == 0 and proc.stdout.endswith("done\n"), (
-        f"stopped in {last} (rc {proc.returncode}): {proc.stderr[-500:]}")
+        f"stopped in {last} (rc {proc.returncode}): {proc.stderr[-500:]}"
+    )
 
 
 def test_what_lies_past_the_markdown_bound_is_still_found() -> None:
     from mdmem.core.links import MARKDOWN_MAX
 
     prose = "Plain words about lighthouses and fog.\n\n" * (MARKDOWN_MAX // 40 + 10)
-    tail = ("## Late heading ##\n\nSee [[Target note|the target]] and [the plan](docs/plan.md#Risks), "
-            "#latetag, https://example.org/x and ops@example.org.\n\n```\n[[in code]]\n```\n")
+    tail = (
+        "## Late heading ##\n\nSee [[Target note|the target]] and [the plan](docs/plan.md#Risks), "
+        "#latetag, https://example.org/x and ops@example.org.\n\n```\n[[in code]]\n```\n"
+    )
     info = analyze_body(prose + tail)
     assert len(prose) > MARKDOWN_MAX
     assert ("Target note", "the target") in [(link.target, link.label) for link in info.links]

@@ -8,22 +8,31 @@ import pytest
 from mdmem.core.mentions import GIVEN, WRITTEN, find_names, name_forms, prose_names, prose_of
 
 
-@pytest.mark.parametrize(("written", "forms"), [
-    ("Ada Lovelace", [("ada lovelace", WRITTEN), ("ada", GIVEN)]),
-    ("@countess_ada", [("@countess_ada", WRITTEN)]),
-    ("github:adal", [("@adal", WRITTEN)]),
-    ("Seán O'Brien", [("seán o brien", WRITTEN), ("seán", GIVEN)]),
-    ("Ali", [("ali", WRITTEN)]),
-    ("ada@example.com", []),  # an e-mail address is a reference, found as one
-    ("https://ada.example.com", []),
-    ("R2-D2", []),  # digits: no name people write in prose
-])
+@pytest.mark.parametrize(
+    ("written", "forms"),
+    [
+        ("Ada Lovelace", [("ada lovelace", WRITTEN), ("ada", GIVEN)]),
+        ("@countess_ada", [("@countess_ada", WRITTEN)]),
+        ("github:adal", [("@adal", WRITTEN)]),
+        ("Seán O'Brien", [("seán o brien", WRITTEN), ("seán", GIVEN)]),
+        ("Ali", [("ali", WRITTEN)]),
+        ("ada@example.com", []),  # an e-mail address is a reference, found as one
+        ("https://ada.example.com", []),
+        ("R2-D2", []),  # digits: no name people write in prose
+    ],
+)
 def test_name_forms(written: str, forms: list[tuple[str, int]]) -> None:
     assert name_forms(written) == forms
 
 
-PEOPLE = prose_names([("people/ada.md", ["Ada Lovelace", "@countess_ada"]), ("people/yonath.md", ["Ada Yonath"]),
-                      ("people/will.md", ["Will Turner"]), ("people/grace.md", ["Grace Hopper", "Grace"])])
+PEOPLE = prose_names(
+    [
+        ("people/ada.md", ["Ada Lovelace", "@countess_ada"]),
+        ("people/yonath.md", ["Ada Yonath"]),
+        ("people/will.md", ["Will Turner"]),
+        ("people/grace.md", ["Grace Hopper", "Grace"]),
+    ]
+)
 
 
 def test_a_name_written_as_such_beats_a_first_name_and_a_shared_first_name_is_ambiguous() -> None:
@@ -34,19 +43,24 @@ def test_a_name_written_as_such_beats_a_first_name_and_a_shared_first_name_is_am
     assert PEOPLE.who("Lovelace") == ()
 
 
-@pytest.mark.parametrize(("text", "found"), [
-    ("Ada Lovelace reviewed the table.", [("ada lovelace", "Ada Lovelace")]),
-    ("Pinged @countess_ada about the order.", [("@countess_ada", "@countess_ada")]),
-    ("Ada's numbers were right.", [("ada", "Ada")]),  # found; a shared first name (the caller decides)
-    ("I will ask Will tomorrow.", [("will", "Will")]),  # a one-word name counts only capitalised
-    ("mail Ada@example.com or see @countess_ada_2 at https://x.org/Ada", []),  # addresses, another handle
-    ("Grace  Hopper and GRACE hopper", [("grace hopper", "Grace  Hopper"), ("grace hopper", "GRACE hopper")]),
-])
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Ada Lovelace reviewed the table.", [("ada lovelace", "Ada Lovelace")]),
+        ("Pinged @countess_ada about the order.", [("@countess_ada", "@countess_ada")]),
+        ("Ada's numbers were right.", [("ada", "Ada")]),  # found; a shared first name (the caller decides)
+        ("I will ask Will tomorrow.", [("will", "Will")]),  # a one-word name counts only capitalised
+        ("mail Ada@example.com or see @countess_ada_2 at https://x.org/Ada", []),  # addresses, another handle
+        ("Grace  Hopper and GRACE hopper", [("grace hopper", "Grace  Hopper"), ("grace hopper", "GRACE hopper")]),
+    ],
+)
 def test_find_names_in_prose(text: str, found: list[tuple[str, str]]) -> None:
     assert find_names(text, PEOPLE) == found
 
 
 def test_code_and_wikilinks_are_not_prose() -> None:
-    body = ("Ada Lovelace wrote it.\n```python\nada = 'Ada Lovelace'\n```\nSee `Ada Lovelace` in the log, "
-            "and [[Ada Lovelace]] (a link, an edge of its own).\n")
+    body = (
+        "Ada Lovelace wrote it.\n```python\nada = 'Ada Lovelace'\n```\nSee `Ada Lovelace` in the log, "
+        "and [[Ada Lovelace]] (a link, an edge of its own).\n"
+    )
     assert [f for f, _ in find_names(prose_of(body), PEOPLE)] == ["ada lovelace"]

@@ -83,12 +83,18 @@ def test_yaml_dates_become_iso_strings() -> None:
 
 
 def test_links_frontmatter_forms() -> None:
-    text = ('---\nlinks:\n  - {to: "[[Budget]]", type: depends_on, reason: money}\n  - m-2\n'
-            "  - [[Bare wikilink]]\nsupersedes: m-0\n---\n")
+    text = (
+        '---\nlinks:\n  - {to: "[[Budget]]", type: depends_on, reason: money}\n  - m-2\n'
+        "  - [[Bare wikilink]]\nsupersedes: m-0\n---\n"
+    )
     n = parse_note(text, "l.md")
     got = [(ln.target, ln.type, ln.reason) for ln in n.links]
-    assert got == [("m-0", "supersedes", None), ("Budget", "depends_on", "money"), ("m-2", "related", None),
-                   ("Bare wikilink", "related", None)]
+    assert got == [
+        ("m-0", "supersedes", None),
+        ("Budget", "depends_on", "money"),
+        ("m-2", "related", None),
+        ("Bare wikilink", "related", None),
+    ]
 
 
 def test_body_links_ignore_code_and_external_urls() -> None:
@@ -101,7 +107,8 @@ def test_body_links_ignore_code_and_external_urls() -> None:
 def test_set_fields_edits_only_the_keys_it_sets() -> None:
     out = set_fields(WITH_COMMENTS, {"salience": 0.9, "pinned": True, "id": "m-2"})
     assert out == WITH_COMMENTS.replace("salience: 0.8", "salience: 0.9").replace(
-        "id: m-1   # stable id", "id: m-2   # stable id").replace("salience: 0.9\n", "salience: 0.9\npinned: true\n")
+        "id: m-1   # stable id", "id: m-2   # stable id"
+    ).replace("salience: 0.9\n", "salience: 0.9\npinned: true\n")
 
 
 def test_set_fields_replaces_block_values_and_removes_keys() -> None:
@@ -124,16 +131,30 @@ def test_crlf_notes_keep_their_line_endings() -> None:
 
 
 def test_render_note_round_trips() -> None:
-    meta = {"id": "m-1", "title": "T: with colon #hash", "tags": ["a b", "c"], "created": "2026-01-01T10:00:00Z",
-            "salience": 0.25, "entities": ["Ü"]}
+    meta = {
+        "id": "m-1",
+        "title": "T: with colon #hash",
+        "tags": ["a b", "c"],
+        "created": "2026-01-01T10:00:00Z",
+        "salience": 0.25,
+        "entities": ["Ü"],
+    }
     n = parse_note(render_note(meta, "body"), "r.md")
     assert (n.id, n.title, n.tags, n.created, n.salience, n.entities) == (
-        "m-1", "T: with colon #hash", ["a b", "c"], "2026-01-01T10:00:00Z", 0.25, ["Ü"])
+        "m-1",
+        "T: with colon #hash",
+        ["a b", "c"],
+        "2026-01-01T10:00:00Z",
+        0.25,
+        ["Ü"],
+    )
 
 
 scalars = st.one_of(
     st.text(alphabet=string.ascii_letters + string.digits + " :#-'\"[]{}é数", min_size=0, max_size=20),
-    st.integers(-1000, 1000), st.booleans(), st.floats(0, 1, allow_nan=False),
+    st.integers(-1000, 1000),
+    st.booleans(),
+    st.floats(0, 1, allow_nan=False),
     st.lists(st.text(alphabet=string.ascii_letters + " ", max_size=8), max_size=3),
 )
 keys = st.sampled_from(["title", "salience", "pinned", "custom", "tags", "x_y", "notes"])
@@ -217,15 +238,18 @@ def test_new_ids_sort_by_creation_time(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(ids) == ids
 
 
-@pytest.mark.parametrize(("ts", "iso"), [
-    (None, None),
-    (0, "1970-01-01T00:00:00Z"),
-    (0.999, "1970-01-01T00:00:00Z"),  # to the second, never rounded up
-    (-1, "1969-12-31T23:59:59Z"),
-    (951782400, "2000-02-29T00:00:00Z"),
-    (1764511351, "2025-11-30T14:02:31Z"),
-    (1764511351.7, "2025-11-30T14:02:31Z"),
-])
+@pytest.mark.parametrize(
+    ("ts", "iso"),
+    [
+        (None, None),
+        (0, "1970-01-01T00:00:00Z"),
+        (0.999, "1970-01-01T00:00:00Z"),  # to the second, never rounded up
+        (-1, "1969-12-31T23:59:59Z"),
+        (951782400, "2000-02-29T00:00:00Z"),
+        (1764511351, "2025-11-30T14:02:31Z"),
+        (1764511351.7, "2025-11-30T14:02:31Z"),
+    ],
+)
 def test_iso_from_timestamp(ts: float | None, iso: str | None) -> None:
     """Timestamps as mdmem writes times: ISO 8601, UTC, to the second, with a Z."""
     from mdmem.core.note import iso_from_timestamp
@@ -262,18 +286,21 @@ def test_list_field_errors_name_the_item_what_yaml_made_of_it_and_how_to_quote_i
     by_field = {p.field: p for p in n.problems}
     assert set(by_field) == {"aliases[0]", "aliases[1]"}
     yes, mapping = by_field["aliases[0]"], by_field["aliases[1]"]
-    assert "item 1" in yes.message and "boolean true" in yes.message and 'quote' in yes.fix and '"Yes"' in yes.fix
+    assert "item 1" in yes.message and "boolean true" in yes.message and "quote" in yes.fix and '"Yes"' in yes.fix
     assert "item 2" in mapping.message and "'Obsidian: the app'" in mapping.message
     assert mapping.fix == 'quote it: - "Obsidian: the app"'
 
 
-@pytest.mark.parametrize(("frontmatter", "field", "words"), [
-    ("tags: [ok, no]", "tags[1]", ["item 2", "boolean false", '"No"']),
-    ("entities: [[a, b]]", "entities[0]", ["item 1", "a list ['a', 'b']"]),
-    ("tags: {a: 1}", "tags", ["a mapping 'a: 1'", 'tags: "a: 1"']),
-    ("aliases: on", "aliases", ["boolean true", 'aliases: "yes"']),
-    ("links: just a string", "links", ["the text 'just a string'"]),
-])
+@pytest.mark.parametrize(
+    ("frontmatter", "field", "words"),
+    [
+        ("tags: [ok, no]", "tags[1]", ["item 2", "boolean false", '"No"']),
+        ("entities: [[a, b]]", "entities[0]", ["item 1", "a list ['a', 'b']"]),
+        ("tags: {a: 1}", "tags", ["a mapping 'a: 1'", 'tags: "a: 1"']),
+        ("aliases: on", "aliases", ["boolean true", 'aliases: "yes"']),
+        ("links: just a string", "links", ["the text 'just a string'"]),
+    ],
+)
 def test_every_list_field_says_what_yaml_read(frontmatter: str, field: str, words: list[str]) -> None:
     n = parse_note(f"---\n{frontmatter}\n---\n", "x.md")
     [problem] = n.problems

@@ -14,33 +14,42 @@ GH_PAT = "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz01234567
 SK_KEY = "sk-proj-" + "Xy12Ab34Cd56Ef78Gh90Ij12Kl34Mn56Op78Qr90St"
 SK_ANT = "sk-ant-api03-" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdEf"
 JWT = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7V5c3cI6u0hMqkQF2xYd\nq3b9Zr1k0Qy8mYwz"
-       "\n-----END RSA PRIVATE KEY-----")
-OPENSSH = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
-           "-----END OPENSSH PRIVATE KEY-----")
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7V5c3cI6u0hMqkQF2xYd\nq3b9Zr1k0Qy8mYwz"
+    "\n-----END RSA PRIVATE KEY-----"
+)
+OPENSSH = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"
+)
 
 
-@pytest.mark.parametrize(("text", "secret", "kind"), [
-    (f"export AWS_ACCESS_KEY_ID={AWS_ID}", AWS_ID, "aws-access-key"),
-    (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws-secret-key"),
-    (f"git clone https://x:{GH_TOKEN}@github.com/acme/api", GH_TOKEN, "github-token"),
-    (f"token is {GH_PAT} for CI", GH_PAT, "github-token"),
-    (f"OPENAI_API_KEY={SK_KEY}", SK_KEY, "api-key"),
-    (f"use {SK_ANT} in staging", SK_ANT, "api-key"),
-    (f"curl -H 'Authorization: Bearer {JWT}' https://api", JWT, "jwt"),
-    ("curl -H \"Authorization: Bearer abcDEF123456ghiJKL789\" https://api", "abcDEF123456ghiJKL789", "auth-header"),
-    ("Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "auth-header"),
-    (f"key file:\n{PEM}\nend", "MIIEowIBAAKCAQEA7V5c3cI6u0hMqkQF2xYd", "private-key"),
-    (f"{OPENSSH}", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key"),
-    ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC (pasted, cut off)", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
-     "private-key"),
-    ("DB_PASSWORD=hunter2-Xq9", "hunter2-Xq9", "password"),
-    ('{"password": "s3cr3t pass!"}', "s3cr3t pass!", "password"),
-    ("client_secret: 8f9a7b6c5d4e3f2a", "8f9a7b6c5d4e3f2a", "password"),
-    ("postgres://app:pa55w0rd@db.internal:5432/app", "pa55w0rd", "url-password"),
-    ("slack xoxb-1234567890-abcdefghijkl", "xoxb-1234567890-abcdefghijkl", "slack-token"),
-    ("stripe " + "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"),
-])
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (f"export AWS_ACCESS_KEY_ID={AWS_ID}", AWS_ID, "aws-access-key"),
+        (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws-secret-key"),
+        (f"git clone https://x:{GH_TOKEN}@github.com/acme/api", GH_TOKEN, "github-token"),
+        (f"token is {GH_PAT} for CI", GH_PAT, "github-token"),
+        (f"OPENAI_API_KEY={SK_KEY}", SK_KEY, "api-key"),
+        (f"use {SK_ANT} in staging", SK_ANT, "api-key"),
+        (f"curl -H 'Authorization: Bearer {JWT}' https://api", JWT, "jwt"),
+        ('curl -H "Authorization: Bearer abcDEF123456ghiJKL789" https://api', "abcDEF123456ghiJKL789", "auth-header"),
+        ("Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "auth-header"),
+        (f"key file:\n{PEM}\nend", "MIIEowIBAAKCAQEA7V5c3cI6u0hMqkQF2xYd", "private-key"),
+        (f"{OPENSSH}", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private-key"),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC (pasted, cut off)",
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "private-key",
+        ),
+        ("DB_PASSWORD=hunter2-Xq9", "hunter2-Xq9", "password"),
+        ('{"password": "s3cr3t pass!"}', "s3cr3t pass!", "password"),
+        ("client_secret: 8f9a7b6c5d4e3f2a", "8f9a7b6c5d4e3f2a", "password"),
+        ("postgres://app:pa55w0rd@db.internal:5432/app", "pa55w0rd", "url-password"),
+        ("slack xoxb-1234567890-abcdefghijkl", "xoxb-1234567890-abcdefghijkl", "slack-token"),
+        ("stripe " + "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"),
+    ],
+)
 def test_secrets_are_redacted(text: str, secret: str, kind: str) -> None:
     r = redact(text)
     assert secret not in r.text
@@ -54,14 +63,17 @@ def test_labels_stay_and_only_values_go() -> None:
     assert r.count == 2
 
 
-@pytest.mark.parametrize("text", [
-    "We decided to rotate the password every 90 days.",
-    "The token bucket algorithm limits the API to 100 requests.",
-    "Commit 3f2a9c1e7b4d8f0a2c6e1b9d7f3a5c8e0b2d4f6a fixed ERR_PAY_504.",
-    "Use sk-learn? No: scikit-learn. See ghp_ prefixes in the docs.",
-    "Bearer tokens must never be logged.",
-    "password: **see 1Password**",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We decided to rotate the password every 90 days.",
+        "The token bucket algorithm limits the API to 100 requests.",
+        "Commit 3f2a9c1e7b4d8f0a2c6e1b9d7f3a5c8e0b2d4f6a fixed ERR_PAY_504.",
+        "Use sk-learn? No: scikit-learn. See ghp_ prefixes in the docs.",
+        "Bearer tokens must never be logged.",
+        "password: **see 1Password**",
+    ],
+)
 def test_ordinary_text_is_untouched(text: str) -> None:
     r = redact(text)
     assert r.text == text and r.count == 0

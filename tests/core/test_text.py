@@ -31,7 +31,7 @@ def test_tokenize(text: str, expected: list[str]) -> None:
 def test_token_spans_point_at_source() -> None:
     text = "see ERR_X_42 now"
     tok = next(t for t in tokenize(text) if t.text == "err_x_42")
-    assert text[tok.start:tok.end] == "ERR_X_42"
+    assert text[tok.start : tok.end] == "ERR_X_42"
 
 
 def test_terms_dedupe_in_order() -> None:
@@ -86,47 +86,56 @@ def test_snippet_marks_are_only_the_matches(text: str) -> None:
     assert all("a" not in [t.text for t in tokenize(p)] for p in parts[0::2])
 
 
-@pytest.mark.parametrize(("markdown", "shown"), [
-    ("**Open local graph**", "Open local graph"),
-    ("*it* _em_ ***both*** ~~gone~~ ==hi== snake_case_name 2*3*4", "it em both gone hi snake_case_name 2*3*4"),
-    ("## Heading ##", "Heading"),
-    ('see <span class="git-footer">the footer</span><br>next', "see the footer next"),
-    ("<div>\nInside &amp; out\n</div>", "Inside & out"),
-    ("[[target|label]] [[Plain]] [[Note#Part]] [[#Local]] [[Note#^block1]]", "label Plain Note › Part Local Note › block1"),
-    ("![[image.png]] ![[lucide-table.svg#icon]] before ![alt](img/x.png) after", "before  after"),
-    ("[text](https://example.com) [ref][1] <https://x.org/a>", "text ref https://x.org/a"),
-    ("- [ ] task\n* bullet\n1. first\n> quoted", "task\nbullet\nfirst\nquoted"),
-    ("> [!warning]- Callout title\n> body", "Callout title\nbody"),
-    ("| Name | Link |\n| --- | :-: |\n| a \\| b | [[x\\|shown]] |", "Name · Link\na | b · shown"),
-    ("a | b but no table", "a | b but no table"),
-    ("text <!-- hidden\nstill hidden --> %%secret%% end ^abc-1", "text   end"),
-    ("before\n\n---\n\nafter", "before\n\n\n\nafter"),
-    ("`**code**` and `a|b`", "**code** and a|b"),
-    ("```python\nx = 2**10  # <b>\n```\n**after**", "x = 2**10  # <b>\nafter"),
-    ("\\*not em\\* \\[[x]]", "*not em* [[x]]"),
-    ("footnote[^1] here", "footnote here"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "shown"),
+    [
+        ("**Open local graph**", "Open local graph"),
+        ("*it* _em_ ***both*** ~~gone~~ ==hi== snake_case_name 2*3*4", "it em both gone hi snake_case_name 2*3*4"),
+        ("## Heading ##", "Heading"),
+        ('see <span class="git-footer">the footer</span><br>next', "see the footer next"),
+        ("<div>\nInside &amp; out\n</div>", "Inside & out"),
+        (
+            "[[target|label]] [[Plain]] [[Note#Part]] [[#Local]] [[Note#^block1]]",
+            "label Plain Note › Part Local Note › block1",
+        ),
+        ("![[image.png]] ![[lucide-table.svg#icon]] before ![alt](img/x.png) after", "before  after"),
+        ("[text](https://example.com) [ref][1] <https://x.org/a>", "text ref https://x.org/a"),
+        ("- [ ] task\n* bullet\n1. first\n> quoted", "task\nbullet\nfirst\nquoted"),
+        ("> [!warning]- Callout title\n> body", "Callout title\nbody"),
+        ("| Name | Link |\n| --- | :-: |\n| a \\| b | [[x\\|shown]] |", "Name · Link\na | b · shown"),
+        ("a | b but no table", "a | b but no table"),
+        ("text <!-- hidden\nstill hidden --> %%secret%% end ^abc-1", "text   end"),
+        ("before\n\n---\n\nafter", "before\n\n\n\nafter"),
+        ("`**code**` and `a|b`", "**code** and a|b"),
+        ("```python\nx = 2**10  # <b>\n```\n**after**", "x = 2**10  # <b>\nafter"),
+        ("\\*not em\\* \\[[x]]", "*not em* [[x]]"),
+        ("footnote[^1] here", "footnote here"),
+    ],
+)
 def test_display_text_shows_text_not_syntax(markdown: str, shown: str) -> None:
     assert display_text(markdown) == shown
 
 
-@pytest.mark.parametrize(("title", "slug"), [
-    ("Use Hotwire!", "use-hotwire"),
-    ("  Hello,   World  ", "hello-world"),
-    ("snake_case and--dashes", "snake-case-and-dashes"),
-    ("Café Déjà Vu", "café-déjà-vu"),
-    ("Straße", "strasse"),
-    ("数据库迁移计划", "数据库迁移计划"),
-    ("C# tips: v1.2", "c-tips-v12"),
-    ("🚀 Launch day", "launch-day"),
-    ("../../etc/passwd", "etcpasswd"),
-    ("!!!", "note"),
-    ("", "note"),
-    ("___", "note"),
-    ("a" * 100, "a" * 80),
-    ("a" * 79 + " b", "a" * 79),  # cut at 80 characters, then no dash left at the end
-    ("𠀀" * 100, "𠀀" * 50),  # 4-byte characters: cut to 200 bytes
-])
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("Use Hotwire!", "use-hotwire"),
+        ("  Hello,   World  ", "hello-world"),
+        ("snake_case and--dashes", "snake-case-and-dashes"),
+        ("Café Déjà Vu", "café-déjà-vu"),
+        ("Straße", "strasse"),
+        ("数据库迁移计划", "数据库迁移计划"),
+        ("C# tips: v1.2", "c-tips-v12"),
+        ("🚀 Launch day", "launch-day"),
+        ("../../etc/passwd", "etcpasswd"),
+        ("!!!", "note"),
+        ("", "note"),
+        ("___", "note"),
+        ("a" * 100, "a" * 80),
+        ("a" * 79 + " b", "a" * 79),  # cut at 80 characters, then no dash left at the end
+        ("𠀀" * 100, "𠀀" * 50),  # 4-byte characters: cut to 200 bytes
+    ],
+)
 def test_slugify(title: str, slug: str) -> None:
     """A file-name slug keeps letters of every script, drops the rest, and fits a file name."""
     from mdmem.core.text import slugify
@@ -147,24 +156,36 @@ def test_slugify_always_gives_a_safe_file_name(title: str) -> None:
     assert len(slug) <= 80 and len(slug.encode()) <= 200
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ("dataview", "dataview", 0),
-    ("dataveiw", "dataview", 1),  # swapped neighbours: one edit
-    ("obsidain", "obsidian", 1),
-    ("lokki", "loki", 1),
-    ("recent", "retent", 1),
-    ("kitten", "sitting", 3),
-    ("", "abc", 3),
-    ("ca", "abc", 3),  # optimal string alignment: no edit of a swapped pair again
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("dataview", "dataview", 0),
+        ("dataveiw", "dataview", 1),  # swapped neighbours: one edit
+        ("obsidain", "obsidian", 1),
+        ("lokki", "loki", 1),
+        ("recent", "retent", 1),
+        ("kitten", "sitting", 3),
+        ("", "abc", 3),
+        ("ca", "abc", 3),  # optimal string alignment: no edit of a swapped pair again
+    ],
+)
 def test_edit_distance(a: str, b: str, expected: int) -> None:
     assert edit_distance(a, b) == expected == edit_distance(b, a)
 
 
-@pytest.mark.parametrize(("word", "first", "expected"), [
-    ("GDPR", False, True), ("iOS", True, True), ("PagerDuty", True, True),  # capitals inside: a name anywhere
-    ("Datadog", False, True), ("Datadog", True, False),  # a capital first letter: a name unless it starts the query
-    ("account", False, False), ("Q2", False, False), ("ERR_PAY_504", False, False), ("", False, False),
-])
+@pytest.mark.parametrize(
+    ("word", "first", "expected"),
+    [
+        ("GDPR", False, True),
+        ("iOS", True, True),
+        ("PagerDuty", True, True),  # capitals inside: a name anywhere
+        ("Datadog", False, True),
+        ("Datadog", True, False),  # a capital first letter: a name unless it starts the query
+        ("account", False, False),
+        ("Q2", False, False),
+        ("ERR_PAY_504", False, False),
+        ("", False, False),
+    ],
+)
 def test_looks_like_name(word: str, first: bool, expected: bool) -> None:
     assert looks_like_name(word, first=first) is expected

@@ -23,8 +23,9 @@ SECRET = "sk-proj-" + "Xy12Ab34Cd56Ef78Gh90Ij12Kl34Mn56Op78Qr90St"
 BEARER = "abcDEF123456ghiJKL789mnoPQR"
 
 
-def hook(vault: Path | None, event: str, payload: Any, *extra: str,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def hook(
+    vault: Path | None, event: str, payload: Any, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
     args = (["--vault", str(vault)] if vault else []) + ["hook", event, *extra]
     return mdmem(*args, input=stdin, check=False, env=env)
@@ -43,25 +44,33 @@ def context_of_text(stdout: str | None, event: str) -> str:
 
 
 def prompt_payload(prompt: str, cwd: Path) -> dict[str, Any]:
-    return {"session_id": "s-1", "transcript_path": str(cwd / "none.jsonl"), "cwd": str(cwd),
-            "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    return {
+        "session_id": "s-1",
+        "transcript_path": str(cwd / "none.jsonl"),
+        "cwd": str(cwd),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
 
 
 # -- prompt ------------------------------------------------------------------------------------------
 
 
 def test_prompt_hook_adds_relevant_memory_as_claude_code_json(git_vault: Path) -> None:
-    ctx = context_of(hook(git_vault, "prompt", prompt_payload("when do we ship the release train?", git_vault)),
-                     "UserPromptSubmit")
+    ctx = context_of(
+        hook(git_vault, "prompt", prompt_payload("when do we ship the release train?", git_vault)), "UserPromptSubmit"
+    )
     assert "Release train schedule" in ctx and "(id: " in ctx
     # Found from the session's cwd when no --vault is given (the vault at or above it).
-    ctx = context_of(hook(None, "prompt", prompt_payload("coffee machine descaling", git_vault / "notes")),
-                     "UserPromptSubmit")
+    ctx = context_of(
+        hook(None, "prompt", prompt_payload("coffee machine descaling", git_vault / "notes")), "UserPromptSubmit"
+    )
     assert "Coffee machine" in ctx
 
 
-def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(git_vault: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(
+    git_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without a server the prompt hook is hybrid when vectors exist and the model loads fast (the hash
     model here, the bundled one once its ONNX model is prepared), and BM25 alone until then (~1 s more)."""
     from mdmem.api.vault import Vault
@@ -87,10 +96,18 @@ def test_prompt_hook_skips_trivial_prompts(git_vault: Path, prompt: str) -> None
     assert proc.returncode == 0 and proc.stdout == ""
 
 
-@pytest.mark.parametrize(("prompt", "trivial"), [
-    ("ok", True), ("Thanks.", True), ("/review", True), ("hmm", True), ("fix ERR_X_42", False),
-    ("为什么超时", False), ("why is checkout slow", False),
-])
+@pytest.mark.parametrize(
+    ("prompt", "trivial"),
+    [
+        ("ok", True),
+        ("Thanks.", True),
+        ("/review", True),
+        ("hmm", True),
+        ("fix ERR_X_42", False),
+        ("为什么超时", False),
+        ("why is checkout slow", False),
+    ],
+)
 def test_is_trivial(prompt: str, trivial: bool) -> None:
     assert is_trivial(prompt) is trivial
 
@@ -109,8 +126,9 @@ def test_prompt_hook_fails_open_without_a_vault(tmp_path: Path) -> None:
 
 
 def test_prompt_hook_gives_up_silently_past_its_time_budget(git_vault: Path) -> None:
-    proc = hook(git_vault, "prompt", prompt_payload("when do we ship the release train?", git_vault),
-                "--time-budget", "1")
+    proc = hook(
+        git_vault, "prompt", prompt_payload("when do we ship the release train?", git_vault), "--time-budget", "1"
+    )
     assert proc.returncode == 0 and proc.stdout == ""
     assert "within 1 ms" in proc.stderr
 
@@ -135,9 +153,12 @@ def test_prompt_hook_never_builds_an_index_in_the_foreground(tmp_path: Path) -> 
 
 
 def test_prompt_hook_fast_path_skips_click(git_vault: Path) -> None:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "mdmem", "--vault", str(git_vault), "hook",
-                           "prompt"], input=json.dumps(prompt_payload("release train", git_vault)),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mdmem", "--vault", str(git_vault), "hook", "prompt"],
+        input=json.dumps(prompt_payload("release train", git_vault)),
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0 and "Release train" in proc.stdout
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time")}
     assert "click" not in imported and "mcp" not in imported
@@ -146,15 +167,18 @@ def test_prompt_hook_fast_path_skips_click(git_vault: Path) -> None:
 def test_prompt_and_session_start_stay_in_the_sessions_project(git_vault: Path, tmp_path: Path) -> None:
     from ..conftest import write_files
 
-    write_files(git_vault, {
-        "notes/shop-retries.md": "---\ntitle: Shop ledger retries\nscope: project:shop-api\npinned: true\n---\n"
-                                 "The ledger sync retries three times with backoff.\n",
-        "notes/crm-retries.md": "---\ntitle: CRM ledger retries\nscope: project:crm-app\npinned: true\n---\n"
-                                "The ledger sync retries forever in the CRM importer.\n",
-        "notes/any-retries.md": "---\ntitle: Ledger retries in general\n---\nA ledger sync retries at most five times.\n",
-        "notes/topic-retries.md": "---\ntitle: Ledger retry budgets\nscope: topic:ledgers\n---\n"
-                                  "Each ledger sync retry budget is per tenant.\n",
-    })
+    write_files(
+        git_vault,
+        {
+            "notes/shop-retries.md": "---\ntitle: Shop ledger retries\nscope: project:shop-api\npinned: true\n---\n"
+            "The ledger sync retries three times with backoff.\n",
+            "notes/crm-retries.md": "---\ntitle: CRM ledger retries\nscope: project:crm-app\npinned: true\n---\n"
+            "The ledger sync retries forever in the CRM importer.\n",
+            "notes/any-retries.md": "---\ntitle: Ledger retries in general\n---\nA ledger sync retries at most five times.\n",
+            "notes/topic-retries.md": "---\ntitle: Ledger retry budgets\nscope: topic:ledgers\n---\n"
+            "Each ledger sync retry budget is per tenant.\n",
+        },
+    )
     mdmem_in_process("--vault", str(git_vault), "reindex")
     project = tmp_path / "shop-api"
     payload = {**prompt_payload("how often does the ledger sync retry?", project), "session_id": "p-1"}
@@ -165,8 +189,9 @@ def test_prompt_and_session_start_stay_in_the_sessions_project(git_vault: Path, 
     ctx = context_of_text(in_process(git_vault, "session-start", start), "SessionStart")
     assert "Shop ledger retries" in ctx and "CRM ledger" not in ctx  # pinned, but another project's
     # Outside any project folder nothing is held back.
-    ctx = context_of_text(in_process(git_vault, "prompt", {**payload, "cwd": "/"}, time_budget_ms=60_000),
-                          "UserPromptSubmit")
+    ctx = context_of_text(
+        in_process(git_vault, "prompt", {**payload, "cwd": "/"}, time_budget_ms=60_000), "UserPromptSubmit"
+    )
     assert "CRM ledger retries" in ctx
 
 
@@ -194,8 +219,9 @@ def test_prompt_hook_asks_a_running_serve_first(git_vault: Path) -> None:
     info = {"pid": os.getpid(), "port": httpd.server_address[1], "token": "tok", "vault": str(git_vault.resolve())}
     (git_vault / ".mdmem" / "serve.json").write_text(json.dumps({**info, "seal": server_seal(info)}))
     try:
-        ctx = context_of(hook(git_vault, "prompt", prompt_payload("release train dates", git_vault)),
-                         "UserPromptSubmit")
+        ctx = context_of(
+            hook(git_vault, "prompt", prompt_payload("release train dates", git_vault)), "UserPromptSubmit"
+        )
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -214,8 +240,9 @@ def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.Monk
 
         answer = call_server(git_vault, "context", {"prompt": "release train", "budget": 300})
         assert answer is not None and "Release train schedule" in answer["context"]["text"]
-        ctx = context_of(hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)),
-                         "UserPromptSubmit")
+        ctx = context_of(
+            hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)), "UserPromptSubmit"
+        )
         assert "Release train schedule" in ctx
     finally:
         mdmem("--vault", str(git_vault), "serve", "--stop")
@@ -228,30 +255,83 @@ def transcript_lines(cwd: Path) -> list[dict[str, Any]]:
     c = str(cwd)
     return [
         {"type": "summary", "summary": "Checkout timeouts", "leafUuid": "x"},
-        {"type": "user", "sessionId": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c", "cwd": c, "uuid": "u1",
-         "timestamp": "2026-11-28T09:00:00.000Z",
-         "message": {"role": "user", "content": f"Checkout times out with ERR_PAY_504; find why and fix it. "
-                                                f"My OpenAI key is {SECRET} if you need it."}},
+        {
+            "type": "user",
+            "sessionId": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c",
+            "cwd": c,
+            "uuid": "u1",
+            "timestamp": "2026-11-28T09:00:00.000Z",
+            "message": {
+                "role": "user",
+                "content": f"Checkout times out with ERR_PAY_504; find why and fix it. "
+                f"My OpenAI key is {SECRET} if you need it.",
+            },
+        },
         {"type": "user", "isMeta": True, "message": {"role": "user", "content": "<command-name>/clear</command-name>"}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "Let me look."},
-            {"type": "text", "text": "I'll look at the worker configuration first."},
-            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": f"{c}/config/workers.yml"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "pool: 4"}]}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "The root cause is a worker pool of 4 under peak load. "
-                                     "We decided to raise the pool to 12.\n\n```yaml\npool: 12\n```"},
-            {"type": "tool_use", "id": "t2", "name": "Edit",
-             "input": {"file_path": f"{c}/config/workers.yml", "old_string": "4", "new_string": "12"}},
-            {"type": "tool_use", "id": "t3", "name": "Bash",
-             "input": {"command": f"curl -H 'Authorization: Bearer {BEARER}' https://pay.internal/health"}}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "Let me look."},
+                    {"type": "text", "text": "I'll look at the worker configuration first."},
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": f"{c}/config/workers.yml"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "pool: 4"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "The root cause is a worker pool of 4 under peak load. "
+                        "We decided to raise the pool to 12.\n\n```yaml\npool: 12\n```",
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "Edit",
+                        "input": {"file_path": f"{c}/config/workers.yml", "old_string": "4", "new_string": "12"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t3",
+                        "name": "Bash",
+                        "input": {"command": f"curl -H 'Authorization: Bearer {BEARER}' https://pay.internal/health"},
+                    },
+                ],
+            },
+        },
         "this line is not JSON",
-        {"type": "user", "message": {"role": "user", "content": "Let's use exponential backoff for retries instead "
-                                                                 "of fixed delays."}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "Done: retries now back off exponentially. Alerting on provider latency is "
-                                     "not implemented yet. Should I add a Grafana alert for it?"}]}},
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": "Let's use exponential backoff for retries instead of fixed delays.",
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Done: retries now back off exponentially. Alerting on provider latency is "
+                        "not implemented yet. Should I add a Grafana alert for it?",
+                    }
+                ],
+            },
+        },
         {"type": "system", "subtype": "stop_hook_summary", "hookCount": 1},
     ]
 
@@ -278,8 +358,21 @@ def test_build_handoff_extracts_asked_decided_open_and_files(tmp_path: Path) -> 
 
 
 def test_build_handoff_needs_a_prompt() -> None:
-    assert build_handoff(parse_transcript([json.dumps({"type": "assistant", "message": {
-        "role": "assistant", "content": [{"type": "text", "text": "hello"}]}})])) is None
+    assert (
+        build_handoff(
+            parse_transcript(
+                [
+                    json.dumps(
+                        {
+                            "type": "assistant",
+                            "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+                        }
+                    )
+                ]
+            )
+        )
+        is None
+    )
 
 
 def test_stop_hook_writes_one_handoff_per_session_committed_and_redacted(git_vault: Path, tmp_path: Path) -> None:
@@ -287,8 +380,13 @@ def test_stop_hook_writes_one_handoff_per_session_committed_and_redacted(git_vau
     project.mkdir()
     lines = transcript_lines(project)
     transcript = write_transcript(tmp_path / "session.jsonl", lines[:6])
-    payload = {"session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c", "transcript_path": str(transcript),
-               "cwd": str(project), "hook_event_name": "Stop", "stop_hook_active": False}
+    payload = {
+        "session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c",
+        "transcript_path": str(transcript),
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
     proc = hook(git_vault, "stop", payload)
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     notes = sorted((git_vault / "notes" / "handoffs").glob("*.md"))
@@ -312,10 +410,14 @@ def test_stop_hook_writes_one_handoff_per_session_committed_and_redacted(git_vau
     history = git(git_vault, "log", "-p", "--all")
     for secret in (SECRET, BEARER):
         assert secret not in history
-        assert not any(secret in p.read_text(errors="replace") for p in git_vault.rglob("*") if p.is_file()
-                       and ".git" not in p.parts)
-    found = json.loads(mdmem_in_process("--vault", str(git_vault), "search", "worker pool", "--type", "handoff",
-                                        "--json").stdout)
+        assert not any(
+            secret in p.read_text(errors="replace")
+            for p in git_vault.rglob("*")
+            if p.is_file() and ".git" not in p.parts
+        )
+    found = json.loads(
+        mdmem_in_process("--vault", str(git_vault), "search", "worker pool", "--type", "handoff", "--json").stdout
+    )
     assert found["results"][0]["path"] == "notes/handoffs/2026-11-28-5f1c2a9e-7b3.md"
 
 
@@ -345,12 +447,28 @@ def compaction(cwd: Path) -> list[dict[str, Any]]:
     """What Claude Code appends when it compacts, then the turns that follow (same file, same session)."""
     return [
         {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto"}},
-        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content":
-            "This session is being continued from a previous conversation. Summary: pool raised."}},
+        {
+            "type": "user",
+            "isCompactSummary": True,
+            "message": {
+                "role": "user",
+                "content": "This session is being continued from a previous conversation. Summary: pool raised.",
+            },
+        },
         {"type": "user", "cwd": str(cwd), "message": {"role": "user", "content": "Now add the Grafana alert."}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "We'll use a p95 latency alert at 800 ms. It turns out Grafana needs the "
-                                     "provider label on every series."}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "We'll use a p95 latency alert at 800 ms. It turns out Grafana needs the "
+                        "provider label on every series.",
+                    }
+                ],
+            },
+        },
     ]
 
 
@@ -359,8 +477,14 @@ def test_pre_compact_keeps_the_session_in_its_one_handoff_note(git_vault: Path, 
     project.mkdir()
     lines = transcript_lines(project)
     transcript = write_transcript(tmp_path / "session.jsonl", lines)
-    payload = {"session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c", "transcript_path": str(transcript),
-               "cwd": str(project), "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+    payload = {
+        "session_id": "5f1c2a9e-7b3d-4c1e-9a2b-0d8e7f6a5b4c",
+        "transcript_path": str(transcript),
+        "cwd": str(project),
+        "hook_event_name": "PreCompact",
+        "trigger": "auto",
+        "custom_instructions": "",
+    }
     assert in_process(git_vault, "pre-compact", payload) is None  # PreCompact takes no context back
     (note,) = (git_vault / "notes" / "handoffs").glob("*.md")
     text = note.read_text()
@@ -373,9 +497,17 @@ def test_pre_compact_keeps_the_session_in_its_one_handoff_note(git_vault: Path, 
 
     # Another session of the project ends later (its note comes first); after the compaction this session
     # still gets its own.
-    other = write_transcript(tmp_path / "other.jsonl", [
-        {"type": "user", "timestamp": "2026-11-27T09:00:00Z", "cwd": str(project),
-         "message": {"role": "user", "content": "Rename the payments queue to billing-events."}}])
+    other = write_transcript(
+        tmp_path / "other.jsonl",
+        [
+            {
+                "type": "user",
+                "timestamp": "2026-11-27T09:00:00Z",
+                "cwd": str(project),
+                "message": {"role": "user", "content": "Rename the payments queue to billing-events."},
+            }
+        ],
+    )
     in_process(git_vault, "stop", {"session_id": "other-session", "transcript_path": str(other), "cwd": str(project)})
     start = {"session_id": payload["session_id"], "cwd": str(project), "hook_event_name": "SessionStart"}
     ctx = context_of_text(in_process(git_vault, "session-start", {**start, "source": "compact"}), "SessionStart")
@@ -401,8 +533,12 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
     project = tmp_path / "shop-api"
     project.mkdir()
     transcript = write_transcript(tmp_path / "s.jsonl", transcript_lines(project))
-    assert hook(git_vault, "stop", {"session_id": "abc", "transcript_path": str(transcript),
-                                    "cwd": str(project)}).returncode == 0
+    assert (
+        hook(
+            git_vault, "stop", {"session_id": "abc", "transcript_path": str(transcript), "cwd": str(project)}
+        ).returncode
+        == 0
+    )
     payload = {"session_id": "new", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
     ctx = context_of(hook(git_vault, "session-start", payload), "SessionStart")
     assert "Release train schedule" in ctx
@@ -426,7 +562,9 @@ def test_agent_commands_have_help(cmd: list[str]) -> None:
 
 
 def test_help_does_not_import_the_mcp_sdk() -> None:
-    code = ("import sys; from mdmem.cli import cli\ntry: cli(['mcp', '--help'])\nexcept SystemExit: pass\n"
-            "print('LOADED', [m for m in ('mcp', 'uvicorn', 'pydantic') if m in sys.modules])")
+    code = (
+        "import sys; from mdmem.cli import cli\ntry: cli(['mcp', '--help'])\nexcept SystemExit: pass\n"
+        "print('LOADED', [m for m in ('mcp', 'uvicorn', 'pydantic') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("LOADED []")

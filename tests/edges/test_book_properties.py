@@ -24,21 +24,71 @@ from ..book_files import epub, pdf_stream
 
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 CPU_PER_BOOK = 6.0  # seconds; these books read in well under one
-TAGS = ["p", "div", "ul", "ol", "li", "blockquote", "pre", "table", "tr", "td", "h1", "h2", "em", "a", "span", "nav",
-        "section", "svg", "script", "br"]
-OPEN_ENDED = ["<!--", "<![CDATA[", "<a title='", "<?x", "<!x", "</", "<", "<a\"<", "&#", "&amp", "\x02", "\x01", "]]>",
-              "-->", ">"]
+TAGS = [
+    "p",
+    "div",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "pre",
+    "table",
+    "tr",
+    "td",
+    "h1",
+    "h2",
+    "em",
+    "a",
+    "span",
+    "nav",
+    "section",
+    "svg",
+    "script",
+    "br",
+]
+OPEN_ENDED = [
+    "<!--",
+    "<![CDATA[",
+    "<a title='",
+    "<?x",
+    "<!x",
+    "</",
+    "<",
+    '<a"<',
+    "&#",
+    "&amp",
+    "\x02",
+    "\x01",
+    "]]>",
+    "-->",
+    ">",
+]
 
-leaves = st.one_of(st.text(max_size=30), st.sampled_from(OPEN_ENDED),
-                   st.builds(lambda t: f'<p id="{t}">', st.text(alphabet="ab-", max_size=5)))
-trees = st.recursive(leaves, lambda kids: st.builds(
-    lambda tag, inner, close: f"<{tag}>{''.join(inner)}" + (f"</{tag}>" if close else ""),
-    st.sampled_from(TAGS), st.lists(kids, max_size=4), st.booleans()), max_leaves=40)
-deep = st.builds(lambda tag, n, text, close: f"<{tag}>{text} " * n + (f"</{tag}>" * n if close else ""),
-                 st.sampled_from(["ul", "ol", "li", "blockquote", "div", "td"]), st.integers(500, 6000),
-                 st.text(min_size=1, max_size=8), st.booleans())
-repeated = st.builds(lambda unit, n: unit * n, st.sampled_from(OPEN_ENDED + ["<p>a</p>", "<li>x", "<a b=c>"]),
-                     st.integers(1000, 60_000))
+leaves = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(OPEN_ENDED),
+    st.builds(lambda t: f'<p id="{t}">', st.text(alphabet="ab-", max_size=5)),
+)
+trees = st.recursive(
+    leaves,
+    lambda kids: st.builds(
+        lambda tag, inner, close: f"<{tag}>{''.join(inner)}" + (f"</{tag}>" if close else ""),
+        st.sampled_from(TAGS),
+        st.lists(kids, max_size=4),
+        st.booleans(),
+    ),
+    max_leaves=40,
+)
+deep = st.builds(
+    lambda tag, n, text, close: f"<{tag}>{text} " * n + (f"</{tag}>" * n if close else ""),
+    st.sampled_from(["ul", "ol", "li", "blockquote", "div", "td"]),
+    st.integers(500, 6000),
+    st.text(min_size=1, max_size=8),
+    st.booleans(),
+)
+repeated = st.builds(
+    lambda unit, n: unit * n, st.sampled_from(OPEN_ENDED + ["<p>a</p>", "<li>x", "<a b=c>"]), st.integers(1000, 60_000)
+)
 chapters = st.lists(st.one_of(trees, deep, repeated), min_size=1, max_size=3).map("".join)
 
 
@@ -56,8 +106,12 @@ def bounded(read: object, size: int) -> None:
         assert text <= 4 * size + 10_000, f"{text} characters of text from {size}"
 
 
-@settings(max_examples=25, deadline=None, phases=NO_SHRINK, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    phases=NO_SHRINK,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(bodies=st.lists(chapters, min_size=1, max_size=3))
 def test_any_epub_is_read_or_refused_in_bounded_time_and_size(tmp_path: Path, bodies: list[str]) -> None:
     # Each document as generated, not closed by a wrapper: html.parser was quadratic only when no ">"
@@ -67,18 +121,44 @@ def test_any_epub_is_read_or_refused_in_bounded_time_and_size(tmp_path: Path, bo
     bounded(lambda: read_epub(book), sum(map(len, bodies)))
 
 
-OPS = [b"BT", b"ET", b"q", b"Q", b"(a) Tj", b"[(a) 5 (b)] TJ", b"1 0 0 1 5 5 cm", b"0 -14 Td", b"T*", b"/F1 11 Tf",
-       b"/F0 Do", b"(unclosed", b"<<", b"[", b"]", b"1 1 m 2 2 l S", b"(x) '", b"BI /W 1 /H 1 ID x EI", b"%", b"\\"]
-op_runs = st.builds(lambda ops, n: b" ".join(ops) * n, st.lists(st.sampled_from(OPS), min_size=1, max_size=4),
-                    st.integers(1, 40_000))
+OPS = [
+    b"BT",
+    b"ET",
+    b"q",
+    b"Q",
+    b"(a) Tj",
+    b"[(a) 5 (b)] TJ",
+    b"1 0 0 1 5 5 cm",
+    b"0 -14 Td",
+    b"T*",
+    b"/F1 11 Tf",
+    b"/F0 Do",
+    b"(unclosed",
+    b"<<",
+    b"[",
+    b"]",
+    b"1 1 m 2 2 l S",
+    b"(x) '",
+    b"BI /W 1 /H 1 ID x EI",
+    b"%",
+    b"\\",
+]
+op_runs = st.builds(
+    lambda ops, n: b" ".join(ops) * n, st.lists(st.sampled_from(OPS), min_size=1, max_size=4), st.integers(1, 40_000)
+)
 streams = st.lists(op_runs, min_size=1, max_size=3).map(b" ".join)
 
 
 @pytest.mark.filterwarnings("ignore")  # pypdf warns about the damage it repairs
-@settings(max_examples=15, deadline=None, phases=NO_SHRINK, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15,
+    deadline=None,
+    phases=NO_SHRINK,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(stream=streams, form=st.none() | streams, draws=st.integers(0, 2000))
-def test_any_pdf_page_is_read_or_refused_in_bounded_time_and_size(tmp_path: Path, stream: bytes,
-                                                                   form: bytes | None, draws: int) -> None:
+def test_any_pdf_page_is_read_or_refused_in_bounded_time_and_size(
+    tmp_path: Path, stream: bytes, form: bytes | None, draws: int
+) -> None:
     book = pdf_stream(tmp_path / "g.pdf", stream, form=form, draws=draws if form is not None else 0)
     bounded(lambda: read_pdf(book), len(stream) + len(form or b"") * max(1, draws) + 100)

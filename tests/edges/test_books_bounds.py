@@ -73,8 +73,9 @@ def test_one_long_chapter_is_cut_so_that_every_part_gets_vectors(vault: Path, tm
     assert all(f"Marker{i:04d}" in embedded for i in range(len(paras)))  # no paragraph without a vector
 
 
-def test_a_chapter_that_unpacks_too_big_is_refused(vault: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_chapter_that_unpacks_too_big_is_refused(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import mdmem.adapters.epub as epub_reader
 
     monkeypatch.setattr(epub_reader, "MAX_DOCUMENT", 1 << 20)  # 1 MB here; 32 MB by default
@@ -83,8 +84,7 @@ def test_a_chapter_that_unpacks_too_big_is_refused(vault: Path, tmp_path: Path,
     assert "unpacks to 2 MB of XHTML" in refused(vault, book)
 
 
-def test_a_book_whose_text_is_too_long_is_refused(vault: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_book_whose_text_is_too_long_is_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import mdmem.core.books as books
 
     monkeypatch.setattr(books, "MAX_BOOK_CHARS", 100_000)
@@ -109,18 +109,19 @@ print(len(md), md[:40])
 """
 
 
-@pytest.mark.parametrize("unit", ["<!--", "<![CDATA[", "<!x", "<?x", "</a", "<a ", "<a b='", "<", "<a\"<"])
+@pytest.mark.parametrize("unit", ["<!--", "<![CDATA[", "<!x", "<?x", "</a", "<a ", "<a b='", "<", '<a"<'])
 def test_markup_that_never_closes_is_read_in_linear_time(unit: str) -> None:
     """html.parser rescans the rest of the text from every "<" that does not close (CVE-2025-6069:
     "<!--" 80,000 times took 27.7 s; these 300,000 times would take minutes). The text before is kept."""
-    proc = subprocess.run([sys.executable, "-c", CVE_SCRIPT, "<p>kept words</p>", unit, "300000"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CVE_SCRIPT, "<p>kept words</p>", unit, "300000"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr[-500:]
     assert proc.stdout.split(" ", 1)[1].startswith("kept words")
 
 
 def test_a_control_character_in_the_text_loses_nothing(vault: Path, tmp_path: Path) -> None:
-    """"\x02" marked anchors in the converted text: the words between two of them disappeared."""
+    """ "\x02" marked anchors in the converted text: the words between two of them disappeared."""
     book = epub(tmp_path / "ctl.epub", [("Control", "<p>before \x02middle words\x02 after</p>")])
     joined = "".join(notes_of(vault, imported(vault, book)).values())
     assert "before" in joined and "middle words" in joined and "after" in joined
@@ -174,8 +175,9 @@ def test_mcp_import_of_a_missing_or_unsupported_path_says_why(git_vault: Path, t
     assert "import reads MEMORY.md-style markdown" in unsupported
 
 
-def test_an_mcp_import_does_not_hold_other_calls_while_it_reads(git_vault: Path, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_mcp_import_does_not_hold_other_calls_while_it_reads(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One client's import of a book held every other client's call for its whole length (37.7 s).
     The book is read before the vault's lock is taken: another client's status answers meanwhile."""
     import threading
@@ -240,16 +242,26 @@ def test_walk_html_decodes_and_lowercases_as_html_parser_did() -> None:
             seen.append(("data", data))
 
     walk_html("<P ID='a' hidden>caf&eacute; &lt;b&gt;<BR/><script>if (a<b) {}</script>x &amp y</p>", Rec())
-    assert seen == [("start", ("p", [("id", "a"), ("hidden", None)])), ("data", "café <b>"), ("start", ("br", [])),
-                    ("end", "br"), ("start", ("script", [])), ("end", "script"), ("data", "x & y"), ("end", "p")]
+    assert seen == [
+        ("start", ("p", [("id", "a"), ("hidden", None)])),
+        ("data", "café <b>"),
+        ("start", ("br", [])),
+        ("end", "br"),
+        ("start", ("script", [])),
+        ("end", "script"),
+        ("data", "x & y"),
+        ("end", "p"),
+    ]
 
 
 def test_xml_entities_and_zip_bombs_are_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Already refused before this work; kept here beside the other bounds of a book."""
     import mdmem.adapters.epub as epub_reader
 
-    lol = ('<?xml version="1.0"?><!DOCTYPE p [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
-           '<package xmlns="http://www.idpf.org/2007/opf"><metadata/><manifest/><spine/></package>')
+    lol = (
+        '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+        '<package xmlns="http://www.idpf.org/2007/opf"><metadata/><manifest/><spine/></package>'
+    )
     book = epub(tmp_path / "lol.epub", [("A", "<p>a</p>")], files={"OEBPS/content.opf": lol})
     assert "declares XML entities" in refused(vault, book)
     monkeypatch.setattr(epub_reader, "MAX_UNPACKED", 1 << 20)

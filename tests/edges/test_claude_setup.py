@@ -30,27 +30,49 @@ def ours(settings: dict[str, Any], event: str) -> list[dict[str, Any]]:
 def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) -> None:
     settings_path = home() / ".claude" / "settings.json"
     settings_path.parent.mkdir(parents=True)
-    settings_path.write_text(json.dumps({"model": "opus", "permissions": {"allow": ["Bash(ls:*)"]},
-                                         "hooks": {"PreToolUse": [OTHER_HOOK], "UserPromptSubmit": [OTHER_PROMPT_HOOK]}}))
+    settings_path.write_text(
+        json.dumps(
+            {
+                "model": "opus",
+                "permissions": {"allow": ["Bash(ls:*)"]},
+                "hooks": {"PreToolUse": [OTHER_HOOK], "UserPromptSubmit": [OTHER_PROMPT_HOOK]},
+            }
+        )
+    )
     claude_json = home() / ".claude.json"
-    claude_json.write_text(json.dumps({"numStartups": 12, "mcpServers": {"github": {"command": "gh-mcp"}},
-                                       "projects": {"/x": {"allowedTools": []}}}))
+    claude_json.write_text(
+        json.dumps(
+            {
+                "numStartups": 12,
+                "mcpServers": {"github": {"command": "gh-mcp"}},
+                "projects": {"/x": {"allowedTools": []}},
+            }
+        )
+    )
 
     out = mdmem_in_process("--vault", str(git_vault), "setup", "claude-code").stdout
     assert "added SessionStart, UserPromptSubmit, Stop, PreCompact" in out and "added mcpServers.mdmem" in out
     s = load(settings_path)
     assert s["model"] == "opus" and s["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert s["hooks"]["PreToolUse"] == [OTHER_HOOK] and OTHER_PROMPT_HOOK in s["hooks"]["UserPromptSubmit"]
-    for event, name in (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt"), ("Stop", "stop"),
-                        ("PreCompact", "pre-compact")):
+    for event, name in (
+        ("SessionStart", "session-start"),
+        ("UserPromptSubmit", "prompt"),
+        ("Stop", "stop"),
+        ("PreCompact", "pre-compact"),
+    ):
         (entry,) = ours(s, event)
         assert entry["type"] == "command" and entry["command"].endswith(f"hook {name}")
         assert str(git_vault) in entry["command"] and sys.executable in entry["command"]
     c = load(claude_json)
     assert c["numStartups"] == 12 and c["projects"] == {"/x": {"allowedTools": []}}
     assert c["mcpServers"]["github"] == {"command": "gh-mcp"}
-    assert c["mcpServers"]["mdmem"] == {"type": "stdio", "command": sys.executable,
-                                        "args": ["-m", "mdmem", "--vault", str(git_vault), "mcp"], "env": {}}
+    assert c["mcpServers"]["mdmem"] == {
+        "type": "stdio",
+        "command": sys.executable,
+        "args": ["-m", "mdmem", "--vault", str(git_vault), "mcp"],
+        "env": {},
+    }
     assert load(settings_path.with_name("settings.json.mdmem-backup"))["model"] == "opus"
 
     before = (settings_path.read_text(), claude_json.read_text())
@@ -71,10 +93,15 @@ def test_user_setup_merges_hooks_and_server_without_clobbering(git_vault: Path) 
 def test_the_installed_hook_command_runs(git_vault: Path) -> None:
     mdmem_in_process("--vault", str(git_vault), "setup", "claude-code")
     (entry,) = ours(load(home() / ".claude" / "settings.json"), "UserPromptSubmit")
-    payload = {"session_id": "s", "cwd": "/", "hook_event_name": "UserPromptSubmit",
-               "prompt": "when do we ship the release train?"}
-    proc = subprocess.run(entry["command"], shell=True, input=json.dumps(payload), capture_output=True, text=True,
-                          cwd="/")
+    payload = {
+        "session_id": "s",
+        "cwd": "/",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "when do we ship the release train?",
+    }
+    proc = subprocess.run(
+        entry["command"], shell=True, input=json.dumps(payload), capture_output=True, text=True, cwd="/"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Release train schedule" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 
@@ -102,8 +129,7 @@ def test_project_setup_writes_claude_settings_and_mcp_json(git_vault: Path, tmp_
     assert set(servers) == {"db", "mdmem"}
     assert not (home() / ".claude" / "settings.json").exists() and not (home() / ".claude.json").exists()
 
-    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project),
-                     "--remove")
+    mdmem_in_process("--vault", str(git_vault), "setup", "claude-code", "--project", "--dir", str(project), "--remove")
     assert "hooks" not in load(project / ".claude" / "settings.json")
     assert load(project / ".mcp.json") == {"mcpServers": {"db": {"command": "db-mcp", "args": []}}}
 

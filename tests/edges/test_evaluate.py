@@ -42,25 +42,31 @@ REAL_LOCOMO = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "
 # -- metrics ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("ranked", "relevant", "k", "expected"), [
-    (["a", "b", "c"], {"a"}, 1, 1.0),
-    (["a", "b", "c"], {"b"}, 1, 0.0),
-    (["a", "b", "c"], {"b", "c", "z"}, 5, 2 / 3),
-    (["a", "b", "c"], {"c", "z"}, 2, 0.0),
-    ([], {"a"}, 10, 0.0),
-    (["a"], set(), 10, 0.0),
-])
+@pytest.mark.parametrize(
+    ("ranked", "relevant", "k", "expected"),
+    [
+        (["a", "b", "c"], {"a"}, 1, 1.0),
+        (["a", "b", "c"], {"b"}, 1, 0.0),
+        (["a", "b", "c"], {"b", "c", "z"}, 5, 2 / 3),
+        (["a", "b", "c"], {"c", "z"}, 2, 0.0),
+        ([], {"a"}, 10, 0.0),
+        (["a"], set(), 10, 0.0),
+    ],
+)
 def test_recall_at(ranked: list[str], relevant: set[str], k: int, expected: float) -> None:
     assert recall_at(ranked, relevant, k) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("ranked", "relevant", "expected"), [
-    (["a", "b", "c"], {"a"}, 1.0),
-    (["a", "b", "c"], {"c", "b"}, 0.5),
-    (["a", "b", "c"], {"c"}, 1 / 3),
-    (["a", "b", "c"], {"z"}, 0.0),
-    ([], {"z"}, 0.0),
-])
+@pytest.mark.parametrize(
+    ("ranked", "relevant", "expected"),
+    [
+        (["a", "b", "c"], {"a"}, 1.0),
+        (["a", "b", "c"], {"c", "b"}, 0.5),
+        (["a", "b", "c"], {"c"}, 1 / 3),
+        (["a", "b", "c"], {"z"}, 0.0),
+        ([], {"z"}, 0.0),
+    ],
+)
 def test_reciprocal_rank(ranked: list[str], relevant: set[str], expected: float) -> None:
     assert reciprocal_rank(ranked, relevant) == pytest.approx(expected)
 
@@ -89,8 +95,12 @@ def test_summarize_separates_noanswer_and_leaks() -> None:
     q2 = Query("q2", "two", {"c": 1}, "exact", excluded=("old",))
     q3 = Query("q3", "nothing", {}, "noanswer")
     q4 = Query("q4", "nothing either", {}, "noanswer")
-    outcomes = [Outcome(q1, ("b", "a"), 0.001), Outcome(q2, ("old", "x", "c"), 0.003),
-                Outcome(q3, (), 0.002), Outcome(q4, ("a",), 0.002)]
+    outcomes = [
+        Outcome(q1, ("b", "a"), 0.001),
+        Outcome(q2, ("old", "x", "c"), 0.003),
+        Outcome(q3, (), 0.002),
+        Outcome(q4, ("a",), 0.002),
+    ]
     row = summarize(outcomes, dataset="gold", level="note", mode="m", group="all")
     assert row.n == 2
     assert row.r1 == pytest.approx((0.5 + 0.0) / 2)
@@ -112,26 +122,32 @@ def test_summarize_all_noanswer_has_no_means() -> None:
 # -- LoCoMo parsing ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    (["D1:3"], ("D1:3",)),
-    (["D8:6; D9:17"], ("D8:6", "D9:17")),
-    (["D9:1 D4:4 D4:6"], ("D9:1", "D4:4", "D4:6")),
-    (["D:11:26"], ("D11:26",)),
-    (["D30:05"], ("D30:5",)),
-    (["D"], ()),
-    (["D", "D2:1", "D2:01"], ("D2:1",)),
-    ([], ()),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (["D1:3"], ("D1:3",)),
+        (["D8:6; D9:17"], ("D8:6", "D9:17")),
+        (["D9:1 D4:4 D4:6"], ("D9:1", "D4:4", "D4:6")),
+        (["D:11:26"], ("D11:26",)),
+        (["D30:05"], ("D30:5",)),
+        (["D"], ()),
+        (["D", "D2:1", "D2:01"], ("D2:1",)),
+        ([], ()),
+    ],
+)
 def test_normalize_evidence(raw: list[str], expected: tuple[str, ...]) -> None:
     assert normalize_evidence(raw) == expected
 
 
-@pytest.mark.parametrize(("text", "iso"), [
-    ("1:56 pm on 8 May, 2023", "2023-05-08T13:56:00Z"),
-    ("10:04 am on 19 December, 2023", "2023-12-19T10:04:00Z"),
-    ("12:15 am on 1 January, 2022", "2022-01-01T00:15:00Z"),
-    ("12:30 pm on 3 March, 2021", "2021-03-03T12:30:00Z"),
-])
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("1:56 pm on 8 May, 2023", "2023-05-08T13:56:00Z"),
+        ("10:04 am on 19 December, 2023", "2023-12-19T10:04:00Z"),
+        ("12:15 am on 1 January, 2022", "2022-01-01T00:15:00Z"),
+        ("12:30 pm on 3 March, 2021", "2021-03-03T12:30:00Z"),
+    ],
+)
 def test_parse_session_date(text: str, iso: str) -> None:
     assert parse_session_date(text) == iso
 
@@ -142,8 +158,9 @@ def test_parse_session_date_rejects(bad: str) -> None:
         parse_session_date(bad)
 
 
-def _conversation(sample_id: str, a: str, b: str, sessions: list[list[tuple[str, str]]],
-                  qa: list[dict[str, object]]) -> dict[str, object]:
+def _conversation(
+    sample_id: str, a: str, b: str, sessions: list[list[tuple[str, str]]], qa: list[dict[str, object]]
+) -> dict[str, object]:
     conv: dict[str, object] = {"speaker_a": a, "speaker_b": b}
     for n, turns in enumerate(sessions, 1):
         conv[f"session_{n}_date_time"] = f"{n}:0{n} pm on {n + 1} May, 2023"
@@ -155,34 +172,67 @@ def _conversation(sample_id: str, a: str, b: str, sessions: list[list[tuple[str,
 
 
 def synthetic_locomo() -> list[dict[str, object]]:
-    first = _conversation("conv-a", "Ana", "Ben", [
-        [("Ana", "I adopted a greyhound called Pixel last week."),
-         ("Ben", "Lovely! I started learning the cello."),
-         ("Ana", "Pixel sleeps all day.")],
-        [("Ben", "My cello teacher moved to Lisbon."),
-         ("Ana", "I ran the Berlin marathon on Sunday.")],
-    ], [
-        {"question": "What is the name of Ana's greyhound?", "answer": "Pixel", "evidence": ["D1:1"],
-         "category": 4},
-        {"question": "Where did Ben's cello teacher move?", "answer": "Lisbon", "evidence": ["D2:1"],
-         "category": 4},
-        {"question": "Which marathon did Ana run?", "answer": "Berlin", "evidence": ["D2:2"], "category": 2},
-        {"question": "What does Ben play and where is his teacher?", "answer": "x",
-         "evidence": ["D1:2; D2:1"], "category": 1},
-        {"question": "Is Ana a dog person?", "answer": "yes", "evidence": [], "category": 3},  # unscorable
-        {"question": "What is Ana's cat called?", "adversarial_answer": "none", "evidence": ["D1:1"],
-         "category": 5},  # adversarial: dropped
-    ])
-    second = _conversation("conv-b", "Chloe", "Dan", [
-        [("Chloe", "The bakery on Elm street sells sourdough."),
-         ("Dan", "I repaired my bicycle yesterday.")],
-    ], [
-        {"question": "What does the bakery on Elm street sell?", "answer": "sourdough", "evidence": ["D1:1"],
-         "category": 4},
-        {"question": "What did Dan repair?", "answer": "bicycle", "evidence": ["D:1:02"], "category": 4},
-    ])
+    first = _conversation(
+        "conv-a",
+        "Ana",
+        "Ben",
+        [
+            [
+                ("Ana", "I adopted a greyhound called Pixel last week."),
+                ("Ben", "Lovely! I started learning the cello."),
+                ("Ana", "Pixel sleeps all day."),
+            ],
+            [("Ben", "My cello teacher moved to Lisbon."), ("Ana", "I ran the Berlin marathon on Sunday.")],
+        ],
+        [
+            {
+                "question": "What is the name of Ana's greyhound?",
+                "answer": "Pixel",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {
+                "question": "Where did Ben's cello teacher move?",
+                "answer": "Lisbon",
+                "evidence": ["D2:1"],
+                "category": 4,
+            },
+            {"question": "Which marathon did Ana run?", "answer": "Berlin", "evidence": ["D2:2"], "category": 2},
+            {
+                "question": "What does Ben play and where is his teacher?",
+                "answer": "x",
+                "evidence": ["D1:2; D2:1"],
+                "category": 1,
+            },
+            {"question": "Is Ana a dog person?", "answer": "yes", "evidence": [], "category": 3},  # unscorable
+            {
+                "question": "What is Ana's cat called?",
+                "adversarial_answer": "none",
+                "evidence": ["D1:1"],
+                "category": 5,
+            },  # adversarial: dropped
+        ],
+    )
+    second = _conversation(
+        "conv-b",
+        "Chloe",
+        "Dan",
+        [
+            [("Chloe", "The bakery on Elm street sells sourdough."), ("Dan", "I repaired my bicycle yesterday.")],
+        ],
+        [
+            {
+                "question": "What does the bakery on Elm street sell?",
+                "answer": "sourdough",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {"question": "What did Dan repair?", "answer": "bicycle", "evidence": ["D:1:02"], "category": 4},
+        ],
+    )
     second["conversation"]["session_1"][0].update(  # type: ignore[index]
-        blip_caption="a photo of a loaf of bread on a table", img_url=["http://x"])
+        blip_caption="a photo of a loaf of bread on a table", img_url=["http://x"]
+    )
     return [first, second]
 
 
@@ -216,8 +266,10 @@ def test_turn_and_session_notes() -> None:
     assert sorted(sessions) == ["notes/session-01.md", "notes/session-02.md"]
     s2 = parse_note(sessions["notes/session-02.md"], "notes/session-02.md")
     assert s2.id == "session-2" and "Session 2" in s2.title and "3 May 2023" in s2.title
-    assert s2.body.strip().splitlines() == ["Ben: My cello teacher moved to Lisbon.",
-                                            "Ana: I ran the Berlin marathon on Sunday."]
+    assert s2.body.strip().splitlines() == [
+        "Ben: My cello teacher moved to Lisbon.",
+        "Ana: I ran the Berlin marathon on Sunday.",
+    ]
 
 
 def test_real_locomo_has_1536_scorable_questions() -> None:
@@ -234,10 +286,12 @@ def test_real_locomo_has_1536_scorable_questions() -> None:
 
 
 def test_parse_gold_shapes() -> None:
-    items = [{"id": "a", "query": "x", "kind": "exact", "relevant": {"n1": 3, "n2": 1}, "excluded": ["n9"]},
-             {"id": "b", "query": "y", "kind": "noanswer", "relevant": {}},
-             {"id": "c", "query": "z", "relevant": ["n3"]},
-             {"id": "d"}]
+    items = [
+        {"id": "a", "query": "x", "kind": "exact", "relevant": {"n1": 3, "n2": 1}, "excluded": ["n9"]},
+        {"id": "b", "query": "y", "kind": "noanswer", "relevant": {}},
+        {"id": "c", "query": "z", "relevant": ["n3"]},
+        {"id": "d"},
+    ]
     for data in (items, {"version": 1, "queries": items}):
         qs = parse_gold(data)
         assert [q.id for q in qs] == ["a", "b", "c"]
@@ -269,8 +323,9 @@ def test_sync_tree_writes_only_changes(tmp_path: Path) -> None:
 
 GOLD_NOTES = {
     "notes/pool.md": "---\nid: n-pool\ntitle: Pool size\n---\nWe set max_pool_size to 80 after the outage.\n",
-    "notes/old-pool.md": ("---\nid: n-old\ntitle: Pool size (old)\nstatus: archived\n---\n"
-                          "max_pool_size was 20 in the first release.\n"),
+    "notes/old-pool.md": (
+        "---\nid: n-old\ntitle: Pool size (old)\nstatus: archived\n---\nmax_pool_size was 20 in the first release.\n"
+    ),
     "notes/cats.md": "---\nid: n-cats\ntitle: Office cats\n---\nThe office cats are called Miso and Tofu.\n",
     "README.md": "Not a note (excluded in mdmem.toml).\n",
 }
@@ -315,8 +370,19 @@ def _run(args: list[str]) -> str:
 def test_eval_end_to_end(tmp_path: Path, datasets: tuple[Path, Path]) -> None:
     locomo, gold = datasets
     cache = tmp_path / "cache"
-    args = ["--locomo", str(locomo), "--gold", str(gold), "--modes", "grep,search", "--cache-dir", str(cache),
-            "--json", "--by-category", "--by-kind"]
+    args = [
+        "--locomo",
+        str(locomo),
+        "--gold",
+        str(gold),
+        "--modes",
+        "grep,search",
+        "--cache-dir",
+        str(cache),
+        "--json",
+        "--by-category",
+        "--by-kind",
+    ]
     data = json.loads(_run(args))
     rows = {(r["dataset"], r["level"], r["mode"], r["group"]): r for r in data["rows"]}
     assert data["locomo"]["questions"] == 6 and data["modes"] == ["grep", "search"]
@@ -374,8 +440,12 @@ def test_eval_errors(tmp_path: Path, datasets: tuple[Path, Path], monkeypatch: p
 def test_silenced_answers_count_as_quiet_and_silenced_answerable_ones_as_muted() -> None:
     none = Query("n", "x", {})
     some = Query("a", "y", {"g": 3})
-    outcomes = [Outcome(none, ("g",), 0.0, silenced=True), Outcome(none, ("g",), 0.0),
-                Outcome(some, ("g",), 0.0, silenced=True), Outcome(some, ("g",), 0.0)]
+    outcomes = [
+        Outcome(none, ("g",), 0.0, silenced=True),
+        Outcome(none, ("g",), 0.0),
+        Outcome(some, ("g",), 0.0, silenced=True),
+        Outcome(some, ("g",), 0.0),
+    ]
     row = summarize(outcomes, dataset="d", level="l", mode="m", group="g")
     assert (row.quiet, row.muted, row.r10) == (0.5, 0.5, 1.0)  # recall counts the hits a silenced query kept
     assert "muted" in format_table([row])
@@ -392,18 +462,25 @@ def test_a_question_any_of_whose_answers_is_found_counts_whole() -> None:
 
 
 def test_parse_corpus_and_resolve_answers() -> None:
-    data = {"corpus": {"name": "me/notes", "commit": "a" * 40, "config": "[site]\n"},
-            "questions": [{"id": "p1", "kind": "plain", "query": "cello", "answers": ["music/cello.md"]},
-                          {"id": "n1", "kind": "unanswerable", "query": "zebra", "answers": [], "heldout": True},
-                          {"id": "t1", "kind": "typo", "query": "celo", "answers": ["cello.md", "violin.md"]}]}
+    data = {
+        "corpus": {"name": "me/notes", "commit": "a" * 40, "config": "[site]\n"},
+        "questions": [
+            {"id": "p1", "kind": "plain", "query": "cello", "answers": ["music/cello.md"]},
+            {"id": "n1", "kind": "unanswerable", "query": "zebra", "answers": [], "heldout": True},
+            {"id": "t1", "kind": "typo", "query": "celo", "answers": ["cello.md", "violin.md"]},
+        ],
+    }
     c = parse_corpus(data)
     assert (c.slug, c.sparse, c.heldout) == ("notes", ("*.md",), frozenset({"n1"}))
     assert all(q.any_of for q in c.questions) and c.questions[1].relevant == {}
     resolved, problems = resolve_answers(c.questions, ["music/cello.md", "a/violin.md", "b/violin.md"])
     assert dict(resolved[2].relevant) == {"music/cello.md": 1}  # a unique suffix names its note
     assert problems == ["t1: 2 notes end with violin.md"]
-    for bad, why in (({"questions": []}, "corpus"), ({"corpus": {"commit": "HEAD"}}, "commit id"),
-                     ({"corpus": {"commit": "abc1234"}, "questions": [{"id": "x"}]}, "no `query`")):
+    for bad, why in (
+        ({"questions": []}, "corpus"),
+        ({"corpus": {"commit": "HEAD"}}, "commit id"),
+        ({"corpus": {"commit": "abc1234"}, "questions": [{"id": "x"}]}, "no `query`"),
+    ):
         with pytest.raises(ValueError, match=why):
             parse_corpus(bad)
 
@@ -412,10 +489,12 @@ def _corpus_repo(root: Path) -> str:
     """A small git repository of notes (and a file that is not one); returns its first commit."""
     from ..conftest import git
 
-    files = {"music/cello.md": "# Cello strings\nThe cello has four strings tuned in fifths.\n",
-             "music/violin.md": "# Violin bows\nRosin the bow before you play.\n",
-             "garden/tomatoes.md": "# Tomatoes\nWater tomatoes in the morning.\n",
-             "build.py": "print('not a note')\n"}
+    files = {
+        "music/cello.md": "# Cello strings\nThe cello has four strings tuned in fifths.\n",
+        "music/violin.md": "# Violin bows\nRosin the bow before you play.\n",
+        "garden/tomatoes.md": "# Tomatoes\nWater tomatoes in the morning.\n",
+        "build.py": "print('not a note')\n",
+    }
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     for rel, text in files.items():
@@ -442,8 +521,18 @@ questions:
 - {{id: h1, kind: plain, query: tuned in fifths, answers: [music/cello.md], heldout: true}}
 """)
     cache = tmp_path / "cache"
-    args = ["--corpus", str(repo), "--questions", str(questions), "--modes", "grep,search", "--by-kind",
-            "--cache-dir", str(cache), "--json"]
+    args = [
+        "--corpus",
+        str(repo),
+        "--questions",
+        str(questions),
+        "--modes",
+        "grep,search",
+        "--by-kind",
+        "--cache-dir",
+        str(cache),
+        "--json",
+    ]
     data = json.loads(_run(args))
     rows = {(r["dataset"], r["level"], r["mode"], r["group"]): r for r in data["rows"]}
     assert data["corpora"] == [{"name": "me/notes", "commit": commit, "path": str(repo), "questions": 4, "heldout": 1}]

@@ -79,7 +79,7 @@ def test_existing_hook_is_chained_and_restored(tmp_path: Path) -> None:
     v.mkdir()
     git(v, "init", "-q")
     hook = v / ".git" / "hooks" / "post-commit"
-    hook.write_text("#!/bin/sh\necho legacy-ran >> \"$(git rev-parse --show-toplevel)/../legacy.log\"\n")
+    hook.write_text('#!/bin/sh\necho legacy-ran >> "$(git rev-parse --show-toplevel)/../legacy.log"\n')
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
     original = hook.read_text()
     out = mdmem_in_process("init", str(v)).stdout
@@ -122,8 +122,9 @@ def test_hook_marks_stale_when_lock_is_held_and_next_command_catches_up(git_vaul
     (git_vault / "notes" / "late.md").write_text("a late pangolin\n")
     git(git_vault, "add", "-A")
     with v.writer_lock():
-        proc = mdmem("--vault", str(git_vault), "reindex", "--git-hook", "post-commit",
-                     env={"MDMEM_HOOK_LOCK_TIMEOUT": "0.1"})
+        proc = mdmem(
+            "--vault", str(git_vault), "reindex", "--git-hook", "post-commit", env={"MDMEM_HOOK_LOCK_TIMEOUT": "0.1"}
+        )
         assert proc.returncode == 0 and "index not updated" in proc.stderr
         assert (git_vault / ".mdmem" / "stale").exists()
     assert search_paths(git_vault, "pangolin") == ["notes/late.md"]
@@ -178,8 +179,9 @@ def _user_repo(root: Path) -> Path:
     return root
 
 
-def test_init_on_an_existing_repository_says_what_it_did_and_commits_only_its_files(tmp_path: Path,
-                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_init_on_an_existing_repository_says_what_it_did_and_commits_only_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 13: init said it "added .gitignore" when it appended to it, left mdmem.toml and .gitignore
     uncommitted without a word, and printed a relative path in its hint."""
     v = _user_repo(tmp_path / "v")
@@ -190,19 +192,32 @@ def test_init_on_an_existing_repository_says_what_it_did_and_commits_only_its_fi
     assert "added" not in out
     assert f'Next: mdmem --vault {v} search "WORDS"' in out  # absolute: right from any folder
     assert git(v, "show", "--name-only", "--format=%s", "HEAD").split() == [
-        "mdmem:", "adopt", "this", "folder", "as", "a", "vault", "(mdmem.toml,", ".gitignore)", ".gitignore", "mdmem.toml"]
+        "mdmem:",
+        "adopt",
+        "this",
+        "folder",
+        "as",
+        "a",
+        "vault",
+        "(mdmem.toml,",
+        ".gitignore)",
+        ".gitignore",
+        "mdmem.toml",
+    ]
     assert "Committed mdmem.toml, .gitignore" in out
     assert git(v, "status", "--porcelain").splitlines() == ["M  notes/a.md", "?? notes/b.md"]  # theirs, untouched
     after = snapshot(v)
     assert {k: b for k, b in after.items() if k != ".gitignore" and k in before} == {
-        k: b for k, b in before.items() if k != ".gitignore"}  # no note touched
+        k: b for k, b in before.items() if k != ".gitignore"
+    }  # no note touched
     assert after[".gitignore"].startswith(before[".gitignore"])  # appended to, not rewritten
     again = mdmem_in_process("init", str(v)).stdout  # nothing left to do: nothing made, nothing committed
     assert "Committed" not in again and "created" not in again and git(v, "rev-list", "--count", "HEAD") == "2\n"
 
 
-def test_init_no_commit_and_a_gitignore_with_the_users_changes_stay_uncommitted(tmp_path: Path,
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_init_no_commit_and_a_gitignore_with_the_users_changes_stay_uncommitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     v = _user_repo(tmp_path / "v")
     out = mdmem_in_process("init", str(v), "--no-commit").stdout
     assert f"Not committed (--no-commit): {v / 'mdmem.toml'}, {v / '.gitignore'}." in out
@@ -221,10 +236,26 @@ def test_init_no_commit_and_a_gitignore_with_the_users_changes_stay_uncommitted(
 def test_add_commits_only_its_note(git_vault: Path) -> None:
     (git_vault / "notes" / "staged.md").write_text("staged by the user\n")
     git(git_vault, "add", "notes/staged.md")
-    out = json.loads(mdmem_in_process("--vault", str(git_vault), "add", "--title", "Saved by agent", "--json",
-                                      input="Body of the saved note about ibexes.").stdout)
+    out = json.loads(
+        mdmem_in_process(
+            "--vault",
+            str(git_vault),
+            "add",
+            "--title",
+            "Saved by agent",
+            "--json",
+            input="Body of the saved note about ibexes.",
+        ).stdout
+    )
     assert git(git_vault, "show", "--name-only", "--format=%s", "HEAD").split() == [
-        "mdmem:", "add", "note", '"Saved', "by", 'agent"', out["path"]]
+        "mdmem:",
+        "add",
+        "note",
+        '"Saved',
+        "by",
+        'agent"',
+        out["path"],
+    ]
     assert "A  notes/staged.md" in git(git_vault, "status", "--porcelain")  # still staged, not committed
     assert search_paths(git_vault, "ibexes") == [out["path"]]
     status = json.loads(mdmem_in_process("--vault", str(git_vault), "status", "--json").stdout)
@@ -247,8 +278,9 @@ def test_mid_merge_or_rebase_conflicts_are_indexed_and_reported(git_vault: Path,
     assert search_paths(git_vault, "iguana") == ["notes/bare-date.md"]
     doc = mdmem_in_process("--vault", str(git_vault), "doctor", "--json", check=False)
     assert doc.returncode == 1
-    assert any(p["path"] == "notes/bare-date.md" and "conflict" in p["message"]
-               for p in json.loads(doc.stdout)["problems"])
+    assert any(
+        p["path"] == "notes/bare-date.md" and "conflict" in p["message"] for p in json.loads(doc.stdout)["problems"]
+    )
 
 
 def test_file_checkout_restoring_a_note_is_reindexed(git_vault: Path) -> None:
@@ -296,13 +328,16 @@ def test_hook_rebuild_runs_in_the_background(git_vault: Path) -> None:
     assert search_paths(git_vault, "descaling") == ["notes/empty-frontmatter.md"]
 
 
-@pytest.mark.parametrize(("stderr", "retry"), [
-    ("fatal: Unable to create '/v/.git/index.lock': File exists.", True),
-    ("fatal: cannot lock ref 'HEAD': Unable to create '/v/.git/HEAD.lock': File exists.", True),
-    ("fatal: cannot lock ref 'HEAD': is at 0bd3160 but expected 76c526d", True),  # another commit won the race
-    ("error: pathspec 'notes/x.md' did not match any file(s) known to git", False),
-    ("fatal: unable to write new index file", False),
-])
+@pytest.mark.parametrize(
+    ("stderr", "retry"),
+    [
+        ("fatal: Unable to create '/v/.git/index.lock': File exists.", True),
+        ("fatal: cannot lock ref 'HEAD': Unable to create '/v/.git/HEAD.lock': File exists.", True),
+        ("fatal: cannot lock ref 'HEAD': is at 0bd3160 but expected 76c526d", True),  # another commit won the race
+        ("error: pathspec 'notes/x.md' did not match any file(s) known to git", False),
+        ("fatal: unable to write new index file", False),
+    ],
+)
 def test_only_git_lock_contention_is_retried(stderr: str, retry: bool) -> None:
     from mdmem.adapters.git import lock_contention
 

@@ -61,22 +61,36 @@ def test_parse_memory_markdown_entries_types_dates() -> None:
     assert any("code blocks stay" in e.body for e in entries)
 
 
-@pytest.mark.parametrize(("line", "error"), [
-    ("{not json", "not JSON"),
-    ('["a list"]', "not a JSON object"),
-    ('{"type": "fact"}', 'no "content"'),
-    ('{"content": "x", "salience": 7}', "salience must be a number from 0 to 1"),
-    ('{"content": "x", "created": "next tuesday"}', "created must be a date"),
-    ('{"content": "x", "scope": "team acme"}', "scope must be"),
-])
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("{not json", "not JSON"),
+        ('["a list"]', "not a JSON object"),
+        ('{"type": "fact"}', 'no "content"'),
+        ('{"content": "x", "salience": 7}', "salience must be a number from 0 to 1"),
+        ('{"content": "x", "created": "next tuesday"}', "created must be a date"),
+        ('{"content": "x", "scope": "team acme"}', "scope must be"),
+    ],
+)
 def test_bad_jsonl_lines_say_why(line: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
         parse_jsonl_line(line, 1, "m.jsonl")
 
 
 def test_jsonl_fields_and_aliases() -> None:
-    e = parse_jsonl_line(json.dumps({"memory": "Budget approved at 500K", "category": "style", "importance": 0.9,
-                                     "tags": "budget, finance", "created_at": 1767225600}), 3, "m.jsonl")
+    e = parse_jsonl_line(
+        json.dumps(
+            {
+                "memory": "Budget approved at 500K",
+                "category": "style",
+                "importance": 0.9,
+                "tags": "budget, finance",
+                "created_at": 1767225600,
+            }
+        ),
+        3,
+        "m.jsonl",
+    )
     assert (e.type, e.salience, e.tags, e.created) == ("preference", 0.9, ["budget", "finance"], "2026-01-01T00:00:00Z")
     e = parse_jsonl_line('{"content": "x y z", "type": "vibes"}', 4, "m.jsonl")
     assert e.type == "note" and e.extra == {"original_type": "vibes"}
@@ -103,8 +117,9 @@ def test_memory_md_import_is_idempotent_committed_and_redacted(git_vault: Path, 
     assert again["written"] == [] and again["skipped"] == 7 and again["commit"] is None
     assert len(notes_under(git_vault, "memory")) == 7
 
-    hits = json.loads(mdmem_in_process("--vault", str(git_vault), "search", "Postgres billing", "--type",
-                                       "decision", "--json").stdout)["results"]
+    hits = json.loads(
+        mdmem_in_process("--vault", str(git_vault), "search", "Postgres billing", "--type", "decision", "--json").stdout
+    )["results"]
     assert hits and hits[0]["date"].startswith("2026-03-14")
 
 
@@ -118,7 +133,9 @@ def test_workspace_folder_imports_memory_md_and_day_files(git_vault: Path, tmp_p
     os.utime(ws / "memory" / "notes.md", (1767225600, 1767225600))  # 2026-01-01
     r = json.loads(import_(git_vault, ws).stdout)
     assert len(r["written"]) == 4, r
-    days = {p.read_text().split("title: ")[1].split("\n")[0]: p.read_text() for p in notes_under(git_vault, "workspace")}
+    days = {
+        p.read_text().split("title: ")[1].split("\n")[0]: p.read_text() for p in notes_under(git_vault, "workspace")
+    }
     assert "created: 2026-03-01" in days["Sprint kickoff (2026-03-01)"]
     assert "created: 2026-03-02" in days["Memory 2026-03-02"] and "type: context" in days["Memory 2026-03-02"]
     assert "created: 2026-01-01" in days["Memory 2026-01-01"]
@@ -133,28 +150,46 @@ def test_workspace_folder_imports_memory_md_and_day_files(git_vault: Path, tmp_p
 
 def test_jsonl_import_reports_bad_lines_and_keeps_the_rest(git_vault: Path, tmp_path: Path) -> None:
     src = tmp_path / "memories.jsonl"
-    src.write_text("\n".join([
-        json.dumps({"content": "Budget approved at 500K by the team lead", "type": "decision", "salience": 0.9,
-                    "tags": ["budget"], "created": "2026-03-14"}),
-        "{broken",
-        json.dumps({"id": "mem-42", "content": "Dana owns the billing service", "type": "fact"}),
-        json.dumps({"content": "salience out of range", "salience": 3}),
-        "",
-        json.dumps({"content": "Budget approved at 500K by the team lead", "type": "decision"}),  # same memory again
-    ]) + "\n")
+    src.write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "content": "Budget approved at 500K by the team lead",
+                        "type": "decision",
+                        "salience": 0.9,
+                        "tags": ["budget"],
+                        "created": "2026-03-14",
+                    }
+                ),
+                "{broken",
+                json.dumps({"id": "mem-42", "content": "Dana owns the billing service", "type": "fact"}),
+                json.dumps({"content": "salience out of range", "salience": 3}),
+                "",
+                json.dumps(
+                    {"content": "Budget approved at 500K by the team lead", "type": "decision"}
+                ),  # same memory again
+            ]
+        )
+        + "\n"
+    )
     proc = import_(git_vault, src, check=False)
     assert proc.returncode == 1
     r = json.loads(proc.stdout)
     assert len(r["written"]) == 2 and r["skipped"] == 1
-    assert r["errors"] == ["memories.jsonl line 2: not JSON (Expecting property name enclosed in double quotes: "
-                           "line 1 column 2 (char 1))",
-                           "memories.jsonl line 4: salience must be a number from 0 to 1, got 3"]
+    assert r["errors"] == [
+        "memories.jsonl line 2: not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        "memories.jsonl line 4: salience must be a number from 0 to 1, got 3",
+    ]
     assert "error: memories.jsonl line 2" in proc.stderr
     budget = next(p for p in notes_under(git_vault, "memories") if "budget" in p.name).read_text()
     assert "salience: 0.9" in budget and "created: 2026-03-14" in budget and "tags: [budget]" in budget
 
-    src.write_text(src.read_text().replace('"content": "Dana owns the billing service"',
-                                           '"content": "Dana owns the billing and ledger services"'))
+    src.write_text(
+        src.read_text().replace(
+            '"content": "Dana owns the billing service"', '"content": "Dana owns the billing and ledger services"'
+        )
+    )
     again = json.loads(import_(git_vault, src, check=False).stdout)
     assert again["written"] == []  # the JSONL id, not the text, names a memory
 

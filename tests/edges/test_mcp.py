@@ -24,8 +24,25 @@ from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 from ..conftest import git, mdmem, mdmem_in_process
 
-TOOLS = {"recall", "query", "search", "vsearch", "get", "multi_get", "add", "correct", "pin", "snooze", "forget",
-         "restore", "status", "why", "timeline", "neighbors", "link"}
+TOOLS = {
+    "recall",
+    "query",
+    "search",
+    "vsearch",
+    "get",
+    "multi_get",
+    "add",
+    "correct",
+    "pin",
+    "snooze",
+    "forget",
+    "restore",
+    "status",
+    "why",
+    "timeline",
+    "neighbors",
+    "link",
+}
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
@@ -39,11 +56,16 @@ def text(result: Any) -> str:
 
 
 @asynccontextmanager
-async def stdio_session(vault: Path, errlog: Path, *, prefix: tuple[str, ...] = ("-m", "mdmem"),
-                        cwd: Path | None = None) -> AsyncIterator[ClientSession]:
+async def stdio_session(
+    vault: Path, errlog: Path, *, prefix: tuple[str, ...] = ("-m", "mdmem"), cwd: Path | None = None
+) -> AsyncIterator[ClientSession]:
     """The SDK's own client on ``mdmem --vault VAULT mcp`` over stdio (``prefix``: how Python runs mdmem)."""
-    params = StdioServerParameters(command=sys.executable, args=[*prefix, "--vault", str(vault), "mcp"],
-                                   env=dict(os.environ), cwd=str(cwd) if cwd else None)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[*prefix, "--vault", str(vault), "mcp"],
+        env=dict(os.environ),
+        cwd=str(cwd) if cwd else None,
+    )
     with open(errlog, "w") as err:
         async with stdio_client(params, errlog=err) as (read, write):
             async with ClientSession(read, write) as session:
@@ -74,8 +96,16 @@ def test_stdio_session_recall_add_get_correct_lands_in_vault_and_git(git_vault: 
             assert "Release train schedule" in text(r) and "get(id)" in text(r)
 
             body = "Payment retries back off exponentially (1 s, 2 s, 4 s) so the provider can recover."
-            r = await s.call_tool("add", {"title": "Exponential backoff for payment retries", "body": body,
-                                          "type": "decision", "tags": ["payments"], "salience": 0.8})
+            r = await s.call_tool(
+                "add",
+                {
+                    "title": "Exponential backoff for payment retries",
+                    "body": body,
+                    "type": "decision",
+                    "tags": ["payments"],
+                    "salience": 0.8,
+                },
+            )
             assert not r.is_error, text(r)
             added = r.structured_content
             assert added["decision"] == "ADD" and added["written"] and added["commit"]
@@ -93,8 +123,9 @@ def test_stdio_session_recall_add_get_correct_lands_in_vault_and_git(git_vault: 
             r = await s.call_tool("search", {"query": "exponential backoff", "limit": 3})
             assert r.structured_content["results"][0]["id"] == added["id"]
 
-            r = await s.call_tool("correct", {"note": added["id"], "body": "Retries use jittered exponential "
-                                              "backoff, capped at 30 s."})
+            r = await s.call_tool(
+                "correct", {"note": added["id"], "body": "Retries use jittered exponential backoff, capped at 30 s."}
+            )
             assert not r.is_error, text(r)
             new = r.structured_content["new"]
             old_text = path.read_text()
@@ -118,14 +149,15 @@ def test_stdio_session_recall_add_get_correct_lands_in_vault_and_git(git_vault: 
             await s.call_tool("restore", {"note": "Release train schedule"})
 
             r = await s.call_tool("multi_get", {"notes": [new["id"], "no such note"]})
-            assert len(r.structured_content["notes"]) == 1 and r.structured_content["missing"][0]["ref"] == "no such note"
+            assert (
+                len(r.structured_content["notes"]) == 1 and r.structured_content["missing"][0]["ref"] == "no such note"
+            )
             r = await s.call_tool("get", {"note": "no such note"})
             assert r.is_error and "No note matches" in text(r)
             r = await s.call_tool("snooze", {"note": new["id"]})
             assert r.is_error and "--until" in text(r)
 
-            r = await s.call_tool("add", {"title": "CI token", "body": f"The CI pushes with {SECRET}.",
-                                          "type": "fact"})
+            r = await s.call_tool("add", {"title": "CI token", "body": f"The CI pushes with {SECRET}.", "type": "fact"})
             assert r.structured_content["redacted"] == 1 and "redacted" in text(r)
             assert SECRET not in (git_vault / r.structured_content["path"]).read_text()
 
@@ -137,8 +169,13 @@ def test_stdio_session_recall_add_get_correct_lands_in_vault_and_git(git_vault: 
 
 
 def test_stdio_stdout_carries_nothing_but_protocol(git_vault: Path) -> None:
-    with subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "mcp"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-m", "mdmem", "--vault", str(git_vault), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as proc:
         lines, rest, answered = _talk(proc)
     assert answered == {1, 2, 3, 4, 5}, lines
     for line in rest.splitlines():
@@ -148,12 +185,30 @@ def test_stdio_stdout_carries_nothing_but_protocol(git_vault: Path) -> None:
 def _talk(proc: subprocess.Popen[str]) -> tuple[list[str], str, set[int]]:
     assert proc.stdin is not None and proc.stdout is not None
     msgs = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "zebra"}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "get", "arguments": {"note": "Conflicted note"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "zebra"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "get", "arguments": {"note": "Conflicted note"}},
+        },
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
     ]
     for m in msgs:
@@ -189,9 +244,24 @@ def http_server(git_vault: Path, request: pytest.FixtureRequest) -> Any:
 
     def start(*args: str, host: str = "127.0.0.1") -> str:
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "mcp", "--http",
-                                 "--host", host, "--port", str(port), *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mdmem",
+                "--vault",
+                str(git_vault),
+                "mcp",
+                "--http",
+                "--host",
+                host,
+                "--port",
+                str(port),
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         procs.append(proc)
         for _ in range(300):
             with socket.socket() as s:
@@ -220,8 +290,14 @@ def test_http_session_on_loopback(git_vault: Path, http_server: Any) -> None:
                 assert TOOLS <= {t.name for t in (await s.list_tools()).tools}
                 r = await s.call_tool("recall", {"query": "coffee machine descaling"})
                 assert r.structured_content["results"][0]["title"] == "Coffee machine"
-                r = await s.call_tool("add", {"title": "Descale the coffee machine on the first Monday",
-                                              "body": "Facilities asked for a fixed day.", "type": "fact"})
+                r = await s.call_tool(
+                    "add",
+                    {
+                        "title": "Descale the coffee machine on the first Monday",
+                        "body": "Facilities asked for a fixed day.",
+                        "type": "fact",
+                    },
+                )
                 assert r.structured_content["written"], text(r)
                 assert (git_vault / r.structured_content["path"]).exists()
 
@@ -231,18 +307,42 @@ def test_http_session_on_loopback(git_vault: Path, http_server: Any) -> None:
 
 def test_http_off_loopback_requires_the_bearer_token(git_vault: Path, http_server: Any) -> None:
     # A real process: were the refusal broken, it would serve on 0.0.0.0 until killed.
-    refused = mdmem("--vault", str(git_vault), "mcp", "--http", "--host", "0.0.0.0", "--port", str(free_port()),
-                    check=False, env={"MDMEM_MCP_TOKEN": ""})
+    refused = mdmem(
+        "--vault",
+        str(git_vault),
+        "mcp",
+        "--http",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(free_port()),
+        check=False,
+        env={"MDMEM_MCP_TOKEN": ""},
+    )
     assert refused.returncode == 1 and "--token" in refused.stderr and refused.stdout == ""
 
     url = http_server("--token", "s3cret-token", host="127.0.0.2")  # not 127.0.0.1: counts as "any other address"
     host, port = url.split("//")[1].split("/")[0].split(":")
-    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}})
+    init = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "x", "version": "0"},
+            },
+        }
+    )
     for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-token"}):
         conn = http.client.HTTPConnection(host, int(port), timeout=10)
-        conn.request("POST", "/mcp", body=init, headers={"Content-Type": "application/json",
-                                                         "Accept": "application/json, text/event-stream", **headers})
+        conn.request(
+            "POST",
+            "/mcp",
+            body=init,
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+        )
         resp = conn.getresponse()
         assert resp.status == 401 and resp.getheader("WWW-Authenticate", "").startswith("Bearer")
         conn.close()
@@ -279,22 +379,39 @@ def test_graph_tools_why_timeline_neighbors_link(tmp_path: Path) -> None:
             r = await s.call_tool("timeline", {"note": "Use Hotwire for new frontends"})
             assert not r.is_error and "▶" in text(r)
 
-            r = await s.call_tool("link", {"source": "Prefer small pull requests", "target": "Team skills survey",
-                                           "type": "caused_by", "reason": "the survey asked for it"})
+            r = await s.call_tool(
+                "link",
+                {
+                    "source": "Prefer small pull requests",
+                    "target": "Team skills survey",
+                    "type": "caused_by",
+                    "reason": "the survey asked for it",
+                },
+            )
             assert not r.is_error and r.structured_content["changed"], text(r)
             assert "the survey asked for it" in (vault / r.structured_content["path"]).read_text()
-            assert "nothing changed" in text(await s.call_tool("link", {"source": "Prefer small pull requests",
-                                                                        "target": "Team skills survey",
-                                                                        "type": "caused_by"}))
-            r = await s.call_tool("add", {"title": "Hotwire frontends need Turbo training",
-                                          "body": "New frontends use Hotwire, so the team needs Turbo frames "
-                                                  "training before the migration.", "type": "idea"})
+            assert "nothing changed" in text(
+                await s.call_tool(
+                    "link",
+                    {"source": "Prefer small pull requests", "target": "Team skills survey", "type": "caused_by"},
+                )
+            )
+            r = await s.call_tool(
+                "add",
+                {
+                    "title": "Hotwire frontends need Turbo training",
+                    "body": "New frontends use Hotwire, so the team needs Turbo frames training before the migration.",
+                    "type": "idea",
+                },
+            )
             assert "Use Hotwire for new frontends" in [x["title"] for x in r.structured_content["suggested_links"]]
             assert "Similar notes" in text(r)
             r = await s.call_tool("recall", {"query": "prefer small pull requests"})
             top = r.structured_content["results"][0]
             assert top["title"] == "Prefer small pull requests"
-            assert {"type": "caused_by", "direction": "out", "title": "Team skills survey"}.items() <= top["links"][0].items()
+            assert {"type": "caused_by", "direction": "out", "title": "Team skills survey"}.items() <= top["links"][
+                0
+            ].items()
             assert "links: caused_by → Team skills survey" in text(r)
 
     run(main)

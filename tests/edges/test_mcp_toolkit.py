@@ -19,11 +19,30 @@ from .test_mcp import run, stdio_session, text
 # COMMANDS without a line here fails test_every_cli_command_has_an_mcp_decision (a row of the command
 # table is both, by construction).
 CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
-    "add": "add", "get": "get", "pin": "pin", "unpin": "pin", "snooze": "snooze", "forget": "forget",
-    "restore": "restore", "correct": "correct", "set": "set", "history": "history", "diff": "diff", "show": "show",
-    "search": "search", "vsearch": "vsearch", "query": "query", "recall": "recall", "context": "context",
-    "neighbors": "neighbors", "why": "why", "similar": "find_similar", "timeline": "timeline", "link": "link",
-    "unlink": "unlink", "reindex": "reindex",
+    "add": "add",
+    "get": "get",
+    "pin": "pin",
+    "unpin": "pin",
+    "snooze": "snooze",
+    "forget": "forget",
+    "restore": "restore",
+    "correct": "correct",
+    "set": "set",
+    "history": "history",
+    "diff": "diff",
+    "show": "show",
+    "search": "search",
+    "vsearch": "vsearch",
+    "query": "query",
+    "recall": "recall",
+    "context": "context",
+    "neighbors": "neighbors",
+    "why": "why",
+    "similar": "find_similar",
+    "timeline": "timeline",
+    "link": "link",
+    "unlink": "unlink",
+    "reindex": "reindex",
     "init": (None, "makes a vault; a server runs inside one"),
     "serve": (None, "starts a server process"),
     "mcp": (None, "is the server itself"),
@@ -37,10 +56,15 @@ CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
     "graph": (None, "exports files (json, dot, html) for people; neighbors/links/path answer the model"),
     "vaults": (None, "edits the user's own config file (named vaults); a person's decision"),
     "import": "import_memories",
-    "sync": (None, "pushes this clone's commits to a shared remote and merges the team's; a person's decision, "
-                   "and network work that outlasts a tool call"),
-    "resolve": (None, "chooses whose text a shared note keeps; a person's decision (both versions stay "
-                      "searchable until then)"),
+    "sync": (
+        None,
+        "pushes this clone's commits to a shared remote and merges the team's; a person's decision, "
+        "and network work that outlasts a tool call",
+    ),
+    "resolve": (
+        None,
+        "chooses whose text a shared note keeps; a person's decision (both versions stay searchable until then)",
+    ),
 }
 
 
@@ -68,12 +92,32 @@ def test_toolkit_over_stdio(tmp_path: Path) -> None:
         async with stdio_session(vault, tmp_path / "err.log") as s:
             await s.initialize()
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert {"set", "history", "diff", "show", "find_similar", "profile", "unlink", "links", "backlinks",
-                    "path", "entity", "context", "reindex"} <= set(tools)
+            assert {
+                "set",
+                "history",
+                "diff",
+                "show",
+                "find_similar",
+                "profile",
+                "unlink",
+                "links",
+                "backlinks",
+                "path",
+                "entity",
+                "context",
+                "reindex",
+            } <= set(tools)
             assert all(len(t.description or "") > 40 for t in tools.values())
 
-            r = await s.call_tool("set", {"note": "Prefer small pull requests", "salience": 0.9,
-                                          "tags": ["git", "review"], "remove": ["valid_until"]})
+            r = await s.call_tool(
+                "set",
+                {
+                    "note": "Prefer small pull requests",
+                    "salience": 0.9,
+                    "tags": ["git", "review"],
+                    "remove": ["valid_until"],
+                },
+            )
             assert not r.is_error, text(r)
             assert r.structured_content["fields"] == {"salience": 0.9, "tags": ["git", "review"], "valid_until": None}
             assert "salience: 0.9" in (vault / small).read_text()
@@ -106,9 +150,13 @@ def test_toolkit_over_stdio(tmp_path: Path) -> None:
             assert not r.is_error and "Prefer small pull requests" in text(r)
             r = await s.call_tool("unlink", {"source": small, "target": "Team skills survey"})
             assert r.structured_content["changed"] and r.structured_content["fields"]["removed"] == 1
-            for tool, args in (("links", {"note": "m-example-hotwire"}), ("entity", {"name": "React"}),
-                               ("path", {"source": "m-example-hotwire", "target": "Team skills survey"}),
-                               ("context", {"prompt": "frontend framework"}), ("reindex", {})):
+            for tool, args in (
+                ("links", {"note": "m-example-hotwire"}),
+                ("entity", {"name": "React"}),
+                ("path", {"source": "m-example-hotwire", "target": "Team skills survey"}),
+                ("context", {"prompt": "frontend framework"}),
+                ("reindex", {}),
+            ):
                 r = await s.call_tool(tool, args)
                 assert not r.is_error and text(r).strip() and r.structured_content, (tool, text(r))
 
@@ -122,8 +170,10 @@ def test_toolkit_over_stdio(tmp_path: Path) -> None:
                 assert r.is_error and why in text(r)
 
     memory = tmp_path / "MEMORY.md"
-    memory.write_text("# Memory\n\n## Decisions\n- Ship on Tuesdays, never on Fridays.\n"
-                      "- Keep the staging token ghp_abcdefghijklmnopqrstuvwxyz0123456789 out of notes.\n")
+    memory.write_text(
+        "# Memory\n\n## Decisions\n- Ship on Tuesdays, never on Fridays.\n"
+        "- Keep the staging token ghp_abcdefghijklmnopqrstuvwxyz0123456789 out of notes.\n"
+    )
     obsidian = tmp_path / "ob"
     (obsidian / ".obsidian").mkdir(parents=True)
     run(main)

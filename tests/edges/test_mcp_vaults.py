@@ -26,8 +26,9 @@ def _hash_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @asynccontextmanager
 async def session(args: list[str], errlog: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mdmem", "mcp", "--no-warm", *args],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mdmem", "mcp", "--no-warm", *args], env=dict(os.environ)
+    )
     with open(errlog, "w") as err:
         async with stdio_client(params, errlog=err) as (read, write):
             async with ClientSession(read, write) as s:
@@ -58,7 +59,10 @@ def test_mcp_over_two_vaults(tmp_path: Path) -> None:
             r = await s.call_tool("multi_get", {"notes": [top["id"], "work:team-note-1", "team-note-2", "team:nope"]})
             found, missing = r.structured_content["notes"], r.structured_content["missing"]
             assert [n["path"] for n in found] == [
-                "notes/kafka-consumer-lag.md", "notes/team-note-1.md", "notes/team-note-2.md"]
+                "notes/kafka-consumer-lag.md",
+                "notes/team-note-1.md",
+                "notes/team-note-2.md",
+            ]
             assert [m["ref"] for m in missing] == ["team:nope"] and "nope" in missing[0]["error"]
 
             r = await s.call_tool("search", {"query": "kafka", "vault": "work"})  # one vault: A has no kafka

@@ -39,15 +39,15 @@ Still to write: [[Missing note]].
 NOTES = {
     "notes/hotwire.md": HOTWIRE,
     "notes/budget.md": "---\nid: g-budget\ntitle: Q3 budget approved\ntype: fact\ncreated: 2026-01-10\n---\n"
-                       "Finance approved the frontend budget for Q3.\n",
+    "Finance approved the frontend budget for Q3.\n",
     "notes/survey.md": "---\nid: m-survey\ntitle: Team skills survey\ntype: research\ncreated: 2025-12-01\n---\n"
-                       "Most of the team knows Rails and server-rendered forms; little React experience.\n",
+    "Most of the team knows Rails and server-rendered forms; little React experience.\n",
     "notes/react.md": "---\nid: m-react\ntitle: Use React for frontends\ntype: decision\nstatus: archived\n"
-                      "created: 2025-06-01\n---\nOur first frontend choice was React with a JSON API.\n",
+    "created: 2025-06-01\n---\nOur first frontend choice was React with a JSON API.\n",
     "notes/people/mei-lin.md": "---\ntitle: Mei Lin\ntype: fact\naliases: [林美, Mei]\ncreated: 2025-01-01\n---\n"
-                               "Frontend lead. Writes in Chinese.\n",
+    "Frontend lead. Writes in Chinese.\n",
     "notes/css.md": "---\ntitle: CSS naming rules\ntype: preference\nentities: [Mei]\ncreated: 2026-02-01\n---\n"
-                    "Block-element-modifier names for every component.\n",
+    "Block-element-modifier names for every component.\n",
     "notes/island.md": "---\ntitle: Unconnected island\ncreated: 2026-03-01\n---\nA note about sailing boats.\n",
 }
 
@@ -170,7 +170,11 @@ def test_neighbors_depth_and_type(gv: Path) -> None:
 def test_path_between_notes_and_unconnected(gv: Path) -> None:
     doc = jrun(gv, "path", "g-budget", "notes/css")
     assert doc["found"] and doc["length"] == 3
-    assert [(s["type"], s["direction"]) for s in doc["steps"]] == [("depends_on", "in"), ("about", "out"), ("about", "in")]
+    assert [(s["type"], s["direction"]) for s in doc["steps"]] == [
+        ("depends_on", "in"),
+        ("about", "out"),
+        ("about", "in"),
+    ]
     text = run(gv, "path", "Q3 budget approved", "Team skills survey").output
     assert "<-depends_on-" in text and ("-caused_by->" in text or "-mentions->" in text)
     none = jrun(gv, "path", "island", "g-budget")
@@ -179,7 +183,7 @@ def test_path_between_notes_and_unconnected(gv: Path) -> None:
     assert "No path between 'Unconnected island' and 'Q3 budget approved': they are not connected" in msg
     assert "mdmem link" in msg
     err = run(gv, "path", "island", "nowhere-at-all", code=1).output
-    assert "No note matches 'nowhere-at-all'" in err and 'mdmem search nowhere-at-all' in err
+    assert "No note matches 'nowhere-at-all'" in err and "mdmem search nowhere-at-all" in err
 
 
 def test_why_returns_the_cause_with_type_and_reason(gv: Path) -> None:
@@ -221,13 +225,17 @@ def test_link_unlink_round_trip_keeps_the_file(gv: Path) -> None:
     assert doc["changed"] and doc["commit"]
     after = hot.read_text()
     # Only the links block changed: one new item line (the island has no id, so its path).
-    assert after.replace('  - {to: \'[[notes/island]]\', type: led_to, reason: \'sailing: why not\'}\n', "") \
-        == before.decode()
+    assert (
+        after.replace("  - {to: '[[notes/island]]', type: led_to, reason: 'sailing: why not'}\n", "") == before.decode()
+    )
     assert "# typed edges" in after and "custom: keep me   # an unknown key with a comment" in after
-    assert git(gv, "log", "-1", "--format=%s").strip() == \
-        'mdmem: link "Use Hotwire for new frontends" -led_to-> "Unconnected island"'
-    assert ("led_to", "notes/island") in {(ln["type"], ln["to"]["id"]) for ln in jrun(gv, "links", "m-hot")["links"]
-                                          if ln["to"]}
+    assert (
+        git(gv, "log", "-1", "--format=%s").strip()
+        == 'mdmem: link "Use Hotwire for new frontends" -led_to-> "Unconnected island"'
+    )
+    assert ("led_to", "notes/island") in {
+        (ln["type"], ln["to"]["id"]) for ln in jrun(gv, "links", "m-hot")["links"] if ln["to"]
+    }
     assert git(gv, "status", "--porcelain").strip() == ""
     again = jrun(gv, "link", "m-hot", "island", "--type", "led_to")
     assert again["changed"] is False
@@ -257,8 +265,9 @@ def test_link_writes_the_target_id_and_a_new_links_key(gv: Path) -> None:
 
 def test_unlink_removes_a_dangling_frontmatter_link_and_keeps_body_links(gv: Path) -> None:
     css = gv / "notes" / "css.md"
-    css.write_text(css.read_text().replace("entities: [Mei]\n",
-                                           "entities: [Mei]\nlinks:\n  - {to: Ghost note, type: related}\n"))
+    css.write_text(
+        css.read_text().replace("entities: [Mei]\n", "entities: [Mei]\nlinks:\n  - {to: Ghost note, type: related}\n")
+    )
     git(gv, "commit", "-qam", "ghost")
     assert any("Ghost note" in p["message"] for p in jrun_code(gv, "doctor"))
     run(gv, "unlink", "notes/css", "Ghost note")
@@ -272,10 +281,16 @@ LINK_EDITS = [
     # (frontmatter before, entry, after adding)
     ("title: A\n", "{to: b, type: x}", "title: A\nlinks:\n  - {to: b, type: x}\n"),
     ("links: []\ntitle: A\n", "{to: b, type: x}", "links:\n  - {to: b, type: x}\ntitle: A\n"),
-    ("links:\n- {to: a, type: y}\n# after\ntitle: A\n", "{to: b, type: x}",
-     "links:\n- {to: a, type: y}\n- {to: b, type: x}\n# after\ntitle: A\n"),
-    ("links:\n    - to: a\n      type: y\n    # note\ntitle: A\n", "{to: b, type: x}",
-     "links:\n    - to: a\n      type: y\n    - {to: b, type: x}\n    # note\ntitle: A\n"),
+    (
+        "links:\n- {to: a, type: y}\n# after\ntitle: A\n",
+        "{to: b, type: x}",
+        "links:\n- {to: a, type: y}\n- {to: b, type: x}\n# after\ntitle: A\n",
+    ),
+    (
+        "links:\n    - to: a\n      type: y\n    # note\ntitle: A\n",
+        "{to: b, type: x}",
+        "links:\n    - to: a\n      type: y\n    - {to: b, type: x}\n    # note\ntitle: A\n",
+    ),
     ("links: [{to: a, type: y}]\n", "{to: b, type: x}", "links: [{to: a, type: y}, {to: b, type: x}]\n"),
 ]
 
@@ -301,8 +316,16 @@ def test_link_into_a_note_without_frontmatter() -> None:
 # -- pure graph ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("raw", "want"), [("caused_by", "caused_by"), ("Caused-By", "caused_by"),
-                                           ("depends on", "depends_on"), ("LED_TO", "led_to"), (" ", "related")])
+@pytest.mark.parametrize(
+    ("raw", "want"),
+    [
+        ("caused_by", "caused_by"),
+        ("Caused-By", "caused_by"),
+        ("depends on", "depends_on"),
+        ("LED_TO", "led_to"),
+        (" ", "related"),
+    ],
+)
 def test_edge_type(raw: str, want: str) -> None:
     assert edge_type(raw) == want
 
@@ -315,17 +338,32 @@ def _graph(links: list[tuple[str, str, str]]) -> object:
 
 
 def test_causal_walk_orients_edges_and_ranks_causes_with_their_match() -> None:
-    g = _graph([("d", "c", "caused_by"), ("c", "root", "because"), ("x", "d", "led_to"),
-                ("e", "d", "caused_by"), ("d", "n", "relates")])
+    g = _graph(
+        [
+            ("d", "c", "caused_by"),
+            ("c", "root", "because"),
+            ("x", "d", "led_to"),
+            ("e", "d", "caused_by"),
+            ("d", "n", "relates"),
+        ]
+    )
     hits = g.causal({"d.md": 2.0, "n.md": 1.0}, depth=3)  # type: ignore[attr-defined]
     roles = {h.node: (h.role, h.depth) for h in hits}
-    assert roles == {"d.md": ("match", 0), "c.md": ("cause", 1), "x.md": ("cause", 1), "root.md": ("cause", 2),
-                     "e.md": ("effect", 1), "n.md": ("match", 0)}
+    assert roles == {
+        "d.md": ("match", 0),
+        "c.md": ("cause", 1),
+        "x.md": ("cause", 1),
+        "root.md": ("cause", 2),
+        "e.md": ("effect", 1),
+        "n.md": ("match", 0),
+    }
     order = [h.node for h in hits]
     assert order[:3] == ["c.md", "x.md", "d.md"]  # direct causes tie with their match and come first
     root = next(h for h in hits if h.node == "root.md")
     assert [(s.edge.src, s.edge.type, s.edge.dst) for s in root.chain[1:]] == [  # type: ignore[union-attr]
-        ("d.md", "caused_by", "c.md"), ("c.md", "because", "root.md")]
+        ("d.md", "caused_by", "c.md"),
+        ("c.md", "because", "root.md"),
+    ]
 
 
 def test_shortest_path_none_and_self() -> None:
@@ -336,10 +374,12 @@ def test_shortest_path_none_and_self() -> None:
 
 
 def test_ambiguous_target_prefers_the_active_note() -> None:
-    rows = [("old.md", "old", "Plan", "note", "archived", None, None, 0.0, None, None),
-            ("new.md", "new", "Plan", "note", "active", None, None, 0.0, None, None),
-            ("a.md", "a", "A", "note", "active", None, None, 0.0, None, None),
-            ("b.md", "b", "Plan", "note", "active", None, None, 0.0, None, None)]
+    rows = [
+        ("old.md", "old", "Plan", "note", "archived", None, None, 0.0, None, None),
+        ("new.md", "new", "Plan", "note", "active", None, None, 0.0, None, None),
+        ("a.md", "a", "A", "note", "active", None, None, 0.0, None, None),
+        ("b.md", "b", "Plan", "note", "active", None, None, 0.0, None, None),
+    ]
     names = [("plan", "old.md", "title"), ("plan", "new.md", "title"), ("a", "a.md", "id"), ("plan", "b.md", "title")]
     g = build_graph(rows[:3], names[:3], [("a.md", "[[Plan]]", "mentions", None, None, None, "plan")])
     assert g.out["a.md"][0] == Edge("a.md", "new.md", "mentions", "[[Plan]]", how="title")
@@ -366,15 +406,23 @@ def test_graph_is_cached_until_the_index_changes(gv: Path) -> None:
 
 def test_add_suggests_links_but_never_writes_them(gv: Path) -> None:
     before = {p: p.read_bytes() for p in (gv / "notes").rglob("*.md")}
-    doc = jrun(gv, "add", "--title", "Hotwire forms for the frontend",
-               "--body", "We use Hotwire for new frontends; Turbo forms replace React components.", "--no-dedupe")
+    doc = jrun(
+        gv,
+        "add",
+        "--title",
+        "Hotwire forms for the frontend",
+        "--body",
+        "We use Hotwire for new frontends; Turbo forms replace React components.",
+        "--no-dedupe",
+    )
     assert doc["written"] and doc["suggested_links"]
     first = doc["suggested_links"][0]
     assert first["id"] == "m-hot" and first["command"] == f"mdmem link {doc['id']} m-hot --type related"
     assert {p: p.read_bytes() for p in before} == before  # no existing note was touched
     assert "links:" not in (gv / doc["path"]).read_text()
-    out = run(gv, "add", "--title", "Hotwire turbo streams", "--body", "Hotwire Turbo streams for frontends.",
-              "--no-dedupe").output
+    out = run(
+        gv, "add", "--title", "Hotwire turbo streams", "--body", "Hotwire Turbo streams for frontends.", "--no-dedupe"
+    ).output
     assert "maybe link it" in out and "mdmem link " in out
 
 
@@ -387,8 +435,13 @@ def test_export_json_and_dot(gv: Path) -> None:
     data = json.loads(run(gv, "graph", "export").output)
     keys = {n["key"] for n in data["nodes"]}
     assert {"notes/hotwire.md", "entity:hotwire"} <= keys and any(n["kind"] == "missing" for n in data["nodes"])
-    assert {"source": "notes/hotwire.md", "target": "notes/survey.md", "type": "caused_by",
-            "reason": "the survey showed little React experience", "written": "m-survey"} in data["edges"]
+    assert {
+        "source": "notes/hotwire.md",
+        "target": "notes/survey.md",
+        "type": "caused_by",
+        "reason": "the survey showed little React experience",
+        "written": "m-survey",
+    } in data["edges"]
     only = json.loads(run(gv, "graph", "export", "--type", "caused_by", "--no-entities").output)
     assert {e["type"] for e in only["edges"]} == {"caused_by"} and not any(n["kind"] == "entity" for n in only["nodes"])
     visible = json.loads(run(gv, "graph", "export", "--visible").output)
@@ -408,7 +461,7 @@ def test_export_html_escapes_titles(gv: Path, tmp_path: Path) -> None:
     doc = jrun(gv, "graph", "export", "-f", "html", "-o", str(out))
     assert doc["output"] == str(out)
     page = out.read_text()
-    assert "<script><" not in page and "alert(\"x\")</script>" not in page and "<img" not in page
+    assert "<script><" not in page and 'alert("x")</script>' not in page and "<img" not in page
     assert page.count("</script>") == 2  # the data block and the code, nothing from a title
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")  # nothing to fetch
     assert "https://" not in page
@@ -436,8 +489,9 @@ def test_html_export_draws_the_nodes_in_headless_chromium(gv: Path, tmp_path: Pa
         assert b.eval("document.querySelector('#info h2').textContent") == EVIL
         assert b.eval("document.querySelectorAll('img').length") == 0
         assert b.eval("document.scripts.length") == 2 and b.errors == []
-        assert b.eval("[...document.querySelectorAll('#info ul.out li')].map(li => li.textContent)") == \
-            ["\u2192 Q3 budget approved"]
+        assert b.eval("[...document.querySelectorAll('#info ul.out li')].map(li => li.textContent)") == [
+            "\u2192 Q3 budget approved"
+        ]
 
 
 # -- help ----------------------------------------------------------------------------------------
@@ -477,8 +531,10 @@ def test_shortest_path_matches_plain_bfs_on_a_random_graph() -> None:
     import random
 
     rng = random.Random(5)
-    links = [(f"n{rng.randrange(300)}", f"n{rng.randrange(300)}", rng.choice(("x", "caused_by", "mentions")))
-             for _ in range(450)]
+    links = [
+        (f"n{rng.randrange(300)}", f"n{rng.randrange(300)}", rng.choice(("x", "caused_by", "mentions")))
+        for _ in range(450)
+    ]
     g = _graph(links)
 
     def bfs_len(a: str, b: str) -> int | None:
@@ -525,14 +581,15 @@ def test_why_matches_with_bm25_and_falls_back_to_vectors(gv: Path) -> None:
 SITE_NOTES = {
     "sqlite/wal.md": "# Enabling WAL mode\nRun `PRAGMA journal_mode=wal`.\n",
     "python/backup.md": "# Backing up a database\nBefore the backup, switch to "
-                        "[WAL mode](https://til.example.net/sqlite/wal) as in https://til.example.net/sqlite/wal/.\n"
-                        "The [docs](https://sqlite.org/wal.html) say why; so does https://til.example.net/nowhere.\n",
+    "[WAL mode](https://til.example.net/sqlite/wal) as in https://til.example.net/sqlite/wal/.\n"
+    "The [docs](https://sqlite.org/wal.html) say why; so does https://til.example.net/nowhere.\n",
 }
 
 
 @pytest.mark.parametrize("site", [False, True])
 def test_links_to_the_vaults_own_site_are_note_links_with_the_site_setting(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: bool) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site: bool
+) -> None:
     from mdmem.edges.scaffold import init_vault
 
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
@@ -547,7 +604,10 @@ def test_links_to_the_vaults_own_site_are_note_links_with_the_site_setting(
     git(root, "add", "-A")
     git(root, "commit", "-qm", "notes")
     back = jrun(root, "backlinks", "sqlite/wal")["backlinks"]
-    links = {(ln["type"], (ln["to"] or {}).get("id") or ln["written"]) for ln in jrun(root, "links", "python/backup")["links"]}
+    links = {
+        (ln["type"], (ln["to"] or {}).get("id") or ln["written"])
+        for ln in jrun(root, "links", "python/backup")["links"]
+    }
     if site:
         assert [(b["type"], b["from"]["id"]) for b in back] == [("mentions", "python/backup")]
         assert ("mentions", "sqlite/wal") in links

@@ -106,8 +106,12 @@ def test_obsidian_vault(tmp_path: Path) -> None:
 
 
 def test_people_and_references(tmp_path: Path) -> None:
-    files: dict[str, str | bytes] = {"people/alice.md": ALICE, **{k: v for k, (v, _) in WAYS.items()}, **OTHERS,
-                                     "notes/payment-retries.md": REFS_NOTE}
+    files: dict[str, str | bytes] = {
+        "people/alice.md": ALICE,
+        **{k: v for k, (v, _) in WAYS.items()},
+        **OTHERS,
+        "notes/payment-retries.md": REFS_NOTE,
+    }
     root = git_vault(tmp_path / "v", files)
     assert assert_same_as_whole(root) >= len(WAYS)
 
@@ -120,26 +124,31 @@ identities: ["https://www.Example.org/~bob/", "bob@example.org", "@bobj"]
 ---
 # Bob Jones
 """
-BOB_TWIN = "---\ntitle: Robert Jones\ntype: person\nidentities: [\"@bobj\"]\n---\n# Robert Jones\n"
+BOB_TWIN = '---\ntitle: Robert Jones\ntype: person\nidentities: ["@bobj"]\n---\n# Robert Jones\n'
 
 # Each note trips a rule: shared file names (nearest folder), case-variant paths, ids, titles of
 # versions, relative and rooted targets, an entity's first spelling naming its node, person
 # identities as URLs and e-mail addresses, a typed link of the type entities give, an attachment.
 TRICKY: dict[str, str | bytes] = {
     "a/Foo.md": "---\nid: n-foo\ntitle: Foo\n---\nA foo. See [[b/Foo]] and [[Plan]] and [[pic.png]].\n",
-    "b/Foo.md": ("---\ntitle: Foo too\nentities: [\"Widget  Co\", Bobby]\n---\nB foo links [[Foo]], [[./Foo]], "
-                 "[[./Foo/..]].\n"),
+    "b/Foo.md": (
+        '---\ntitle: Foo too\nentities: ["Widget  Co", Bobby]\n---\nB foo links [[Foo]], [[./Foo]], [[./Foo/..]].\n'
+    ),
     "c/sub/Foo.md": "---\ntitle: Deep foo\n---\nTo [[Foo]], [[/a/Foo]], [[A/FOO]], [up](../../a/Foo.md), [[n-foo]].\n",
     "c/foo.md": "---\ntitle: lower foo\n---\nCase twin of nothing: [[c/Foo]] [[Foo#Top|shown]].\n",
     "c/Foo.md": "---\ntitle: upper foo\nentities: [widget co]\n---\nCase twin: [[c/foo]].\n",
     "plans/plan-v1.md": "---\ntitle: Plan\nstatus: superseded\n---\nOld plan.\n",
-    "plans/plan-v2.md": "---\ntitle: Plan\nsupersedes: \"[[plans/plan-v1]]\"\nentities: [Widget Co]\n---\nNew plan.\n",
+    "plans/plan-v2.md": '---\ntitle: Plan\nsupersedes: "[[plans/plan-v1]]"\nentities: [Widget Co]\n---\nNew plan.\n',
     "org/Widget Co.md": "---\ntitle: Widget Co\naliases: [Widgets]\n---\nThe company. [[Widgets]]\n",
-    "notes/about.md": ("---\ntitle: About widgets\nentities: [Widgets, Café]\nlinks:\n"
-                      "  - {to: \"[[Widget Co]]\", type: about, reason: it is}\n---\nSee [[Widget Co]] [[Café]].\n"),
+    "notes/about.md": (
+        "---\ntitle: About widgets\nentities: [Widgets, Café]\nlinks:\n"
+        '  - {to: "[[Widget Co]]", type: about, reason: it is}\n---\nSee [[Widget Co]] [[Café]].\n'
+    ),
     "notes/cafe.md": "---\ntitle: Café\n---\nCoffee with [[bob@example.org]] and [[https://example.org/~bob]].\n",
-    "notes/cites.md": ("---\ntitle: Cites bob\nrefs: ['mailto:Bob@Example.org', 'http://example.org/~bob', '@bobj']\n"
-                       "entities: ['http://www.example.org/~bob/']\n---\nWrite to bob@example.org. [[Bobby]]\n"),
+    "notes/cites.md": (
+        "---\ntitle: Cites bob\nrefs: ['mailto:Bob@Example.org', 'http://example.org/~bob', '@bobj']\n"
+        "entities: ['http://www.example.org/~bob/']\n---\nWrite to bob@example.org. [[Bobby]]\n"
+    ),
     "notes/odd.md": "---\ntitle: Odd targets\n---\n[[../Foo]] [[Foo/]] [[Foo.]] [[c/sub/../Foo]] [x](<../b/Foo.md>)\n",
     "people/bob.md": BOB,
     "people/robert.md": BOB_TWIN,
@@ -190,8 +199,10 @@ def test_synthetic_corpus_with_people(tmp_path: Path) -> None:
     make_corpus(root, 300, seed=3)
     # people named like the corpus's projects, so that its entities resolve to them
     projects = sorted({n for p in (root / "notes").rglob("*.md") for n in _entities(p)})[:4]
-    people = {f"people/p{i}.md": f"---\ntitle: {name}\ntype: person\nidentities: [p{i}@example.com]\n---\n"
-              for i, name in enumerate(projects)}
+    people = {
+        f"people/p{i}.md": f"---\ntitle: {name}\ntype: person\nidentities: [p{i}@example.com]\n---\n"
+        for i, name in enumerate(projects)
+    }
     people["notes/mail.md"] = "---\ntitle: Mail\nrefs: [p0@example.com]\n---\n[[p1@example.com]]\n"
     git(root, "init", "-q", "-b", "main")
     mdmem_in_process("init", str(root))
@@ -212,8 +223,9 @@ def _entities(path: Path) -> list[str]:
 # -- cold and warm ---------------------------------------------------------------------------------
 
 
-def test_a_cold_query_builds_no_graph_and_a_warm_one_uses_its_own(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_query_builds_no_graph_and_a_warm_one_uses_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = git_vault(tmp_path / "v", TRICKY)
     with Vault.open(root) as v:
         whole = links_of(v.query("foo", vectors=False))
@@ -229,7 +241,8 @@ def test_a_cold_query_builds_no_graph_and_a_warm_one_uses_its_own(tmp_path: Path
         assert links_of(v.query("foo", vectors=False)) == whole
     out = json.loads(mdmem_in_process("--vault", str(root), "query", "--no-vectors", "foo", "--json").stdout)
     assert {h["path"]: h.get("links") for h in out["results"]} == {
-        p: [h.to_dict() for h in hs] if hs else None for p, hs in whole.items()}
+        p: [h.to_dict() for h in hs] if hs else None for p, hs in whole.items()
+    }
 
     monkeypatch.undo()
     import mdmem.features.graph_near as gn

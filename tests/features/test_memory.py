@@ -48,16 +48,19 @@ def mem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # -- pure -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("row", "reason"), [
-    ({"status": "forgotten"}, "forgotten"),
-    ({"status": "archived"}, "archived"),
-    ({"snoozed_until": "2026-12-01"}, "snoozed until 2026-12-01"),
-    ({"snoozed_until": "2026-11-01"}, None),
-    ({"valid_until": "2026-11-28"}, "expired 2026-11-28"),
-    ({"valid_until": "2026-11-29"}, None),  # a date-only end holds through that day
-    ({"valid_from": "2027-01-01"}, "valid from 2027-01-01"),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ({"status": "forgotten"}, "forgotten"),
+        ({"status": "archived"}, "archived"),
+        ({"snoozed_until": "2026-12-01"}, "snoozed until 2026-12-01"),
+        ({"snoozed_until": "2026-11-01"}, None),
+        ({"valid_until": "2026-11-28"}, "expired 2026-11-28"),
+        ({"valid_until": "2026-11-29"}, None),  # a date-only end holds through that day
+        ({"valid_from": "2027-01-01"}, "valid from 2027-01-01"),
+        ({}, None),
+    ],
+)
 def test_hidden_reason(row: dict, reason: str | None) -> None:  # type: ignore[type-arg]
     assert hidden_reason(row, Visibility(now=NOW + 3600)) == reason
 
@@ -71,12 +74,20 @@ def test_recency_decays_by_type_and_priors_are_bounded() -> None:
     assert 0 <= prior({"salience": 0.0, "type": "handoff", "date": 0.0, "confidence": 0.0}, NOW)["prior"] < 0.05
 
 
-@pytest.mark.parametrize(("q", "intent"), [
-    ("why did we move off MySQL", "why"), ("what is the latest db host", "recent"),
-    ("when did we ship v2", "when"), ("who owns billing", "who"), ("postgres pool size", "general"),
-    ("what happened in March 2026", "when"), ("为什么迁移数据库", "why"),
-    ("decisions made in 2025", "when"), ("INV-2026-000123", "general"),  # a year inside an identifier is not a date
-])
+@pytest.mark.parametrize(
+    ("q", "intent"),
+    [
+        ("why did we move off MySQL", "why"),
+        ("what is the latest db host", "recent"),
+        ("when did we ship v2", "when"),
+        ("who owns billing", "who"),
+        ("postgres pool size", "general"),
+        ("what happened in March 2026", "when"),
+        ("为什么迁移数据库", "why"),
+        ("decisions made in 2025", "when"),
+        ("INV-2026-000123", "general"),  # a year inside an identifier is not a date
+    ],
+)
 def test_classify(q: str, intent: str) -> None:
     assert classify(q) == intent
 
@@ -90,10 +101,18 @@ def test_hidden_notes_stay_out_of_every_path(mem: Path, mode: str) -> None:
     v.embed()
     got = set(paths(getattr(v, mode)("deploys deploy freeze", limit=20)))
     assert "notes/active.md" in got
-    assert not got & {"notes/forgotten.md", "notes/archived.md", "notes/snoozed.md", "notes/expired.md",
-                      "notes/future.md"}
-    wide = set(paths(getattr(v, mode)("deploys deploy freeze", limit=20,
-                                      include=["forgotten", "archived", "snoozed", "expired"])))
+    assert not got & {
+        "notes/forgotten.md",
+        "notes/archived.md",
+        "notes/snoozed.md",
+        "notes/expired.md",
+        "notes/future.md",
+    }
+    wide = set(
+        paths(
+            getattr(v, mode)("deploys deploy freeze", limit=20, include=["forgotten", "archived", "snoozed", "expired"])
+        )
+    )
     assert {"notes/forgotten.md", "notes/archived.md", "notes/snoozed.md", "notes/expired.md"} <= wide
 
 
@@ -131,7 +150,8 @@ def test_priors_break_ties_but_do_not_beat_relevance(tmp_path: Path, monkeypatch
 def test_lifecycle_commands_edit_only_their_keys_and_commit(mem: Path) -> None:
     git(mem, "init", "-q")
     (mem / "notes" / "active.md").write_text(
-        "---\ntitle: Deploy window   # keep me\ntype: fact\ncustom: {a: 1}\n---\nDeploys happen on Tuesday mornings.\n")
+        "---\ntitle: Deploy window   # keep me\ntype: fact\ncustom: {a: 1}\n---\nDeploys happen on Tuesday mornings.\n"
+    )
     git(mem, "add", "-A")
     git(mem, "commit", "-qm", "init")
     v = Vault.open(mem)
@@ -164,7 +184,7 @@ def test_correct_makes_a_version_chain(mem: Path) -> None:
     old_text = (mem / "notes" / "v2.md").read_text()
     assert "status: archived" in old_text and f"superseded_by: {added.id}" in old_text
     assert old_text.split("---\n", 2)[2] == before.split("---\n", 2)[2]  # the old text is kept
-    assert paths(v.search("database host")) [0] == added.path
+    assert paths(v.search("database host"))[0] == added.path
     h = v.history(added.id)
     assert [x["id"] for x in h["versions"]] == ["db-v1", "db-v2", added.id]
     assert h["versions"][-1]["current"] and h["versions"][1]["git_log"][0]["subject"].startswith("mdmem: correct")
@@ -184,17 +204,21 @@ def test_duplicates_add_update_noop(mem: Path) -> None:
 def test_sweep_is_a_dry_run_unless_applied(mem: Path) -> None:
     from mdmem.features.lifecycle import SweepRule, sweep
 
-    (mem / "notes" / "stale.md").write_text("---\ntitle: Stale handoff\ntype: handoff\nsalience: 0.1\n"
-                                            "created: 2025-01-01\n---\nold stuff\n")
-    (mem / "notes" / "keep.md").write_text("---\ntitle: Old decision\ntype: decision\nsalience: 0.1\n"
-                                           "created: 2025-01-01\n---\nold decision\n")
+    (mem / "notes" / "stale.md").write_text(
+        "---\ntitle: Stale handoff\ntype: handoff\nsalience: 0.1\ncreated: 2025-01-01\n---\nold stuff\n"
+    )
+    (mem / "notes" / "keep.md").write_text(
+        "---\ntitle: Old decision\ntype: decision\nsalience: 0.1\ncreated: 2025-01-01\n---\nold decision\n"
+    )
     v = Vault.open(mem)
     before = snapshot(mem)
     dry = sweep(v.store, SweepRule(), now=NOW)
     assert [n["path"] for n in dry["notes"]] == ["notes/stale.md"] and snapshot(mem) == before
     sweep(v.store, SweepRule(), apply=True, commit=False, now=NOW)
     assert "status: archived" in (mem / "notes" / "stale.md").read_text()
-    assert (mem / "notes" / "stale.md").exists() and (mem / "notes" / "keep.md").read_text() == before["notes/keep.md"].decode()
+    assert (mem / "notes" / "stale.md").exists() and (mem / "notes" / "keep.md").read_text() == before[
+        "notes/keep.md"
+    ].decode()
 
 
 # -- recall and context -----------------------------------------------------------------------------
@@ -204,26 +228,38 @@ def test_recall_why_follows_causal_links(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
     root = tmp_path / "g"
     root.mkdir()
-    (root / "decision.md").write_text("---\nid: d1\ntitle: Move off MySQL\ntype: decision\nlinks:\n"
-                                      "  - {to: f1, type: caused_by, reason: replication lag}\n---\nWe move to Postgres.\n")
-    (root / "fact.md").write_text("---\nid: f1\ntitle: Replication incidents\ntype: fact\n---\n"
-                                  "Three outages from lag in Q2.\n")
+    (root / "decision.md").write_text(
+        "---\nid: d1\ntitle: Move off MySQL\ntype: decision\nlinks:\n"
+        "  - {to: f1, type: caused_by, reason: replication lag}\n---\nWe move to Postgres.\n"
+    )
+    (root / "fact.md").write_text(
+        "---\nid: f1\ntitle: Replication incidents\ntype: fact\n---\nThree outages from lag in Q2.\n"
+    )
     v = Vault.open(root)
     hits = v.recall("why did we move off MySQL", explain=True, vectors=False)
     assert hits.info["intent"] == "why"
     assert paths(hits)[:2] == ["decision.md", "fact.md"]
     assert hits[1].explain["via"] == "caused_by d1"  # the edge, and the hit it came from
     # connection hints: the top hits name their typed neighbours, with the link's reason
-    assert [h.to_dict() for h in hits[0].links] == [{"type": "caused_by", "direction": "out", "id": "f1", "title": "Replication incidents",
-                              "kind": "note", "reason": "replication lag"}]
+    assert [h.to_dict() for h in hits[0].links] == [
+        {
+            "type": "caused_by",
+            "direction": "out",
+            "id": "f1",
+            "title": "Replication incidents",
+            "kind": "note",
+            "reason": "replication lag",
+        }
+    ]
     assert hits[1].links is not None and hits[1].links[0]["direction"] == "in"
     assert v.query("Postgres", vectors=False)[0].to_dict()["links"][0]["id"] == "f1"
     assert "links" not in v.search("Postgres")[0].to_dict()  # plain search stays lean
 
 
 def test_context_fits_the_budget_pinned_first_and_is_stable(mem: Path) -> None:
-    (mem / "notes" / "pinned.md").write_text("---\ntitle: Coding style\npinned: true\nsalience: 0.9\n---\n"
-                                             "Prefer small pull requests.\n")
+    (mem / "notes" / "pinned.md").write_text(
+        "---\ntitle: Coding style\npinned: true\nsalience: 0.9\n---\nPrefer small pull requests.\n"
+    )
     v = Vault.open(mem)
     ctx = v.context("when do we deploy", budget=120, vectors=False)
     assert ctx["items"][0]["why"] == "pinned" and ctx["items"][0]["title"] == "Coding style"
@@ -235,8 +271,14 @@ def test_context_fits_the_budget_pinned_first_and_is_stable(mem: Path) -> None:
 
 # -- property: any sequence of lifecycle operations keeps the vault sound ---------------------------
 
-OPS = st.lists(st.tuples(st.sampled_from(["pin", "unpin", "snooze", "forget", "restore", "correct"]),
-                         st.sampled_from(["active", "v1", "v2", "snoozed"])), min_size=1, max_size=6)
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["pin", "unpin", "snooze", "forget", "restore", "correct"]),
+        st.sampled_from(["active", "v1", "v2", "snoozed"]),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -283,15 +325,22 @@ def test_any_lifecycle_sequence_keeps_notes_and_index_consistent(mem: Path, ops:
 TIE = 1e-6  # how far below its successor a superseded note is put when halving is not enough
 
 
-@pytest.mark.parametrize(("scores", "successors", "expected"), [
-    ({"a": 1.0}, {}, {"a": 1.0}),
-    ({"a": 0.8}, {"a": "z"}, {"a": 0.4}),  # successor not among the scores: halved only
-    ({"a": 1.0, "b": 0.9}, {"a": "b"}, {"a": 0.5, "b": 0.9}),  # half is below the successor already
-    ({"a": 1.0, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # half would still outrank it
-    ({"a": 0.6, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # a tie goes below
-    ({"a": 1.0, "b": 0.2, "c": 0.9}, {"a": "b"}, {"a": 0.2 - TIE, "b": 0.2, "c": 0.9}),  # others untouched
-    ({"a": 0.9, "b": 1.0, "x": 0.4, "y": 0.1}, {"a": "b", "x": "y"}, {"a": 0.45, "b": 1.0, "x": 0.1 - TIE, "y": 0.1}),
-])
+@pytest.mark.parametrize(
+    ("scores", "successors", "expected"),
+    [
+        ({"a": 1.0}, {}, {"a": 1.0}),
+        ({"a": 0.8}, {"a": "z"}, {"a": 0.4}),  # successor not among the scores: halved only
+        ({"a": 1.0, "b": 0.9}, {"a": "b"}, {"a": 0.5, "b": 0.9}),  # half is below the successor already
+        ({"a": 1.0, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # half would still outrank it
+        ({"a": 0.6, "b": 0.3}, {"a": "b"}, {"a": 0.3 - TIE, "b": 0.3}),  # a tie goes below
+        ({"a": 1.0, "b": 0.2, "c": 0.9}, {"a": "b"}, {"a": 0.2 - TIE, "b": 0.2, "c": 0.9}),  # others untouched
+        (
+            {"a": 0.9, "b": 1.0, "x": 0.4, "y": 0.1},
+            {"a": "b", "x": "y"},
+            {"a": 0.45, "b": 1.0, "x": 0.1 - TIE, "y": 0.1},
+        ),
+    ],
+)
 def test_superseded_scores(scores: dict[str, float], successors: dict[str, str], expected: dict[str, float]) -> None:
     """A superseded note keeps half its score and, when its successor is listed, stays below it."""
     from mdmem.core.memory import superseded_scores
@@ -310,10 +359,14 @@ def test_superseded_scores_leave_their_input_alone() -> None:
     assert scores == {"a": 1.0, "b": 0.3}
 
 
-@pytest.mark.parametrize("successors", [
-    {"v2.md": "v3.md", "v1.md": "v2.md"},  # the newest link first
-    {"v1.md": "v2.md", "v2.md": "v3.md"},  # the oldest link first, as Catalog.superseded_by gives them by path
-], ids=["newest link first", "oldest link first"])
+@pytest.mark.parametrize(
+    "successors",
+    [
+        {"v2.md": "v3.md", "v1.md": "v2.md"},  # the newest link first
+        {"v1.md": "v2.md", "v2.md": "v3.md"},  # the oldest link first, as Catalog.superseded_by gives them by path
+    ],
+    ids=["newest link first", "oldest link first"],
+)
 def test_superseded_scores_keep_a_version_chain_in_order(successors: dict[str, str]) -> None:
     """v1 → v2 → v3: each version ranks below the one that supersedes it, whatever the mapping's order."""
     from mdmem.core.memory import superseded_scores

@@ -34,36 +34,68 @@ Engineering lead for payments; owns the checkout service.
 
 # note → (its text, how it names Alice); every way an identity can be written
 WAYS: dict[str, tuple[str, str]] = {
-    "notes/name-case.md": ("---\ntitle: Budget review\ncreated: 2026-01-05\nentities: [ALICE smith]\n---\nBudget.\n",
-                           "entities: ALICE smith"),
-    "notes/alias.md": ("---\ntitle: Alias entity\ncreated: 2026-01-06\nentities: [ali]\n---\nAn alias.\n",
-                       "entities: ali"),
-    "notes/handle-at.md": ("---\ntitle: Handle with at\ncreated: 2026-01-07\nentities: ['@Alice']\n---\nHandle.\n",
-                           "entities: @Alice"),
-    "notes/handle-bare.md": ("---\ntitle: Handle without at\ncreated: 2026-01-08\nentities: [alice]\n---\nBare.\n",
-                             "entities: alice"),
-    "notes/service-id.md": ("---\ntitle: Service id\ncreated: 2026-01-09\nentities: ['github:AliceSmith']\n---\nId.\n",
-                            "entities: github:AliceSmith"),
-    "notes/email-entity.md": ("---\ntitle: Email entity\ncreated: 2026-01-10\nentities: [Alice@Example.com]\n---\nE.\n",
-                              "entities: Alice@Example.com"),
-    "notes/email-refs.md": ("---\ntitle: Retry policy decided\ntype: decision\ncreated: 2026-01-11\n"
-                            "refs: ['mailto:ALICE@example.com']\n---\nWe retry once.\n", "refs: mailto:ALICE@example.com"),
-    "notes/email-body.md": ("---\ntitle: Email in body\ncreated: 2026-01-12\n---\nAsk Alice@Example.COM first.\n",
-                            "body: Alice@Example.COM"),
-    "notes/email-autolink.md": ("---\ntitle: Email autolink\ncreated: 2026-01-13\n---\nWrite to <alice@example.com>.\n",
-                                "body: mailto:alice@example.com"),
-    "notes/wikilink-title.md": ("---\ntitle: Wikilink by title\ncreated: 2026-01-14\n---\nSee [[Alice Smith]].\n",
-                                "link: Alice Smith"),
-    "notes/wikilink-path.md": ("---\ntitle: Wikilink by path\ncreated: 2026-01-15\n---\nSee [[people/alice]].\n",
-                               "link: people/alice"),
-    "notes/wikilink-alias.md": ("---\ntitle: Wikilink by alias\ncreated: 2026-01-16\n---\nSee [[Ali|her]].\n",
-                                "link: Ali"),
-    "notes/wikilink-handle.md": ("---\ntitle: Wikilink by handle\ncreated: 2026-01-17\n---\nSee [[@alice]].\n",
-                                 "link: @alice"),
-    "notes/md-link.md": ("---\ntitle: Markdown link to her note\ncreated: 2026-01-18\n---\n"
-                         "See [her](../people/alice.md).\n", "link: ../people/alice.md"),
-    "notes/typed-link.md": ("---\ntitle: Typed link\ncreated: 2026-01-19\nlinks:\n  - {to: \"[[Alice Smith]]\", "
-                            "type: reviewed_by}\n---\nReviewed.\n", "links (reviewed_by): Alice Smith"),
+    "notes/name-case.md": (
+        "---\ntitle: Budget review\ncreated: 2026-01-05\nentities: [ALICE smith]\n---\nBudget.\n",
+        "entities: ALICE smith",
+    ),
+    "notes/alias.md": (
+        "---\ntitle: Alias entity\ncreated: 2026-01-06\nentities: [ali]\n---\nAn alias.\n",
+        "entities: ali",
+    ),
+    "notes/handle-at.md": (
+        "---\ntitle: Handle with at\ncreated: 2026-01-07\nentities: ['@Alice']\n---\nHandle.\n",
+        "entities: @Alice",
+    ),
+    "notes/handle-bare.md": (
+        "---\ntitle: Handle without at\ncreated: 2026-01-08\nentities: [alice]\n---\nBare.\n",
+        "entities: alice",
+    ),
+    "notes/service-id.md": (
+        "---\ntitle: Service id\ncreated: 2026-01-09\nentities: ['github:AliceSmith']\n---\nId.\n",
+        "entities: github:AliceSmith",
+    ),
+    "notes/email-entity.md": (
+        "---\ntitle: Email entity\ncreated: 2026-01-10\nentities: [Alice@Example.com]\n---\nE.\n",
+        "entities: Alice@Example.com",
+    ),
+    "notes/email-refs.md": (
+        "---\ntitle: Retry policy decided\ntype: decision\ncreated: 2026-01-11\n"
+        "refs: ['mailto:ALICE@example.com']\n---\nWe retry once.\n",
+        "refs: mailto:ALICE@example.com",
+    ),
+    "notes/email-body.md": (
+        "---\ntitle: Email in body\ncreated: 2026-01-12\n---\nAsk Alice@Example.COM first.\n",
+        "body: Alice@Example.COM",
+    ),
+    "notes/email-autolink.md": (
+        "---\ntitle: Email autolink\ncreated: 2026-01-13\n---\nWrite to <alice@example.com>.\n",
+        "body: mailto:alice@example.com",
+    ),
+    "notes/wikilink-title.md": (
+        "---\ntitle: Wikilink by title\ncreated: 2026-01-14\n---\nSee [[Alice Smith]].\n",
+        "link: Alice Smith",
+    ),
+    "notes/wikilink-path.md": (
+        "---\ntitle: Wikilink by path\ncreated: 2026-01-15\n---\nSee [[people/alice]].\n",
+        "link: people/alice",
+    ),
+    "notes/wikilink-alias.md": (
+        "---\ntitle: Wikilink by alias\ncreated: 2026-01-16\n---\nSee [[Ali|her]].\n",
+        "link: Ali",
+    ),
+    "notes/wikilink-handle.md": (
+        "---\ntitle: Wikilink by handle\ncreated: 2026-01-17\n---\nSee [[@alice]].\n",
+        "link: @alice",
+    ),
+    "notes/md-link.md": (
+        "---\ntitle: Markdown link to her note\ncreated: 2026-01-18\n---\nSee [her](../people/alice.md).\n",
+        "link: ../people/alice.md",
+    ),
+    "notes/typed-link.md": (
+        '---\ntitle: Typed link\ncreated: 2026-01-19\nlinks:\n  - {to: "[[Alice Smith]]", '
+        "type: reviewed_by}\n---\nReviewed.\n",
+        "links (reviewed_by): Alice Smith",
+    ),
 }
 # notes that must not resolve to her
 OTHERS = {
@@ -109,8 +141,15 @@ def vault(tmp_path: Path) -> Path:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     mdmem_in_process("init", str(root))
-    write(root, {"people/alice.md": ALICE, **{k: v for k, (v, _) in WAYS.items()}, **OTHERS,
-                 "notes/payment-retries.md": REFS_NOTE})
+    write(
+        root,
+        {
+            "people/alice.md": ALICE,
+            **{k: v for k, (v, _) in WAYS.items()},
+            **OTHERS,
+            "notes/payment-retries.md": REFS_NOTE,
+        },
+    )
     git(root, "add", "-A")
     git(root, "commit", "-qm", "people and references")
     return root
@@ -122,8 +161,19 @@ def cli(root: Path, *args: str) -> Any:
 
 
 def test_every_way_of_writing_an_identity_resolves_to_the_one_person(vault: Path) -> None:
-    forms = ["Alice Smith", "alice smith", "ALI", "@alice", "alice", "github:alicesmith", "GitHub:AliceSmith",
-             "alice@example.com", "mailto:Alice@Example.COM", "people/alice", "people/alice.md"]
+    forms = [
+        "Alice Smith",
+        "alice smith",
+        "ALI",
+        "@alice",
+        "alice",
+        "github:alicesmith",
+        "GitHub:AliceSmith",
+        "alice@example.com",
+        "mailto:Alice@Example.COM",
+        "people/alice",
+        "people/alice.md",
+    ]
     with Vault.open(vault) as v:
         for form in forms:
             a = v.person(form)
@@ -147,7 +197,8 @@ def test_person_answer_identity_summary_notes_and_timeline(vault: Path) -> None:
     assert a["identities"] == ["Alice Smith", "Ali", "alice@example.com", "@alice", "github:alicesmith"]
     assert a["summary"] == "Engineering lead for payments; owns the checkout service."
     assert a["count"] == len(WAYS) and [n["title"] for n in a["notes"]] == sorted(
-        (n["title"] for n in a["notes"]), key=str.casefold)
+        (n["title"] for n in a["notes"]), key=str.casefold
+    )
     # the timeline: her notes by date (note_dates: the frontmatter's created here), oldest first
     assert [t["path"] for t in a["timeline"]] == sorted(WAYS, key=lambda p: WAYS[p][0].split("created: ")[1][:10])
     assert a["timeline"][0]["date"].startswith("2026-01-05")
@@ -179,23 +230,28 @@ def test_refs_lists_kind_value_as_written_and_origin(vault: Path) -> None:
     ]
     text = mdmem_in_process("--vault", str(vault), "refs", "Payment retries").stdout
     assert text == render.cli(RefsAnswer.from_dict(a)).out
-    assert "  url     https://example.com/docs/retries  (written https://www.Example.com/docs/retries/)  [frontmatter]" \
+    assert (
+        "  url     https://example.com/docs/retries  (written https://www.Example.com/docs/retries/)  [frontmatter]"
         in text
+    )
     # an e-mail reference names its person
     person = cli(vault, "refs", "notes/email-refs")["refs"][0]["person"]
     assert person["path"] == "people/alice.md"
 
 
-@pytest.mark.parametrize(("ref", "kind", "value"), [
-    ("pay-1234", "ticket", "PAY-1234"),
-    ("http://example.com/docs/retries/", "url", "https://example.com/docs/retries"),
-    ("https://WWW.EXAMPLE.COM/docs/retries#top", "url", "https://example.com/docs/retries"),
-    ("example.com/docs/retries", "url", "https://example.com/docs/retries"),  # written without a scheme
-    ("https://doi.org/10.1000/abc.1", "doi", "10.1000/abc.1"),
-    ("DOI:10.1000/ABC.1", "doi", "10.1000/abc.1"),
-    ("docs/Retry Plan.pdf", "path", "docs/Retry Plan.pdf"),
-    ("GitHub:Acme", "id", "github:acme"),
-])
+@pytest.mark.parametrize(
+    ("ref", "kind", "value"),
+    [
+        ("pay-1234", "ticket", "PAY-1234"),
+        ("http://example.com/docs/retries/", "url", "https://example.com/docs/retries"),
+        ("https://WWW.EXAMPLE.COM/docs/retries#top", "url", "https://example.com/docs/retries"),
+        ("example.com/docs/retries", "url", "https://example.com/docs/retries"),  # written without a scheme
+        ("https://doi.org/10.1000/abc.1", "doi", "10.1000/abc.1"),
+        ("DOI:10.1000/ABC.1", "doi", "10.1000/abc.1"),
+        ("docs/Retry Plan.pdf", "path", "docs/Retry Plan.pdf"),
+        ("GitHub:Acme", "id", "github:acme"),
+    ],
+)
 def test_cites_finds_the_note_by_any_written_form(vault: Path, ref: str, kind: str, value: str) -> None:
     a = cli(vault, "cites", ref)
     assert (a["kind"], a["value"]) == (kind, value)
@@ -206,7 +262,10 @@ def test_cites_finds_the_note_by_any_written_form(vault: Path, ref: str, kind: s
 def test_cites_an_e_mail_address_in_any_case_and_what_nobody_cites(vault: Path) -> None:
     a = cli(vault, "cites", "ALICE@EXAMPLE.COM")
     assert [(n["path"], n["origin"]) for n in a["notes"]] == [
-        ("notes/email-autolink.md", "body"), ("notes/email-body.md", "body"), ("notes/email-refs.md", "frontmatter")]
+        ("notes/email-autolink.md", "body"),
+        ("notes/email-body.md", "body"),
+        ("notes/email-refs.md", "frontmatter"),
+    ]
     none = cli(vault, "cites", "docs/retry plan.pdf")  # a path matches as written; the answer shows what was meant
     assert none["count"] == 0 and none["similar"] == ["docs/Retry Plan.pdf"]
     none = cli(vault, "cites", "https://example.com/docs")
@@ -223,8 +282,12 @@ def test_cites_hides_forgotten_notes_unless_asked(vault: Path) -> None:
 def test_graph_shows_external_nodes_as_their_own_kind(vault: Path, tmp_path: Path) -> None:
     data = json.loads(mdmem_in_process("--vault", str(vault), "graph", "export").stdout)
     external = {n["key"]: n for n in data["nodes"] if n["kind"] == "external"}
-    assert {"ref:ticket:PAY-1234", "ref:url:https://example.com/docs/retries", "ref:doi:10.1000/abc.1",
-            "ref:url:https://status.example.com/incidents/42"} <= set(external)
+    assert {
+        "ref:ticket:PAY-1234",
+        "ref:url:https://example.com/docs/retries",
+        "ref:doi:10.1000/abc.1",
+        "ref:url:https://status.example.com/incidents/42",
+    } <= set(external)
     assert external["ref:ticket:PAY-1234"]["type"] == "ticket" and external["ref:ticket:PAY-1234"]["path"] is None
     cites = [(e["source"], e["target"]) for e in data["edges"] if e["type"] == "cites"]
     assert ("notes/payment-retries.md", "ref:ticket:PAY-1234") in cites
@@ -248,7 +311,9 @@ def test_graph_commands_take_an_external_thing(vault: Path) -> None:
     assert back["note"]["kind"] == "external" and back["note"]["type"] == "url"
     assert [(b["from"]["path"], b["count"]) for b in back["backlinks"]] == [("notes/payment-retries.md", 2)]
     links = mdmem_in_process("--vault", str(vault), "links", "Payment retries").stdout
-    assert "cites        → ticket PAY-1234" in links and "cites        → url https://example.com/docs/retries  ×2" in links
+    assert (
+        "cites        → ticket PAY-1234" in links and "cites        → url https://example.com/docs/retries  ×2" in links
+    )
 
 
 def test_incremental_reindex_after_editing_refs_updates_cites(vault: Path) -> None:
@@ -273,9 +338,14 @@ def test_incremental_reindex_after_editing_refs_updates_cites(vault: Path) -> No
 
 
 def test_two_person_notes_claiming_one_identity(vault: Path) -> None:
-    write(vault, {"people/zed.md": "---\ntitle: Zed\ntype: person\nidentities: [alice@example.com, zed@example.com]\n"
-                                   "---\nAnother.\n",
-                  "people/aardvark.md": "---\ntitle: Aardvark\ntype: person\nidentities: ['@alice']\n---\n"})
+    write(
+        vault,
+        {
+            "people/zed.md": "---\ntitle: Zed\ntype: person\nidentities: [alice@example.com, zed@example.com]\n"
+            "---\nAnother.\n",
+            "people/aardvark.md": "---\ntitle: Aardvark\ntype: person\nidentities: ['@alice']\n---\n",
+        },
+    )
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "clashing people")
     # deterministic: the first by path wins each clash
@@ -283,16 +353,24 @@ def test_two_person_notes_claiming_one_identity(vault: Path) -> None:
     assert a["person"]["path"] == "people/alice.md"
     assert a["clashes"] == [
         "@alice: also claimed by people/aardvark.md; mentions go to people/aardvark.md (the first by path)",
-        "alice@example.com: also claimed by people/zed.md; mentions go to people/alice.md (the first by path)"]
+        "alice@example.com: also claimed by people/zed.md; mentions go to people/alice.md (the first by path)",
+    ]
     assert cli(vault, "person", "@alice")["person"]["path"] == "people/aardvark.md"
     assert cli(vault, "person", "alice")["person"]["path"] == "people/aardvark.md"  # the derived form follows
     assert cli(vault, "person", "zed@example.com")["person"]["path"] == "people/zed.md"
     problems = [(p["path"], p["message"]) for p in cli(vault, "doctor")["problems"] if p["field"] == "identities"]
     assert problems == [
-        ("people/alice.md", "identity '@alice' is also claimed by people/aardvark.md; mentions of it resolve to "
-                            "people/aardvark.md (the first by path)"),
-        ("people/zed.md", "identity 'alice@example.com' is also claimed by people/alice.md; mentions of it resolve "
-                          "to people/alice.md (the first by path)")]
+        (
+            "people/alice.md",
+            "identity '@alice' is also claimed by people/aardvark.md; mentions of it resolve to "
+            "people/aardvark.md (the first by path)",
+        ),
+        (
+            "people/zed.md",
+            "identity 'alice@example.com' is also claimed by people/alice.md; mentions of it resolve "
+            "to people/alice.md (the first by path)",
+        ),
+    ]
     text = mdmem_in_process("--vault", str(vault), "doctor", check=False).stdout
     assert "fix: keep each identity on one person note" in text
 
@@ -325,14 +403,22 @@ def test_mcp_refs_cites_and_person_through_the_sdk_client(vault: Path, tmp_path:
             assert r.structured_content["count"] == len(WAYS) and "Alice Smith  [person]" in text(r)
             r = await s.call_tool("person", {"name": "nobody@example.com"})
             assert r.is_error and "No person is known" in text(r)
-            r = await s.call_tool("add", {"title": "Refund flow agreed", "body": "Refunds go through the ledger.",
-                                          "type": "decision", "refs": ["pay-1234", "https://ledger.example/refunds/"],
-                                          "entities": ["@alice"]})
+            r = await s.call_tool(
+                "add",
+                {
+                    "title": "Refund flow agreed",
+                    "body": "Refunds go through the ledger.",
+                    "type": "decision",
+                    "refs": ["pay-1234", "https://ledger.example/refunds/"],
+                    "entities": ["@alice"],
+                },
+            )
             assert not r.is_error, text(r)
             r = await s.call_tool("cites", {"ref": "PAY-1234"})
             assert {n["title"] for n in r.structured_content["notes"]} == {"Payment retries", "Refund flow agreed"}
             r = await s.call_tool("person", {"name": "Ali"})
             assert "Refund flow agreed" in {n["title"] for n in r.structured_content["notes"]}
+
     run(main)
 
 
@@ -355,8 +441,21 @@ def test_an_index_from_before_references_is_rebuilt(vault: Path) -> None:
 
 
 def test_add_writes_refs_that_cites_finds(vault: Path) -> None:
-    mdmem_in_process("--vault", str(vault), "add", "-t", "Ledger owner", "--type", "fact", "--ref", "OPS-9",
-                     "--ref", "mailto:Alice@Example.com", "-b", "The ledger belongs to payments.")
+    mdmem_in_process(
+        "--vault",
+        str(vault),
+        "add",
+        "-t",
+        "Ledger owner",
+        "--type",
+        "fact",
+        "--ref",
+        "OPS-9",
+        "--ref",
+        "mailto:Alice@Example.com",
+        "-b",
+        "The ledger belongs to payments.",
+    )
     text = next((vault / "notes").glob("ledger-owner*.md")).read_text()
     assert "refs: [OPS-9, 'mailto:Alice@Example.com']" in text
     assert [n["title"] for n in cli(vault, "cites", "ops-9")["notes"]] == ["Ledger owner"]
@@ -364,9 +463,14 @@ def test_add_writes_refs_that_cites_finds(vault: Path) -> None:
 
 
 def test_timeline_shares_a_cited_thing_like_an_entity_but_not_a_hub(vault: Path) -> None:
-    files = {f"notes/hub-{i}.md": f"---\ntitle: Hub citer {i}\ncreated: 2026-03-{i + 1:02d}\n---\n"
-                                  f"See https://hub.example/home.\n" for i in range(14)}
-    files["notes/pair-a.md"] = "---\ntitle: Pair A\ncreated: 2026-05-01\nrefs: [OPS-77]\n---\nSee https://hub.example/home.\n"
+    files = {
+        f"notes/hub-{i}.md": f"---\ntitle: Hub citer {i}\ncreated: 2026-03-{i + 1:02d}\n---\n"
+        f"See https://hub.example/home.\n"
+        for i in range(14)
+    }
+    files["notes/pair-a.md"] = (
+        "---\ntitle: Pair A\ncreated: 2026-05-01\nrefs: [OPS-77]\n---\nSee https://hub.example/home.\n"
+    )
     files["notes/pair-b.md"] = "---\ntitle: Pair B\ncreated: 2026-06-01\nrefs: [ops-77]\n---\nUnrelated words here.\n"
     write(vault, files)
     git(vault, "add", "-A")
@@ -380,10 +484,10 @@ def test_timeline_shares_a_cited_thing_like_an_entity_but_not_a_hub(vault: Path)
 ADA = "---\ntitle: Ada Lovelace\ntype: person\nidentities: ['@countess_ada']\n---\nAnalyst of the engine.\n"
 PROSE = {
     "notes/table.md": "---\ntitle: Orders table schema\ntype: decision\n---\nAda Lovelace reviewed the table "
-                      "and we chose one row per order line.\n",
+    "and we chose one row per order line.\n",
     "notes/ping.md": "---\ntitle: Order status\n---\nPinged @countess_ada about the order numbers.\n",
     "notes/script.md": "---\ntitle: Export script\n---\nThe export runs nightly.\n\n```python\n"
-                       "owner = 'Ada Lovelace'  # @countess_ada\n```\n",
+    "owner = 'Ada Lovelace'  # @countess_ada\n```\n",
     "notes/first-name.md": "---\ntitle: Engine notes\n---\nAda decided to keep the punch cards.\n",
 }
 
@@ -397,7 +501,9 @@ def test_people_named_in_prose_are_mentions_and_a_shared_first_name_is_ambiguous
     assert ways["notes/first-name.md"] == ["prose: Ada"]  # her first name: nobody else goes by it
     assert "notes/script.md" not in ways  # code is not prose
     assert {b["from"]["path"] for b in cli(vault, "backlinks", "Ada Lovelace")["backlinks"]} >= {
-        "notes/table.md", "notes/ping.md"}
+        "notes/table.md",
+        "notes/ping.md",
+    }
     assert cli(vault, "person", "Ada")["person"]["path"] == "people/ada.md"
     with Vault.open(vault) as v:
         hits = v.recall("what did Ada decide", 5, explain=True)
@@ -411,8 +517,10 @@ def test_people_named_in_prose_are_mentions_and_a_shared_first_name_is_ambiguous
     answer = cli(vault, "person", "Ada Lovelace")
     ways = {m["path"]: m["via"] for m in answer["notes"]}
     assert "notes/first-name.md" not in ways and "notes/table.md" in ways  # "Ada" alone is not guessed
-    assert "notes/first-name.md: 'Ada' may be Ada Lovelace or Ada Yonath; not counted as a mention of either" \
+    assert (
+        "notes/first-name.md: 'Ada' may be Ada Lovelace or Ada Yonath; not counted as a mention of either"
         in answer["clashes"]
+    )
     r = mdmem_in_process("--vault", str(vault), "person", "Ada", check=False)
     assert r.returncode == 1 and "'Ada' names 2 people: Ada Lovelace (people/ada.md), Ada Yonath" in r.stderr
     with Vault.open(vault) as v:

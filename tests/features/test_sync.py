@@ -47,7 +47,12 @@ def add(vault: Path, title: str, body: str) -> str:
 
 
 def found(vault: Path, words: str) -> list[str]:
-    return [h["path"] for h in run(vault, "search", words, *[w for k in ("forgotten", "snoozed", "expired") for w in ("--include", k)])["results"]]
+    return [
+        h["path"]
+        for h in run(
+            vault, "search", words, *[w for k in ("forgotten", "snoozed", "expired") for w in ("--include", k)]
+        )["results"]
+    ]
 
 
 def edit_body(vault: Path, rel: str, old: str, new: str) -> None:
@@ -63,8 +68,11 @@ def append(vault: Path, rel: str, line: str) -> None:
 
 
 def notes(vault: Path) -> dict[str, bytes]:
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*.md"))
-            if not {".git", ".mdmem"} & set(p.relative_to(vault).parts)}
+    return {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in sorted(vault.rglob("*.md"))
+        if not {".git", ".mdmem"} & set(p.relative_to(vault).parts)
+    }
 
 
 @pytest.mark.parametrize("first", ["a", "b"])
@@ -285,8 +293,9 @@ def git_status(cwd: Path, *args: str) -> int:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True).returncode
 
 
-def test_an_interrupted_sync_leaves_no_merge_behind(clones: tuple[Path, Path, Path],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_sync_leaves_no_merge_behind(
+    clones: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, a, b = clones
     rel = "notes/team-skills-survey.md"
     append(a, rel, "Gecko text from A")
@@ -335,17 +344,25 @@ def no_lines(base: str, ours: str, theirs: str) -> None:
     return None
 
 
-@pytest.mark.parametrize("ours, theirs, expect", [
-    # a pin here, a body edit there
-    (BASE.replace("tags: [a]\n", "tags: [a]\npinned: true\n"), BASE.replace("line two", "line 2"),
-     "---\nid: n1\ntitle: T\ntags: [a]\npinned: true\nupdated: 2026-01-01T00:00:00Z\n---\nline one\nline 2\n"),
-    # different keys on each side, both touching updated: the later wins
-    (BASE.replace("tags: [a]", "tags: [a, b]").replace("01T00", "02T00"),
-     BASE.replace("title: T\n", "title: T\nsalience: 0.9\n").replace("01T00", "03T00"),
-     "---\nid: n1\ntitle: T\nsalience: 0.9\ntags: [a, b]\nupdated: 2026-01-03T00:00:00Z\n---\nline one\nline two\n"),
-    # the same change on both sides
-    (BASE.replace("T\n", "U\n"), BASE.replace("T\n", "U\n"), BASE.replace("T\n", "U\n")),
-])
+@pytest.mark.parametrize(
+    "ours, theirs, expect",
+    [
+        # a pin here, a body edit there
+        (
+            BASE.replace("tags: [a]\n", "tags: [a]\npinned: true\n"),
+            BASE.replace("line two", "line 2"),
+            "---\nid: n1\ntitle: T\ntags: [a]\npinned: true\nupdated: 2026-01-01T00:00:00Z\n---\nline one\nline 2\n",
+        ),
+        # different keys on each side, both touching updated: the later wins
+        (
+            BASE.replace("tags: [a]", "tags: [a, b]").replace("01T00", "02T00"),
+            BASE.replace("title: T\n", "title: T\nsalience: 0.9\n").replace("01T00", "03T00"),
+            "---\nid: n1\ntitle: T\nsalience: 0.9\ntags: [a, b]\nupdated: 2026-01-03T00:00:00Z\n---\nline one\nline two\n",
+        ),
+        # the same change on both sides
+        (BASE.replace("T\n", "U\n"), BASE.replace("T\n", "U\n"), BASE.replace("T\n", "U\n")),
+    ],
+)
 def test_merge_note_merges_what_does_not_overlap(ours: str, theirs: str, expect: str) -> None:
     assert merge_note(BASE, ours, theirs, no_lines).text == expect
 
@@ -367,9 +384,18 @@ def test_sync_results_round_trip() -> None:
     from mdmem import render
     from mdmem.results import Resolution, SyncConflict, SyncReport
 
-    report = SyncReport("/v", "main", "origin/main", committed=["a.md"], fetched=2, merged="abc", pushed=1,
-                        notes_changed=["a.md", "b.md"], merged_notes=["b.md"],
-                        conflicts=[SyncConflict("a.md", "edit/edit", "both changed", "a.conflict-1234567.md", "1234567")])
+    report = SyncReport(
+        "/v",
+        "main",
+        "origin/main",
+        committed=["a.md"],
+        fetched=2,
+        merged="abc",
+        pushed=1,
+        notes_changed=["a.md", "b.md"],
+        merged_notes=["b.md"],
+        conflicts=[SyncConflict("a.md", "edit/edit", "both changed", "a.conflict-1234567.md", "1234567")],
+    )
     assert SyncReport.from_dict(report.to_dict()) == report
     text = render.cli(report).out
     assert "CONFLICT  a.md (edit/edit)" in text and "mdmem resolve a.md --ours|--theirs|--both" in text
@@ -448,8 +474,12 @@ def test_sync_as_a_process_and_its_steps(clones: tuple[Path, Path, Path]) -> Non
     lines: list[str] = []
     with Vault.open(b) as v:
         report = v.sync(say=lines.append)
-    assert lines == ["committing 1 edited note(s)", "fetching origin", "merging origin/main",
-                     "pushing 2 commit(s) to origin/main"], lines
+    assert lines == [
+        "committing 1 edited note(s)",
+        "fetching origin",
+        "merging origin/main",
+        "pushing 2 commit(s) to origin/main",
+    ], lines
     assert report.pushed == 2 and found(b, "okapi") and found(b, "puffin")
     assert not (b / ".mdmem" / "catchup").exists()  # indexed by sync itself, no background job
 
@@ -480,8 +510,9 @@ def test_a_rename_git_cannot_see_against_an_edit(clones: tuple[Path, Path, Path]
     run(b, "sync")
     git(a, "mv", rel, "notes/drifted.md")
     text = (a / "notes/drifted.md").read_text()
-    (a / "notes/drifted.md").write_text(text.split("---\n")[0] + "---\n" + text.split("---\n")[1] + "---\n"
-                                        + "Rewritten entirely: walrus.\n")
+    (a / "notes/drifted.md").write_text(
+        text.split("---\n")[0] + "---\n" + text.split("---\n")[1] + "---\n" + "Rewritten entirely: walrus.\n"
+    )
     git(a, "commit", "-q", "-am", "rename and rewrite")
     append(b, rel, "Vicuna line from B.")
     run(a, "sync")
@@ -524,7 +555,9 @@ def test_files_that_are_not_notes_keep_both_versions_and_resolve(clones: tuple[P
     copies = {c["note"]: c["copy"] for c in report["conflicts"]}
     assert set(copies) == {"attachments/chart.png", ".obsidian/workspace.json"}
     png, ws = copies["attachments/chart.png"], copies[".obsidian/workspace.json"]
-    assert (b / png).read_bytes() == b"\x89PNG from A" and (b / "attachments/chart.png").read_bytes() == b"\x89PNG from B"
+    assert (b / png).read_bytes() == b"\x89PNG from A" and (
+        b / "attachments/chart.png"
+    ).read_bytes() == b"\x89PNG from B"
     assert copy_original(png) == "attachments/chart.png" and copy_original(ws) == ".obsidian/workspace.json"
     assert run(b, "status")["conflicts"] == {png: "attachments/chart.png"}
 

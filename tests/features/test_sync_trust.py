@@ -47,17 +47,21 @@ def one_line(err: str) -> str:
     return err.strip()
 
 
-@pytest.mark.parametrize("target", [".git/config", ".mdmem/lock", ".", "notes", "../outside.md",
-                                    "notes/other.md"])
-def test_a_pushed_copy_acts_only_on_the_note_its_name_belongs_to(clones: tuple[Path, Path, Path],
-                                                                  tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize("target", [".git/config", ".mdmem/lock", ".", "notes", "../outside.md", "notes/other.md"])
+def test_a_pushed_copy_acts_only_on_the_note_its_name_belongs_to(
+    clones: tuple[Path, Path, Path], tmp_path: Path, target: str
+) -> None:
     _, a, b = clones
     marker = tmp_path / "PWNED"
     copy = "notes/meeting.conflict-1234567.md"
-    push_files(a, {"notes/meeting.md": "# Meeting\n\nour own text\n",
-                   "notes/other.md": "# Other\n\nan unrelated note\n",
-                   copy: f"---\nconflict_of: {target}\nconflict_from: 1234567\n---\n"
-                         + PAYLOAD.format(marker=marker)})
+    push_files(
+        a,
+        {
+            "notes/meeting.md": "# Meeting\n\nour own text\n",
+            "notes/other.md": "# Other\n\nan unrelated note\n",
+            copy: f"---\nconflict_of: {target}\nconflict_from: 1234567\n---\n" + PAYLOAD.format(marker=marker),
+        },
+    )
     run(b, "sync")
     config = (b / ".git" / "config").read_text()
     outside = {p.name for p in tmp_path.iterdir()}
@@ -85,14 +89,18 @@ def test_a_copy_or_note_that_is_a_link_is_never_read_or_written_through(clones: 
     (a / "notes" / "chart.conflict-1234567.png").symlink_to("../.git/config")
     (a / "notes" / "plan.md").symlink_to("../.git/description")
     (a / "notes" / "plan.conflict-1234567.md").write_text(
-        "---\nconflict_of: notes/plan.md\nconflict_from: 1234567\n---\nteammate text\n")
+        "---\nconflict_of: notes/plan.md\nconflict_from: 1234567\n---\nteammate text\n"
+    )
     git(a, "add", "notes")
     git(a, "commit", "-q", "-m", "links", env={"MDMEM_SKIP_HOOK": "1"})
     git(a, "push", "-q")
     run(b, "sync")
     config, description = (b / ".git" / "config").read_bytes(), (b / ".git" / "description").read_bytes()
-    for ref, side in (("notes/chart.conflict-1234567.png", "--theirs"), ("notes/plan.conflict-1234567.md", "--theirs"),
-                      ("notes/plan.conflict-1234567.md", "--both")):
+    for ref, side in (
+        ("notes/chart.conflict-1234567.png", "--theirs"),
+        ("notes/plan.conflict-1234567.md", "--theirs"),
+        ("notes/plan.conflict-1234567.md", "--both"),
+    ):
         err = run(b, "resolve", ref, side, check=False)
         assert isinstance(err, str) and "symbolic link" in one_line(err), err
     assert (b / "notes" / "chart.png").read_bytes() == b"\x89PNG ours"
@@ -242,8 +250,7 @@ def test_a_ref_lock_race_during_fetch_is_retried_not_blamed_on_the_remote(clones
     assert isinstance(err, str) and "lock" in one_line(err) and "access" not in err, err
 
 
-def test_a_force_pushed_upstream_is_reported_before_old_history_is_merged_back(
-        clones: tuple[Path, Path, Path]) -> None:
+def test_a_force_pushed_upstream_is_reported_before_old_history_is_merged_back(clones: tuple[Path, Path, Path]) -> None:
     bare, a, b = clones
     leaked = add(a, "Leaked", "The database password is hunter2-not-really.")
     run(a, "sync")

@@ -83,7 +83,8 @@ def wait_for_job(vault: Path, limit: float = 120) -> None:
 
 
 def test_a_big_checkout_returns_at_once_and_a_background_job_catches_up(
-        git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mdmem import Vault
 
     make_big_branch(git_vault)
@@ -249,8 +250,9 @@ def test_vectors_survive_a_checkout_round_trip_without_embedding(git_vault: Path
         assert done == total > 0
         cached = v.semantic.cache.db.execute("SELECT count(*) FROM vec").fetchone()[0]
     git(git_vault, "checkout", "-q", "-b", "away")
-    git(git_vault, "rm", "-q", "notes/bare-date.md", "notes/cjk.md", "notes/empty-frontmatter.md",
-        "notes/code-fence.md")
+    git(
+        git_vault, "rm", "-q", "notes/bare-date.md", "notes/cjk.md", "notes/empty-frontmatter.md", "notes/code-fence.md"
+    )
     git(git_vault, "commit", "-qm", "four notes away", env={"MDMEM_SKIP_HOOK": "1"})
     git(git_vault, "checkout", "-q", "main", env={"MDMEM_SKIP_HOOK": "1"})  # the index never saw "away"
     git(git_vault, "checkout", "-q", "away")  # four notes leave: the job drops their chunks

@@ -53,8 +53,7 @@ def index_state(vault: Path, queries: list[str]) -> tuple[dict[str, Any], list[l
     v = Vault.open(vault)
     cat = v.store.catalog
     rows = cat.rows(sorted(cat.stamps()))
-    hits = [[h.path for h in v.search(q, 20, include=["forgotten", "archived", "snoozed", "expired"])]
-            for q in queries]
+    hits = [[h.path for h in v.search(q, 20, include=["forgotten", "archived", "snoozed", "expired"])] for q in queries]
     v.close()
     return rows, hits
 
@@ -77,8 +76,14 @@ def assert_incremental_equals_full(vault: Path, queries: list[str]) -> dict[str,
 def cli_loop(vault: Path, calls: list[list[str]], out: list[subprocess.CompletedProcess[str]]) -> None:
     """Run mdmem commands one after the other (one writer process at a time per loop)."""
     for args in calls:
-        out.append(subprocess.run([sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
-                                  capture_output=True, text=True, env=dict(os.environ)))
+        out.append(
+            subprocess.run(
+                [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ),
+            )
+        )
 
 
 # -- 1. many writers at once ---------------------------------------------------------------------
@@ -92,11 +97,12 @@ def test_many_writers_at_once_lose_nothing(git_vault: Path, tmp_path: Path) -> N
     results: list[list[subprocess.CompletedProcess[str]]] = [[] for _ in range(WRITERS + 1)]
     threads = []
     for w in range(WRITERS):
-        calls = [["add", "--title", f"Writer note {word(w, j)}", "--body", body_for(word(w, j)), "--json"]
-                 for j in range(PER_WRITER)]
+        calls = [
+            ["add", "--title", f"Writer note {word(w, j)}", "--body", body_for(word(w, j)), "--json"]
+            for j in range(PER_WRITER)
+        ]
         # The same title from every writer: each gets its own file, none is overwritten.
-        calls.insert(2, ["add", "--title", "Shared title", "--body", body_for(word(w, 99)), "--no-dedupe",
-                         "--json"])
+        calls.insert(2, ["add", "--title", "Shared title", "--body", body_for(word(w, 99)), "--no-dedupe", "--json"])
         threads.append(threading.Thread(target=cli_loop, args=(git_vault, calls, results[w])))
     lifecycle = [["pin", "Release train schedule"], ["unpin", "Release train schedule"]] * 2
     lifecycle.append(["correct", "notes/empty-frontmatter.md", "--body", "Corrected zqcorrected text."])
@@ -165,8 +171,17 @@ def test_a_writer_that_cannot_get_the_lock_says_so_in_one_line_and_writes_nothin
 
     before = sorted(p.name for p in (git_vault / "notes").iterdir())
     with Vault.open(git_vault) as v, v.writer_lock():
-        p = mdmem("--vault", str(git_vault), "add", "--title", "Too late", "--body", "zqlate", check=False,
-                  env={"MDMEM_LOCK_TIMEOUT": "0.3"})
+        p = mdmem(
+            "--vault",
+            str(git_vault),
+            "add",
+            "--title",
+            "Too late",
+            "--body",
+            "zqlate",
+            check=False,
+            env={"MDMEM_LOCK_TIMEOUT": "0.3"},
+        )
     no_traceback(p.stderr)
     assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert f"(pid {os.getpid()})" in p.stderr and "retry" in p.stderr
@@ -176,9 +191,27 @@ def test_a_writer_that_cannot_get_the_lock_says_so_in_one_line_and_writes_nothin
 
 def test_the_same_memory_added_at_once_is_written_once(git_vault: Path) -> None:
     """Three agents save the same text at the same moment: one ADD, the others NOOP."""
-    procs = [subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "add", "--title",
-                               "Deploys freeze on Fridays", "--body", "No deploys after 3 pm on Fridays.", "--json"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mdmem",
+                "--vault",
+                str(git_vault),
+                "add",
+                "--title",
+                "Deploys freeze on Fridays",
+                "--body",
+                "No deploys after 3 pm on Fridays.",
+                "--json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     for (_, err), p in zip(outs, procs):
         no_traceback(err)
@@ -194,8 +227,17 @@ def test_the_same_memory_added_at_once_is_written_once(git_vault: Path) -> None:
 def test_add_while_git_index_is_locked_saves_indexes_and_says_so(git_vault: Path) -> None:
     lock = git_vault / ".git" / "index.lock"
     lock.write_text("")  # another git process (or a crashed one) holds the index
-    p = mdmem("--vault", str(git_vault), "add", "--title", "Locked out", "--body", "a zqlocked note",
-              check=False, env={"MDMEM_GIT_LOCK_WAIT": "0.3"})
+    p = mdmem(
+        "--vault",
+        str(git_vault),
+        "add",
+        "--title",
+        "Locked out",
+        "--body",
+        "a zqlocked note",
+        check=False,
+        env={"MDMEM_GIT_LOCK_WAIT": "0.3"},
+    )
     no_traceback(p.stderr)
     assert p.returncode == 0, p.stderr
     assert "added notes/locked-out.md" in p.stdout
@@ -213,8 +255,7 @@ def test_add_waits_briefly_for_a_git_index_lock(git_vault: Path) -> None:
     lock = git_vault / ".git" / "index.lock"
     lock.write_text("")
     threading.Timer(0.5, lock.unlink).start()  # a concurrent git command finishes
-    p = mdmem_in_process("--vault", str(git_vault), "add", "--title", "Waited", "--body", "a zqwaited note",
-                         "--json")
+    p = mdmem_in_process("--vault", str(git_vault), "add", "--title", "Waited", "--body", "a zqwaited note", "--json")
     assert json.loads(p.stdout)["commit"] and p.stderr == ""
     assert git(git_vault, "log", "-1", "--format=%s").startswith("mdmem: add")
 
@@ -222,8 +263,10 @@ def test_add_waits_briefly_for_a_git_index_lock(git_vault: Path) -> None:
 def test_pin_and_correct_while_git_index_is_locked(git_vault: Path) -> None:
     (git_vault / ".git" / "index.lock").write_text("")
     env = {"MDMEM_GIT_LOCK_WAIT": "0.2"}
-    for args in (["pin", "Release train schedule"],
-                 ["correct", "Release train schedule", "--body", "The zqtrain leaves on Fridays."]):
+    for args in (
+        ["pin", "Release train schedule"],
+        ["correct", "Release train schedule", "--body", "The zqtrain leaves on Fridays."],
+    ):
         p = mdmem("--vault", str(git_vault), *args, check=False, env=env)
         no_traceback(p.stderr)
         assert p.returncode == 0 and len(p.stderr.strip().splitlines()) == 1 and "not committed" in p.stderr
@@ -235,8 +278,9 @@ def search_paths(vault: Path, q: str) -> list[str]:
     return [h["path"] for h in out["results"]]
 
 
-def test_mcp_add_while_git_index_is_locked_reports_a_warning(git_vault: Path, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mcp_add_while_git_index_is_locked_reports_a_warning(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ..edges.test_mcp import stdio_session
 
     monkeypatch.setenv("MDMEM_GIT_LOCK_WAIT", "0.2")
@@ -269,8 +313,11 @@ def commit_by_hand(vault: Path, rel: str, text: str, message: str) -> int:
     path.write_text(text)
     for attempt in range(1, 101):
         add = subprocess.run(["git", "add", "--", rel], cwd=vault, capture_output=True, text=True)
-        proc = add if add.returncode else subprocess.run(["git", "commit", "-qm", message, "--", rel], cwd=vault,
-                                                         capture_output=True, text=True)
+        proc = (
+            add
+            if add.returncode
+            else subprocess.run(["git", "commit", "-qm", message, "--", rel], cwd=vault, capture_output=True, text=True)
+        )
         if proc.returncode == 0:
             no_traceback(proc.stderr)
             return attempt
@@ -285,8 +332,10 @@ def test_rapid_commits_with_hooks_and_adds_lose_nothing(git_vault: Path) -> None
     """30 hand commits from two committers at once (so their post-commit hooks overlap), in tight
     loops, while mdmem adds notes."""
     adds: list[subprocess.CompletedProcess[str]] = []
-    calls = [["add", "--title", f"Added during commits {word(5, j)}", "--body", body_for(word(5, j)), "--json"]
-             for j in range(5)]
+    calls = [
+        ["add", "--title", f"Added during commits {word(5, j)}", "--body", body_for(word(5, j)), "--json"]
+        for j in range(5)
+    ]
     adder = threading.Thread(target=cli_loop, args=(git_vault, calls, adds))
     hand: dict[str, str] = {}
     tries: list[int] = []
@@ -367,8 +416,9 @@ def test_overlapping_hooks_never_move_the_index_back(git_vault: Path, monkeypatc
     threads = []
     with v.writer_lock():
         for i in range(3):
-            t = threading.Thread(target=commit_by_hand,
-                                 args=(git_vault, f"notes/queued-{i}.md", body_for(word(8, i)), f"queued {i}"))
+            t = threading.Thread(
+                target=commit_by_hand, args=(git_vault, f"notes/queued-{i}.md", body_for(word(8, i)), f"queued {i}")
+            )
             t.start()
             threads.append(t)
             # This commit's hook has started and is waiting for the lock (it was a 1.5 s sleep).
@@ -451,8 +501,12 @@ def test_readers_during_writes_see_a_consistent_index(vault_dir: Path, pause: fl
     # The reader reads for as long as the writer writes (it used to read for a fixed 12 s, most of them
     # after the writer had finished), and a moment more.
     writer_done = vault_dir.parent / "writer-done"
-    reader = subprocess.Popen([*run, READER, str(vault_dir), "120", str(writer_done)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [*run, READER, str(vault_dir), "120", str(writer_done)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     writer = subprocess.run([*run, WRITER, str(vault_dir), "8", str(pause)], capture_output=True, text=True)
     time.sleep(0.5)
     writer_done.touch()
@@ -468,14 +522,18 @@ def test_readers_during_writes_see_a_consistent_index(vault_dir: Path, pause: fl
 # -- 5. serve with concurrent writers --------------------------------------------------------------
 
 
-def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_answers_while_cli_processes_add_notes(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mdmem.edges.serve import call_server, read_info
 
     monkeypatch.delenv("MDMEM_NO_SERVE")
     log = open(tmp_path / "serve.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(git_vault), "serve",
-                               "--idle-timeout", "120"], stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mdmem", "--vault", str(git_vault), "serve", "--idle-timeout", "120"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         for _ in range(200):
             if read_info(git_vault):
@@ -483,9 +541,20 @@ def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: 
             time.sleep(0.05)
         assert read_info(git_vault), (tmp_path / "serve.log").read_text()
         results: list[list[subprocess.CompletedProcess[str]]] = [[], []]
-        writers = [threading.Thread(target=cli_loop, args=(git_vault, [
-            ["add", "--title", f"Served note {word(6, w, j)}", "--body", body_for(word(6, w, j)), "--json"]
-            for j in range(5)], results[w])) for w in range(2)]
+        writers = [
+            threading.Thread(
+                target=cli_loop,
+                args=(
+                    git_vault,
+                    [
+                        ["add", "--title", f"Served note {word(6, w, j)}", "--body", body_for(word(6, w, j)), "--json"]
+                        for j in range(5)
+                    ],
+                    results[w],
+                ),
+            )
+            for w in range(2)
+        ]
         answers: list[tuple[str, float, dict[str, Any] | None]] = []
         stop = threading.Event()
 
@@ -532,8 +601,9 @@ def test_serve_answers_while_cli_processes_add_notes(git_vault: Path, tmp_path: 
     no_traceback((tmp_path / "serve.log").read_text())
 
 
-def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(vault_dir: Path, tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(
+    vault_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A long write elsewhere (a --full rebuild of a big vault) must not stall the warm server:
     its background embedding needs the lock, its answers do not."""
     from mdmem import Vault
@@ -546,8 +616,11 @@ def test_serve_keeps_answering_while_another_process_holds_the_writer_lock(vault
     server = None
     try:
         with v.writer_lock():
-            server = subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault_dir), "serve",
-                                       "--idle-timeout", "60"], stdout=log, stderr=subprocess.STDOUT)
+            server = subprocess.Popen(
+                [sys.executable, "-m", "mdmem", "--vault", str(vault_dir), "serve", "--idle-timeout", "60"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
             for _ in range(200):
                 if read_info(vault_dir):
                     break
@@ -588,8 +661,26 @@ def _bench_soak() -> Any:
 def test_soak_runs_briefly_and_passes(tmp_path: Path) -> None:
     bench = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_soak.py"
     env = {k: v for k, v in os.environ.items() if k != "MDMEM_NO_SERVE"}
-    p = subprocess.run([sys.executable, str(bench), "--seconds", "2", "--notes", "60", "--clients", "2",
-                        "--tmp", str(tmp_path), "--out", "-"], capture_output=True, text=True, env=env, timeout=600)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(bench),
+            "--seconds",
+            "2",
+            "--notes",
+            "60",
+            "--clients",
+            "2",
+            "--tmp",
+            str(tmp_path),
+            "--out",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "incremental index == reindex --full: yes" in p.stdout and "result: PASS" in p.stdout
     assert "| **all** |" in p.stdout

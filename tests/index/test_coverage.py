@@ -58,8 +58,9 @@ class Sampler:
         self.thread.join()
 
 
-def test_coverage_never_drops_below_before_less_the_changed_chunks(git_vault: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_coverage_never_drops_below_before_less_the_changed_chunks(
+    git_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mdmem import Vault
 
     monkeypatch.setenv("MDMEM_INLINE_MAX", "3")  # the checkouts go to the background job
@@ -124,8 +125,10 @@ def test_query_is_not_worse_than_search_while_vectors_are_coming(tmp_path: Path)
     root = tmp_path / "zoo"
     root.mkdir()
     for i in range(6):
-        (root / f"budget-{i}.md").write_text(f"# Zoo budget {i}\n\nFeeding costs for the zoo animals rose in the "
-                                             "morning; the morning feeding budget grows.\n")
+        (root / f"budget-{i}.md").write_text(
+            f"# Zoo budget {i}\n\nFeeding costs for the zoo animals rose in the "
+            "morning; the morning feeding budget grows.\n"
+        )
     (root / "times.md").write_text("# Feeding times\n\nMorning feeding of the zoo animals at dawn, every morning.\n")
     mdmem_in_process("--vault", str(root), "reindex")
     mdmem_in_process("--vault", str(root), "embed")

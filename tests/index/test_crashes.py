@@ -45,8 +45,12 @@ def vault(vault_dir: Path) -> Path:
 
 def killed(point: str, vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run ``mdmem --vault VAULT ARGS`` and SIGKILL it at ``point``; assert it really died there."""
-    proc = subprocess.run([sys.executable, "-m", "tests.crash_driver", point, "--vault", str(vault), *args],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.crash_driver", point, "--vault", str(vault), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == -signal.SIGKILL, f"not killed at {point}: {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
 
@@ -64,8 +68,12 @@ def run_process(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def start_process(vault: Path, *args: str) -> subprocess.Popen[str]:
     """``run_process`` started, not waited for (``finished`` waits)."""
-    return subprocess.Popen([sys.executable, "-m", "mdmem", "--vault", str(vault), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mdmem", "--vault", str(vault), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def finished(proc: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
@@ -75,8 +83,11 @@ def finished(proc: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
 
 def notes(vault: Path) -> dict[str, bytes]:
     """Every note file (not hidden, outside .git and .mdmem) with its bytes."""
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*.md"))
-            if not any(part.startswith(".") for part in p.relative_to(vault).parts)}
+    return {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in sorted(vault.rglob("*.md"))
+        if not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    }
 
 
 def leftovers(vault: Path) -> list[str]:
@@ -279,8 +290,10 @@ def damage(vault: Path, what: str, how: str) -> Path:
     state = vault / ".mdmem"
     gen = state / json.loads((state / "manifest.json").read_text())["generation"]
     path = {
-        "catalog": gen / "catalog.sqlite", "catalog-wal": gen / "catalog.sqlite-wal",
-        "manifest": state / "manifest.json", "usearch": next(gen.glob("vectors-*.usearch"), gen / "missing"),
+        "catalog": gen / "catalog.sqlite",
+        "catalog-wal": gen / "catalog.sqlite-wal",
+        "manifest": state / "manifest.json",
+        "usearch": next(gen.glob("vectors-*.usearch"), gen / "missing"),
         "cache": state / "embeddings.sqlite",
         "lexical-toc": next((gen / "lexical").glob("*.toc"), gen / "missing"),
         "lexical-segment": next((gen / "lexical").glob("*.seg"), gen / "missing"),
@@ -340,8 +353,11 @@ def small_disk(tmp_path: Path) -> Any:
     """A real 16 MB tmpfs (needs root or CAP_SYS_ADMIN; skipped elsewhere)."""
     mnt = tmp_path / "disk"
     mnt.mkdir()
-    if shutil.which("mount") is None or subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True).returncode != 0:
+    if (
+        shutil.which("mount") is None
+        or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a small tmpfs here")
     try:
         yield mnt
@@ -372,8 +388,9 @@ def test_disk_full_gives_one_line_and_the_next_command_repairs(small_disk: Path)
     run(vault, "reindex")
     embed_json(vault)
     change_notes(vault)
-    (vault / "notes" / "bare-date.md").write_text("---\ntitle: Release train\n---\nthe platypus ships\n"
-                                                  + "release notes and more words\n" * 2000)
+    (vault / "notes" / "bare-date.md").write_text(
+        "---\ntitle: Release train\n---\nthe platypus ships\n" + "release notes and more words\n" * 2000
+    )
     before = notes(vault)
     filler = fill(small_disk)
 
@@ -405,8 +422,12 @@ def test_disk_full_in_add_and_embed_writes(vault: Path, point: str) -> None:
     """The writes a real full disk never reached above (it fails earlier, at the catalogue)."""
     before = notes(vault)
     args = ["add", "-t", "Full disk", "-b", "no room"] if point == "enospc-note" else ["embed"]
-    proc = subprocess.run([sys.executable, "-m", "tests.crash_driver", point, "--vault", str(vault), *args],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.crash_driver", point, "--vault", str(vault), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     one_clear_line(proc, "disk full", "free some space")
     assert notes(vault) == before  # no note, and no half of one
     assert leftovers(vault) == []

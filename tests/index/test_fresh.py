@@ -57,8 +57,9 @@ def test_the_next_cli_search_sees_an_in_place_save(git_vault: Path) -> None:
     assert status["pending"] == {"new": [], "changed": [], "deleted": []}
 
 
-def test_in_place_saves_of_an_untracked_note_and_in_a_folder_without_git(git_vault: Path, vault_dir: Path,
-                                                                        tmp_path: Path) -> None:
+def test_in_place_saves_of_an_untracked_note_and_in_a_folder_without_git(
+    git_vault: Path, vault_dir: Path, tmp_path: Path
+) -> None:
     (git_vault / "notes" / "draft.md").write_text("# Draft\n\nThe capybara plan.\n")
     assert found(git_vault, "capybara") == ["notes/draft.md"]  # a new file: its folder changed
     save_in_place(git_vault / "notes" / "draft.md", "capybara", "platypus")
@@ -76,8 +77,9 @@ def test_the_prompt_hook_sees_an_in_place_save(git_vault: Path) -> None:
     mdmem_in_process("--vault", str(git_vault), "reindex")
     save_in_place(git_vault / NOTE, "Hotwire", "Okapiis")
     payload = {"prompt": "what did we decide about okapiis for new frontends?", "cwd": str(git_vault)}
-    proc = mdmem("--vault", str(git_vault), "hook", "prompt", "--time-budget", "30000", input=json.dumps(payload),
-                 check=False)  # (the budget: a loaded machine; the test is about what the hook sees)
+    proc = mdmem(
+        "--vault", str(git_vault), "hook", "prompt", "--time-budget", "30000", input=json.dumps(payload), check=False
+    )  # (the budget: a loaded machine; the test is about what the hook sees)
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Okapiis" in context
@@ -88,8 +90,9 @@ def test_a_running_mcp_server_sees_in_place_saves(git_vault: Path, tmp_path: Pat
     from mcp.client.stdio import stdio_client
 
     note = git_vault / NOTE
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mdmem", "--vault", str(git_vault), "mcp"],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mdmem", "--vault", str(git_vault), "mcp"], env=dict(os.environ)
+    )
 
     async def paths(s: ClientSession, word: str) -> list[str]:
         r = await s.call_tool("search", {"query": word, "limit": 5})
@@ -129,8 +132,9 @@ def test_a_watching_process_sees_saves_renames_and_new_folders(git_vault: Path) 
 
 
 @pytest.mark.parametrize("inline", [True, False], ids=["hook-inline", "background-job"])
-def test_excluded_files_never_pend_after_a_checkout_whatever_mdmem_toml_said(git_vault: Path, inline: bool,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_excluded_files_never_pend_after_a_checkout_whatever_mdmem_toml_said(
+    git_vault: Path, inline: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """At the older commit the vault had no mdmem.toml excludes (README.md was a note); at the newer one
     README.md is excluded. Checking out one and back leaves nothing pending and README.md no note."""
     from .test_catchup import checkout, wait_for_job
@@ -160,5 +164,5 @@ def test_without_mdmem_toml_the_templates_excludes_apply(tmp_path: Path) -> None
     template = Path(__file__).resolve().parents[2] / "vault_template" / "mdmem.toml"
     assert tuple(tomllib.loads(template.read_text())["vault"]["exclude"]) == DEFAULT_EXCLUDE
     assert load_config(tmp_path).exclude == DEFAULT_EXCLUDE
-    (tmp_path / "mdmem.toml").write_text("[vault]\nnotes_dir = \"n\"\n")
+    (tmp_path / "mdmem.toml").write_text('[vault]\nnotes_dir = "n"\n')
     assert load_config(tmp_path).exclude == ()  # a file that names no excludes: none

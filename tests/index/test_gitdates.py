@@ -76,8 +76,13 @@ EXPECTED = {  # path: (created, updated) of the note
     "notes/dated.md": ("2019-05-01", "2019-06-01"),  # the frontmatter's, not its commit's
     "notes/loose.md": ("2024-01-01", "2024-01-01"),  # untracked: its file's mtime
 }
-SOURCES = {"notes/alpha.md": "git", "archive/beta-moved.md": "git", "notes/gamma.md": "git",
-           "notes/dated.md": "frontmatter", "notes/loose.md": "mtime"}
+SOURCES = {
+    "notes/alpha.md": "git",
+    "archive/beta-moved.md": "git",
+    "notes/gamma.md": "git",
+    "notes/dated.md": "frontmatter",
+    "notes/loose.md": "mtime",
+}
 
 
 def day_of(value: str | float | None) -> str | None:
@@ -100,8 +105,10 @@ def test_a_fresh_clone_dates_its_notes_by_git(clone: Path, full: bool) -> None:
     assert {p: day_of(r["date"]) for p, r in rows.items()} == {p: u for p, (_, u) in EXPECTED.items()}
     # --since/--until and the hits' dates follow git
     hits = jrun(clone, "search", "memo", "--since", "2022-01-01", "--until", "2022-12-31")["results"]
-    assert {h["path"]: h["date"][:10] for h in hits} == {"notes/alpha.md": "2022-01-10",
-                                                         "archive/beta-moved.md": "2022-06-15"}
+    assert {h["path"]: h["date"][:10] for h in hits} == {
+        "notes/alpha.md": "2022-01-10",
+        "archive/beta-moved.md": "2022-06-15",
+    }
     assert [h["path"] for h in jrun(clone, "search", "memo", "--until", "2020-12-31")["results"]] == ["notes/dated.md"]
     # the timeline: authored, else created, oldest first
     doc = jrun(clone, "timeline", "notes/gamma", "--all", "--no-vectors")
@@ -125,10 +132,12 @@ def test_recency_follows_git(clone: Path) -> None:
     assert [h["path"] for h in hits][:2] == ["notes/new-plan.md", "notes/old-plan.md"]
 
 
-@pytest.mark.parametrize(("query", "now"), [("the ledger and the queue in 2023", None),
-                                          ("the ledger and the queue last week", "2023-03-01")])
-def test_recall_time_windows_follow_git(clone: Path, monkeypatch: pytest.MonkeyPatch, query: str,
-                                        now: str | None) -> None:
+@pytest.mark.parametrize(
+    ("query", "now"), [("the ledger and the queue in 2023", None), ("the ledger and the queue last week", "2023-03-01")]
+)
+def test_recall_time_windows_follow_git(
+    clone: Path, monkeypatch: pytest.MonkeyPatch, query: str, now: str | None
+) -> None:
     from mdmem import Vault
 
     if now:
@@ -231,15 +240,19 @@ def test_walk_history_follows_renames_back_and_stops_at_an_add() -> None:
     assert walk_history(commits[:2]) == {"c.md": FileHistory(40.0, 50.0, "b.md")}
 
 
-@pytest.mark.parametrize(("front", "git_dates", "modified", "want"), [
-    ("", (100.0, 200.0), False, ("git", "git", 200.0)),
-    ("", (100.0, 200.0), True, ("git", "mtime", 500.0)),  # an edit since the last commit
-    ("", None, False, ("mtime", "mtime", 500.0)),  # git does not know the file
-    ("created: 1970-01-02\n", (100.0, 200.0), False, ("frontmatter", "git", 86400.0)),  # its own date wins
-    ("updated: 1970-01-02\n", None, False, (None, "frontmatter", 86400.0)),
-])
-def test_note_dates(front: str, git_dates: tuple[float, float] | None, modified: bool,
-                    want: tuple[str | None, str | None, float]) -> None:
+@pytest.mark.parametrize(
+    ("front", "git_dates", "modified", "want"),
+    [
+        ("", (100.0, 200.0), False, ("git", "git", 200.0)),
+        ("", (100.0, 200.0), True, ("git", "mtime", 500.0)),  # an edit since the last commit
+        ("", None, False, ("mtime", "mtime", 500.0)),  # git does not know the file
+        ("created: 1970-01-02\n", (100.0, 200.0), False, ("frontmatter", "git", 86400.0)),  # its own date wins
+        ("updated: 1970-01-02\n", None, False, (None, "frontmatter", 86400.0)),
+    ],
+)
+def test_note_dates(
+    front: str, git_dates: tuple[float, float] | None, modified: bool, want: tuple[str | None, str | None, float]
+) -> None:
     note = parse_note(f"---\n{front}---\nbody\n" if front else "body\n", "n.md")
     d = note_dates(note, 500.0, git_dates, modified)
     assert (d.created_from, d.updated_from, d.date) == want

@@ -55,8 +55,13 @@ def test_coverage_is_the_same_cold_and_warm(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
     v.store.repair()
     lex = v.store.lexical
-    runs = [{h.path: (round(h.score, 6), round(h.coverage, 6))
-             for h in lex.search("release train schedule xylophone", 20, coverage=True)} for _ in range(3)]
+    runs = [
+        {
+            h.path: (round(h.score, 6), round(h.coverage, 6))
+            for h in lex.search("release train schedule xylophone", 20, coverage=True)
+        }
+        for _ in range(3)
+    ]
     assert runs[0] == runs[1] == runs[2]
     assert 0 < max(c for _, c in runs[0].values()) < 1  # "xylophone" is in no note
 
@@ -69,14 +74,18 @@ def test_a_misspelled_name_finds_its_note(vault_dir: Path) -> None:
     assert v.store.lexical.corrections("release train") == {}  # words the vault has are never changed
 
 
-@pytest.mark.parametrize(("query", "fixes", "first"), [
-    ("Releasetrain", {"releasetrain": "releas train"}, "notes/bare-date.md"),  # two names joined
-    ("Hot wire", {"hot wire": "hotwir"}, "notes/with-id.md"),  # a name split in two
-    ("Coffe machine", {"coff": "coffe"}, "notes/empty-frontmatter.md"),  # a missing letter
-    ("Hotwrie decision", {"hotwri": "hotwir"}, "notes/with-id.md"),  # swapped: as typed, not as stemmed
-])
-def test_a_name_joined_split_or_misspelled_finds_its_note(vault_dir: Path, query: str, fixes: dict[str, str],
-                                                           first: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "fixes", "first"),
+    [
+        ("Releasetrain", {"releasetrain": "releas train"}, "notes/bare-date.md"),  # two names joined
+        ("Hot wire", {"hot wire": "hotwir"}, "notes/with-id.md"),  # a name split in two
+        ("Coffe machine", {"coff": "coffe"}, "notes/empty-frontmatter.md"),  # a missing letter
+        ("Hotwrie decision", {"hotwri": "hotwir"}, "notes/with-id.md"),  # swapped: as typed, not as stemmed
+    ],
+)
+def test_a_name_joined_split_or_misspelled_finds_its_note(
+    vault_dir: Path, query: str, fixes: dict[str, str], first: str
+) -> None:
     v = Vault.open(vault_dir)
     v.store.repair()
     assert v.store.lexical.corrections(query) == fixes
@@ -270,8 +279,16 @@ def test_second_writer_gets_a_clear_message(vault_dir: Path) -> None:
 
 def test_resolve_by_id_path_stem_title_alias(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
-    for ref in ("m-fixture01", "notes/with-id.md", "notes/with-id", "with-id.md", "Hotwire decision",
-                "hotwire DECISION", "Frontend choice", "[[Hotwire decision]]"):
+    for ref in (
+        "m-fixture01",
+        "notes/with-id.md",
+        "notes/with-id",
+        "with-id.md",
+        "Hotwire decision",
+        "hotwire DECISION",
+        "Frontend choice",
+        "[[Hotwire decision]]",
+    ):
         assert v.resolve(ref) == "notes/with-id.md", ref
     with pytest.raises(AmbiguousNote) as exc:
         v.resolve("Duplicate title")
@@ -288,8 +305,14 @@ def test_get_reads_the_file_fresh(vault_dir: Path) -> None:
 
 def test_add_writes_a_new_note_with_an_id(vault_dir: Path) -> None:
     v = Vault.open(vault_dir)
-    r = v.add("Use Postgres 16", "We upgrade to **Postgres 16** in May.", type="decision",
-              tags=["db"], salience=0.7, commit=False)
+    r = v.add(
+        "Use Postgres 16",
+        "We upgrade to **Postgres 16** in May.",
+        type="decision",
+        tags=["db"],
+        salience=0.7,
+        commit=False,
+    )
     assert r.path == "notes/use-postgres-16.md" and r.id.startswith("m-")
     n = v.get(r.id)
     assert (n.title, n.type, n.tags, n.salience, n.id) == ("Use Postgres 16", "decision", ["db"], 0.7, r.id)
@@ -364,15 +387,25 @@ def test_warm_array_scorer_ranks_exactly_like_whoosh(tmp_path: Path, monkeypatch
 
     monkeypatch.setenv("MDMEM_NOW", "2026-11-29")
     rng = random.Random(7)
-    words = ("deploy kafka consumer lag billing invoice retry webhook postgres redis cache budget "
-             "hiring alice bob tokyo incident rollback canary metrics latency").split()
+    words = (
+        "deploy kafka consumer lag billing invoice retry webhook postgres redis cache budget "
+        "hiring alice bob tokyo incident rollback canary metrics latency"
+    ).split()
     root = tmp_path / "v"
     (root / "notes").mkdir(parents=True)
     for i in range(120):
         title = " ".join(rng.sample(words, 2))
         body = " ".join(rng.choice(words) for _ in range(rng.randint(3, 60)))
-        extra = rng.choice(["", "status: forgotten\n", "snoozed_until: 2027-01-01\n", "type: decision\n",
-                            "tags: [ops]\n", "entities: [Alice]\n"])
+        extra = rng.choice(
+            [
+                "",
+                "status: forgotten\n",
+                "snoozed_until: 2027-01-01\n",
+                "type: decision\n",
+                "tags: [ops]\n",
+                "entities: [Alice]\n",
+            ]
+        )
         (root / "notes" / f"n{i:03d}.md").write_text(f"---\ntitle: {title}\n{extra}---\n{body}\n")
     v = Vault.open(root)
     v.reindex()
@@ -418,8 +451,10 @@ def test_text_fields_index_the_postings_the_analyzer_would() -> None:
     from mdmem.index.lexical import make_schema
 
     schema = make_schema()
-    text = ("The Quick brown-fox jumps over the lazy dog; user_id=42 snake_case CamelCase 東京大学 Übergröße "
-            "naïve café. Fox fox FOX.")
+    text = (
+        "The Quick brown-fox jumps over the lazy dog; user_id=42 snake_case CamelCase 東京大学 Übergröße "
+        "naïve café. Fox fox FOX."
+    )
     for name in ("title", "aliases", "entities", "tags", "headings", "body"):
         field = schema[name]
         assert sorted(field.index(text)) == sorted(TEXT.index(field, text)), name

@@ -41,15 +41,17 @@ def fresh(tmp_path: Path) -> Iterator[Path]:
     wait_for_jobs(root)  # nothing a test started outlives it
 
 
-def commit(root: Path, files: dict[str, str], message: str = "notes",
-           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def commit(
+    root: Path, files: dict[str, str], message: str = "notes", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Write the files and commit them as a user does (git runs mdmem's hooks)."""
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     git(root, "add", "-A")
-    proc = subprocess.run(["git", "commit", "-qm", message], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", "commit", "-qm", message], cwd=root, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -105,18 +107,27 @@ def count_embeddings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_a_fresh_vault_is_hybrid_from_its_first_commit_with_the_real_model(
-        fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bundled MiniLM is not prepared on this machine yet (~1.5 s), so the hook hands the embedding to the job;
     once it is done every chunk has a vector and a paraphrase finds its note through the vector leg."""
     monkeypatch.delenv("MDMEM_EMBED_MODEL")
-    proc = commit(fresh, {"notes/biscuit.md": DOG,
-                          "notes/kafka.md": "# Kafka lag\n\nThe payments consumer fell behind; we added partitions.\n"})
+    proc = commit(
+        fresh,
+        {
+            "notes/biscuit.md": DOG,
+            "notes/kafka.md": "# Kafka lag\n\nThe payments consumer fell behind; we added partitions.\n",
+        },
+    )
     assert proc.stderr == ""  # the hook says nothing and leaves the model to the job
     wait_for_jobs(fresh)
     vec = vectors(fresh)
     assert vec["model"] == "all-MiniLM-L6-v2" and vec["complete"] and vec["chunks"] > 0
-    out = json.loads(mdmem_in_process("--vault", str(fresh), "query", "which animal lives with the family",
-                                      "--json", "--explain").stdout)
+    out = json.loads(
+        mdmem_in_process(
+            "--vault", str(fresh), "query", "which animal lives with the family", "--json", "--explain"
+        ).stdout
+    )
     top = out["results"][0]
     assert top["path"] == "notes/biscuit.md"
     assert "vec_rank" in top["explain"] and "bm25_rank" not in top["explain"]  # no word in common
@@ -129,11 +140,13 @@ def test_a_cheap_model_embeds_a_commit_inline_and_starts_no_job(fresh: Path) -> 
     assert vectors(fresh)["complete"]
     assert not (fresh / ".mdmem" / "embed").exists() and not (fresh / ".mdmem" / "embed.log").exists()
     assert mdmem_in_process("--vault", str(fresh), "vsearch", "golden retriever puppy", "--json").stdout.count(
-        "notes/biscuit.md")
+        "notes/biscuit.md"
+    )
 
 
 def test_an_expensive_model_leaves_the_commit_to_one_background_job(
-        fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import fcntl
 
     from mdmem.index import semantic
@@ -171,8 +184,7 @@ def test_an_expensive_model_leaves_the_commit_to_one_background_job(
     assert vec["complete"] and "embedding" not in vec
     assert not (fresh / ".mdmem" / "embed").exists()
     out = json.loads(mdmem_in_process("--vault", str(fresh), "query", "beta3 words", "--json").stdout)
-    assert out["info"]["coverage"] == {"chunks_with_vectors": vec["chunks"], "chunks": vec["chunks"],
-                                       "complete": True}
+    assert out["info"]["coverage"] == {"chunks_with_vectors": vec["chunks"], "chunks": vec["chunks"], "complete": True}
 
 
 def test_a_killed_job_is_finished_by_the_next_write(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,8 +218,9 @@ def test_a_killed_job_is_finished_by_the_next_write(fresh: Path, monkeypatch: py
 # -- writes and rebuilds ----------------------------------------------------------------------------
 
 
-def test_reindex_full_reuses_the_cache_and_keeps_coverage_complete(fresh: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reindex_full_reuses_the_cache_and_keeps_coverage_complete(
+    fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     commit(fresh, {"notes/biscuit.md": DOG, "notes/b.md": "# B\n\nbeta words\n\n## More\n\nmore beta\n"})
     before = vectors(fresh)
     assert before["complete"] and before["chunks"] > 3
@@ -220,8 +233,9 @@ def test_reindex_full_reuses_the_cache_and_keeps_coverage_complete(fresh: Path,
     assert sum(calls) == 1 and vectors(fresh)["complete"]  # only the changed chunk
 
 
-def test_lifecycle_writes_and_imports_keep_vectors_current(fresh: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lifecycle_writes_and_imports_keep_vectors_current(
+    fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def run(*args: str) -> str:
         out = mdmem_in_process("--vault", str(fresh), *args).stdout
         vec = vectors(fresh)
@@ -235,8 +249,9 @@ def test_lifecycle_writes_and_imports_keep_vectors_current(fresh: Path, tmp_path
     run("pin", "zebra-crossing-rule")
     run("snooze", "zebra-crossing-rule", "--until", "2030-01-01")
     run("correct", "zebra-crossing-rule", "-b", "Cyclists dismount at the striped crossing.")
-    hits = json.loads(mdmem_in_process("--vault", str(fresh), "vsearch", "cyclists dismount", "--json",
-                                       "--include", "snoozed").stdout)["results"]
+    hits = json.loads(
+        mdmem_in_process("--vault", str(fresh), "vsearch", "cyclists dismount", "--json", "--include", "snoozed").stdout
+    )["results"]
     assert "zebra" in hits[0]["path"] and "Cyclists" in hits[0]["snippet"]
     run("add", "-t", "Other note", "-b", "unrelated text about kettles")
     run("link", "zebra-crossing-rule", "other-note")
@@ -247,8 +262,9 @@ def test_lifecycle_writes_and_imports_keep_vectors_current(fresh: Path, tmp_path
     assert sum(calls) > added
 
 
-def test_auto_off_embeds_nothing_but_the_cache_still_serves_rebuilds(fresh: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_off_embeds_nothing_but_the_cache_still_serves_rebuilds(
+    fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("MDMEM_AUTO_EMBED")
     (fresh / "mdmem.toml").write_text((fresh / "mdmem.toml").read_text() + "\n[embed]\nauto = false\n")
     calls = count_embeddings(monkeypatch)
@@ -271,7 +287,7 @@ def test_skip_hook_and_a_bad_setting_never_fail_a_write(fresh: Path, monkeypatch
     commit(fresh, {"notes/a.md": "# A\n\nalpha words\n"}, env={"MDMEM_SKIP_HOOK": "1"})
     assert not (fresh / ".mdmem" / "embed").exists()
     monkeypatch.delenv("MDMEM_AUTO_EMBED")
-    (fresh / "mdmem.toml").write_text((fresh / "mdmem.toml").read_text() + "\n[embed]\nauto = \"no\"\n")
+    (fresh / "mdmem.toml").write_text((fresh / "mdmem.toml").read_text() + '\n[embed]\nauto = "no"\n')
     proc = mdmem_in_process("--vault", str(fresh), "add", "-t", "Gamma", "-b", "gamma words", check=False)
     assert "Traceback" not in proc.stderr
     assert "gamma" in mdmem_in_process("--vault", str(fresh), "search", "gamma").stdout.lower()

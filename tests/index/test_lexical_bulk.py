@@ -12,8 +12,24 @@ import pytest
 
 from mdmem.index.lexical import FOREVER, LexicalDoc, LexicalIndex, term_counts
 
-WORDS = ["payment", "retry", "timeout", "Kafka", "ERR_PAY_504", "deploy", "schema", "migration",
-         "支付系统", "重试", "incident", "rollback", "postgres", "cache", "latency", "owner"]
+WORDS = [
+    "payment",
+    "retry",
+    "timeout",
+    "Kafka",
+    "ERR_PAY_504",
+    "deploy",
+    "schema",
+    "migration",
+    "支付系统",
+    "重试",
+    "incident",
+    "rollback",
+    "postgres",
+    "cache",
+    "latency",
+    "owner",
+]
 
 
 def make_docs(n: int, seed: int = 3) -> list[LexicalDoc]:
@@ -23,14 +39,26 @@ def make_docs(n: int, seed: int = 3) -> list[LexicalDoc]:
         body = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, 120)))
         body += " common" + f" uniq{i}" + (" rare" if i % 97 == 0 else "")  # "common": every doc, 3 blocks at 300
         tags = rnd.sample(["ops", "Billing", "infra", "team-a"], rnd.randint(0, 3))
-        docs.append(LexicalDoc(
-            path=f"notes/{i % 7}/n{i}.md", id=f"id{i}", title=" ".join(rnd.sample(WORDS, 3)) if i % 11 else "",
-            aliases="alias " + rnd.choice(WORDS) if i % 5 == 0 else "", entities=" \n".join(rnd.sample(WORDS, 2)),
-            tags=tags, headings=" \n".join(rnd.sample(WORDS, rnd.randint(0, 4))), body=body,
-            type=rnd.choice(["note", "decision", "fact"]), scope=rnd.choice(["global", "project:x"]),
-            status="forgotten" if i % 13 == 0 else "active", date=1.7e9 + i * 3600.5, hash=f"h{i}",
-            hide_until=1.8e9 if i % 17 == 0 else 0.0, vfrom=0.0, vuntil=1.75e9 if i % 19 == 0 else FOREVER,
-        ))
+        docs.append(
+            LexicalDoc(
+                path=f"notes/{i % 7}/n{i}.md",
+                id=f"id{i}",
+                title=" ".join(rnd.sample(WORDS, 3)) if i % 11 else "",
+                aliases="alias " + rnd.choice(WORDS) if i % 5 == 0 else "",
+                entities=" \n".join(rnd.sample(WORDS, 2)),
+                tags=tags,
+                headings=" \n".join(rnd.sample(WORDS, rnd.randint(0, 4))),
+                body=body,
+                type=rnd.choice(["note", "decision", "fact"]),
+                scope=rnd.choice(["global", "project:x"]),
+                status="forgotten" if i % 13 == 0 else "active",
+                date=1.7e9 + i * 3600.5,
+                hash=f"h{i}",
+                hide_until=1.8e9 if i % 17 == 0 else 0.0,
+                vfrom=0.0,
+                vuntil=1.75e9 if i % 19 == 0 else FOREVER,
+            )
+        )
     return docs
 
 
@@ -53,20 +81,39 @@ def contents(directory: Path) -> dict[str, Any]:
         out["counts"] = (r.doc_count(), r.doc_count_all(), lx.ix.latest_generation())
         for field in sorted(r.indexed_field_names()):
             if s.schema[field].scorable:
-                out[f"len:{field}"] = ([r.doc_field_length(d, field) for d in range(r.doc_count_all())],
-                                       r.field_length(field), answer(r.min_field_length, field),
-                                       answer(r.max_field_length, field))
+                out[f"len:{field}"] = (
+                    [r.doc_field_length(d, field) for d in range(r.doc_count_all())],
+                    r.field_length(field),
+                    answer(r.min_field_length, field),
+                    answer(r.max_field_length, field),
+                )
             for term in r.lexicon(field):
                 ti = r.term_info(field, term)
                 m = r.postings(field, term)
                 blocks, postings = [], []
                 while m.is_active():
-                    blocks.append((m.block_min_id(), m.block_max_id(), m.block_min_length(),
-                                   m.block_max_length(), m.block_max_weight()))
+                    blocks.append(
+                        (
+                            m.block_min_id(),
+                            m.block_max_id(),
+                            m.block_min_length(),
+                            m.block_max_length(),
+                            m.block_max_weight(),
+                        )
+                    )
                     postings.append((m.id(), m.weight(), m.value()))
                     m.next()
-                out[f"{field}:{term!r}"] = (ti.weight(), ti.doc_frequency(), ti.min_length(), ti.max_length(),
-                                            ti.max_weight(), ti.min_id(), ti.max_id(), blocks, postings)
+                out[f"{field}:{term!r}"] = (
+                    ti.weight(),
+                    ti.doc_frequency(),
+                    ti.min_length(),
+                    ti.max_length(),
+                    ti.max_weight(),
+                    ti.min_id(),
+                    ti.max_id(),
+                    blocks,
+                    postings,
+                )
     lx.close()
     return out
 
@@ -134,7 +181,8 @@ def test_the_lean_writer_leaves_no_segment_when_a_document_fails(tmp_path: Path)
 
 
 def test_a_full_build_with_a_parse_worker_indexes_what_a_serial_one_does(
-        vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Many notes: a worker process parses them and counts their terms ahead; the index is the same."""
     from mdmem.adapters.config import load_config
     from mdmem.index import lexical, parsing

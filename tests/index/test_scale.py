@@ -145,16 +145,19 @@ def test_segment_files_are_read_in_place_not_copied(many: Path) -> None:
             f = compound.open_file(name)
             assert isinstance(f.file, SegmentView)
             offset, length = compound.range(name)
-            assert f.read() == bytes(compound._source[offset:offset + length])
+            assert f.read() == bytes(compound._source[offset : offset + length])
 
 
-@pytest.mark.parametrize("ops", [
-    [("read", 3), ("read", -1)],
-    [("seek", 5, 0), ("read", 4), ("tell",), ("seek", -2, 1), ("read", 10), ("seek", -3, 2), ("read", None)],
-    [("readline", -1), ("readline", 3), ("readline", -1), ("readline", -1), ("read", 1)],
-    [("seek", 100, 0), ("read", 5), ("tell",)],
-    [("readinto", 4), ("readinto", 50)],
-])
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [("read", 3), ("read", -1)],
+        [("seek", 5, 0), ("read", 4), ("tell",), ("seek", -2, 1), ("read", 10), ("seek", -3, 2), ("read", None)],
+        [("readline", -1), ("readline", 3), ("readline", -1), ("readline", -1), ("read", 1)],
+        [("seek", 100, 0), ("read", 5), ("tell",)],
+        [("readinto", 4), ("readinto", 50)],
+    ],
+)
 def test_segment_view_reads_as_bytesio_does(ops: list[tuple[object, ...]]) -> None:
     from mdmem.index.lexical_files import SegmentView
 
@@ -213,7 +216,8 @@ def embedding_job_at_work(many: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 
 def test_while_the_embedding_job_works_a_hook_reads_no_pending_chunks(
-        embedding_job_at_work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedding_job_at_work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A commit in a big vault without vectors yet: the hook indexes its note and asks the job for one more
     pass, without reading every chunk still to embed and asking the cache about each (~0.3 s at 50k)."""
     from mdmem.index.catalog import Catalog, EmbeddingCache
@@ -235,8 +239,7 @@ def test_while_the_embedding_job_works_a_hook_reads_no_pending_chunks(
     assert reads == [] and asked == []
 
 
-def test_an_embedding_round_reads_the_text_of_its_own_chunks_only(
-        many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_embedding_round_reads_the_text_of_its_own_chunks_only(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The job embeds a vault in rounds (``max_new``); each round read the text of every chunk still without
     a vector (~1 s a round at 50k notes), now only that of the chunks it embeds."""
     from mdmem.index.catalog import Catalog
@@ -252,7 +255,8 @@ def test_an_embedding_round_reads_the_text_of_its_own_chunks_only(
 
 
 def test_with_auto_embedding_off_a_hook_opens_no_vector_file_for_an_empty_cache(
-        many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``[embed] auto = false`` in a vault whose embedding cache holds none of its pending chunks (an embed
     run once and stopped): a hook has nothing to restore and takes no writer lock or vector file for it
     (it read every pending chunk's text and asked the cache for each vector: ~1 s a hook at 50k notes)."""

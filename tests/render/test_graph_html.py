@@ -23,8 +23,16 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromiu
 
 
 def note(key: str, title: str | None = None, type: str = "note", tags: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"key": key, "id": key.removesuffix(".md"), "path": key, "title": title or key, "type": type,
-            "kind": "note", "status": "active", "tags": list(tags)}
+    return {
+        "key": key,
+        "id": key.removesuffix(".md"),
+        "path": key,
+        "title": title or key,
+        "type": type,
+        "kind": "note",
+        "status": "active",
+        "tags": list(tags),
+    }
 
 
 def other(key: str, kind: str, title: str) -> dict[str, Any]:
@@ -39,8 +47,10 @@ def synthetic(n: int, seed: int = 0) -> dict[str, Any]:
     """``n`` notes in four folders under ``notes/``, with hubs, tags, attachments and missing targets."""
     rng = random.Random(seed)
     folders = ("alpha", "beta", "gamma", "delta")
-    nodes = [note(f"notes/{folders[i % 4]}/n{i}.md", f"Note {i}", ("fact", "decision", "idea")[i % 3],
-                  (f"t{i % 5}",)) for i in range(n)]
+    nodes = [
+        note(f"notes/{folders[i % 4]}/n{i}.md", f"Note {i}", ("fact", "decision", "idea")[i % 3], (f"t{i % 5}",))
+        for i in range(n)
+    ]
     edges = []
     for i in range(n):
         for _ in range(rng.randrange(1, 8)):
@@ -71,6 +81,7 @@ def page(browser: Browser, tmp_path: Path):  # type: ignore[no-untyped-def]
         browser.open(path.as_uri(), ready="document.body.dataset.settled")
         assert browser.errors == []
         return browser
+
     return load
 
 
@@ -80,9 +91,11 @@ def visible(b: Browser) -> set[str]:
 
 def set_control(b: Browser, id: str, value: Any) -> None:
     """Change a control as a user would: set it, fire its event."""
-    b.eval(f"(() => {{ const e = document.getElementById({id!r}), v = {json.dumps(value)};"
-           " if (e.type === 'checkbox') e.checked = v; else e.value = v;"
-           " e.dispatchEvent(new Event(e.type === 'range' ? 'input' : 'change')); })()")
+    b.eval(
+        f"(() => {{ const e = document.getElementById({id!r}), v = {json.dumps(value)};"
+        " if (e.type === 'checkbox') e.checked = v; else e.value = v;"
+        " e.dispatchEvent(new Event(e.type === 'range' ? 'input' : 'change')); })()"
+    )
 
 
 def toggle(b: Browser, selector: str) -> None:
@@ -96,12 +109,19 @@ def test_legend_lists_the_top_folders_and_switches_to_types(page) -> None:  # ty
     data = synthetic(200)
     data["nodes"].append(note("notes/loose.md", "Loose"))  # directly in the folder all notes share
     b = page(data)
-    legend = b.eval("[...document.querySelectorAll('#folders li')].map(li => [li.dataset.value, li.querySelector('i').style.background])")
+    legend = b.eval(
+        "[...document.querySelectorAll('#folders li')].map(li => [li.dataset.value, li.querySelector('i').style.background])"
+    )
     assert [v for v, _ in legend] == ["alpha", "beta", "delta", "gamma", "(top level)"]  # by size, then name
     assert len({c for _, c in legend}) == 5 and all(c for _, c in legend)  # a colour each
     assert b.eval("document.querySelector('#types li i').style.display") == "none"  # not the colour yet
     set_control(b, "color", "type")
-    assert b.eval("[...document.querySelectorAll('#types li')].map(li => li.dataset.value)") == ["decision", "fact", "idea", "note"]
+    assert b.eval("[...document.querySelectorAll('#types li')].map(li => li.dataset.value)") == [
+        "decision",
+        "fact",
+        "idea",
+        "note",
+    ]
     assert b.eval("document.querySelector('#types li i').style.background") != ""
     assert b.eval("document.querySelector('#folders li i').style.display") == "none"
 
@@ -133,8 +153,11 @@ def test_filters_by_folder_type_tag_and_kind_hide_nodes(page) -> None:  # type: 
     notes = {k for k in shown if by[k]["kind"] == "note"}
     assert notes == {k for k, d in by.items() if "t3" in d.get("tags", [])}
     # a missing target stays only while a note that links to it is shown
-    assert all(any(e["source"] in notes for e in data["edges"] if e["target"] == k)
-               for k in shown if by[k]["kind"] == "missing")
+    assert all(
+        any(e["source"] in notes for e in data["edges"] if e["target"] == k)
+        for k in shown
+        if by[k]["kind"] == "missing"
+    )
     assert b.eval("document.getElementById('shown').textContent") == f"\u00b7 showing {len(shown)}"
     set_control(b, "tag", "")
 
@@ -152,8 +175,13 @@ def chain_graph() -> dict[str, Any]:
     """a → b → c → d → e, b → x, plus 40 unrelated notes in a ring."""
     keys = ["a", "b", "c", "d", "e", "x"] + [f"r{i}" for i in range(40)]
     nodes = [note(f"f/{k}.md", k.upper()) for k in keys]
-    edges = [edge("f/a.md", "f/b.md"), edge("f/b.md", "f/c.md"), edge("f/c.md", "f/d.md"), edge("f/d.md", "f/e.md"),
-             edge("f/b.md", "f/x.md")] + [edge(f"f/r{i}.md", f"f/r{(i + 1) % 40}.md") for i in range(40)]
+    edges = [
+        edge("f/a.md", "f/b.md"),
+        edge("f/b.md", "f/c.md"),
+        edge("f/c.md", "f/d.md"),
+        edge("f/d.md", "f/e.md"),
+        edge("f/b.md", "f/x.md"),
+    ] + [edge(f"f/r{i}.md", f"f/r{(i + 1) % 40}.md") for i in range(40)]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -177,9 +205,15 @@ def test_local_view_shows_only_nodes_within_the_depth(page) -> None:  # type: ig
 
 def test_panel_lists_each_linked_note_once_with_the_right_arrow(page) -> None:  # type: ignore[no-untyped-def]
     nodes = [note(f"p/{k}.md", k) for k in ("Hub", "Target", "Source", "Both")]
-    edges = [edge("p/Hub.md", "p/Target.md"), edge("p/Hub.md", "p/Target.md"), edge("p/Hub.md", "p/Target.md", "depends_on"),
-             edge("p/Source.md", "p/Hub.md"), edge("p/Hub.md", "p/Both.md"), edge("p/Both.md", "p/Hub.md"),
-             edge("p/Both.md", "p/Hub.md")]
+    edges = [
+        edge("p/Hub.md", "p/Target.md"),
+        edge("p/Hub.md", "p/Target.md"),
+        edge("p/Hub.md", "p/Target.md", "depends_on"),
+        edge("p/Source.md", "p/Hub.md"),
+        edge("p/Hub.md", "p/Both.md"),
+        edge("p/Both.md", "p/Hub.md"),
+        edge("p/Both.md", "p/Hub.md"),
+    ]
     b = page({"nodes": nodes, "edges": edges})
     x, y = b.eval("mdmemGraph.point('p/Hub.md')")
     b.click(x, y)
@@ -221,16 +255,28 @@ def wiki(n: int, per_note: int = 4, seed: int = 3) -> dict[str, Any]:
     that few notes share: more external nodes than notes, as on a 6,500-note vault citing 24,000."""
     rng = random.Random(seed)
     folders = ("🗂️ Plugins", "📁 Themes", "社区 Community", "05 - Concepts")
-    nodes = [note(f"{folders[i % 4]}/n{i}.md", f"{'📂 ' if i % 7 == 0 else ''}Note {i}{' 数据库' if i % 5 == 0 else ''}")
-             for i in range(n)]
+    nodes = [
+        note(f"{folders[i % 4]}/n{i}.md", f"{'📂 ' if i % 7 == 0 else ''}Note {i}{' 数据库' if i % 5 == 0 else ''}")
+        for i in range(n)
+    ]
     edges = [edge(nodes[i]["key"], nodes[int(n * rng.random() ** 2)]["key"]) for i in range(n) for _ in range(3)]
     for i in range(n):
         for k in range(per_note):
             url = f"https://github.com/user{rng.randrange(n * per_note)}/plugin-{k}"
-            nodes.append({"key": f"ref:url:{url}", "id": f"ref:url:{url}", "path": None, "title": url,
-                          "type": "url", "kind": "external", "status": "active"})
-            edges.append({"source": nodes[i]["key"], "target": f"ref:url:{url}", "type": "cites", "reason": None,
-                          "written": url})
+            nodes.append(
+                {
+                    "key": f"ref:url:{url}",
+                    "id": f"ref:url:{url}",
+                    "path": None,
+                    "title": url,
+                    "type": "url",
+                    "kind": "external",
+                    "status": "active",
+                }
+            )
+            edges.append(
+                {"source": nodes[i]["key"], "target": f"ref:url:{url}", "type": "cites", "reason": None, "written": url}
+            )
     unique = {d["key"]: d for d in nodes}  # a URL two notes cite is one node
     return {"nodes": list(unique.values()), "edges": [e for e in edges if e["source"] != e["target"]]}
 
@@ -273,7 +319,9 @@ def test_emoji_and_cjk_draw_as_glyphs_not_as_missing_character_boxes(page) -> No
     assert drawn["latin"] != drawn["box"] and drawn["box"] != drawn["blank"]
     assert drawn["emoji"] != drawn["box"] and drawn["emoji"] != drawn["blank"], "no emoji font: the folder's 🗂 is a box"
     assert drawn["cjk"] != drawn["box"] and drawn["cjk"] != drawn["blank"], "no CJK font: 社区 draws as boxes"
-    widths = b.eval("(() => { const s = document.createElement('span'); document.getElementById('info').appendChild(s);"
-                    " const w = (t) => { s.textContent = t; return s.getBoundingClientRect().width; };"
-                    " return [w('社区'), w('\\u{10FFFD}\\u{10FFFD}')]; })()")
+    widths = b.eval(
+        "(() => { const s = document.createElement('span'); document.getElementById('info').appendChild(s);"
+        " const w = (t) => { s.textContent = t; return s.getBoundingClientRect().width; };"
+        " return [w('社区'), w('\\u{10FFFD}\\u{10FFFD}')]; })()"
+    )
     assert widths[0] > 0 and widths[0] != widths[1]

@@ -85,25 +85,25 @@ We chose Hotwire over React because of the [[Team skills survey]] and the [surve
 Still to write: [[Missing note]].
 """,
     "notes/budget.md": "---\nid: g-budget\ntitle: Q3 budget approved\ntype: fact\ncreated: 2026-01-10\n---\n"
-                       "Finance approved the frontend budget for Q3.\n",
+    "Finance approved the frontend budget for Q3.\n",
     "notes/survey.md": "---\nid: m-survey\ntitle: Team skills survey\ntype: research\ncreated: 2025-12-01\n---\n"
-                       "Most of the team knows Rails and server-rendered forms; little React experience.\n",
+    "Most of the team knows Rails and server-rendered forms; little React experience.\n",
     "notes/react.md": "---\nid: m-react\ntitle: Use React for frontends\ntype: decision\nstatus: archived\n"
-                      "created: 2025-06-01\n---\nOur first frontend choice was React with a JSON API.\n",
+    "created: 2025-06-01\n---\nOur first frontend choice was React with a JSON API.\n",
     "notes/people/mei-lin.md": "---\ntitle: Mei Lin\ntype: fact\naliases: [林美, Mei]\ncreated: 2025-01-01\n---\n"
-                               "Frontend lead. Writes in Chinese.\n",
+    "Frontend lead. Writes in Chinese.\n",
     "notes/css.md": "---\ntitle: CSS naming rules\ntype: preference\nentities: [Mei]\ncreated: 2026-02-01\n---\n"
-                    "Block-element-modifier names for every component. Ask Mei about Hotwire.\n",
+    "Block-element-modifier names for every component. Ask Mei about Hotwire.\n",
     "notes/island.md": "---\ntitle: Unconnected island\ncreated: 2026-03-01\n---\nA note about sailing boats.\n",
     "notes/deploy.md": "---\nid: m-deploy\ntitle: Deploy window\ntype: fact\n---\n"
-                       "Deploys happen on Tuesday mornings after the release train.\n",
+    "Deploys happen on Tuesday mornings after the release train.\n",
     "notes/style.md": "---\ntitle: Coding style\npinned: true\nsalience: 0.9\n---\nPrefer small pull requests.\n",
     "notes/stale.md": "---\ntitle: Stale handoff\ntype: handoff\nsalience: 0.1\ncreated: 2025-01-01\n---\nold stuff\n",
     "notes/db-v1.md": "---\nid: db-v1\ntitle: Database host v1\ntype: fact\ncreated: 2025-02-01\n---\n"
-                      "The database host is db1.internal.\n",
+    "The database host is db1.internal.\n",
     "notes/ambiguous.md": "---\ntitle: Ambiguous links\n---\nSee [[Duplicate title]] and [[Team skills survey#Results]].\n",
     "notes/db-v2.md": "---\nid: db-v2\ntitle: Database host v2\ntype: fact\nsupersedes: db-v1\ncreated: 2025-08-01\n"
-                      "---\nThe database host is db2.internal.\n",
+    "---\nThe database host is db2.internal.\n",
 }
 NEAR_DEPLOY = "Deploys happen on Tuesday mornings after the release train, usually."
 SECRET = "ghp_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
@@ -133,8 +133,14 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         for key in ("MDMEM_VAULT", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "MDMEM_SKIP_HOOK"):
             mp.delenv(key, raising=False)
-        for key, value in {**GIT_ENV, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(path), "MDMEM_HOME": str(path / "mdmem"),
-                           "MDMEM_EMBED_MODEL": "hash", "MDMEM_NOW": "2026-11-29"}.items():
+        for key, value in {
+            **GIT_ENV,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": str(path),
+            "MDMEM_HOME": str(path / "mdmem"),
+            "MDMEM_EMBED_MODEL": "hash",
+            "MDMEM_NOW": "2026-11-29",
+        }.items():
             mp.setenv(key, value)
         yield path
 
@@ -164,8 +170,11 @@ def wv(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def sources(home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Files outside the vaults for import and setup."""
     d = tmp_path_factory.mktemp("sources")
-    (d / "MEMORY.md").write_text(f"## Decisions\n\n- 2026-03-14: Use Postgres for billing.\n- Token is {SECRET}\n\n"
-                                 "## Preferences\n\n- Small pull requests.\n", encoding="utf-8")
+    (d / "MEMORY.md").write_text(
+        f"## Decisions\n\n- 2026-03-14: Use Postgres for billing.\n- Token is {SECRET}\n\n"
+        "## Preferences\n\n- Small pull requests.\n",
+        encoding="utf-8",
+    )
     (d / "bad.jsonl").write_text('{"content": "Retries back off."}\nnot json\n', encoding="utf-8")
     (d / "project").mkdir()
     return {"memory": str(d / "MEMORY.md"), "bad": str(d / "bad.jsonl"), "project": str(d / "project")}
@@ -230,8 +239,11 @@ READS = [
     (TimelineAnswer, ["timeline", "m-hot", "--all", "-w", "2"], {"ref": "m-hot"}),
     (EntityAnswer, ["entity", "Mei"], {}),
     (EntityAnswer, ["entity", "hotwire"], {}),
-    (AddReport, ["add", "-t", "Deploy window", "-b", "Deploys happen on Tuesday mornings after the release train."],
-     {}),
+    (
+        AddReport,
+        ["add", "-t", "Deploy window", "-b", "Deploys happen on Tuesday mornings after the release train."],
+        {},
+    ),
     (AddReport, ["add", "-t", "Deploy window", "-b", NEAR_DEPLOY], {}),
     (Change, ["pin", "Coding style"], {}),
     (Change, ["link", "m-hot", "g-budget", "--type", "depends_on"], {}),
@@ -302,7 +314,9 @@ def test_status_doctor_and_add_in_a_plain_vault_golden(plain: Path, monkeypatch:
     assert render.mcp(status) == call_tool(plain, "status", {})
     assert not golden(DoctorReport, "doctor").problems
     hits = golden(Hits, "search", "title", "only", "-n", "8")
-    assert hits[0].snippet == "" and render.mcp(hits, tool="search") == call_tool(plain, "search", {"query": "title only"})
+    assert hits[0].snippet == "" and render.mcp(hits, tool="search") == call_tool(
+        plain, "search", {"query": "title only"}
+    )
     (plain / "notes" / "new.md").write_text("# New\n")
     assert golden(VaultStatus, "status").pending.new == ["notes/new.md"]
     from mdmem.index.state import server_seal
@@ -336,18 +350,21 @@ def added_of(obj: Any) -> AddResult:
     return AddResult(**asdict(obj))
 
 
-@pytest.mark.parametrize(("method", "args"), [
-    ("pin", ["pin", "Deploy window"]),
-    ("pin", ["unpin", "Deploy window"]),
-    ("snooze", ["snooze", "Deploy window", "--until", "2027-01-01"]),
-    ("forget", ["forget", "Deploy window"]),
-    ("restore", ["restore", "Deploy window"]),
-    ("pin", ["pin", "Deploy window", "--no-commit"]),
-    ("link", ["link", "notes/island", "Deploy window", "--type", "Led-To", "--reason", "boats need windows"]),
-    ("link", ["link", "notes/island", "Deploy window", "--type", "led_to", "--reason", "a new reason"]),
-    ("unlink", ["unlink", "notes/island", "Deploy window"]),
-    ("unlink", ["unlink", "m-hot", "m-survey"]),  # the body still mentions it
-])
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [
+        ("pin", ["pin", "Deploy window"]),
+        ("pin", ["unpin", "Deploy window"]),
+        ("snooze", ["snooze", "Deploy window", "--until", "2027-01-01"]),
+        ("forget", ["forget", "Deploy window"]),
+        ("restore", ["restore", "Deploy window"]),
+        ("pin", ["pin", "Deploy window", "--no-commit"]),
+        ("link", ["link", "notes/island", "Deploy window", "--type", "Led-To", "--reason", "boats need windows"]),
+        ("link", ["link", "notes/island", "Deploy window", "--type", "led_to", "--reason", "a new reason"]),
+        ("unlink", ["unlink", "notes/island", "Deploy window"]),
+        ("unlink", ["unlink", "m-hot", "m-survey"]),  # the body still mentions it
+    ],
+)
 def test_change_golden(wv: Path, monkeypatch: pytest.MonkeyPatch, method: str, args: list[str]) -> None:
     seen = spy(monkeypatch, Vault, method)
     out = run(wv, *args)
@@ -358,8 +375,15 @@ def test_change_golden(wv: Path, monkeypatch: pytest.MonkeyPatch, method: str, a
 
 def test_add_and_correct_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reports = spy(monkeypatch, Vault, "save")
-    out = run(wv, "add", "-t", "Hotwire needs Turbo training", "-b", f"New frontends use Hotwire, so the team needs "
-              f"training before the migration. The survey showed little React experience. {SECRET}")
+    out = run(
+        wv,
+        "add",
+        "-t",
+        "Hotwire needs Turbo training",
+        "-b",
+        f"New frontends use Hotwire, so the team needs "
+        f"training before the migration. The survey showed little React experience. {SECRET}",
+    )
     report = reports[0]
     added = report.added
     assert added is not None and report.suggested_links, "no suggestion: the test shows too little"
@@ -454,8 +478,12 @@ def test_setup_golden(rv: Path, sources: dict[str, str], tmp_path: Path, monkeyp
     from mdmem.edges import claude_setup
 
     seen = spy(monkeypatch, claude_setup, "setup_claude_code")
-    for args, remove in ((["--project", "--dir", str(tmp_path)], False), (["--project", "--dir", str(tmp_path)], False),
-                         ([], False), (["--remove"], True)):
+    for args, remove in (
+        (["--project", "--dir", str(tmp_path)], False),
+        (["--project", "--dir", str(tmp_path)], False),
+        ([], False),
+        (["--remove"], True),
+    ):
         out = run(rv, "setup", "claude-code", *args)
         result = SetupReport(str(rv), False, [FileChange.from_dict(c.to_dict()) for c in seen[-1].files])
         assert render.cli(result, remove=remove) == out
@@ -465,16 +493,32 @@ def test_vectors_unavailable_and_a_problem_without_a_fix() -> None:
     from mdmem.core.note import Problem
     from mdmem.results import GitInfo, IndexInfo, Pending, VectorStatus
 
-    status = VaultStatus("/v", 1, {"fact": 1}, {"active": 1}, 0, 0, IndexInfo("w", 4, "g", "t", 2_500_000),
-                         VectorStatus(error="The model is not installed."), None, Pending(), True,
-                         GitInfo(False, None, None))
+    status = VaultStatus(
+        "/v",
+        1,
+        {"fact": 1},
+        {"active": 1},
+        0,
+        0,
+        IndexInfo("w", 4, "g", "t", 2_500_000),
+        VectorStatus(error="The model is not installed."),
+        None,
+        Pending(),
+        True,
+        GitInfo(False, None, None),
+    )
     assert render.cli(status).out.splitlines()[2:4] == [
-        "index     w, schema 4, 2.5 MB, updated t", "vectors   unavailable: The model is not installed."]
+        "index     w, schema 4, 2.5 MB, updated t",
+        "vectors   unavailable: The model is not installed.",
+    ]
     assert render.mcp(status)[0].splitlines()[2] == "vectors: The model is not installed."
     doctor = render.cli(DoctorReport([Problem("a.md", "tags", "not a list"), Problem("b.md", "f", "m", "do x")]))
     assert doctor == render.Output(  # grouped by kind (most first, then by name), a problem's fix under it
         "f: 1 in 1 file(s)\n  b.md: f: m\n      fix: do x\n\ntags: 1 in 1 file(s)\n  a.md: tags: not a list\n\n"
-        "2 problem(s) of 2 kind(s). Notes with problems are still indexed with defaults.\n", "", 1)
+        "2 problem(s) of 2 kind(s). Notes with problems are still indexed with defaults.\n",
+        "",
+        1,
+    )
 
 
 def test_warnings_after_a_commit_git_refused(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -525,9 +569,17 @@ def call_tool(root: Path, name: str, args: dict[str, Any]) -> tuple[str, dict[st
     return result.content[0].text, result.structured_content
 
 
-@pytest.mark.parametrize(("tool", "query"), [("search", "hotwire"), ("search", "qwertyuiop"), ("query", "hotwire"),
-                                             ("vsearch", "frontend choice"), ("recall", "why did we choose hotwire"),
-                                             ("recall", "the release train")])
+@pytest.mark.parametrize(
+    ("tool", "query"),
+    [
+        ("search", "hotwire"),
+        ("search", "qwertyuiop"),
+        ("query", "hotwire"),
+        ("vsearch", "frontend choice"),
+        ("recall", "why did we choose hotwire"),
+        ("recall", "the release train"),
+    ],
+)
 def test_mcp_hits_golden(rv: Path, tool: str, query: str) -> None:
     doc = run(rv, tool, query, "-n", "8", "--json")
     hits = Hits.from_dict(json.loads(doc.out))
@@ -542,16 +594,32 @@ def test_mcp_hits_are_compact_hits_of_the_vaults(rv: Path) -> None:
     assert data["results"] == [render.compact_hit(h) for h in hits]
 
 
-@pytest.mark.parametrize(("tool", "args", "kind", "cli_args", "options"), [
-    ("why", {"query": "hotwire"}, WhyAnswer, ["why", "hotwire", "-n", "8"], {}),
-    ("why", {"query": "qwertyuiop"}, WhyAnswer, ["why", "qwertyuiop", "-n", "8"], {}),
-    ("timeline", {"note": "m-hot"}, TimelineAnswer, ["timeline", "m-hot"], {"ref": "m-hot"}),
-    ("timeline", {"note": "sailing boats"}, TimelineAnswer, ["timeline", "sailing boats"], {"ref": "sailing boats"}),
-    ("neighbors", {"note": "m-hot", "depth": 2}, NeighborsAnswer, ["neighbors", "m-hot", "-d", "2", "-n", "20"], {}),
-    ("status", {}, VaultStatus, ["status"], {}),
-])
-def test_mcp_graph_and_status_golden(rv: Path, tool: str, args: dict[str, Any], kind: Any, cli_args: list[str],
-                                     options: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("tool", "args", "kind", "cli_args", "options"),
+    [
+        ("why", {"query": "hotwire"}, WhyAnswer, ["why", "hotwire", "-n", "8"], {}),
+        ("why", {"query": "qwertyuiop"}, WhyAnswer, ["why", "qwertyuiop", "-n", "8"], {}),
+        ("timeline", {"note": "m-hot"}, TimelineAnswer, ["timeline", "m-hot"], {"ref": "m-hot"}),
+        (
+            "timeline",
+            {"note": "sailing boats"},
+            TimelineAnswer,
+            ["timeline", "sailing boats"],
+            {"ref": "sailing boats"},
+        ),
+        (
+            "neighbors",
+            {"note": "m-hot", "depth": 2},
+            NeighborsAnswer,
+            ["neighbors", "m-hot", "-d", "2", "-n", "20"],
+            {},
+        ),
+        ("status", {}, VaultStatus, ["status"], {}),
+    ],
+)
+def test_mcp_graph_and_status_golden(
+    rv: Path, tool: str, args: dict[str, Any], kind: Any, cli_args: list[str], options: dict[str, Any]
+) -> None:
     result = kind.from_dict(json.loads(run(rv, *cli_args, "--json").out))
     assert render.mcp(result, **options) == call_tool(rv, tool, args)
 
@@ -565,10 +633,12 @@ def test_mcp_get_and_multi_get_golden(rv: Path) -> None:
     assert render.mcp(note_text("m-hot", 200)) == call_tool(rv, "get", {"note": "m-hot", "max_chars": 200})
     with Vault.open(rv) as v, pytest.raises(Exception) as missing:
         v.get("no such note")
-    batch = NoteBatch([note_text("g-budget", 300), MissingNote("no such note", str(missing.value)),
-                       note_text("m-hot", 300)])
-    assert render.mcp(batch) == call_tool(rv, "multi_get", {"notes": ["g-budget", "no such note", "m-hot"],
-                                                            "max_chars": 300})
+    batch = NoteBatch(
+        [note_text("g-budget", 300), MissingNote("no such note", str(missing.value)), note_text("m-hot", 300)]
+    )
+    assert render.mcp(batch) == call_tool(
+        rv, "multi_get", {"notes": ["g-budget", "no such note", "m-hot"], "max_chars": 300}
+    )
 
 
 def test_mcp_writes_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -591,12 +661,18 @@ def test_mcp_writes_golden(wv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert render.mcp(Correction(added_of(fix.new), change_of(fix.old), redacted=1)) == got
 
     for method, tool, args, options in [
-        ("pin", "pin", {"note": new.id}, {}), ("pin", "pin", {"note": new.id}, {}),
+        ("pin", "pin", {"note": new.id}, {}),
+        ("pin", "pin", {"note": new.id}, {}),
         ("pin", "pin", {"note": new.id, "pinned": False}, {}),
-        ("snooze", "snooze", {"note": new.id, "days": 3}, {}), ("forget", "forget", {"note": new.id}, {}),
+        ("snooze", "snooze", {"note": new.id, "days": 3}, {}),
+        ("forget", "forget", {"note": new.id}, {}),
         ("restore", "restore", {"note": new.id}, {}),
-        ("link", "link", {"source": new.id, "target": "m-deploy", "type": "Caused-By", "reason": "why"},
-         {"link_type": "Caused-By"}),
+        (
+            "link",
+            "link",
+            {"source": new.id, "target": "m-deploy", "type": "Caused-By", "reason": "why"},
+            {"link_type": "Caused-By"},
+        ),
         ("link", "link", {"source": new.id, "target": "m-deploy", "type": "caused_by"}, {}),
     ]:
         seen = spy(monkeypatch, Vault, method)
@@ -616,8 +692,9 @@ def test_mcp_warnings(wv: Path) -> None:
     change = Change.from_dict(data)
     assert change.warnings and (text, data) == render.mcp(change)
     hits = Hits([], "x", warnings=["w1", "w2"])
-    assert render.mcp(hits)[0].endswith(". Nothing matches: try other words, search for "
-                                        "exact identifiers, or vsearch for meaning.\nWarning: w1 w2")
+    assert render.mcp(hits)[0].endswith(
+        ". Nothing matches: try other words, search for exact identifiers, or vsearch for meaning.\nWarning: w1 w2"
+    )
 
 
 # -- pure formats, tables ----------------------------------------------------------------------------------
@@ -627,23 +704,29 @@ ARCHIVED = GraphNode("m-b", "notes/b.md", "Beta", "fact", status="archived")
 ENTITY = GraphNode("entity:Hotwire", None, "Hotwire", "entity", kind="entity")
 
 
-@pytest.mark.parametrize(("node", "line", "short"), [
-    (NOTE, "Alpha  [decision]  m-a", "Alpha"),
-    (ARCHIVED, "Beta  [fact]  m-b (archived)", "Beta"),
-    (ENTITY, "entity Hotwire", "entity Hotwire"),
-    (GraphNode("ref:ticket:PAY-1", None, "PAY-1", "ticket", kind="external"), "ticket PAY-1", "ticket PAY-1"),
-    (GraphNode("n/x", "n/x.md", "n/x.md", status="unindexed"), "n/x.md  [note]  n/x (unindexed)", "n/x.md"),
-    (None, "?", "?"),
-])
+@pytest.mark.parametrize(
+    ("node", "line", "short"),
+    [
+        (NOTE, "Alpha  [decision]  m-a", "Alpha"),
+        (ARCHIVED, "Beta  [fact]  m-b (archived)", "Beta"),
+        (ENTITY, "entity Hotwire", "entity Hotwire"),
+        (GraphNode("ref:ticket:PAY-1", None, "PAY-1", "ticket", kind="external"), "ticket PAY-1", "ticket PAY-1"),
+        (GraphNode("n/x", "n/x.md", "n/x.md", status="unindexed"), "n/x.md  [note]  n/x (unindexed)", "n/x.md"),
+        (None, "?", "?"),
+    ],
+)
 def test_node_formats(node: GraphNode | None, line: str, short: str) -> None:
     assert (render.node_line(node), render.node_short(node)) == (line, short)
 
 
-@pytest.mark.parametrize(("edge", "text"), [
-    (GraphEdge(NOTE, "caused_by", ARCHIVED, "m-b", "a reason"), "Alpha -caused_by-> Beta"),
-    (GraphEdge(NOTE, "about", ENTITY, "Hotwire"), "Alpha -about-> entity Hotwire"),
-    (GraphEdge(NOTE, "mentions", None, "Missing note", dangling=True), "Alpha -mentions-> 'Missing note'"),
-])
+@pytest.mark.parametrize(
+    ("edge", "text"),
+    [
+        (GraphEdge(NOTE, "caused_by", ARCHIVED, "m-b", "a reason"), "Alpha -caused_by-> Beta"),
+        (GraphEdge(NOTE, "about", ENTITY, "Hotwire"), "Alpha -about-> entity Hotwire"),
+        (GraphEdge(NOTE, "mentions", None, "Missing note", dangling=True), "Alpha -mentions-> 'Missing note'"),
+    ],
+)
 def test_edge_line(edge: GraphEdge, text: str) -> None:
     assert render.edge_line(edge) == text
     assert render.reason_suffix(edge.reason) == ("  — a reason" if edge.reason else "")
@@ -654,21 +737,29 @@ def test_reason_suffix(reason: str | None, text: str) -> None:
     assert render.reason_suffix(reason) == text
 
 
-@pytest.mark.parametrize(("hints", "text"), [
-    ([LinkHint("caused_by", "out", "m-s", "Survey", reason="r")], "caused_by → Survey (m-s)"),
-    ([LinkHint("depends_on", "in", "m-a", "A"), LinkHint("about", "out", "entity:X", "X", "entity")],
-     "depends_on ← A (m-a); about → X (entity:X)"),
-    ([], ""),
-])
+@pytest.mark.parametrize(
+    ("hints", "text"),
+    [
+        ([LinkHint("caused_by", "out", "m-s", "Survey", reason="r")], "caused_by → Survey (m-s)"),
+        (
+            [LinkHint("depends_on", "in", "m-a", "A"), LinkHint("about", "out", "entity:X", "X", "entity")],
+            "depends_on ← A (m-a); about → X (entity:X)",
+        ),
+        ([], ""),
+    ],
+)
 def test_hints_line(hints: list[LinkHint], text: str) -> None:
     assert render.hints_line(hints) == text
 
 
-@pytest.mark.parametrize(("snippet", "styled"), [
-    ("a **b** c", "a " + click.style("b", fg="yellow", bold=True) + " c"),
-    ("**x****y**", click.style("x", fg="yellow", bold=True) + click.style("y", fg="yellow", bold=True)),
-    ("no marks", "no marks"),
-])
+@pytest.mark.parametrize(
+    ("snippet", "styled"),
+    [
+        ("a **b** c", "a " + click.style("b", fg="yellow", bold=True) + " c"),
+        ("**x****y**", click.style("x", fg="yellow", bold=True) + click.style("y", fg="yellow", bold=True)),
+        ("no marks", "no marks"),
+    ],
+)
 def test_ansi_codes_are_click_s(snippet: str, styled: str) -> None:
     assert render.highlight(snippet) == styled
     assert render.highlight(snippet, False) == render.bold(snippet, False) == snippet
@@ -684,30 +775,41 @@ def test_color_output(rv: Path) -> None:
     assert click.unstyle(render.cli(tl, color=True).out) == render.cli(tl).out != render.cli(tl, color=True).out
 
 
-@pytest.mark.parametrize(("item", "line"), [
-    (TimelineItem(NOTE, "2026-01-05T00:00:00Z"), "▶ 2026-01-05  Alpha  [decision]  m-a"),
-    (TimelineItem(ENTITY, None), "▶ ?  entity Hotwire"),
-])
+@pytest.mark.parametrize(
+    ("item", "line"),
+    [
+        (TimelineItem(NOTE, "2026-01-05T00:00:00Z"), "▶ 2026-01-05  Alpha  [decision]  m-a"),
+        (TimelineItem(ENTITY, None), "▶ ?  entity Hotwire"),
+    ],
+)
 def test_dated_line(item: TimelineItem, line: str) -> None:
     assert render.dated_line("▶", item) == line
 
 
-@pytest.mark.parametrize(("commit", "sep", "text"), [
-    ("0123456789abcdef", "  ", "  commit 01234567"), ("0123456789abcdef", ", ", ", commit 01234567"),
-    (None, "  ", ""), ("", ", ", ""),
-])
+@pytest.mark.parametrize(
+    ("commit", "sep", "text"),
+    [
+        ("0123456789abcdef", "  ", "  commit 01234567"),
+        ("0123456789abcdef", ", ", ", commit 01234567"),
+        (None, "  ", ""),
+        ("", ", ", ""),
+    ],
+)
 def test_commit_suffix(commit: str | None, sep: str, text: str) -> None:
     assert render.commit_suffix(commit, sep) == text
 
 
-@pytest.mark.parametrize(("snippet", "title", "key"), [
-    ("We chose **Hotwire**.", "X", "We chose Hotwire."),
-    ("# Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
-    ("Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
-    ("Coffee machines descale", "Coffee machine", "Coffee machines descale"),
-    ("word " * 60, "X", ("word " * 40)[:199].rstrip() + "…"),
-    ("", "X", ""),
-])
+@pytest.mark.parametrize(
+    ("snippet", "title", "key"),
+    [
+        ("We chose **Hotwire**.", "X", "We chose Hotwire."),
+        ("# Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
+        ("Coffee machine The machine needs descaling", "Coffee machine", "The machine needs descaling"),
+        ("Coffee machines descale", "Coffee machine", "Coffee machines descale"),
+        ("word " * 60, "X", ("word " * 40)[:199].rstrip() + "…"),
+        ("", "X", ""),
+    ],
+)
 def test_compact_key(snippet: str, title: str, key: str) -> None:
     hit = Hit("i", "p.md", title, 1.0, snippet)
     assert render.compact_hit(hit)["key"] == key
@@ -718,9 +820,14 @@ def test_shell_path(path: str, shown: str) -> None:
     assert render.shell_path(path) == shown
 
 
-@pytest.mark.parametrize(("fields", "text"), [({"pinned": True}, "pinned=True"),
-                                              ({"status": "active", "snoozed_until": None},
-                                               "status=active, snoozed_until=None"), ({}, "")])
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        ({"pinned": True}, "pinned=True"),
+        ({"status": "active", "snoozed_until": None}, "status=active, snoozed_until=None"),
+        ({}, ""),
+    ],
+)
 def test_fields_text(fields: dict[str, Any], text: str) -> None:
     assert render.fields_text(fields) == text
 
@@ -736,9 +843,11 @@ def test_a_result_without_a_text_says_so() -> None:
 
 def test_render_is_pure() -> None:
     """render and results import no click, no index, no MCP SDK (a fresh interpreter tells)."""
-    code = ("import sys, mdmem.render; bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('click', 'whoosh', 'usearch', 'mcp', 'numpy', 'yaml', 'git', 'sqlite3') or m in "
-            "('mdmem.api.vault', 'mdmem.cli', 'mdmem.features.connect', 'mdmem.core.graph')]; print(bad)")
+    code = (
+        "import sys, mdmem.render; bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('click', 'whoosh', 'usearch', 'mcp', 'numpy', 'yaml', 'git', 'sqlite3') or m in "
+        "('mdmem.api.vault', 'mdmem.cli', 'mdmem.features.connect', 'mdmem.core.graph')]; print(bad)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -782,16 +891,17 @@ def test_snippets_and_key_lines_show_text_not_syntax(plain: Path, tool: str) -> 
 def test_context_key_line_shows_text_not_syntax() -> None:
     from mdmem.features.recall import key_line
 
-    assert key_line("# T\n\n<div>\n**Open local graph** via [[Local graph|the local graph]]") == \
-        "Open local graph via the local graph"
+    assert (
+        key_line("# T\n\n<div>\n**Open local graph** via [[Local graph|the local graph]]")
+        == "Open local graph via the local graph"
+    )
     assert key_line("![[image.png]]\n- *Second* line") == "Second line"
 
 
 def test_a_query_the_vault_cannot_answer_says_so_quietly() -> None:
     """Text shows one line instead of the weak matches (--explain shows them); MCP says it and keeps
     them in the structured result; --json has them with info.relevant false."""
-    hit = Hit(id="a", path="a.md", title="A", score=1.0, snippet="", type="fact", tags=[], scope="global",
-              date=None)
+    hit = Hit(id="a", path="a.md", title="A", score=1.0, snippet="", type="fact", tags=[], scope="global", date=None)
     hits = Hits([hit], "our Datadog account", {"relevant": False, "unknown": ["Datadog"]})
     line = "Nothing in the vault matches well: no note mentions Datadog.\n"
     assert render.cli(hits).out == line
@@ -803,8 +913,17 @@ def test_a_query_the_vault_cannot_answer_says_so_quietly() -> None:
 
 
 def test_an_answer_to_a_question_naming_what_no_note_mentions_says_so_above_its_notes() -> None:
-    hit = Hit(id="a", path="a.md", title="DynamoDB triggers", score=1.0, snippet="", type="note", tags=[],
-              scope="global", date=None)
+    hit = Hit(
+        id="a",
+        path="a.md",
+        title="DynamoDB triggers",
+        score=1.0,
+        snippet="",
+        type="note",
+        tags=[],
+        scope="global",
+        date=None,
+    )
     hits = Hits([hit], "Terraform state in DynamoDB", {"relevant": True, "unknown": ["Terraform"]})
     out = render.cli(hits).out
     assert out.startswith("No note mentions Terraform; the notes closest to the rest of the question:\n 1. ")
