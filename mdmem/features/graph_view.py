@@ -99,8 +99,18 @@ def graph_node(graph: Graph, key: str) -> GraphNode:
     )
 
 
-def graph_edge(graph: Graph, e: Edge, *, dangling: bool | None = None, direction: str | None = None) -> GraphEdge:
-    """An edge as stored (source → target), with both ends named; ``direction`` for a walk's step."""
+def graph_edge(
+    graph: Graph,
+    e: Edge,
+    *,
+    dangling: bool | None = None,
+    direction: str | None = None,
+    count: int | None = None,
+    context: str | None = None,
+    how: str | None = None,
+) -> GraphEdge:
+    """An edge as stored (source → target), with both ends named; ``direction`` for a walk's step;
+    ``count``, ``context`` and ``how`` for a ``links`` row."""
     return GraphEdge(
         from_=graph_node(graph, e.src),
         type=e.type,
@@ -111,6 +121,9 @@ def graph_edge(graph: Graph, e: Edge, *, dangling: bool | None = None, direction
         ambiguous=list(e.candidates) or None,
         dangling=dangling,
         direction=direction,
+        count=count,
+        context=context,
+        how=how,
     )
 
 
@@ -134,20 +147,9 @@ def link_rows(store: IndexStore, graph: Graph, edges: list[Edge], *, into: bool 
                 except (OSError, MdmemError):
                     bodies[e.src] = []
             context = _context_line(bodies[e.src], [x.target for x in group])
+        how = e.how or ("entity" if e.type == ABOUT else None)
         rows.append(
-            GraphEdge(
-                from_=graph_node(graph, e.src),
-                type=e.type,
-                to=graph_node(graph, e.dst) if e.dst is not None else None,
-                written=e.target,
-                reason=e.reason,
-                heading=e.heading or None,
-                ambiguous=list(e.candidates) or None,
-                dangling=None if into else e.dst is None,
-                count=len(group),
-                context=context,
-                how=e.how or ("entity" if e.type == ABOUT else None),
-            )
+            graph_edge(graph, e, dangling=None if into else e.dst is None, count=len(group), context=context, how=how)
         )
     return rows
 

@@ -317,20 +317,7 @@ class LexicalIndex:
             matched = {tb.decode() if isinstance(tb, bytes) else tb for _, tb in (r.matched_terms() or [])}
             return sum(w for t, w in idf.items() if t in matched) / total
 
-        hits = [
-            LexicalHit(
-                path=r["path"],
-                id=r["nid"],
-                title=r.get("title", ""),
-                type=r.get("type", "note"),
-                scope=r.get("scope", "global"),
-                tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                date=r.get("date"),
-                score=float(r.score),
-                coverage=covered(r) if coverage else 1.0,
-            )
-            for r in results
-        ]
+        hits = [_hit(r, float(r.score), covered(r) if coverage else 1.0) for r in results]
         # Equal scores in path order, not in the index's insertion order, so an incremental
         # index and a full rebuild rank the same.
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
@@ -539,21 +526,24 @@ class _ArrayBM25:
         hits = []
         for d in cand.tolist():
             r = self.searcher.stored_fields(d)
-            hits.append(
-                LexicalHit(
-                    path=r["path"],
-                    id=r["nid"],
-                    title=r.get("title", ""),
-                    type=r.get("type", "note"),
-                    scope=r.get("scope", "global"),
-                    tags=[t for t in (r.get("tagf") or "").split(",") if t],
-                    date=r.get("date"),
-                    score=float(scores[d]),
-                    coverage=float(covered[d]) / total if idf is not None else 1.0,
-                )
-            )
+            hits.append(_hit(r, float(scores[d]), float(covered[d]) / total if idf is not None else 1.0))
         hits.sort(key=lambda h: (-round(h.score, 9), h.path))
         return hits[:limit]
+
+
+def _hit(fields: Any, score: float, coverage: float) -> LexicalHit:
+    """A hit from a document's stored fields (a whoosh hit or ``stored_fields``: both map names)."""
+    return LexicalHit(
+        path=fields["path"],
+        id=fields["nid"],
+        title=fields.get("title", ""),
+        type=fields.get("type", "note"),
+        scope=fields.get("scope", "global"),
+        tags=[t for t in (fields.get("tagf") or "").split(",") if t],
+        date=fields.get("date"),
+        score=score,
+        coverage=coverage,
+    )
 
 
 def _hidden_docs(searcher: Any, f: Filters) -> set[int]:
