@@ -130,8 +130,7 @@ def _read_plain(path: Path) -> str:
 def _editing() -> Iterator[Registry]:
     """The registry, read under a lock that every writer takes (``vaults.toml.lock`` beside it), so that
     concurrent ``vaults add`` keep every name (6–8 at once all said "Added"; 1–3 stayed in the file)."""
-    import fcntl
-    import time
+    from ..adapters.locks import flock_within
 
     path = config_path()
     try:
@@ -140,15 +139,8 @@ def _editing() -> Iterator[Registry]:
     except OSError as exc:
         raise ConfigError(f"Cannot lock {path} for writing ({exc}); {FIX}.") from exc
     try:
-        deadline = time.monotonic() + LOCK_WAIT
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ConfigError(f"Another mdmem process is changing {path}; try again in a moment.") from None
-                time.sleep(0.02)
+        if not flock_within(fd, LOCK_WAIT, poll=0.02):
+            raise ConfigError(f"Another mdmem process is changing {path}; try again in a moment.")
         yield load(path)
     finally:
         os.close(fd)

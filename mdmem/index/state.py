@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..adapters.locks import flock_within
 from ..adapters.plain import open_plain, read_plain
 from ..core.errors import LockHeld, MdmemError, write_failure
 
@@ -374,8 +375,6 @@ class IndexState:
 
     @contextmanager
     def _lock(self, timeout: float | None) -> Iterator[None]:
-        import fcntl
-
         if self._lock_depth:  # re-entrant: this vault already holds it
             self._lock_depth += 1
             try:
@@ -392,19 +391,12 @@ class IndexState:
             lock.unlink()  # truncating a link's target would write outside the vault
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
-            deadline = time.monotonic() + limit
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                        raise LockHeld(
-                            f"Another mdmem process (pid {holder}) is writing the index of {self.root}. "
-                            "Wait for it to finish and retry; if none is running, the lock frees itself."
-                        ) from None
-                    time.sleep(0.05)
+            if not flock_within(fd, limit):
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise LockHeld(
+                    f"Another mdmem process (pid {holder}) is writing the index of {self.root}. "
+                    "Wait for it to finish and retry; if none is running, the lock frees itself."
+                )
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
             self._drop_links()
