@@ -13,6 +13,7 @@ from mdmem.adapters import gitsync
 from mdmem.core.merge import merge_frontmatter, merge_note
 
 from ..conftest import git, mdmem_in_process
+from .conftest import clone
 
 
 def run(vault: Path, *args: str, check: bool = True) -> dict | str:
@@ -21,25 +22,6 @@ def run(vault: Path, *args: str, check: bool = True) -> dict | str:
     if proc.returncode != 0:
         return proc.stderr
     return json.loads(proc.stdout)
-
-
-@pytest.fixture
-def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A bare repository and two clones, each an mdmem vault with its hooks: (bare, a, b)."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    a = tmp_path / "a"
-    git(tmp_path, "clone", "-q", str(bare), str(a))
-    mdmem_in_process("init", str(a))
-    git(a, "push", "-q", "-u", "origin", "main")
-    b = clone(bare, tmp_path / "b")
-    return bare, a, b
-
-
-def clone(bare: Path, dest: Path) -> Path:
-    git(dest.parent, "clone", "-q", str(bare), str(dest))
-    mdmem_in_process("init", str(dest))  # adopts the notes; installs the hooks, builds this clone's index
-    return dest
 
 
 def add(vault: Path, title: str, body: str) -> str:

@@ -13,20 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import git, mdmem_in_process
-from .test_sync import add, append, clone, found, run
-
-
-@pytest.fixture
-def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A bare repository and two clones, each an mdmem vault: (bare, a, b), as in test_sync."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    a = tmp_path / "a"
-    git(tmp_path, "clone", "-q", str(bare), str(a))
-    mdmem_in_process("init", str(a))
-    git(a, "push", "-q", "-u", "origin", "main")
-    return bare, a, clone(bare, tmp_path / "b")
-
+from .test_sync import add, append, found, run
 
 PAYLOAD = '[core]\n\tfsmonitor = "touch {marker}; false"\n'
 
