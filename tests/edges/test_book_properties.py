@@ -3,9 +3,9 @@ and an output budget. An EPUB's chapter is nested elements (lists, quotes, table
 with constructs that never close ("<!--", "<![CDATA[", a quote in a tag), entities and control
 characters; a PDF's page is a content stream of text, state and form operators in long runs. A reader
 either returns a book whose text is at most proportional to its input, or refuses it with
-``BookUnreadable``; nothing else, and never slowly. The reading thread's CPU time, so neither a busy machine nor a thread another test left
-running fails them (process time counted those: a 0.1 s page once measured 6.7 s). No shrinking: a failing
-book is printed as generated, and shrinking one took over five minutes."""
+``BookUnreadable``; nothing else, and never slowly. The reading thread's CPU time, so neither a busy
+machine nor another thread of the worker counts. No shrinking: a failing book is printed as generated
+(shrinking a slow PDF page took over five minutes and ended on a case that did not fail again)."""
 
 from __future__ import annotations
 
