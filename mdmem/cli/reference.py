@@ -44,9 +44,10 @@ def commands(group: click.Group, ctx: click.Context) -> list[tuple[list[str], cl
 
 def _names(ctx: click.Context) -> list[str]:
     names = []
-    while ctx is not None:
-        names.append(ctx.info_name or "")
-        ctx = ctx.parent  # type: ignore[assignment]
+    at: click.Context | None = ctx
+    while at is not None:
+        names.append(at.info_name or "")
+        at = at.parent
     return [n for n in reversed(names) if n][1:]
 
 

@@ -17,6 +17,7 @@ from .refs import is_external_href, text_refs
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,8 @@ def _strip_closing_hashes(text: str) -> str:
     return text
 
 
-def _inline_text(inline) -> str:  # type: ignore[no-untyped-def]
+def _inline_text(inline: Token) -> str:
+    """A heading's inline text as read: wikilinks by their label (else target), code as written."""
     parts = []
     for child in inline.children or []:
         if child.type == "wikilink":

@@ -601,7 +601,7 @@ def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int, 
     turn R@10 .691 → .663)."""
     pool = ranked[: max(limit * 3, 20)]
     keyed = [c for c in pool if c.chunk_key is not None]
-    sim_keys = sem.similarity([c.chunk_key for c in keyed])  # type: ignore[misc]
+    sim_keys = sem.similarity([c.chunk_key for c in pool if c.chunk_key is not None])
     key_of = {c.path: c.chunk_key for c in keyed}
 
     def similarity(a: str, b: str) -> float:

@@ -71,5 +71,5 @@ def read_segments_in_place() -> None:
         f._buf, f.file = buf, SegmentView(buf)
         return f
 
-    buffer_file.in_place = True  # type: ignore[attr-defined]
+    buffer_file.in_place = True  # type: ignore[attr-defined]  # marks the patch as applied (read above)
     compound.BufferFile = buffer_file

@@ -145,7 +145,7 @@ class DoctorReport(Answer):
 
     problems: list[Problem] = field(default_factory=list)
 
-    def __iter__(self) -> Iterator[Problem]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[Problem]:  # type: ignore[override]  # Result is not a sequence; this report is a list of problems
         return iter(self.problems)
 
     def __len__(self) -> int:
