@@ -120,6 +120,17 @@ def test_markup_that_never_closes_is_read_in_linear_time(unit: str) -> None:
     assert proc.stdout.split(" ", 1)[1].startswith("kept words")
 
 
+@pytest.mark.parametrize("opening", ["<a", "<a b", "</a"])
+def test_a_tag_that_never_closes_after_a_long_name_is_read_in_linear_time(opening: str) -> None:
+    """One unclosed tag whose name or attribute runs on: the tag pattern gave the name's letters back to
+    the attributes on each try, O(N²) (16,000 letters: 3.2 s; these 300,000 would take about 20 minutes)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", CVE_SCRIPT, "<p>kept words</p>" + opening, "b", "300000"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert proc.stdout.split(" ", 1)[1].startswith("kept words")
+
+
 def test_a_control_character_in_the_text_loses_nothing(vault: Path, tmp_path: Path) -> None:
     """ "\x02" marked anchors in the converted text: the words between two of them disappeared."""
     book = epub(tmp_path / "ctl.epub", [("Control", "<p>before \x02middle words\x02 after</p>")])
