@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .refs import classify, text_refs
+from .refs import blank_refs, classify
 
 WRITTEN, GIVEN = 0, 1  # a form's strength: a name or handle as the person note writes it, a first name
 MAX_WORDS = 4  # the longest name looked for
@@ -102,8 +102,7 @@ def prose_of(body: str) -> str:
 def find_names(text: str, names: ProseNames) -> list[tuple[str, str]]:
     """(form, as written) of each person's name or handle in ``text`` (prose: code already
     removed), longest names first, each stretch of text counted once, in order of appearance."""
-    for ref in text_refs(text):  # an e-mail address or a URL is a reference (refs), not prose
-        text = text.replace(ref, " " * len(ref))
+    text = blank_refs(text)  # an e-mail address or a URL is a reference (refs), not prose
     found: list[tuple[int, str, str]] = []
     for m in _HANDLE.finditer(text):
         form = "@" + m.group(1).casefold()

@@ -164,9 +164,19 @@ def text_refs(text: str) -> list[str]:
                 break
         if url and url.casefold() not in ("http://", "https://", "ftp://", "www."):
             found.append((m.start(), url))
-    rest = _BARE_URL.sub(lambda m: " " * len(m.group()), text)  # an address inside a URL is the URL's
+    rest = _BARE_URL.sub(_blank, text)  # an address inside a URL is the URL's
     found += [(m.start(), m.group()) for m in _BARE_EMAIL.finditer(rest)]
     return [u for _, u in sorted(found)]
+
+
+def blank_refs(text: str) -> str:
+    """``text`` with its bare URLs and e-mail addresses (``text_refs``) blanked to spaces, in one pass:
+    the places of everything else stay."""
+    return _BARE_EMAIL.sub(_blank, _BARE_URL.sub(_blank, text))
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
 
 
 def is_external_href(href: str) -> bool:
