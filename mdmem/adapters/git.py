@@ -341,7 +341,25 @@ def untracked(root: Path, notes: list[str]) -> list[str] | None:
     return [p for p in notes if p not in tracked]
 
 
-GIT_LOCK_WAIT = 3.0  # seconds a commit waits for another git process's .git/index.lock (MDMEM_GIT_LOCK_WAIT)
+GIT_LOCK_WAIT = 3.0  # seconds a git write waits for another git process's lock (MDMEM_GIT_LOCK_WAIT)
+
+
+def lock_retries() -> Iterator[None]:
+    """The tries of a git write that another git process's lock may refuse (``lock_contention``): one
+    at once, then one every 0.1 s for up to ``$MDMEM_GIT_LOCK_WAIT`` (``GIT_LOCK_WAIT``) seconds. The
+    caller breaks out on success or on any other refusal; git holds its locks for milliseconds, and a
+    stale one stays, so the last refusal is the one to report."""
+    import time
+
+    try:
+        wait = float(os.environ.get("MDMEM_GIT_LOCK_WAIT", GIT_LOCK_WAIT))
+    except ValueError:
+        wait = GIT_LOCK_WAIT
+    deadline = time.monotonic() + wait
+    yield
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        yield
 
 
 def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str | None] | None:
@@ -351,28 +369,20 @@ def commit_paths(root: Path, paths: list[Path], message: str) -> tuple[str, str 
     little while another git process holds a lock (``index.lock``, a ref lock); raises
     ``CommitFailed`` with git's reason when git still refuses.
     """
-    import time
-
     import git
 
     if find_git_dir(root) is None:
         return None
-    try:
-        wait = float(os.environ.get("MDMEM_GIT_LOCK_WAIT", GIT_LOCK_WAIT))
-    except ValueError:
-        wait = GIT_LOCK_WAIT
-    deadline = time.monotonic() + wait
-    while True:
+    err = ""
+    for _ in lock_retries():
         try:
             with open_repo(root) as repo:
                 return _commit_once(repo, paths, message)
         except git.GitCommandError as exc:
             err = str(exc.stderr or "")
-            locked = lock_contention(err)
-            if locked and time.monotonic() < deadline:
-                time.sleep(0.1)  # git holds its locks for milliseconds; a stale one stays
-                continue
-            raise CommitFailed(_git_reason(err, locked)) from exc
+            if not lock_contention(err):
+                raise CommitFailed(_git_reason(err, False)) from exc
+    raise CommitFailed(_git_reason(err, True))
 
 
 def lock_contention(stderr: str) -> bool:

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import MdmemError
-from .git import git_env, lock_contention
+from .git import git_env, lock_contention, lock_retries
 
-LOCK_WAIT = 3.0  # seconds a commit, merge or fetch waits for another git process's lock
 REFLOG_DEPTH = 50  # earlier states of the upstream checked for a force-push
 
 
@@ -142,22 +141,18 @@ def pending_notes(top: Path, prefix: str) -> list[str]:
 def commit(top: Path, message: str, paths: list[str] | None = None) -> None:
     """Commit exactly ``paths`` (staged first; ``git commit --only``: whatever else the user staged stays
     staged and out of the commit), or what is staged (a merge: finishes it). Waits a little when another
-    git process holds a lock, as ``git.commit_paths`` does."""
-    import time
-
+    git process holds a lock (``git.lock_retries``)."""
     if paths:
         run(top, "add", "-A", "--", *paths)
     only = ["--only", "--", *paths] if paths else []
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
+    for _ in lock_retries():
         proc = run(top, *ident, "commit", "-q", "-m", message, *only, check=False)
         if proc.returncode == 0:
             return
-        if lock_contention(reason(proc)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-            continue
-        raise MdmemError(f"git commit failed in {top}: {reason(proc)}")
+        if not lock_contention(reason(proc)):
+            break
+    raise MdmemError(f"git commit failed in {top}: {reason(proc)}")
 
 
 def staged(top: Path) -> list[str]:
@@ -174,11 +169,8 @@ def fetch(top: Path, up: Upstream, progress: bool) -> None:
     """Fetch the remote; git's progress on our stderr when ``progress``. Another git process updating a
     ref at the same moment ("cannot lock ref") is waited out, as commits wait for ``index.lock``; a lock
     that stays is named, not blamed on the remote."""
-    import time
-
     args = ["fetch", "--progress" if progress else "--quiet", up.remote]
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
+    for _ in lock_retries():
         proc = run(top, *args, check=False, stderr_to_tty=progress)
         if proc.returncode == 0:
             return
@@ -188,13 +180,11 @@ def fetch(top: Path, up: Upstream, progress: bool) -> None:
                 f"could not fetch {up.remote} in {top}: {why}; check the remote "
                 f"(git remote -v) and your access, then rerun mdmem sync."
             )
-        if time.monotonic() >= deadline:
-            raise MdmemError(
-                f"could not fetch {up.remote} in {top}: another git process holds a lock in .git "
-                f"({why}); wait for it, or if no git command is running, remove the .lock file "
-                "git names, then rerun mdmem sync."
-            )
-        time.sleep(0.1)
+    raise MdmemError(
+        f"could not fetch {up.remote} in {top}: another git process holds a lock in .git "
+        f"({why}); wait for it, or if no git command is running, remove the .lock file "
+        "git names, then rerun mdmem sync."
+    )
 
 
 def dropped(top: Path, up: Upstream, head: str, theirs: str) -> str | None:
@@ -221,18 +211,13 @@ def merge(top: Path, ref: str, message: str) -> bool:
     """Merge ``ref`` into the branch. True when git merged it cleanly (committed); False when it
     stopped at conflicts (``unmerged`` lists them; the merge is in progress). Any other refusal
     raises git's reason and leaves nothing in progress."""
-    import time
-
     ident = [] if _has_identity(top) else ["-c", "user.name=mdmem", "-c", "user.email=mdmem@localhost"]
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
+    for _ in lock_retries():  # another git process may hold .git/index.lock for a moment
         proc = run(top, *ident, "merge", "--no-edit", "-m", message, ref, check=False)
         if proc.returncode == 0:
             return True
-        if in_progress(top) is None and lock_contention(reason(proc)) and time.monotonic() < deadline:
-            time.sleep(0.1)  # another git process holds .git/index.lock for a moment
-            continue
-        break
+        if in_progress(top) is not None or not lock_contention(reason(proc)):
+            break
     if in_progress(top) == "a merge" and unmerged(top):
         return False
     if in_progress(top) == "a merge":
@@ -241,7 +226,8 @@ def merge(top: Path, ref: str, message: str) -> bool:
     blocking = _overwritten(proc)
     if blocking:
         shown = ", ".join(blocking[:5]) + (f" and {len(blocking) - 5} more" if len(blocking) > 5 else "")
-        mine = [p for p in blocking if p in set(staged(top))]
+        staged_now = set(staged(top))
+        mine = [p for p in blocking if p in staged_now]
         unstage = f"; or unstage them: git restore --staged {' '.join(mine[:5])}" if mine else ""
         raise MdmemError(
             f"git could not merge {name} in {top}: it would overwrite local changes to {shown}, so "
