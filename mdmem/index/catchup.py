@@ -247,14 +247,21 @@ class CatchUp:
         return stamp
 
     def record_scan(self, folders: dict[str, int], taken: int, config: list[int] | None) -> None:
-        """After a whole-tree pass: the folders' stamps, the notes git does not track (compared one by one
-        before reads) and the mdmem.toml the pass followed."""
-        from ..adapters.git import head_cheap, untracked
+        """After a whole-tree pass: the folders' stamps, the notes git's comparison cannot vouch for
+        (compared one by one before reads: untracked, or differing from HEAD) and the mdmem.toml the
+        pass followed."""
+        from ..adapters.git import head_cheap, listed, untracked, worktree_changes
 
         notes, self.scanned = list(self.scanned or {}), None  # (a server need not keep 50k stats)
         in_git = head_cheap(self.store.root) or self.store.head()
-        left = untracked(self.store.root, notes) if notes and in_git else None
-        self.store.state.record_folders(self.store.generation, folders, taken, untracked=left, config=config)
+        aside: set[str] = set()
+        if notes and in_git:
+            aside.update(untracked(self.store.root, notes) or ())
+            try:
+                aside.update(listed(worktree_changes(self.store.root)) or ())
+            except OSError:
+                pass
+        self.store.state.record_folders(self.store.generation, folders, taken, one_by_one=sorted(aside), config=config)
 
     def _start_edit_check(self, head: str | None) -> subprocess.Popen[bytes] | None:
         """git listing the notes that may differ from HEAD (``git.worktree_changes``), started now so it
@@ -272,7 +279,8 @@ class CatchUp:
         """The notes whose file differs from what the catalogue recorded (size or mtime: written in
         place, replaced, removed, excluded since), or None when only a whole-tree pass can tell (the
         watch lost track, git failed). Candidates come from the process's folder watch, else from git
-        (its listed files and the untracked notes of the last whole scan), else every indexed note."""
+        (its listed files and the notes it cannot vouch for, ``IndexState.one_by_one``), else every
+        indexed note."""
         from ..adapters.git import listed
 
         if self.watch is not None:
@@ -284,7 +292,11 @@ class CatchUp:
             found = listed(git)
             if found is None:
                 return None
-            candidates = [*found, *self.store.state.untracked(self.store.generation)]
+            aside = self.store.state.one_by_one(self.store.generation)
+            new = sorted(set(found) - set(aside))
+            if new:  # saved back to HEAD's text later, git would list them no more
+                self.store.state.add_one_by_one(self.store.generation, new)
+            candidates = [*found, *aside]
         else:
             candidates = None  # no git: every note's stat (~2x git's time)
         stamps = self.store.catalog.stamps(candidates)

@@ -280,6 +280,8 @@ class IndexState:
             data = self._folders()
             if data.get("generation") != generation or data.get("config") != self.config_stamp():
                 return True
+            if "one_by_one" not in data:  # recorded by an older mdmem, which compared fewer notes one by one
+                return True
             racy = int(data["taken"]) - RACY_NS
             for rel, mtime in data["dirs"].items():
                 now = os.stat(self.root / rel if rel else self.root).st_mtime_ns
@@ -295,15 +297,29 @@ class IndexState:
             raise ValueError("not an object")
         return data
 
-    def untracked(self, generation: str) -> list[str]:
-        """The notes git's index did not hold at the last whole scan (git's own comparison of files
-        leaves them out, so each is compared on its own)."""
+    def one_by_one(self, generation: str) -> list[str]:
+        """The notes git's comparison of files cannot vouch for, each compared on its own before reads:
+        those git's index did not hold at the last whole scan, and those that differed from HEAD then or
+        since (saved back to HEAD's text, git lists them no more once its index is refreshed)."""
         try:
             data = self._folders()
-            found = data.get("untracked") if data.get("generation") == generation else None
+            found = data.get("one_by_one") if data.get("generation") == generation else None
             return [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
         except (OSError, ValueError):
             return []
+
+    def add_one_by_one(self, generation: str, paths: list[str]) -> None:
+        """Add ``paths`` to ``one_by_one`` until the next whole scan (nothing without a scan's record)."""
+        from ..adapters.files import atomic_write
+
+        try:
+            data = self._folders()
+        except (OSError, ValueError):
+            return
+        if data.get("generation") != generation:
+            return
+        data["one_by_one"] = sorted({*self.one_by_one(generation), *paths})
+        atomic_write(self.dir / TREE_FILE, json.dumps(data))
 
     def config_stamp(self) -> list[int] | None:
         """``mdmem.toml``'s (mtime, size, inode), or None without one: its edits are what a whole scan follows."""
@@ -321,17 +337,23 @@ class IndexState:
         dirs: dict[str, int],
         taken: int,
         *,
-        untracked: list[str] | None = None,
+        one_by_one: list[str] | None = None,
         config: list[int] | None = None,
     ) -> None:
         """Remember the folders' mtimes (taken before a whole scan that the index now matches), the notes
-        git did not track then, and the stat of the ``mdmem.toml`` the scan followed."""
+        to compare one by one (``one_by_one``), and the stat of the ``mdmem.toml`` the scan followed."""
         from ..adapters.files import atomic_write
 
         atomic_write(
             self.dir / TREE_FILE,
             json.dumps(
-                {"generation": generation, "taken": taken, "dirs": dirs, "config": config, "untracked": untracked or []}
+                {
+                    "generation": generation,
+                    "taken": taken,
+                    "dirs": dirs,
+                    "config": config,
+                    "one_by_one": one_by_one or [],
+                }
             ),
         )
 

@@ -57,6 +57,23 @@ def test_the_next_cli_search_sees_an_in_place_save(git_vault: Path) -> None:
     assert status["pending"] == {"new": [], "changed": [], "deleted": []}
 
 
+@pytest.mark.parametrize("first_seen_by", ["a read", "a whole scan"])
+def test_a_save_back_to_the_committed_text_is_seen(git_vault: Path, first_seen_by: str) -> None:
+    """Saved in place, indexed, then saved back to HEAD's text: once anything refreshes git's index
+    (``git status``), git no longer lists the note, yet the index still holds the edit."""
+    mdmem_in_process("--vault", str(git_vault), "reindex", "--full")  # a whole scan: git tracks every note
+    save_in_place(git_vault / NOTE, "Hotwire", "Quokkas")
+    if first_seen_by == "a whole scan":
+        mdmem_in_process("--vault", str(git_vault), "reindex", "--full")
+    assert NOTE in found(git_vault, "quokkas")
+    save_in_place(git_vault / NOTE, "Quokkas", "Hotwire")
+    old = os.stat(git_vault / NOTE).st_mtime - 60  # not "racily clean": git trusts the stat it refreshes
+    os.utime(git_vault / NOTE, (old, old))
+    git(git_vault, "status", "--porcelain")
+    assert git(git_vault, "diff-index", "--name-only", "HEAD") == ""  # git no longer lists the note
+    assert NOTE in found(git_vault, "hotwire") and NOTE not in found(git_vault, "quokkas")
+
+
 def test_in_place_saves_of_an_untracked_note_and_in_a_folder_without_git(
     git_vault: Path, vault_dir: Path, tmp_path: Path
 ) -> None:
