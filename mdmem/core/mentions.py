@@ -108,16 +108,23 @@ def find_names(text: str, names: ProseNames) -> list[tuple[str, str]]:
         form = "@" + m.group(1).casefold()
         if form in names.forms:
             found.append((m.start(), form, m.group()))
+    lengths: dict[str, set[int]] = {}  # a name's first word → how many words its names have
+    for name in names.forms:
+        if not name.startswith("@"):
+            first, *rest = name.split(" ")
+            lengths.setdefault(first, set()).add(1 + len(rest))
     words = list(_WORD.finditer(text))
+    folded = [w.group().casefold() for w in words]
+    starts = [i for i, w in enumerate(folded) if w in lengths]  # (most words start no name)
     used: set[int] = set()
     for n in range(MAX_WORDS, 0, -1):
-        for i in range(len(words) - n + 1):
-            if any(j in used for j in range(i, i + n)):
+        for i in starts:
+            if n not in lengths[folded[i]] or i + n > len(words) or any(j in used for j in range(i, i + n)):
                 continue
             span = words[i : i + n]
             if any(text[a.end() : b.start()].strip() not in _JOINERS for a, b in zip(span, span[1:])):
                 continue  # a name's words stand next to each other
-            form = " ".join(w.group().casefold() for w in span)
+            form = " ".join(folded[i : i + n])
             if form not in names.forms or (form in names.single and not span[0].group()[0].isupper()):
                 continue
             if text[span[0].start() - 1 : span[0].start()] == "@":
