@@ -81,11 +81,6 @@ class State:
             self._extra.append(vault)
         return vault, rest
 
-    @property
-    def opened(self) -> Vault | None:
-        """The vault if a command opened it."""
-        return self._vault
-
     def close(self) -> None:
         if self._vault is not None:
             self._vault.close()

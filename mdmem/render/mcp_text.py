@@ -210,31 +210,9 @@ def _profile(pr: Profile) -> tuple[str, dict[str, Any]]:
     return (pr.text.rstrip("\n") or "The vault has no standing facts or recent context yet.") + more, pr.to_dict()
 
 
-def _as_cli(result: Any) -> tuple[str, dict[str, Any]]:
-    """The CLI's lines as the tool's text, ``to_dict()`` as its content: for answers whose text already
-    reads well to a model (links, backlinks, path, entity, context, reindex, refs, cites, person)."""
-    from .cli_text import cli
-
-    return cli(result).out.rstrip("\n"), result.to_dict()
-
-
 @_mcp.register
 def _context(c: MemoryContext) -> tuple[str, dict[str, Any]]:
     return (c.text.rstrip("\n") or "Nothing in the vault for this prompt."), c.to_dict()
-
-
-_mcp.register_for(
-    _as_cli,
-    "LinksAnswer",
-    "BacklinksAnswer",
-    "PathAnswer",
-    "EntityAnswer",
-    "ImportReport",
-    "ReindexReport",
-    "RefsAnswer",
-    "CitesAnswer",
-    "PersonAnswer",
-)
 
 
 # -- the graph and the vault -----------------------------------------------------------------------------
