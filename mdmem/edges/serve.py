@@ -7,6 +7,7 @@ vault disappears, or when another server takes over — it never lingers as an o
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import threading
@@ -172,11 +173,12 @@ class Server:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                if self.headers.get("Authorization") != f"Bearer {server.token}":
+                given = str(self.headers.get("Authorization", "")).encode()
+                if not hmac.compare_digest(given, f"Bearer {server.token}".encode()):
                     self._reply(401, {"error": "missing or wrong token"})
                     return
                 try:
-                    length = min(int(self.headers.get("Content-Length", 0)), 1 << 20)
+                    length = max(0, min(int(self.headers.get("Content-Length", 0)), 1 << 20))
                     req = json.loads(self.rfile.read(length))
                     self._reply(200, server.handle(str(req["method"]), dict(req.get("params") or {})))
                 except Exception as exc:  # report, keep serving
@@ -235,18 +237,17 @@ class Server:
         os.replace(tmp, path)
 
     def _remove_info(self) -> None:
-        path = _info_path(self.vault.root)
-        try:
-            if json.loads(path.read_text()).get("token") == self.token:
-                path.unlink()
-        except (OSError, ValueError):
-            pass
+        if self._still_mine():
+            try:
+                _info_path(self.vault.root).unlink()
+            except OSError:
+                pass
 
     def _still_mine(self) -> bool:
-        try:
-            return json.loads(_info_path(self.vault.root).read_text()).get("token") == self.token
-        except (OSError, ValueError):
-            return False
+        """Whether ``serve.json`` is still this server's (read as ``server_info`` reads it: sealed, small,
+        never through a link)."""
+        info = server_info(self.vault.root)
+        return info is not None and info.get("token") == self.token
 
     def _watchdog(self) -> None:
         while not self.stopping.wait(1.0):
