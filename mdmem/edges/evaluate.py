@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -38,10 +38,9 @@ if TYPE_CHECKING:
     from ..api.vault import Vault
 
 LIMIT = 10  # every mode is asked for this many hits; all metrics are @10 or less
-VAULT_MODES = ("search", "vsearch", "query", "query-relevance", "recall")  # Vault methods (text, limit=LIMIT)
+VAULT_MODES = ("search", "vsearch", "query", "query-relevance", "recall")  # query-relevance: query without priors
 # mode → (Vault method, extra keyword arguments): "query-relevance" is query without priors, the
 # row that shows what the priors cost or gain.
-MODE_CALLS: dict[str, tuple[str, dict[str, Any]]] = {"query-relevance": ("query", {"priors": False})}
 ALL_MODES = ("grep", *VAULT_MODES)
 
 # ---------------------------------------------------------------------------------------------
@@ -260,28 +259,18 @@ def grep_docs(vault: Vault) -> list[tuple[str, str, str]]:
     return docs
 
 
-def available_modes(requested: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Split modes into those this mdmem can run and those its Vault lacks (yet)."""
-    from ..api.vault import Vault
-
-    ok: list[str] = []
-    missing: list[str] = []
-    for m in requested:
-        name = MODE_CALLS.get(m, (m, {}))[0]
-        (ok if m == "grep" or callable(getattr(Vault, name, None)) else missing).append(m)
-    return ok, missing
-
-
 def make_searcher(vault: Vault, mode: str, key: str = "id") -> Searcher:
     """A function that runs ``mode`` on ``vault``; it names hits by id (or by path, ``key="path"``)."""
     if mode == "grep":
         docs = grep_docs(vault)
         return lambda text: (grep_rank(text, docs, LIMIT, key), False)
-    name, extra = MODE_CALLS.get(mode, (mode, {}))
-    method = getattr(vault, name)
+    from ..api.reader import Ask, Mode
 
     def run(text: str) -> tuple[list[str], bool]:
-        hits = method(text, limit=LIMIT, **extra)
+        if mode == "query-relevance":
+            hits = vault.query(text, LIMIT, priors=False)
+        else:
+            hits = Ask(cast(Mode, mode), text, LIMIT).of(vault)
         return [h.id if key == "id" else h.path for h in hits], getattr(hits, "info", {}).get("relevant") is False
 
     return run
