@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from ..api.reader import Ask
 from ..api.vault_set import Member, VaultSet, split_ref
 from ..core.errors import MdmemError
 from ..core.memory import parse_until
@@ -177,6 +178,11 @@ class Tools:
 
     # -- retrieval -------------------------------------------------------------------------------
 
+    def ask(self, question: Ask, vault: str | None) -> CallToolResult:
+        """A retrieval tool's answer: ``question`` asked of the vault (or set) ``vault`` names."""
+        reader = self.served.reader(vault)
+        return self.answer(self.call(lambda: question.of(reader)), tool=question.mode)
+
     def recall(
         self,
         query: Query,
@@ -194,9 +200,8 @@ class Tools:
         routes it: causes and consequences for "why", a time window for "when", entity matches for "who",
         newest first for "latest / last time", hybrid search otherwise. Returns compact hits (id, type,
         title, key line, score); call get(id) for a whole note."""
-        v = self.served.reader(vault)
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.answer(self.call(lambda: v.recall(query, limit, **f)), tool="recall")
+        return self.ask(Ask("recall", query, limit, filters=f), vault)
 
     def query(
         self,
@@ -212,9 +217,8 @@ class Tools:
     ) -> CallToolResult:
         """Hybrid search (BM25 words + vector meaning, fused), without recall's intent routing. Use for a
         plain topical lookup, usually with filters (type, tag, scope, dates)."""
-        v = self.served.reader(vault)
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.answer(self.call(lambda: v.query(query, limit, **f)), tool="query")
+        return self.ask(Ask("query", query, limit, filters=f), vault)
 
     def search(
         self,
@@ -230,9 +234,8 @@ class Tools:
     ) -> CallToolResult:
         """Exact-word full-text search (BM25, no model; fast). Best for identifiers, error codes, file and
         function names, people and product names, e.g. ERR_PAY_504 or max_pool_size."""
-        v = self.served.reader(vault)
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.answer(self.call(lambda: v.search(query, limit, **f)), tool="search")
+        return self.ask(Ask("search", query, limit, filters=f), vault)
 
     def vsearch(
         self,
@@ -248,9 +251,8 @@ class Tools:
     ) -> CallToolResult:
         """Meaning-only search (vectors): finds notes that say the same thing in other words. Use when
         search finds nothing because you do not know the vault's wording."""
-        v = self.served.reader(vault)
         f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.answer(self.call(lambda: v.vsearch(query, limit, **f)), tool="vsearch")
+        return self.ask(Ask("vsearch", query, limit, filters=f), vault)
 
     # -- reading ---------------------------------------------------------------------------------
 
