@@ -18,23 +18,39 @@ def read_plain(path: Path, limit: int) -> str | None:
     """A small file's text; None when it is missing, not a plain file (never followed: a link, a FIFO, a
     device) or larger than ``limit`` bytes."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        return read_small(path, limit)
     except OSError:
         return None
+
+
+def read_small(path: Path, limit: int, *, follow: bool = False, errors: str = "replace") -> str:
+    """A small file's text, read without blocking (a FIFO cannot hang the read) and, unless ``follow``
+    (the user's own file: a dotfiles link), without following a link; ``OSError`` saying why not
+    (missing, a FIFO, a device, a folder, more than ``limit`` bytes). ``errors``: as ``bytes.decode``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"it is {_kind(st.st_mode)}, not a plain file")
+        if st.st_size > limit:
+            raise OSError(f"it holds {st.st_size} bytes, more than {limit}")
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
             if sum(map(len, chunks)) > limit:
-                return None
-        return b"".join(chunks).decode("utf-8", errors="replace")
-    except OSError:
-        return None
+                raise OSError(f"it holds more than {limit} bytes")
+        return b"".join(chunks).decode("utf-8", errors=errors)
     finally:
         os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a folder" if stat.S_ISDIR(mode) else "not a file"
 
 
 def open_plain(path: Path, *, truncate: bool = False, log: bool = False) -> int:

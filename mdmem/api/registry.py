@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..adapters.plain import read_small
 from ..core.errors import ConfigError, VaultNotFound
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def load(path: Path | None = None) -> Registry:
 
     path = path or config_path()
     try:
-        text = _read_plain(path)
+        text = read_small(path, MAX_BYTES, follow=True, errors="strict")  # a FIFO cannot hang it
     except FileNotFoundError:
         return Registry(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -97,33 +98,6 @@ def load(path: Path | None = None) -> Registry:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); {FIX}.") from exc
     return parse(path, data)
-
-
-def _read_plain(path: Path) -> str:
-    """The text of ``path`` if it is a plain file of at most ``MAX_BYTES`` (``OSError`` saying what it is
-    otherwise); opened without blocking, so a FIFO cannot hang the command."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = (
-                "a FIFO"
-                if stat.S_ISFIFO(st.st_mode)
-                else "a device"
-                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                else "a folder"
-                if stat.S_ISDIR(st.st_mode)
-                else "not a file"
-            )
-            raise OSError(f"it is {kind}, not a plain file")
-        if st.st_size > MAX_BYTES:
-            raise OSError(f"it holds {st.st_size} bytes, more than a list of vaults ({MAX_BYTES})")
-        data = os.read(fd, MAX_BYTES + 1)
-        return data.decode("utf-8")
-    finally:
-        os.close(fd)
 
 
 @contextmanager
