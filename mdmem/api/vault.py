@@ -368,7 +368,7 @@ class Vault:
         from ..results.notes import NoteText, note_doc
 
         n = self.store.get(ref)
-        text = self.store.files.safe_path(n.path).read_text(encoding="utf-8", errors="replace")
+        text = self.text(n.path)
         doc = note_doc(n, self.store.dates(n))
         return NoteText(doc, text) if max_chars is None else NoteText.cut(doc, text, max_chars)
 

@@ -268,12 +268,6 @@ class VaultSet:
                 continue  # a model setting that cannot load: that vault's own read says so
         self.comparable = len(models) <= 1
 
-    def _thresholds(self, m: Member, vectors: bool) -> tuple[float, float]:
-        if not vectors:
-            return 0.25, 0.45
-        qs = m.vault.semantic.query_settings
-        return qs.min_similarity, qs.strong_similarity
-
     # -- reads -----------------------------------------------------------------------------------
 
     def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
@@ -314,7 +308,7 @@ class VaultSet:
             )
         lists = []
         for m, hits in answers:
-            floor, strong = self._thresholds(m, vectors)
+            floor, strong = _settings(m) if vectors else NO_VECTORS
             scale = NO_ANSWER if hits.info.get("relevant") is False else 1.0
             lists.append(
                 [scale * evidence(h.explain or {}, floor, strong, bool(vectors and self.comparable)) for h in hits]
@@ -488,11 +482,15 @@ def merge_contexts(
     )
 
 
+NO_VECTORS = (0.25, 0.45)  # the similarity floor and "strong" of a vault whose vector side cannot answer
+
+
 def _settings(m: Member) -> tuple[float, float]:
+    """A member's similarity floor and "strong" similarity (``[query]``)."""
     try:
         qs = m.vault.semantic.query_settings
     except MdmemError:
-        return 0.25, 0.45
+        return NO_VECTORS
     return qs.min_similarity, qs.strong_similarity
 
 
