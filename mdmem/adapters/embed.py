@@ -15,6 +15,7 @@ change the model and vectors are rebuilt, never mixed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
@@ -239,19 +240,7 @@ class TransformersEmbedder:
     def _builds_without_torch(self) -> bool:
         """Whether ``prepare`` writes this model's ONNX model from its weights (~1 s) rather than through
         torch's export (~10 s)."""
-        import json
-
-        from . import bert_onnx
-
-        try:
-            config = json.loads((self.path / "config.json").read_text())
-        except (OSError, ValueError):
-            return False
-        return (
-            bert_onnx.buildable(config)
-            and (self.path / "model.safetensors").is_file()
-            and _tokenizer_usable(self.path / "tokenizer.json")
-        )
+        return bert_buildable(self.path)
 
     @property
     def load_seconds(self) -> float:
@@ -494,6 +483,26 @@ _REFERENCE = {
 }
 
 
+@functools.lru_cache(maxsize=8)
+def bert_buildable(source: Path) -> bool:
+    """Whether ``source`` is a BERT whose ONNX model ``bert_onnx`` writes from its weights without torch
+    (its config, ``model.safetensors`` and a tokenizer mdmem reads). Once per folder and process: the
+    keep-up decisions ask it often, and the tokenizer's file is ~0.5 MB."""
+    import json
+
+    from . import bert_onnx
+
+    try:
+        config = json.loads((source / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return (
+        bert_onnx.buildable(config)
+        and (source / "model.safetensors").is_file()
+        and _tokenizer_usable(source / "tokenizer.json")
+    )
+
+
 def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
     """Make ``source``'s ONNX model in ``folder``: written from its weights without torch where it is a
     BERT (``bert_onnx``), else through torch's export. Either is checked against torch's vectors (max
@@ -504,11 +513,7 @@ def export_onnx(source: Path, folder: Path, settings: EmbedSettings) -> None:
     from . import bert_onnx
 
     config = json.loads((source / "config.json").read_text())
-    if not (
-        bert_onnx.buildable(config)
-        and (source / "model.safetensors").is_file()
-        and _tokenizer_usable(source / "tokenizer.json")
-    ):
+    if not bert_buildable(source):
         if not torch_installed():
             raise ConfigError(f"{source} is not a BERT mdmem can prepare without torch: pip install 'mdmem[torch]'.")
         folder.parent.mkdir(parents=True, exist_ok=True)
