@@ -43,7 +43,7 @@ def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
     if cached is not None:
         return cached
     cat = store.catalog
-    token = cat.change_token()  # read before the rows: a write in between only costs a rebuild
+    token = cat.rows_token()  # read before the rows: a write in between only costs a rebuild
     import gc
 
     # ~150k small tuples and no reference cycles: the cyclic GC would only rescan them (-30 %).
@@ -66,7 +66,7 @@ def memoised_graph(store: IndexStore) -> Graph | None:
     """The graph ``load_graph`` keeps, if the catalogue has not changed since it was built."""
     cat = store.catalog
     cached = store.memo.get("graph")
-    if cached is not None and cached[0] is cat and cached[1] == cat.change_token():
+    if cached is not None and cached[0] is cat and cached[1] == cat.rows_token():
         graph: Graph = cached[2]
         return graph
     return None

@@ -172,6 +172,7 @@ class Catalog:
                 write_refs(cur, note)
             for path, state in touches:
                 cur.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (state.mtime_ns, state.size, path))
+            cur.execute(_BUMP_ROWS)
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
@@ -187,6 +188,7 @@ class Catalog:
                 self.db.execute("DELETE FROM attachments")
             self.db.executemany("DELETE FROM attachments WHERE path=?", [(p,) for p in gone])
             self.db.executemany("INSERT OR IGNORE INTO attachments VALUES (?)", [(p,) for p in present])
+            self.db.execute(_BUMP_ROWS)
 
     def attachments(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT path FROM attachments ORDER BY path")]
@@ -373,6 +375,7 @@ class Catalog:
             self.db.executemany(
                 "UPDATE notes SET git_created=?, git_updated=? WHERE path=?", [(c, u, p) for p, (c, u) in dates.items()]
             )
+            self.db.execute(_BUMP_ROWS)
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
@@ -549,9 +552,18 @@ class Catalog:
                     adj.setdefault(target, []).append((src, f"{typ}⁻¹"))
         return adj
 
-    def change_token(self) -> tuple[int, int]:
-        """Differs after any commit to the catalogue, by this connection or another (for caches)."""
-        return int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.db.total_changes
+    def rows_token(self) -> str | None:
+        """Differs after any commit that changed notes, links, names, references or attachments, by this
+        connection or another; not after one that only recorded vectors (the embedding job commits every
+        round: a graph cache keyed on any commit was rebuilt each time)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='rows_version'").fetchone()
+        return None if row is None else str(row[0])
+
+
+# In the transaction of every write of rows (``rows_token``): a counter in ``meta``.
+_BUMP_ROWS = (
+    "INSERT INTO meta VALUES ('rows_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
 
 
 def _problem_dict(p: Problem) -> dict[str, str]:

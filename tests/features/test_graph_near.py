@@ -289,3 +289,22 @@ def test_a_warm_process_keeps_the_whole_graph(tmp_path: Path) -> None:
         assert memoised_graph(v.store) is None  # a cold query built none
         warm_up(v, threading.Lock())
         assert memoised_graph(v.store) is not None
+
+
+def test_the_kept_graph_outlives_vector_rounds_not_note_changes(tmp_path: Path) -> None:
+    """The embedding job commits vectors every round; the graph a warm process keeps is built from notes,
+    links, names, references and attachments, so only their changes (by any process) rebuild it."""
+    from mdmem.features.graph_view import load_graph, memoised_graph
+    from mdmem.index.catalog import Catalog
+
+    root = git_vault(tmp_path / "v", TRICKY)
+    with Vault.open(root) as v:
+        graph = load_graph(v.store)
+        other = Catalog(v.store.catalog.path)  # another process's connection
+        keys = [k for k, _ in other.pending_hashes()][:3]
+        other.finish_vector_sync(keys, [])  # a round of the embedding job
+        assert memoised_graph(v.store) is graph
+        other.set_attachments(["img/new.png"])  # a change of rows, elsewhere
+        other.close()
+        assert memoised_graph(v.store) is None
+        assert load_graph(v.store) is not graph
