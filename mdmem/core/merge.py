@@ -175,7 +175,13 @@ def copy_original(rel: str) -> str | None:
 
 def is_copy_name(rel: str) -> bool:
     """Whether a path is named as a conflict copy (its frontmatter says which note it belongs to)."""
-    return _COPY_NAME.search(rel) is not None
+    return copy_commit(rel) is not None
+
+
+def copy_commit(rel: str) -> str | None:
+    """The commit a conflict copy's name carries (``NOTE.conflict-COMMIT.md``), or None for another name."""
+    m = _COPY_NAME.search(rel)
+    return m.group(1) if m else None
 
 
 def conflict_copy(theirs: str, original: str, commit: str) -> str:

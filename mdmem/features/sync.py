@@ -13,7 +13,6 @@ and listed by ``status`` and ``doctor`` until ``mdmem resolve``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ from ..core.errors import MdmemError
 from ..core.merge import (
     both_texts,
     conflict_copy,
+    copy_commit,
     copy_name,
     copy_of,
     copy_original,
@@ -437,7 +437,7 @@ def verified_copy(files: Files, rel: str) -> tuple[str, str]:
     of = copy_of(text, rel)
     broken = any(p.field == "frontmatter" for p in parsed.problems)
     if of is None and broken:
-        return note, _name_commit(rel)
+        return note, copy_commit(rel) or ""
     if of is None or of[0] != note:
         says = f"its frontmatter says conflict_of: {of[0]!r}" if of else "its frontmatter has no conflict_of"
         raise MdmemError(
@@ -445,11 +445,6 @@ def verified_copy(files: Files, rel: str) -> tuple[str, str]:
             f"{says}; nothing was changed (edit or delete the file by hand)."
         )
     return note, of[1]
-
-
-def _name_commit(rel: str) -> str:
-    m = re.search(r"\.conflict-([0-9a-f]{7,40})", rel, re.IGNORECASE)
-    return m.group(1) if m else ""
 
 
 def plain_file(files: Files, rel: str, what: str, *, missing_ok: bool = False) -> None:
