@@ -133,9 +133,7 @@ class CatchUp:
             edited = self._notice(early, procs)
         finally:
             for proc in procs:
-                if proc is not None and proc.returncode is None:
-                    proc.kill()  # not needed (a whole-tree pass compares every file)
-                    proc.communicate()
+                _stop(proc)  # not needed (a whole-tree pass compares every file)
         if edited == []:
             return
         try:
@@ -153,6 +151,11 @@ class CatchUp:
 
         if self._early is None and self._notice_due():
             self._early = self._start_edit_check(head_cheap(self.store.root))
+
+    def drop_early(self) -> None:
+        """Stop the git listing ``start_notice`` began if ``notice`` did not take it (a rebuild, an error)."""
+        early, self._early = self._early, None
+        _stop(early)
 
     def _notice_due(self) -> bool:
         return not self.store.state.locked_here and (
@@ -327,6 +330,13 @@ class CatchUp:
         self.catching_up = why
         if self.store.index_warning is None:
             self.store.index_warning = self._catching_up_line()
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a git listing nobody will read."""
+    if proc is not None and proc.returncode is None:
+        proc.kill()
+        proc.communicate()
 
 
 def catchup_wait() -> float:

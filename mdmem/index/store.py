@@ -156,8 +156,11 @@ class IndexStore:
         vectors from the background job or the next vector read, never by a model loaded here."""
         if notice:
             self.catchup.start_notice()
-        with self.state.reading():
-            self._repair(damaged, notice)
+        try:
+            with self.state.reading():
+                self._repair(damaged, notice)
+        finally:
+            self.catchup.drop_early()  # a listing notice() did not read would be stale by the next read
 
     def _repair(self, damaged: Exception | None, notice: bool) -> None:
         if damaged is not None:
