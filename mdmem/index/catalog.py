@@ -60,11 +60,6 @@ CREATE INDEX IF NOT EXISTS chunks_vec ON chunks(vec);
 CREATE TABLE IF NOT EXISTS vec_dead (key INTEGER PRIMARY KEY);
 """
 
-# The order in which name kinds win when a reference matches several notes. "title" is a title
-# the frontmatter gives; "heading" one taken from the first H1 (a reference may use either, a link
-# inside a note neither: Obsidian links name files).
-NAME_KINDS = ("id", "path", "stem", "title", "heading", "alias")
-
 
 @dataclass(frozen=True, slots=True)
 class FileState:
@@ -451,10 +446,6 @@ class Catalog:
         for (raw,) in self.db.execute("SELECT problems FROM notes WHERE problems != '[]' ORDER BY path"):
             for p in json.loads(raw):
                 yield Problem(**p)
-
-    def links_from(self, path: str) -> list[dict[str, Any]]:
-        cur = self.db.execute("SELECT target, type, label, heading, reason FROM links WHERE src=?", (path,))
-        return [dict(zip(("target", "type", "label", "heading", "reason"), r)) for r in cur]
 
     # -- graph -----------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The catalogue's rows around a few notes: what ``graph_near`` needs to build those notes'
 edges exactly as the whole graph has them, without reading every link, note and reference. A part
-of ``catalog`` in a module of its own (``Catalog`` takes ``CatalogNear`` as a mixin).
+of ``catalog`` in a module of its own (``Catalog.near``, on the catalogue's connection).
 
 The link and entity queries are supersets: rows that may name one of the notes. The caller
 resolves them as ``graph.build_graph`` does and keeps what does.

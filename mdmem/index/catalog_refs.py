@@ -1,5 +1,5 @@
 """The catalogue's external references and person identities: their SQL, a part of
-``catalog`` in a module of its own (``Catalog`` takes ``CatalogRefs`` as a mixin and calls
+``catalog`` in a module of its own (``Catalog.refs`` reads them; ``Catalog`` calls
 ``write_refs``/``delete_refs`` inside its own transaction), so the catalogue stays readable.
 
 ``refs``: what each note cites (kind, canonical value, as written, frontmatter or body).
