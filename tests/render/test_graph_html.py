@@ -241,10 +241,13 @@ def test_labels_follow_importance_and_zoom(page) -> None:  # type: ignore[no-unt
     assert len(b.eval("mdmemGraph.labelled()")) > len(overview)
 
 
-def test_five_thousand_nodes_settle_within_a_few_seconds(page) -> None:  # type: ignore[no-untyped-def]
+def test_five_thousand_nodes_are_laid_out_and_settle(page) -> None:  # type: ignore[no-untyped-def]
+    """Every node laid out and the layout finished (its speed, ~3 s on 2 cores, is measured by
+    benchmarks/graph_page.py, not asserted here)."""
     b = page(synthetic(5000, seed=1))
-    ms = b.eval("mdmemGraph.settledMs")
-    assert b.eval("mdmemGraph.nodes") > 5000 and ms < 8000, ms  # ~3 s on a 2-core CI machine
+    assert b.eval("mdmemGraph.nodes") > 5000
+    assert b.eval("mdmemGraph.laidOut") == b.eval("mdmemGraph.nodes")
+    assert b.eval("mdmemGraph.settledMs") is not None
 
 
 # -- a community wiki: thousands of URLs, emoji and CJK in folder names --------------------------------
