@@ -77,6 +77,14 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     ).stdout
 
 
+def clone(origin: Path, dest: Path, vault: str = "") -> Path:
+    """A clone of ``origin`` at ``dest`` with ``mdmem init`` run in it (or in its ``vault`` folder): the
+    notes adopted, the hooks installed, this clone's index built."""
+    git(dest.parent, "clone", "-q", str(origin), str(dest))
+    mdmem_in_process("init", str(dest / vault if vault else dest))
+    return dest
+
+
 def mdmem(
     *args: str, cwd: Path | None = None, input: str | None = None, check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:

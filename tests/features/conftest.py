@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import git, mdmem_in_process
+from ..conftest import clone, git, mdmem_in_process
 
 
 @pytest.fixture
@@ -22,7 +22,16 @@ def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
     return bare, a, b
 
 
-def clone(bare: Path, dest: Path) -> Path:
-    git(dest.parent, "clone", "-q", str(bare), str(dest))
-    mdmem_in_process("init", str(dest))  # adopts the notes; installs the hooks, builds this clone's index
-    return dest
+def project_repo(tmp_path: Path) -> tuple[Path, Path]:
+    """A bare repository and a clone of it holding code (``app.py``) and a vault in ``memory/``, pushed:
+    (bare, a). Clone it again with ``clone(bare, DEST, "memory")``."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    a = tmp_path / "a"
+    git(tmp_path, "clone", "-q", str(bare), str(a))
+    (a / "app.py").write_text("print('v1')\n")
+    git(a, "add", "app.py")
+    git(a, "commit", "-q", "-m", "code")
+    mdmem_in_process("init", str(a / "memory"))
+    git(a, "push", "-q", "-u", "origin", "main")
+    return bare, a

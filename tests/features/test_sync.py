@@ -12,8 +12,8 @@ import pytest
 from mdmem.adapters import gitsync
 from mdmem.core.merge import merge_frontmatter, merge_note
 
-from ..conftest import git, mdmem_in_process
-from .conftest import clone
+from ..conftest import clone, git, mdmem_in_process
+from .conftest import project_repo
 
 
 def run(vault: Path, *args: str, check: bool = True) -> dict | str:
@@ -390,18 +390,8 @@ def test_sync_results_round_trip() -> None:
 def test_a_vault_inside_a_project_repository(tmp_path: Path) -> None:
     """A project's memory/ folder in its code repository: sync merges the branch, settles the notes'
     conflicts inside the vault, and refuses (touching nothing) when code outside it conflicts."""
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    a = tmp_path / "a"
-    git(tmp_path, "clone", "-q", str(bare), str(a))
-    (a / "app.py").write_text("print('v1')\n")
-    git(a, "add", "app.py")
-    git(a, "commit", "-q", "-m", "code")
-    mdmem_in_process("init", str(a / "memory"))
-    git(a, "push", "-q", "-u", "origin", "main")
-    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "b"))
-    b = tmp_path / "b"
-    mdmem_in_process("init", str(b / "memory"))
+    bare, a = project_repo(tmp_path)
+    b = clone(bare, tmp_path / "b", "memory")
     rel = "notes/team-skills-survey.md"
     append(a / "memory", rel, "Kestrel view from A.")
     append(b / "memory", rel, "Lynx view from B.")

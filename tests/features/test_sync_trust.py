@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import git, mdmem_in_process
+from ..conftest import clone, git, mdmem_in_process
+from .conftest import project_repo
 from .test_sync import add, append, found, run
 
 PAYLOAD = '[core]\n\tfsmonitor = "touch {marker}; false"\n'
@@ -145,15 +146,7 @@ def test_a_copy_titled_by_its_heading_says_it_is_a_copy(clones: tuple[Path, Path
 
 
 def test_sync_commits_only_the_vaults_paths_and_says_what_else_is_staged(tmp_path: Path) -> None:
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    a = tmp_path / "a"
-    git(tmp_path, "clone", "-q", str(bare), str(a))
-    (a / "app.py").write_text("print('v1')\n")
-    git(a, "add", "app.py")
-    git(a, "commit", "-q", "-m", "code")
-    mdmem_in_process("init", str(a / "memory"))
-    git(a, "push", "-q", "-u", "origin", "main")
+    bare, a = project_repo(tmp_path)
     (a / "app.py").write_text("print('work in progress')\n")
     git(a, "add", "app.py")  # staged, not meant for sharing yet
     append(a / "memory", "notes/team-skills-survey.md", "Hand edit.")
@@ -169,9 +162,7 @@ def test_sync_commits_only_the_vaults_paths_and_says_what_else_is_staged(tmp_pat
     assert any("app.py" in ln and "staged" in ln for ln in lines), lines
 
     # A merge that git refuses because of those staged changes: one line naming them and what to do.
-    c = tmp_path / "c"
-    git(tmp_path, "clone", "-q", str(bare), str(c))
-    mdmem_in_process("init", str(c / "memory"))
+    c = clone(bare, tmp_path / "c", "memory")
     add(c / "memory", "From C", "Weasel notes.")
     run(c / "memory", "sync")
     add(a / "memory", "From A", "Mink notes.")

@@ -17,7 +17,7 @@ import pytest
 
 from mdmem.index.state import IndexState
 
-from ..conftest import git, mdmem_in_process
+from ..conftest import clone, git, mdmem_in_process
 
 
 def cli(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -33,12 +33,6 @@ def pulled(tmp_path: Path) -> tuple[Path, Path]:
     git(mate, "config", "user.name", "Mate")
     git(mate, "config", "user.email", "mate@example.com")
     return mate, tmp_path / "victim"
-
-
-def clone(mate: Path, victim: Path) -> Path:
-    git(victim.parent, "clone", "-q", str(mate), str(victim))
-    mdmem_in_process("init", str(victim))
-    return victim
 
 
 def commit_state(mate: Path, files: dict[str, str]) -> None:
