@@ -43,6 +43,28 @@ r = v.embed()
 print(r.done, r.total, r.embedded)
 """
 
+
+def vault_with_vectors(vault: Path, notes: int, seed: int, env: dict[str, str]) -> str:
+    """A ``corpus.py`` vault of ``notes`` notes at ``vault``, indexed, every chunk with a random vector
+    (``_FILL``: the embedding is not what is measured), and the model prepared for the cold reads.
+    Returns how many chunks have vectors."""
+    py = sys.executable
+    make_corpus(vault, notes, seed=seed)
+    subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
+    out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
+    subprocess.run(
+        [
+            py,
+            "-c",
+            "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
+            "assert make_embedder(EmbedSettings()).prepare()",
+        ],
+        check=True,
+        env=env,
+    )
+    return out.stdout.split()[1]
+
+
 _MODEL = r"""
 import json, sys, time
 t = time.perf_counter()
@@ -72,23 +94,10 @@ def main(argv: list[str] | None = None) -> None:
         env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore"}
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
-        make_corpus(vault, args.notes, seed=args.seed)
-        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
-        out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
+        chunks = vault_with_vectors(vault, args.notes, args.seed, env)
         print(
-            f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
-            f"{time.perf_counter() - t:.0f} s",
+            f"vault of {args.notes} notes, {chunks} chunks with vectors, built in {time.perf_counter() - t:.0f} s",
             file=sys.stderr,
-        )
-        subprocess.run(
-            [
-                py,
-                "-c",
-                "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
-                "assert make_embedder(EmbedSettings()).prepare()",
-            ],
-            check=True,
-            env=env,
         )
         queries = make_queries(args.runs * 3, seed=args.seed + 1)
         rows: dict[str, list[float]] = {}

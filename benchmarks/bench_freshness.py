@@ -41,14 +41,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_spine import GIT_ID, add_common_args, child_env, log, machine, mdmem_cmd, write_results  # noqa: E402
+from bench_spine import GIT_ID, add_common_args, child_env, git, log, machine, mdmem_cmd, write_results  # noqa: E402
 from corpus import make_corpus  # noqa: E402
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *GIT_ID, *args], cwd=root, env=child_env(), check=True, capture_output=True, text=True
-    ).stdout
 
 
 def cpu() -> float:

@@ -27,8 +27,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_cold_query import _FILL  # noqa: E402
-from corpus import make_corpus, make_queries  # noqa: E402
+from bench_cold_query import vault_with_vectors  # noqa: E402
+from corpus import make_queries  # noqa: E402
 
 _WARM = r"""
 import json, sys, time
@@ -77,22 +77,9 @@ def main(argv: list[str] | None = None) -> None:
         env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore", "MDMEM_NO_SERVE": "1"}
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
-        make_corpus(vault, args.notes, seed=args.seed)
-        subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
-        out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
-        subprocess.run(
-            [
-                py,
-                "-c",
-                "from mdmem.adapters.embed import EmbedSettings, make_embedder; "
-                "assert make_embedder(EmbedSettings()).prepare()",
-            ],
-            check=True,
-            env=env,
-        )
+        chunks = vault_with_vectors(vault, args.notes, args.seed, env)
         print(
-            f"vault of {args.notes} notes, {out.stdout.split()[1]} chunks with vectors, built in "
-            f"{time.perf_counter() - t:.0f} s",
+            f"vault of {args.notes} notes, {chunks} chunks with vectors, built in {time.perf_counter() - t:.0f} s",
             file=sys.stderr,
         )
         queries = make_queries(args.queries, seed=args.seed + 1)
