@@ -4,9 +4,9 @@ lifecycle changes (pin, snooze, forget, restore, link, …), history and sweep."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-from .base import Answer, Result, own
+from .base import FLAT, Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +52,8 @@ class DuplicateCheck(Result):
     """How a new note relates to the vault: ADD (new), UPDATE (a near duplicate) or NOOP (already there)."""
 
     decision: str
-    reason: str
+    reason: str = ""  # a written note's JSON has none
     matches: list[DuplicateMatch] = field(default_factory=list)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["decision"], d.get("reason", ""), [DuplicateMatch.from_dict(m) for m in d["matches"]])
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +71,8 @@ class LinkSuggestion(Result):
 class AddReport(Answer):
     """``add`` after its duplicate check: the note written (None: not written) and likely links."""
 
-    check: DuplicateCheck
-    added: AddResult | None = None
+    check: DuplicateCheck = field(metadata=FLAT)
+    added: AddResult | None = field(default=None, metadata=FLAT)
     suggested_links: list[LinkSuggestion] = field(default_factory=list)
     redacted: int | None = None  # secrets redacted: MCP reports it, the CLI says it on stderr
 
@@ -99,14 +95,6 @@ class AddReport(Answer):
             d["redacted"] = self.redacted
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        check = DuplicateCheck.from_dict(d)  # a written note's dict has no reason
-        if not d["written"]:
-            return cls(check, redacted=d.get("redacted"))
-        links = [LinkSuggestion.from_dict(s) for s in d["suggested_links"]]
-        return cls(check, AddResult.from_dict(d), links, d.get("redacted"))
-
 
 @dataclass(frozen=True, slots=True)
 class Correction(Answer):
@@ -125,10 +113,6 @@ class Correction(Answer):
         if self.redacted is not None:
             d["redacted"] = self.redacted
         return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(AddResult.from_dict(d["new"]), Change.from_dict(d["old"]), d.get("redacted"))
 
 
 # -- history and sweep -------------------------------------------------------------------------------
@@ -174,10 +158,6 @@ class Version(Result):
     def data(self) -> dict[str, Any]:
         return {**Result.data(self), "truncated": self.truncated}  # slots: no zero-argument super()
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "git_log": [LogEntry.from_dict(c) for c in d["git_log"]]})
-
 
 @dataclass(frozen=True, slots=True)
 class History(Answer):
@@ -186,10 +166,6 @@ class History(Answer):
     note: str  # the path of the note asked about
     versions: list[Version] = field(default_factory=list)
     limit: int | None = None  # commits shown per version at most (None: all)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["note"], [Version.from_dict(v) for v in d["versions"]], d.get("limit"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,11 +193,6 @@ class NoteDiff(Answer):
     added: int
     removed: int
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        rev = {k: Revision.from_dict(d[k]) if d.get(k) else None for k in ("old", "new")}
-        return cls(**{**own(cls, d), **rev})
-
 
 @dataclass(frozen=True, slots=True)
 class NoteAt(Answer):
@@ -233,10 +204,6 @@ class NoteAt(Answer):
     revision: Revision
     text: str
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "revision": Revision.from_dict(d["revision"])})
-
 
 @dataclass(frozen=True, slots=True)
 class SweepRule(Result):
@@ -245,10 +212,6 @@ class SweepRule(Result):
     min_age_days: float = 180.0
     max_salience: float = 0.3
     types: tuple[str, ...] = ("handoff", "progress", "conversation", "context", "note", "idea")
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "types": tuple(d["types"])})
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,15 +234,6 @@ class SweepReport(Answer):
     applied: bool
     notes: list[SweepCandidate] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)  # paths
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            SweepRule.from_dict(d["rule"]),
-            d["applied"],
-            [SweepCandidate.from_dict(n) for n in d["notes"]],
-            list(d["archived"]),
-        )
 
 
 @dataclass(frozen=True, slots=True)

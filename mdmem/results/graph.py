@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-from .base import Answer, Result
+from .base import FLAT, Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +23,6 @@ class GraphNode(Result):
 def flat(node: GraphNode, **extra: Any) -> dict[str, Any]:
     """A node's fields, then ``extra``: how a neighbour, a why result or a timeline item is written."""
     return {**node.to_dict(), **extra}
-
-
-def _node(d: dict[str, Any] | None) -> GraphNode | None:
-    return None if d is None else GraphNode.from_dict(d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,27 +66,6 @@ class GraphEdge(Result):
                 d[name] = value
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            GraphNode.from_dict(d["from"]),
-            d["type"],
-            _node(d["to"]),
-            d["written"],
-            d["reason"],
-            d.get("heading"),
-            d.get("ambiguous"),
-            d.get("dangling"),
-            d.get("direction"),
-            d.get("count"),
-            d.get("context"),
-            d.get("how"),
-        )
-
-
-def _edges(items: list[dict[str, Any]]) -> list[GraphEdge]:
-    return [GraphEdge.from_dict(e) for e in items]
-
 
 @dataclass(frozen=True, slots=True)
 class LinksAnswer(Answer):
@@ -101,10 +76,6 @@ class LinksAnswer(Answer):
 
     def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "count": len(self.links), "links": [e.to_dict() for e in self.links]}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["note"]), _edges(d["links"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,25 +92,17 @@ class BacklinksAnswer(Answer):
             "backlinks": [e.to_dict() for e in self.backlinks],
         }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["note"]), _edges(d["backlinks"]))
-
 
 @dataclass(frozen=True, slots=True)
 class Neighbor(Result):
     """A node some hops away and the step that reached it."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     distance: int
     via: GraphEdge
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, distance=self.distance, via=self.via.to_dict())
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["distance"], GraphEdge.from_dict(d["via"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +120,6 @@ class NeighborsAnswer(Answer):
             "count": len(self.neighbors),
             "neighbors": [n.to_dict() for n in self.neighbors],
         }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["note"]), d["depth"], [Neighbor.from_dict(n) for n in d["neighbors"]])
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,23 +145,12 @@ class PathAnswer(Answer):
             d["message"] = self.message
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            GraphNode.from_dict(d["from"]),
-            GraphNode.from_dict(d["to"]),
-            d["found"],
-            d["length"],
-            _edges(d["steps"]),
-            d.get("message"),
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class WhyItem(Result):
     """A match, or a cause or effect of one, with the chain of edges from the match to it."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     score: float
     role: str  # match | cause | effect
     hops: int
@@ -217,17 +165,6 @@ class WhyItem(Result):
             hops=self.hops,
             match=self.match.to_dict(),
             chain=[c.to_dict() for c in self.chain],
-        )
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            GraphNode.from_dict(d),
-            d["score"],
-            d["role"],
-            d["hops"],
-            GraphNode.from_dict(d["match"]),
-            _edges(d["chain"]),
         )
 
 
@@ -247,24 +184,16 @@ class WhyAnswer(Answer):
             "results": [r.to_dict() for r in self.results],
         }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["query"], d["matches"], [WhyItem.from_dict(r) for r in d["results"]])
-
 
 @dataclass(frozen=True, slots=True)
 class TimelineItem(Result):
     """A node and its date."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     date: str | None
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, date=self.date)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["date"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,47 +206,29 @@ class TimelineAnswer(Answer):
     before: list[TimelineItem] = field(default_factory=list)
     after: list[TimelineItem] = field(default_factory=list)
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            TimelineItem.from_dict(d["anchor"]),
-            d["from_query"],
-            d["scope"],
-            [TimelineItem.from_dict(n) for n in d["before"]],
-            [TimelineItem.from_dict(n) for n in d["after"]],
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class EntityLink(Result):
     """A note about an entity, or linking to its note, and the edge type that says so."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     via: str
     reason: str | None = None
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, via=self.via, reason=self.reason)
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["via"], d["reason"])
-
 
 @dataclass(frozen=True, slots=True)
 class EntityMention(Result):
     """A note whose text mentions one of an entity's names."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     via: str
     snippet: str
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, via=self.via, snippet=self.snippet)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["via"], d["snippet"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,14 +241,3 @@ class EntityAnswer(Answer):
     about: list[EntityLink] = field(default_factory=list)
     linked: list[EntityLink] = field(default_factory=list)
     mentions: list[EntityMention] = field(default_factory=list)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            d["name"],
-            list(d["names"]),
-            [GraphNode.from_dict(n) for n in d["notes"]],
-            [EntityLink.from_dict(n) for n in d["about"]],
-            [EntityLink.from_dict(n) for n in d["linked"]],
-            [EntityMention.from_dict(n) for n in d["mentions"]],
-        )

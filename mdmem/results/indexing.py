@@ -7,10 +7,9 @@ types, not a dozen.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
 
 from ..core.note import Problem
-from .base import Answer, own, problems
+from .base import Answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +29,6 @@ class ReindexReport(Answer):
     @property
     def changed(self) -> int:
         return len(self.added) + len(self.updated) + len(self.deleted)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "problems": problems(d["problems"])})
 
 
 @dataclass(frozen=True, slots=True)

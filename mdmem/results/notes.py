@@ -7,7 +7,7 @@ from typing import Any, Self
 
 from ..core.links import Link as NoteLink  # a link as the note wrote it: target, type, label, heading, reason
 from ..core.note import Note, NoteDates, Problem
-from .base import Answer, Result, own, problems
+from .base import FLAT, Answer, Result, from_keys
 
 # What an agent does not need of a note it reads whole: the file's text holds the body and headings.
 MCP_NOTE_LEAVES_OUT = ("body", "problems", "headings")
@@ -43,16 +43,6 @@ class NoteDoc(Answer):
     headings: list[str] = field(default_factory=list)  # their texts
     problems: list[Problem] = field(default_factory=list)
     body: str = ""
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            **{
-                **own(cls, d),
-                "links": [NoteLink(**x) for x in d.get("links", [])],
-                "problems": problems(d.get("problems", [])),
-            }
-        )
 
 
 def note_doc(n: Note, dates: NoteDates | None = None) -> NoteDoc:
@@ -97,7 +87,7 @@ def note_doc(n: Note, dates: NoteDates | None = None) -> NoteDoc:
 class NoteText(Answer):
     """A note and its file's text, perhaps cut (``get``; MCP ``get``, whose shape ``to_dict()`` is)."""
 
-    note: NoteDoc
+    note: NoteDoc = field(metadata=FLAT)  # the body, problems and headings left out: the text holds them
     text: str
     truncated: bool = False
 
@@ -110,10 +100,6 @@ class NoteText(Answer):
     def data(self) -> dict[str, Any]:
         d = {k: v for k, v in self.note.to_dict().items() if k not in MCP_NOTE_LEAVES_OUT}
         return {**d, "text": self.text, "truncated": self.truncated}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(NoteDoc.from_dict(d), d["text"], d["truncated"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,16 +114,11 @@ class MissingNote(Result):
 class NoteBatch(Answer):
     """Several notes read at once, found or missing, in the order asked (MCP ``multi_get``)."""
 
-    items: list[NoteText | MissingNote] = field(default_factory=list)
+    # the JSON lists found notes, then missing ones: it does not keep the order asked
+    items: list[NoteText | MissingNote] = field(default_factory=list, metadata=from_keys("notes", "missing"))
 
     def data(self) -> dict[str, Any]:
         return {
             "notes": [i.to_dict() for i in self.items if isinstance(i, NoteText)],
             "missing": [i.to_dict() for i in self.items if isinstance(i, MissingNote)],
         }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        """Found notes first, then missing ones: the dict does not keep the order asked."""
-        found: list[NoteText | MissingNote] = [NoteText.from_dict(n) for n in d["notes"]]
-        return cls(found + [MissingNote.from_dict(m) for m in d["missing"]])

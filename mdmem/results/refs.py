@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-from .base import Answer, Result
+from .base import FLAT, Answer, Result
 from .graph import GraphNode, TimelineItem, flat
 
 
@@ -25,17 +25,6 @@ class RefItem(Result):
             d["person"] = self.person.to_dict()
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        person = d.get("person")
-        return cls(
-            d["kind"],
-            d["value"],
-            d["written"],
-            d["origin"],
-            GraphNode.from_dict(person) if person is not None else None,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class RefsAnswer(Answer):
@@ -47,25 +36,17 @@ class RefsAnswer(Answer):
     def data(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), "count": len(self.refs), "refs": [r.to_dict() for r in self.refs]}
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d["note"]), [RefItem.from_dict(r) for r in d["refs"]])
-
 
 @dataclass(frozen=True, slots=True)
 class Citation(Result):
     """A note that cites a reference, with how it wrote it and where."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     written: str
     origin: str
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, written=self.written, origin=self.origin)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["written"], d["origin"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,27 +70,17 @@ class CitesAnswer(Answer):
             "similar": list(self.similar),
         }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            d["ref"], d["kind"], d["value"], [Citation.from_dict(c) for c in d["notes"]], list(d.get("similar") or [])
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class PersonMention(Result):
     """A note about a person, its date, and each way it names them (``entities: @alice``, …)."""
 
-    node: GraphNode
+    node: GraphNode = field(metadata=FLAT)
     date: str | None
     via: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
         return flat(self.node, date=self.date, via=list(self.via))
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(GraphNode.from_dict(d), d["date"], list(d["via"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +109,3 @@ class PersonAnswer(Answer):
             "timeline": [t.to_dict() for t in self.timeline],
             "clashes": list(self.clashes),
         }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            d["name"],
-            GraphNode.from_dict(d["person"]),
-            list(d["identities"]),
-            d["summary"],
-            [PersonMention.from_dict(n) for n in d["notes"]],
-            [TimelineItem.from_dict(t) for t in d["timeline"]],
-            list(d["clashes"]),
-        )

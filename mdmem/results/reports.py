@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 from ..core.note import Problem
-from .base import Answer, Result, own, problems
+from .base import Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,19 +101,6 @@ class VaultStatus(Answer):
     conflicts: dict[str, str] = field(default_factory=dict)  # conflict copy → the note it is a version of (sync)
     vault_problems: int = 0  # of ``problems``, those of the vault's set-up (git hooks, .gitignore), in no note
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(
-            **{
-                **own(cls, d),
-                "index": IndexInfo.from_dict(d["index"]),
-                "vectors": VectorStatus.from_dict(d["vectors"]),
-                "serve": ServeInfo.from_dict(d["serve"]) if d["serve"] else None,
-                "pending": Pending.from_dict(d["pending"]),
-                "git": GitInfo.from_dict(d["git"]),
-            }
-        )
-
 
 # The kinds of problem the note graph finds (``graph_view.dangling_problems`` starts messages so).
 DANGLING_LINK = "dangling link"
@@ -163,10 +150,6 @@ class DoctorReport(Answer):
         kinds = [{"kind": k.kind, "count": k.count, "files": k.files} for k in self.kinds()]
         return {"count": len(self.problems), "kinds": kinds, **Result.data(self)}
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(problems(d["problems"]))
-
 
 @dataclass(frozen=True, slots=True)
 class InitReport(Answer):
@@ -204,10 +187,6 @@ class ImportReport(Answer):
     kept: list[str] = field(default_factory=list)
     split: str | None = None
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "adopted": InitReport.from_dict(d["adopted"]) if d["adopted"] else None})
-
 
 @dataclass(frozen=True, slots=True)
 class FileChange(Result):
@@ -232,10 +211,6 @@ class SetupReport(Answer):
     vault: str
     dry_run: bool
     files: list[FileChange] = field(default_factory=list)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(d["vault"], d["dry_run"], [FileChange.from_dict(f) for f in d["files"]])
 
 
 @dataclass(frozen=True, slots=True)

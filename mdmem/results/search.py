@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-from .base import Answer, Result, own
+from .base import Answer, FromDict, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,26 +64,21 @@ class Hit(Result):
             d["links"] = [h.to_dict() for h in self.links]
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        links = d.get("links")
-        return cls(**{**own(cls, d), "links": None if links is None else [LinkHint.from_dict(x) for x in links]})
 
-
-class Hits(list[Hit]):
+class Hits(list[Hit], FromDict):
     """Hits in rank order, with the query and ``info`` (stages, coverage, intent); a list, as hits were before."""
 
     __slots__ = ("info", "query", "warnings")
 
     def __init__(
         self,
-        hits: Iterable[Hit] = (),
+        results: Iterable[Hit] = (),
         query: str = "",
         info: dict[str, Any] | None = None,
         *,
         warnings: Iterable[str] = (),
     ) -> None:
-        super().__init__(hits)
+        super().__init__(results)
         self.query = query
         self.info: dict[str, Any] = dict(info or {})
         self.warnings: tuple[str, ...] = tuple(warnings)  # as an ``Answer``'s
@@ -95,10 +90,6 @@ class Hits(list[Hit]):
         if self.warnings:
             d["warnings"] = list(self.warnings)
         return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls([Hit.from_dict(h) for h in d["results"]], d["query"], d.get("info"), warnings=d.get("warnings", ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +151,6 @@ class MemoryContext(Answer):
             d["skipped"] = [dict(s) for s in self.skipped]
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "items": [ContextItem.from_dict(i) for i in d["items"]]})
-
 
 @dataclass(frozen=True, slots=True)
 class SimilarNote(Result):
@@ -190,10 +177,6 @@ class SimilarNotes(Answer):
     results: list[SimilarNote] = field(default_factory=list)
     vectors: bool = False  # whether its vectors took part (else words alone)
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "results": [SimilarNote.from_dict(x) for x in d["results"]]})
-
 
 @dataclass(frozen=True, slots=True)
 class Profile(Answer):
@@ -205,7 +188,3 @@ class Profile(Answer):
     budget: int
     items: list[ContextItem] = field(default_factory=list)
     omitted: int = 0  # notes that qualified but did not fit the budget
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "items": [ContextItem.from_dict(x) for x in d["items"]]})

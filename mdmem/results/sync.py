@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Self
 
-from .base import Answer, Result, own
+from .base import Answer, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +39,6 @@ class SyncReport(Answer):
     retries: int = 0  # pushes the remote rejected because it moved meanwhile
     index: str = ""  # what the index did: "n notes reindexed", or the background job's line
     staged_elsewhere: list[str] = field(default_factory=list)  # the user's other staged changes: left uncommitted
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Self:
-        return cls(**{**own(cls, d), "conflicts": [SyncConflict.from_dict(c) for c in d.get("conflicts", [])]})
 
 
 @dataclass(frozen=True, slots=True)
