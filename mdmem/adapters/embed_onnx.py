@@ -21,8 +21,8 @@ def fuse_bert(src: Path, dst: Path, config: dict[str, Any]) -> bool:
     SkipLayerNormalization) to ``dst``, fp32 throughout. Returns False, writing nothing, for a model
     that is not a BERT or whose attention did not fuse (the unfused export is then used as it is).
 
-    The fused model gives the same vectors (max abs diff ~2e-7 on MiniLM), takes ~0.2 GB less memory
-    while embedding (366 vs 576 MB peak on 670 chunks) and runs a little faster."""
+    The fused model gives the same vectors (max abs diff ~2e-7 on MiniLM), takes less memory while
+    embedding and runs a little faster (docs/benchmarks.md, Embedding)."""
     if config.get("model_type") != "bert":
         return False
     from onnxruntime.transformers.optimizer import optimize_model
@@ -103,7 +103,7 @@ class OnnxRunner:
         self.session = ort.InferenceSession(str(folder / model_file), opts, providers=["CPUExecutionProvider"])
         self.padding = {"pad_id": int(meta["pad_id"]), "pad_token": str(meta["pad_token"])}
         self.tokenizer: Any
-        try:  # the Rust tokenizer where it is installed (~1.4x faster); else mdmem's own, with the same ids
+        try:  # the Rust tokenizer where it is installed (faster); else mdmem's own, with the same ids
             from tokenizers import Tokenizer
         except ImportError:
             from .wordpiece import WordPiece

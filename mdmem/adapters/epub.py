@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
 MAX_UNPACKED = 512 * 1024 * 1024  # an EPUB's files add up to less; more is a zip bomb
-# Bounds on what a book may become (a 2 KB chapter nesting <ul><li> 20,000 deep made a 400 MB note; a
-# 1.5 MB EPUB with one 500 MB chapter a 474 MB one). Beyond them the import is refused in one line.
+# Bounds on what a book may become (a tiny chapter nesting <ul><li> 20,000 deep, or a small EPUB with
+# one huge chapter, made notes of hundreds of megabytes: docs/benchmarks.md, Hostile input). Beyond
+# them the import is refused in one line.
 MAX_DOCUMENT = 32 * 1024 * 1024  # bytes of one XHTML document, unpacked
 MAX_LIST_INDENT = 8  # list levels shown by indentation; deeper items stay at this depth
 # Fonts are "obfuscated" through encryption.xml without any DRM (IDPF and Adobe font mangling).
@@ -351,7 +352,7 @@ class _Markdown:
             self.first_heading = self.first_heading or text
             return
         text = escape_markdown(text)
-        if self.lists:  # indentation capped: 20,000 nested lists indented each item by up to 40 KB
+        if self.lists:  # indentation capped: 20,000 nested lists indented each item by 20,000 levels
             text = "  " * min(len(self.lists) - 1, MAX_LIST_INDENT) + "- " + text
         if self.quote:
             text = "> " + text
@@ -428,7 +429,7 @@ def to_markdown(xhtml: str, anchors: set[str] | frozenset[str] = frozenset()) ->
 
 # -- a linear HTML walk ----------------------------------------------------------------------------
 # The standard library's html.parser rescans the rest of the text from every "<" that does not close
-# ("<!--" repeated 80,000 times without ">": 27.7 s in CPython 3.11.7, CVE-2025-6069). This walk looks
+# ("<!--" repeated 80,000 times without ">": tens of seconds in CPython 3.11.7, CVE-2025-6069). This walk looks
 # at each character a bounded number of times: a tag ends at its ">" and holds no "<", so a failed tag
 # costs only the way to the next "<"; a comment, declaration or raw-text element that never closes
 # ends the document.
@@ -443,7 +444,7 @@ class Handler(Protocol):
 
 
 # Possessive: after a failed match the name must not give letters back to the attributes, or an
-# unclosed "<a" followed by N letters costs O(N²) (16k letters: 3.2 s).
+# unclosed "<a" followed by N letters costs O(N²) (seconds for a line of letters).
 _TAG = re.compile(r"""<(/?)([A-Za-z][^\s/<>]*+)((?:[^<>"']|"[^"<]*"|'[^'<]*')*+)>""")
 _ATTR = re.compile(r"""([^\s=/<>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _RAW = {"script", "style", "textarea", "title"}  # their text is not markup, up to their end tag

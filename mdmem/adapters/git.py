@@ -76,8 +76,8 @@ def has_changes(root: Path, rel: str) -> bool:
 def head_commit(root: Path) -> str | None:
     """The commit HEAD points at, or None (no repository, or no commit yet).
 
-    The one git read on the hook's hot path: a plain ``git rev-parse`` (~4 ms) instead of
-    GitPython, whose import alone costs ~170 ms of the hook's 300 ms budget.
+    The one git read on the hook's hot path: a plain ``git rev-parse`` instead of GitPython, whose
+    import alone would take most of the hook's time (docs/benchmarks.md, Git hooks).
     """
     if find_git_dir(root) is None:
         return None
@@ -90,7 +90,7 @@ def head_commit(root: Path) -> str | None:
 
 
 def head_cheap(root: Path) -> str | None:
-    """HEAD's commit read from the files in ``.git`` (~0.05 ms: every read checks it), or None when
+    """HEAD's commit read from the files in ``.git`` (far cheaper than git: every read checks it), or None when
     that is not simple (no repository, no commit yet, an odd ref): then ask ``head_commit``."""
     top = find_git_dir(root)
     if top is None:
@@ -314,8 +314,8 @@ def modified_files(root: Path) -> set[str] | None:
 
 def worktree_changes(root: Path, *extra: str) -> subprocess.Popen[bytes]:
     """Start git listing the notes (and ``extra`` paths) whose file may differ from HEAD: edited in place or
-    not, staged or not, deleted. Git compares each file's stat with its index in C, with threads (10k notes:
-    ~14 ms of CPU, half a Python stat loop's wall time on 2 cores); a file whose stat git has not
+    not, staged or not, deleted. Git compares each file's stat with its index in C, with threads (in half
+    a Python stat loop's wall time on 2 cores); a file whose stat git has not
     refreshed is listed even when its text is the same. Untracked files are not listed. Read it with
     ``listed``: the caller can do other work while git runs."""
     return _git(

@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 MIN_PAGE_CHARS = 25  # a page with less text than this has no text layer to speak of
 MIN_TEXT_SHARE = 0.1  # fewer pages with text than this share: a scan
 # What a page may make pypdf read, its forms counted each time it draws them: text-showing operators
-# (a book's page draws a few thousand; pypdf takes ~1 µs per byte of them here: 200,000 "Tj", 1.5 to
-# 9.5 s a page) and bytes of content (a form of 250 KB drawn 32,000 times took 79 s; one of 55 KB of
-# path and text operators drawn 75 times, 4.1 MB, 8.5 s: pypdf parses a form again each time it is drawn,
-# up to ~2 µs a byte, so 2 MB is a few seconds at worst, and far more than a real page draws).
+# (a book's page draws a few thousand; pypdf's time grows with the bytes of them) and bytes of content
+# (pypdf parses a form again each time it is drawn, so a form drawn thousands of times took over a minute;
+# the bound keeps a page to a few seconds at worst, and far more than a real page draws). What the
+# hostile cases cost before and after: docs/benchmarks.md, Hostile input.
 MAX_PAGE_TEXT_OPS = 20_000
 MAX_PAGE_CONTENT = 2_000_000
 _TEXT_OPS = re.compile(rb"(?:Tj|TJ)(?![A-Za-z0-9])|\)\s*['\"]")

@@ -2,8 +2,8 @@
 
 Linux's inotify through ctypes (the only module that uses it): one watch per note folder on a
 non-blocking descriptor, and no thread. The kernel queues the events; ``changes()`` drains them when a
-read asks, so a process that is not asked anything costs nothing (a thread woken every 50 ms by
-watchfiles cost 0.6 ms of CPU a second on 10k notes, and it hands events over only after that step,
+read asks, so a process that is not asked anything costs nothing (watchfiles' thread, woken on a
+timer, costs CPU all the time on a large vault, and it hands events over only after that step,
 so a read right after a save could miss it). Events up to the moment of the read are all seen.
 Elsewhere, or when the kernel refuses (no more watches, a full queue), ``changes()`` says it lost
 track and the caller compares every file instead.

@@ -2,7 +2,7 @@
 ``tokenizers`` library gives for a BERT (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] … [SEP]).
 
 A default install embeds with it, so that it needs neither ``tokenizers`` nor its Hugging Face Hub
-client (~36 MB); where ``tokenizers`` is installed the runner uses that instead (it is faster). The
+client (a large install); where ``tokenizers`` is installed the runner uses that instead (it is faster). The
 tests hold the two to the same ids over every Unicode character and a corpus of notes.
 """
 

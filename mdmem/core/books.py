@@ -28,7 +28,7 @@ from .errors import BookUnreadable
 # ~40 chunks of chunk.py's 1,000 characters (sections cut smaller): every piece of a part gets a vector.
 MAX_PART_CHARS = 40_000
 # What one import may cost. War and Peace is ~3.2 M characters; a book's text beyond MAX_BOOK_CHARS, or
-# reading beyond IMPORT_SECONDS (a 300-page PDF takes ~1 s here), is refused in one line, nothing written.
+# reading beyond IMPORT_SECONDS (far beyond what a real book takes), is refused in one line, nothing written.
 MAX_BOOK_CHARS = 16 * 1024 * 1024
 IMPORT_SECONDS = 120.0
 FRONT_MIN_CHARS = 300  # front matter shorter than this (a cover, a title page) is no note
@@ -171,7 +171,7 @@ def plan_parts(
 
 def split_text(text: str, max_chars: int) -> list[str]:
     """``text`` in pieces of at most about ``max_chars``, cut between paragraphs (else lines, else
-    anywhere): one 195 KB chapter was one part, and only its first 64 chunks got vectors."""
+    anywhere): one long chapter was one part, and only its first 64 chunks got vectors."""
     if len(text) <= max_chars:
         return [text]
     out: list[str] = []

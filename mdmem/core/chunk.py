@@ -29,7 +29,7 @@ def chunk_note(title: str, body: str, *, max_chars: int = MAX_CHARS, pack: bool 
     """Split a note body into chunks; a note always has at least one (its title). ``pack``: sections that
     fit together into the model's window share a chunk (the heading of each but the first becomes a line
     of it): a wiki of short sections had 5.6 chunks a note, each one more model call for its title.
-    Only the pieces the first ``MAX_CHUNKS`` chunks can hold are made (a 4 MB note is not cut whole to
+    Only the pieces the first ``MAX_CHUNKS`` chunks can hold are made (a huge note is not cut whole to
     keep 64 chunks of it): a chunk holds at most ``max_chars`` of them."""
     pieces: list[tuple[str, str]] = []
     size, enough = 0, MAX_CHUNKS * max_chars
@@ -58,7 +58,7 @@ def _pack(pieces: list[tuple[str, str]], max_chars: int) -> list[tuple[str, str]
     """Consecutive pieces joined while the whole stays within ``max_chars``; a joined piece keeps the first
     one's heading and starts with its own heading's last part. The first piece (a note's lead) stays alone:
     every note's first chunk is embedded before any second one, and short first chunks let that first
-    stretch end sooner (Obsidian Hub: 3.3 MB of text to embed first instead of 5.2)."""
+    stretch end sooner (on the Obsidian hub about a third less text to embed first)."""
     out: list[tuple[str, str]] = []
     for heading, text in pieces:
         if len(out) > 1:

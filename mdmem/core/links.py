@@ -56,8 +56,8 @@ _EXTERNAL = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.IGNORECASE)
 
 
 def _next(state: StateInline, needle: str, start: int) -> int:
-    """``state.src.find(needle, start)``, remembered for the parse: a line of 100 KB of ``[[`` asked for
-    the next ``]]`` from every one of them (quadratic: 8.6 s to index). The first occurrence at or after
+    """``state.src.find(needle, start)``, remembered for the parse: a long line of ``[[`` asked for
+    the next ``]]`` from every one of them (quadratic: seconds to index). The first occurrence at or after
     an earlier start is also the first after a later start that does not pass it."""
     memo = state.env.setdefault("mdmem_next", {})
     src = state.src
@@ -105,9 +105,9 @@ def split_wikilink(inner: str) -> Link:
 
 # markdown-it reads the first MARKDOWN_MAX characters of a body; the rest is read as plain text (its
 # [[links]], markdown links to files, #tags, headings and references found by linear expressions). The
-# parser is linear but costs up to ~8 µs per character on text dense with brackets (a 4 MB note of "["
-# would take ~30 s; 64 K, ~0.5 s); ~0.2 µs on prose. 64 K characters is ~20 pages, more than a book's
-# part (≤ 40 K) and than nearly every note.
+# parser is linear but costs many times more per character on text dense with brackets than on prose
+# (docs/benchmarks.md, Hostile input), so a huge note of "[" would take long. 64 K characters is ~20
+# pages, more than a book's part (≤ 40 K) and than nearly every note.
 MARKDOWN_MAX = 64 * 1024
 
 
@@ -246,7 +246,7 @@ def normalize_ref(ref: str) -> str:
 
 
 # -- the body as a reader sees it (snippets, key lines) ----------------------------------------------
-# Regular expressions, not markdown-it: a cold "mdmem search" would load markdown-it (~35 ms) and
+# Regular expressions, not markdown-it: a cold "mdmem search" would load markdown-it (slow to import) and
 # parse every hit's body just to show ~200 characters of it. What the index holds is unchanged
 # (``analyze_body``): only what a reader is shown.
 
@@ -260,7 +260,7 @@ _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _LIST = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _TICKS = re.compile(r"`+")
 # Each bracket class leaves out the bracket that opens the construct, so a failed match stops at the
-# next opening: "[[" or "[a](" repeated on one 100 KB line cost a scan to the line's end per opening.
+# next opening: "[[" or "[a](" repeated on one long line cost a scan to the line's end per opening.
 _EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\n]*\)")  # ![[image.png]], ![alt](img.png)
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 _MD_LINK = re.compile(r"\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")  # [text](url), [text][ref]
@@ -290,7 +290,7 @@ def display_text(body: str) -> str:
     """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
     (emphasis, heading #s, link targets, embeds, table pipes, list and quote markers); a link shows
     its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one.
-    Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a 4 MB note is
+    Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a huge note is
     taken from its beginning (search still finds every word of it)."""
     if len(body) > DISPLAY_MAX:
         cut = body.rfind("\n", 0, DISPLAY_MAX)

@@ -1,9 +1,9 @@
 """Pure memory semantics: what is eligible now, bounded priors, decay, query intent.
 
-Relevance comes first (ClawMem measured MRR 0.85 → 0.42 when recency and confidence were mixed
-into direct queries), so on a direct query priors only break ties: fused scores of neighbouring
-ranks differ by ~1.6 % of the top, and a prior adds at most 1 %. They weigh more on
-recency-intent queries and in context injection.
+Relevance comes first (ClawMem measured direct queries' first answers fall far down when recency and
+confidence were mixed into them; docs/retrieval.md), so on a direct query priors only break ties:
+fused scores of neighbouring ranks differ by more than a prior may add (at most 1 % of the top).
+They weigh more on recency-intent queries and in context injection.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ HALF_LIFE_DAYS: dict[str, float | None] = {
 PRIOR_WEIGHT = {"direct": 0.01, "recent": 0.5, "context": 0.3}
 # Why-questions, two uses of the best matches: ``mdmem why`` shows the causal chains of this many
 # matches; recall's why route lends score from only its top 5 hits to their causes (lending from 8
-# lowered the gold set's why R@10 from .979 to .951).
+# lowered the gold set's why-question recall).
 WHY_MATCHES = 8
 RECALL_WHY_SEEDS = 5
 SUPERSEDED_FACTOR = 0.5  # a superseded note keeps half its score and never outranks its successor

@@ -136,8 +136,8 @@ def index_terms(text: str) -> list[str]:
 
 def term_counts(text: str) -> dict[str, int]:
     """``Counter(index_terms(text))``, in the same order, with each distinct word analysed once: the
-    words are counted in C first (a 4 MB note has ~700,000 words but a few thousand distinct ones;
-    per word, the analysis took ~2.4 s of a 4 s reindex)."""
+    words are counted in C first (a huge note has hundreds of thousands of words but a few thousand
+    distinct ones; per word, the analysis took most of its reindex)."""
     from collections import Counter
 
     out: dict[str, int] = {}
@@ -211,7 +211,7 @@ def snippet(text: str, query_terms: set[str], *, width: int = 220, mark: str = "
     hits = [t for t in tokenize(text) if t.text in query_terms]  # one pass over the text, in order
     best, best_key = passages[0], (-1, 0)
     k = 0  # passages and hits are both in text order: one sweep (a loop over all hits per passage
-    for start, end in passages:  # took 13.7 s for 30,000 paragraphs that hold the query word)
+    for start, end in passages:  # is quadratic: 30,000 paragraphs that hold the query word took seconds)
         while k < len(hits) and hits[k].start < start:
             k += 1
         first = k

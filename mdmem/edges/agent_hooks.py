@@ -41,7 +41,7 @@ PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
 LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
-LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model: ~0.3 s)
+LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model's load fits)
 PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
 
 
@@ -171,8 +171,8 @@ def is_trivial(prompt: str) -> bool:
     p = prompt.strip()
     if not p or p.startswith("/") or _ACK.match(p):
         return True
-    # A CJK character says as much as a short word (a character class of those ranges costs ~9 ms
-    # to compile, paid on every prompt).
+    # A CJK character says as much as a short word (compared by code point: a character class of those
+    # ranges is slow to compile, paid on every prompt).
     weight = sum(2 if "\u3040" <= ch <= "\ud7af" else 1 for ch in p if ch.isalnum())
     return weight < 6
 

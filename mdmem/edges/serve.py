@@ -21,7 +21,7 @@ from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
 if TYPE_CHECKING:
     from ..api.vault import Vault
 
-FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (~0.2 s here)
+FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (a short pause)
 
 
 def _info_path(root: Path) -> Path:
@@ -52,7 +52,7 @@ def call_server(
     info = info or read_info(root)
     if info is None:
         return None
-    # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (~50 ms), which the
+    # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (slow to import), which the
     # prompt hook would pay on every prompt. The server answers and closes, so EOF ends the reply.
     import socket
 

@@ -44,10 +44,11 @@ def import_lean(modules: Iterable[str], stand_ins: dict[str, dict[str, Any]]) ->
 
 
 def import_whoosh_lean() -> None:
-    """whoosh without the ~100 ms it spends on modules it never uses here: whoosh.compat imports
+    """whoosh without the time it spends on modules it never uses here: whoosh.compat imports
     urllib.request (for ``urlretrieve``), whoosh.reading the ``cached_property`` package (which imports
     asyncio) and whoosh.query.terms whoosh.lang.morph_en, which compiles hundreds of regexes for the
-    Variations query we never build. Measured: cold ``mdmem search`` import time 250 → 150 ms."""
+    Variations query we never build: a cold ``mdmem search`` imports markedly faster (docs/benchmarks.md,
+    Cold start)."""
     if "whoosh.index" in sys.modules:
         return
     import_lean(
@@ -62,7 +63,7 @@ def import_whoosh_lean() -> None:
 
 def import_usearch_lean() -> None:
     """usearch without urllib.request (for downloading its binaries) and tqdm (progress bars of bulk
-    calls mdmem never makes with ``progress=True``): ~22 of its ~28 ms in every cold vector command."""
+    calls mdmem never makes with ``progress=True``): most of its import time, in every cold vector command."""
     if "usearch.index" in sys.modules:
         return
     import_lean(

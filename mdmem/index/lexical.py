@@ -14,7 +14,7 @@ from .lean import import_whoosh_lean
 from .lexical_files import read_segments_in_place
 
 import_whoosh_lean()
-read_segments_in_place()  # a cold search copied every mapped segment file (115 MB at 50k notes)
+read_segments_in_place()  # else a cold search copies every mapped segment file
 
 from whoosh import index as windex  # noqa: E402
 from whoosh.analysis import Token as WToken  # noqa: E402
@@ -117,7 +117,7 @@ class TermsText(TEXT):
 def make_schema() -> Schema:
     """The index schema. Changing it means bumping the manifest's schema version."""
     analyzer = MdmemTokenizer()
-    # phrase=False: positions are never queried; frequency-only postings index ~30% faster.
+    # phrase=False: positions are never queried; frequency-only postings index faster.
     return Schema(
         path=ID(stored=True, unique=True),
         nid=ID(stored=True),
@@ -296,7 +296,7 @@ class LexicalIndex:
         self._searches += 1
         if self._searches > 1:
             # A warm process (serve, eval, a hook host): the same scores from cached postings
-            # arrays, ~10× faster than whoosh's matcher tree once the terms have been seen.
+            # arrays, many times faster than whoosh's matcher tree once the terms have been seen.
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
             return self._scorer.search(weighted, limit, flt, mask, _coverage_idf(s, qterms) if coverage else None)
@@ -325,7 +325,7 @@ class LexicalIndex:
 
     def _filter_docs(self, searcher: Any, filters: Filters) -> Any:
         """The filter's document set, cached per index generation: the visibility ranges cost
-        ~50 ms per query at 2k notes when whoosh re-evaluates them every time."""
+        more than the query itself when whoosh re-evaluates them every time."""
         filters = dataclasses.replace(filters, visible_at=None)  # visibility is the mask's job
         key = (searcher.reader().generation(), filters)
         docs = self._filter_cache.get(key)
@@ -413,7 +413,7 @@ class _ArrayBM25:
     """Whoosh's BM25F scores (the same formula, IDF, field lengths and boosts) computed with numpy
     over postings read once per (field, term) and kept for the searcher's generation.
 
-    Whoosh walks a tree of matchers in Python for every query (~30 ms at 10k notes); here a
+    Whoosh walks a tree of matchers in Python for every query (slow on a large vault); here a
     query is a handful of array additions once its terms have been seen.
     """
 

@@ -3,7 +3,7 @@
 Whoosh's ``SegmentWriter`` sends every posting through a sorting pool (a size estimate and a tuple
 per posting, a sort, runs spilled to disk past its memory limit), then through
 ``FieldWriter.add_postings``, which looks every posting's field length up again in the per-document
-file and type-checks it. Profiled on a full build of 2,000 notes that was ~70% of the CPU. Here
+file and type-checks it. Profiled on a full build, that was most of the CPU. Here
 postings are kept in memory per (field, term) with their documents appended in order (the order the
 pool's sort yields; ~8 bytes a posting), and each term's blocks are written at once: the same W3
 segment bytes (blocks, term infos, lengths, stored fields), which whoosh's readers open unchanged
@@ -31,7 +31,7 @@ from whoosh.util.numlists import delta_encode
 BLOCK = 128  # postings per block: W3Codec's default blocklimit
 COMPRESSION = 3  # W3Codec's default zlib level
 MEMO_CHARS = 64  # field values up to this long are indexed once per build (most repeat from note to note)
-MEMO_MAX = 20_000  # values remembered: the repeating ones come early; ~0.1 GB of unique ones at 50k notes
+MEMO_MAX = 20_000  # values remembered: the repeating ones come early; a large vault's unique ones are many
 
 
 class _Block:
@@ -109,7 +109,7 @@ def write_new_segment(ix: Any, docs: Iterable[tuple[dict[str, Any], dict[str, An
 
         raise LockError
     # The build keeps every posting until the end, so the cyclic collector's full passes walk an
-    # ever larger heap for nothing (it holds no cycles): ~15% of a 2k build's CPU. Off meanwhile.
+    # ever larger heap for nothing (it holds no cycles): a good part of a build's CPU. Off meanwhile.
     collecting = gc.isenabled()
     gc.disable()
     try:

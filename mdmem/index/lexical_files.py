@@ -2,8 +2,9 @@
 
 whoosh maps a compound segment file (``CompoundStorage``) and gives each part of it (terms, postings,
 stored fields, lengths) to its readers as a ``BufferFile``, which wraps the part in ``io.BytesIO``: a copy
-of the whole part, made when a searcher opens the segment. At 50k notes that is ~115 MB copied by
-every cold ``mdmem search`` (~50 ms, and its peak RSS 34 → 253 MB) to read a few postings. Here the
+of the whole part, made when a searcher opens the segment. On a large vault every cold ``mdmem search``
+copied each part it opened that way, costing time and memory (docs/benchmarks.md, Cold start), to read
+a few postings. Here the
 parts are read through ``SegmentView``, a read-only file over the mapped bytes, which copies only
 what is read. The same bytes, the same answers (``tests/test_scale.py``).
 """

@@ -20,7 +20,7 @@ Renderer = Callable[..., Any]
 class Table:
     """Renderers by the name of the result type they take (their first parameter's annotation): a
     lookup by name, so rendering imports no result module and a command loads only the results it
-    makes (importing every result dataclass costs ~25 ms of a cold command)."""
+    makes (importing every result dataclass would be a cold command's noticeable cost)."""
 
     def __init__(self, what: str) -> None:
         self.what = what

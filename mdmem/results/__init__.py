@@ -7,7 +7,7 @@ it out with ``flat()``. ``from_dict()`` rebuilds a result from its ``to_dict()``
 warm server). Pure: no I/O.
 
 The code imports each type from its module (``results.search``, ``results.changes``, …), so a command
-loads only the results it makes (all of them cost ~25 ms of a cold start). ``mdmem.results.NAME`` finds
+loads only the results it makes (all of them would slow a cold start). ``mdmem.results.NAME`` finds
 a type in any of them, for the Python API and the shell.
 """
 
