@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ..results.indexing import ReindexReport
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
+    from .reading import IndexRead
 
 SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
@@ -191,6 +192,13 @@ class IndexStore:
         if notice:
             self.catchup.notice()
             self._open_generation()  # a background job it waited for may have built another one
+
+    def reading(self, *, notice: bool = True) -> contextlib.AbstractContextManager[IndexRead]:
+        """The read door features use (``reading.IndexRead``): repaired once (``notice`` as in ``repair``)
+        for the outermost read of this thread, the same view for a read inside it."""
+        from .reading import read_view
+
+        return read_view(self, notice=notice)
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""
