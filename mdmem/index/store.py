@@ -4,8 +4,9 @@ resolving a reference, filters.
 It reads the files (``files.Files``), calls the pure parsers and hands records to the adapters
 (``catalog``: SQL, ``lexical``: Whoosh); ``state`` keeps ``.mdmem/`` itself. Readers call
 ``repair()`` first: it is the one step by which a read may write the index (build a missing one,
-finish what a killed writer or a failed hook left, rebuild a damaged one). Features take a store;
-they never see the ``Vault`` facade.
+finish what a killed writer or a failed hook left, rebuild a damaged one). Features take a store and
+read through ``reading()`` (``reading.IndexRead``), which repairs for them; they never see the ``Vault``
+facade.
 """
 
 from __future__ import annotations
