@@ -324,6 +324,51 @@ def test_the_figure_finder_finds_figures() -> None:
     assert figures("p", toml_comments('a = 1  # 2 m 03 s on two workers\nb = "x"\n')) == ["p:1: 03 s"]
 
 
+STORE_INSIDES = {"catalog", "lexical"}  # the index's parts, which features read through IndexStore.reading()
+STORE_READS = {"read", "repair"}  # the view repairs, and retries a read on a damaged index, itself
+
+
+def reaches_into_the_index(name: str) -> list[str]:
+    """Where a module names the catalogue or the BM25 index of a store, or calls its ``read`` or ``repair``."""
+    found = []
+    for node in ast.walk(TREES[name]):
+        if isinstance(node, ast.Attribute) and node.attr in STORE_INSIDES:
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in STORE_READS
+            and ast.unparse(node.func.value).split(".")[-1] == "store"
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node.func)}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("mdmem.features")))
+def test_features_read_the_index_through_its_read_door(name: str) -> None:
+    """A feature asks a read view (``store.reading()``), never the store's catalogue, BM25 index or repair."""
+    assert reaches_into_the_index(name) == []
+
+
+def test_the_read_door_check_catches_a_reach_in() -> None:
+    TREES["fake"] = ast.parse(
+        "def f(store, sem, idx):\n"
+        "    store.repair()\n"
+        "    sem.repair()\n"
+        "    rows = store.catalog.rows([])\n"
+        "    return idx.store.read(lambda: store.lexical.search('x', 1)), idx.rows([])\n"
+    )
+    try:
+        assert sorted(reaches_into_the_index("fake")) == [
+            "line 2: store.repair",
+            "line 4: store.catalog",
+            "line 5: idx.store.read",
+            "line 5: store.lexical",
+        ]
+    finally:
+        del TREES["fake"]
+
+
 if __name__ == "__main__":  # python tests/test_architecture.py: every figure left, for moving them
     for found in all_figures().values():
         print(*found, sep="\n")

@@ -34,7 +34,7 @@ from ..core.links import normalize_ref
 from ..core.refs import mention_key
 
 if TYPE_CHECKING:
-    from ..index.catalog_near import CatalogNear
+    from ..index.reading import IndexRead
 
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -55,58 +55,58 @@ def search_word(key: str) -> str | None:
     return "" if any(ord(c) > 127 for c in key) else None
 
 
-def near_graph(cat: CatalogNear, paths: list[str]) -> Graph | None:
+def near_graph(idx: IndexRead, paths: list[str]) -> Graph | None:
     """A graph whose edges at ``paths`` (``Graph.edges``) and the nodes at their other ends are
     those of the whole graph; None when that cannot be assured (see the module docstring)."""
     paths = sorted(set(paths))
     if not paths:
         return Graph()
-    with cat.snapshot():
-        own = cat.note_rows_of(paths)
+    with idx.snapshot():
+        own = idx.note_rows_of(paths)
         if len(own) != len(paths):
             return None
-        mine = cat.names_of(paths)
-        person_keys = sorted({k for _, k, _ in cat.identity_rows_of(paths=paths)})
+        mine = idx.names_of(paths)
+        person_keys = sorted({k for _, k, _ in idx.identity_rows_of(paths=paths)})
         words = [search_word(k) for k in person_keys]
         if None in words:
             return None
         exact = sorted({n for n, _, k in mine if k in ("path", "id", "title")})
         names = sorted({n.rpartition("/")[2] for n, _, k in mine if k == "path"})
-        links = cat.links_near(paths, exact, names, [w for w in words if w is not None])
+        links = idx.links_near(paths, exact, names, [w for w in words if w is not None])
 
         own_entities = {entity_norm(n) for r in own for n in json_list(r[5])}
         wanted = {x for x in own_entities | {n for n, _, k in mine if k in _NAME_KINDS} | set(person_keys) if x}
         entity_words = [search_word(x) for x in wanted]
         known = [w for w in entity_words if w is not None]
-        with_entities = cat.entity_paths(known if len(known) == len(entity_words) else None)
-        refs = cat.refs_near(paths, person_keys)
+        with_entities = idx.entity_paths(known if len(known) == len(entity_words) else None)
+        refs = idx.refs_near(paths, person_keys)
 
         first = {*paths, *(r[0] for r in links), *with_entities, *(r[0] for r in refs)}
-        rows = {r[0]: r for r in cat.note_rows_of(first)}
+        rows = {r[0]: r for r in idx.note_rows_of(first)}
         spellings = [n for p in with_entities if p in rows for n in json_list(rows[p][5])]
         keys = {mention_key(r[1]) for r in links} | {mention_key(n) for n in spellings} | set(person_keys)
         keys |= {r[2] for r in refs if r[1] in _PERSON_REF_KINDS}
-        identities = cat.identity_rows_of(keys=keys)
+        identities = idx.identity_rows_of(keys=keys)
 
         entity_norms = {normalize_ref(n) for n in spellings}
         entity_norms = {n for n in entity_norms if n}
-        if cat.odd_paths():
-            resolver_names = cat.link_names()
+        if idx.odd_paths():
+            resolver_names = idx.link_names()
         else:  # only the names the links' lookups read (``LinkResolver.resolve``)
             norms, files = _lookups(links)
-            resolver_names = cat.link_names_for(norms | entity_norms, files)
-        display = cat.display_names(entity_norms)
+            resolver_names = idx.link_names_for(norms | entity_norms, files)
+        display = idx.display_names(entity_norms)
         titled = {r[6].lstrip("/") for r in links} | entity_norms
         more = {p for n, p, k in resolver_names if k == "title" and n in titled}
         more |= {p for _, p, _ in display} | {r[0] for r in identities}
         if more - rows.keys():
-            rows.update((r[0], r) for r in cat.note_rows_of(more - rows.keys()))
+            rows.update((r[0], r) for r in idx.note_rows_of(more - rows.keys()))
         # in the catalogue's order, as graph_rows reads them: an entity's first spelling names its node
-        notes = [r if r[0] in with_entities else (*r[:5], None, *r[6:]) for r in cat.note_rows_of(rows)]
-        g = build_graph(notes, resolver_names + display, links, cat.attachment_paths(), refs, identities)
+        notes = [r if r[0] in with_entities else (*r[:5], None, *r[6:]) for r in idx.note_rows_of(rows)]
+        g = build_graph(notes, resolver_names + display, links, idx.attachment_paths(), refs, identities)
         # a note no row above brought in, that a link names, is taken for an attachment: make it a note
         taken = [k for k, n in g.nodes.items() if n.kind == ATTACHMENT]
-        for row in cat.note_rows_of(taken):
+        for row in idx.note_rows_of(taken):
             g.nodes[row[0]] = note_node(row)
     return g
 

@@ -1,7 +1,7 @@
 """The store's note graph as features read it: cached per index change, nodes and edges as results,
 retrieval visibility on graph nodes, the connection hints hits carry, and the dangling links doctor reports.
 
-The pure graph is ``graph.py``; this is its view of one store (``index.store``).
+The pure graph is ``graph.py``; this is its view of one store, read through its read door (``index.reading``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ..results.reports import DANGLING_LINK, MISSING_ATTACHMENT
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
+    from ..index.reading import IndexRead
     from ..index.store import IndexStore
     from ..results.search import LinkHint
 
@@ -38,38 +39,38 @@ if TYPE_CHECKING:
 def load_graph(store: IndexStore, *, notice: bool = True) -> Graph:
     """The store's graph, rebuilt only when the catalogue changed since the last call (``notice``:
     as ``IndexStore.repair``)."""
-    store.repair(notice=notice)
-    cached = memoised_graph(store)
+    with store.reading(notice=notice) as idx:
+        return graph_of(idx)
+
+
+def graph_of(idx: IndexRead) -> Graph:
+    """The graph of the index this read sees, rebuilt only when the catalogue changed since the last call."""
+    cached = memoised_graph(idx)
     if cached is not None:
         return cached
-    cat = store.catalog
-    token = cat.rows_token()  # read before the rows: a write in between only costs a rebuild
+    token = idx.rows_token()  # read before the rows: a write in between only costs a rebuild
     import gc
 
     # ~150k small tuples and no reference cycles: the cyclic GC would only rescan them (-30 %).
     enabled = gc.isenabled()
     gc.disable()
     try:
-        graph = build_graph(*cat.graph_rows(), sites=site_urls(store.config.extra))
+        graph = build_graph(*idx.graph_rows(), sites=site_urls(idx.config.extra))
     finally:
         if enabled:
             gc.enable()
     if any(n.type == "person" and n.kind == "note" for n in graph.nodes.values()):
         from .mentions import add_prose_mentions  # people named in prose: read only when there are people
 
-        add_prose_mentions(store, graph)
-    store.memo["graph"] = (cat, token, graph)  # holding ``cat`` keeps its id from being reused
+        add_prose_mentions(idx, graph)
+    idx.memoise("graph", token, graph)
     return graph
 
 
-def memoised_graph(store: IndexStore) -> Graph | None:
+def memoised_graph(idx: IndexRead) -> Graph | None:
     """The graph ``load_graph`` keeps, if the catalogue has not changed since it was built."""
-    cat = store.catalog
-    cached = store.memo.get("graph")
-    if cached is not None and cached[0] is cat and cached[1] == cat.rows_token():
-        graph: Graph = cached[2]
-        return graph
-    return None
+    graph: Graph | None = idx.memoised("graph")
+    return graph
 
 
 def node_key(store: IndexStore, graph: Graph, ref: str) -> str:
@@ -180,32 +181,38 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
     typed links, then entities and mentions, then what it cites; hidden notes (forgotten, snoozed, …) left out."""
     from ..results.search import LinkHint  # the search results' type: graph commands do not load them
 
-    g = hints_graph(store, paths)
-    visible = Visible(store, store.filters(), g)
+    with store.reading() as idx:
+        g = hints_graph(store, paths)
+        visible = Visible(idx, store.filters(), g)
 
-    def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
-        e, other, _ = item
-        group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 3 if e.type == CITES else 1
-        return group, e.type, other
+        def rank(item: tuple[Edge, str, str]) -> tuple[int, str, str]:
+            e, other, _ = item
+            group = 0 if e.type in CAUSAL_TYPES else 2 if e.type in (MENTIONS, ABOUT) else 3 if e.type == CITES else 1
+            return group, e.type, other
 
-    out: dict[str, list[LinkHint]] = {}
-    for path in paths:
-        seen: set[str] = set()
-        hints: list[LinkHint] = []
-        for e, other, way in sorted(g.edges(path), key=rank):
-            if other in seen or not visible(other):
-                continue
-            seen.add(other)
-            node = graph_node(g, other)
-            hints.append(
-                LinkHint(
-                    type=e.type, direction=way, id=node.id, title=node.title, kind=node.kind, reason=e.reason or None
+        out: dict[str, list[LinkHint]] = {}
+        for path in paths:
+            seen: set[str] = set()
+            hints: list[LinkHint] = []
+            for e, other, way in sorted(g.edges(path), key=rank):
+                if other in seen or not visible(other):
+                    continue
+                seen.add(other)
+                node = graph_node(g, other)
+                hints.append(
+                    LinkHint(
+                        type=e.type,
+                        direction=way,
+                        id=node.id,
+                        title=node.title,
+                        kind=node.kind,
+                        reason=e.reason or None,
+                    )
                 )
-            )
-            if len(hints) >= per_note:
-                break
-        out[path] = hints
-    return out
+                if len(hints) >= per_note:
+                    break
+            out[path] = hints
+        return out
 
 
 def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
@@ -214,15 +221,15 @@ def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
     vault would spend ~1 s building the whole one for three hits' hints)."""
     from .graph_near import near_graph
 
-    store.repair()
-    g = memoised_graph(store)
-    if g is None and not site_urls(store.config.extra):  # links to the vault's site pages are references
-        g = near_graph(store.catalog.near, paths)  # the rows around the notes would miss: the whole graph then
-        if g is not None and store.catalog.refs.has_people():
-            from .mentions import add_prose_mentions
+    with store.reading() as idx:
+        g = memoised_graph(idx)
+        if g is None and not site_urls(store.config.extra):  # links to the vault's site pages are references
+            g = near_graph(idx, paths)  # the rows around the notes would miss: the whole graph then
+            if g is not None and idx.has_people():
+                from .mentions import add_prose_mentions
 
-            add_prose_mentions(store, g, paths)  # people the notes name in prose, as the whole graph has them
-    return g if g is not None else load_graph(store, notice=False)
+                add_prose_mentions(idx, g, paths)  # people the notes name in prose, as the whole graph has them
+        return g if g is not None else graph_of(idx)
 
 
 def edge_types(types: list[str] | tuple[str, ...] | None) -> frozenset[str] | None:
@@ -233,10 +240,10 @@ class Visible:
     """Whether a node passes retrieval filters (hidden notes out by default). Visibility alone is
     judged from the graph's nodes; other filters need catalogue rows, fetched lazily."""
 
-    def __init__(self, store: IndexStore, filters: Filters, graph: Graph | None = None) -> None:
+    def __init__(self, idx: IndexRead, filters: Filters, graph: Graph | None = None) -> None:
         from dataclasses import replace
 
-        self.cat = store.catalog
+        self.idx = idx
         self.filters = filters
         self.cache: dict[str, bool] = {}
         only_visibility = replace(filters, visible_at=None, include=()).empty
@@ -246,7 +253,7 @@ class Visible:
     def prefetch(self, keys: list[str]) -> None:
         if self.graph is not None:
             return  # judged from the graph's nodes
-        rows = self.cat.rows(k for k in keys if k not in self.cache and not k.startswith(VIRTUAL))
+        rows = self.idx.rows(k for k in keys if k not in self.cache and not k.startswith(VIRTUAL))
         for k in keys:
             if k not in self.cache and not k.startswith(VIRTUAL):
                 row = rows.get(k)

@@ -21,66 +21,66 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
     from .sync import conflicts as sync_conflicts
     from .sync import file_conflicts
 
-    store.repair(notice=False)  # status reports what the index lacks; reads catch up (IndexStore.notice)
-    # doctor first (the same count as doctor's): it repairs too, and the catalogue read below must be the
-    # one after any rebuild it did (holding the old one failed with "Cannot operate on a closed database")
-    problems = doctor(store, notice=False).problems
-    cat = store.catalog
-    others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
-    disk = store.files.scan(attachments=others)
-    stamps = cat.stamps()
-    new = [p for p in disk if p not in stamps]
-    deleted = [p for p in stamps if p not in disk]
-    maybe = [p for p, st in disk.items() if p in stamps and stamps[p] != (st.st_mtime_ns, st.st_size)]
-    known = cat.hashes(maybe)
-    changed = [p for p in maybe if content_hash(store.files.safe_path(p).read_bytes()) != known.get(p)]
-    head = store.head()
-    last = cat.get_meta("last_commit")
-    manifest = store.state.manifest() or {}
-    job = store.state.job_request()
-    catching_up = (
-        None
-        if job is None
-        else (str(job.get("why") or "git") if store.state.job_active() else "interrupted; the next search finishes it")
-    )
-    conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
-    try:
-        done, total = sem.coverage(notice=False)
-        failure = getattr(sem.embedder, "export_failure", None)
-        vectors = VectorStatus(
-            sem.embedder.name,
-            done,
-            total,
-            done >= total,
-            embedding=sem.embedding(),
-            running=sem.running_embed(),
-            note=failure() if failure else None,
+    with store.reading(notice=False) as idx:  # status reports what the index lacks; reads catch up
+        # doctor first (the same count as doctor's), in this read: a rebuild it has done is what the rest reads
+        problems = doctor(store, notice=False).problems
+        others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
+        disk = store.files.scan(attachments=others)
+        stamps = idx.stamps()
+        new = [p for p in disk if p not in stamps]
+        deleted = [p for p in stamps if p not in disk]
+        maybe = [p for p, st in disk.items() if p in stamps and stamps[p] != (st.st_mtime_ns, st.st_size)]
+        known = idx.hashes(maybe)
+        changed = [p for p in maybe if content_hash(store.files.safe_path(p).read_bytes()) != known.get(p)]
+        head = store.head()
+        last = idx.meta("last_commit")
+        manifest = store.state.manifest() or {}
+        job = store.state.job_request()
+        catching_up = (
+            None
+            if job is None
+            else (
+                str(job.get("why") or "git") if store.state.job_active() else "interrupted; the next search finishes it"
+            )
         )
-    except MdmemError as exc:
-        vectors = VectorStatus(error=str(exc))
-    return VaultStatus(
-        vault=str(store.root),
-        notes=cat.count(),
-        types=cat.counts_by("type"),
-        statuses=cat.counts_by("status"),
-        problems=len(problems),
-        notes_with_problems=len({p.path for p in problems if is_note_problem(p)}),
-        index=IndexInfo(
-            manifest.get("engine"),
-            manifest.get("schema"),
-            manifest.get("generation"),
-            cat.get_meta("indexed_at"),
-            store.state.size_bytes(),
-        ),
-        vectors=vectors,
-        serve=ServeInfo(served["pid"], served["port"]) if served else None,
-        pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
-        fresh=not (new or changed or deleted) and (head is None or head == last),
-        git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
-        catching_up=catching_up,
-        conflicts=conflicts,
-        vault_problems=sum(not is_note_problem(p) for p in problems),
-    )
+        conflicts = {c.copy: c.note for c in sync_conflicts(store, disk) if c.copy} | file_conflicts(others)
+        try:
+            done, total = sem.coverage(notice=False)
+            failure = getattr(sem.embedder, "export_failure", None)
+            vectors = VectorStatus(
+                sem.embedder.name,
+                done,
+                total,
+                done >= total,
+                embedding=sem.embedding(),
+                running=sem.running_embed(),
+                note=failure() if failure else None,
+            )
+        except MdmemError as exc:
+            vectors = VectorStatus(error=str(exc))
+        return VaultStatus(
+            vault=str(store.root),
+            notes=idx.count(),
+            types=idx.counts_by("type"),
+            statuses=idx.counts_by("status"),
+            problems=len(problems),
+            notes_with_problems=len({p.path for p in problems if is_note_problem(p)}),
+            index=IndexInfo(
+                manifest.get("engine"),
+                manifest.get("schema"),
+                manifest.get("generation"),
+                idx.meta("indexed_at"),
+                store.state.size_bytes(),
+            ),
+            vectors=vectors,
+            serve=ServeInfo(served["pid"], served["port"]) if served else None,
+            pending=Pending(sorted(new), sorted(changed), sorted(deleted)),
+            fresh=not (new or changed or deleted) and (head is None or head == last),
+            git=GitInfo(find_git_dir(store.root) is not None, head, last, hooks_installed(store.root)),
+            catching_up=catching_up,
+            conflicts=conflicts,
+            vault_problems=sum(not is_note_problem(p) for p in problems),
+        )
 
 
 def is_note_problem(p: Problem) -> bool:
@@ -96,45 +96,45 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     from .people import identity_problems
     from .sync import conflict_problems
 
-    store.repair(notice=notice)
-    out = list(store.catalog.problems())
-    out += dangling_problems(store, notice=notice)
-    out += identity_problems(store, notice=notice)
-    out += conflict_problems(store)
-    for tmp, target in store.files.unfinished_writes():
-        out.append(
-            Problem(
-                tmp,
-                "file",
-                f"unfinished write of {target}: mdmem was stopped before the note "
-                "reached its place; this hidden file holds the text it was writing",
-                f"to keep it, rename it to {target} (or another .md name); else delete it",
-            )
-        )
-    if find_git_dir(store.root) is not None:
-        installed = hooks_installed(store.root)
-        if len(installed) < len(HOOK_NAMES):
+    with store.reading(notice=notice) as idx:
+        out = idx.problems()
+        out += dangling_problems(store, notice=notice)
+        out += identity_problems(store, notice=notice)
+        out += conflict_problems(store)
+        for tmp, target in store.files.unfinished_writes():
             out.append(
                 Problem(
-                    ".git/hooks",
-                    "hooks",
-                    "git hooks not installed; the index goes stale after commits",
-                    "run: mdmem hooks install",
+                    tmp,
+                    "file",
+                    f"unfinished write of {target}: mdmem was stopped before the note "
+                    "reached its place; this hidden file holds the text it was writing",
+                    f"to keep it, rename it to {target} (or another .md name); else delete it",
                 )
             )
-    if find_git_dir(store.root) is not None:
-        out += _tracked_state(store)
-    gi = store.root / ".gitignore"
-    if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
-        out.append(
-            Problem(
-                ".gitignore",
-                ".mdmem/",
-                ".mdmem/ is not in .gitignore (an inner .gitignore keeps it out for now)",
-                "add a line '.mdmem/' to .gitignore",
+        if find_git_dir(store.root) is not None:
+            installed = hooks_installed(store.root)
+            if len(installed) < len(HOOK_NAMES):
+                out.append(
+                    Problem(
+                        ".git/hooks",
+                        "hooks",
+                        "git hooks not installed; the index goes stale after commits",
+                        "run: mdmem hooks install",
+                    )
+                )
+        if find_git_dir(store.root) is not None:
+            out += _tracked_state(store)
+        gi = store.root / ".gitignore"
+        if find_git_dir(store.root) is not None and (not gi.exists() or ".mdmem" not in gi.read_text(errors="replace")):
+            out.append(
+                Problem(
+                    ".gitignore",
+                    ".mdmem/",
+                    ".mdmem/ is not in .gitignore (an inner .gitignore keeps it out for now)",
+                    "add a line '.mdmem/' to .gitignore",
+                )
             )
-        )
-    return DoctorReport(out)
+        return DoctorReport(out)
 
 
 def _tracked_state(store: IndexStore) -> list[Problem]:
@@ -161,9 +161,9 @@ def _tracked_state(store: IndexStore) -> list[Problem]:
 
 def latest_handoffs(store: IndexStore, scope: str | None, limit: int = 3) -> list[dict[str, Any]]:
     """The newest visible handoff notes (catalogue rows), those of ``scope`` first when it has any."""
-    store.repair()
     filters = store.filters()
-    rows = store.catalog.rows(store.catalog.newest_paths("handoff", 50))
+    with store.reading() as idx:
+        rows = idx.rows(idx.newest_paths("handoff", 50))
     handoffs = sorted(
         (r for r in rows.values() if filters.matches(r)), key=lambda r: (-(r.get("date") or 0.0), r["path"])
     )

@@ -1,9 +1,9 @@
 """The retrieval pipelines: BM25 search, vector search and the hybrid query (fusion, spreading,
 rerank, priors, near-duplicates), and the hits they return.
 
-Features over the store (``index.store``) and its vector side (``index.semantic``); the ranking
-arithmetic is pure (``rank``, ``memory``). Every pipeline starts with the store's (or the vector
-side's) ``repair``, the one step by which a read may write the index.
+Features over the store's read door (``index.reading``) and its vector side (``index.semantic``); the
+ranking arithmetic is pure (``rank``, ``memory``). Every pipeline reads through one view of the index
+(``IndexStore.reading``), which repairs it first: the one step by which a read may write the index.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from ..core.text import snippet, terms
 from ..results.search import Hit, Hits
 
 if TYPE_CHECKING:
+    from ..adapters.files import Files
+    from ..index.reading import IndexRead
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
@@ -46,18 +48,10 @@ WINNER_MARGIN = 1.05  # a clear vector winner's score over the best one: above w
 def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
     """BM25 over the notes (no model is loaded); a superseded note goes below its successor.
     ``explain``: each hit's BM25 score and coverage (the share of the query's words it holds)."""
-    store.repair()
-    raw = store.read(
-        lambda: _superseded_last(
-            store,
-            store.lexical.search(text, limit, filters, coverage=explain, corrections=store.lexical.corrections(text)),
+    with store.reading() as idx:
+        raw = _superseded_last(
+            idx, idx.search(text, limit, filters, coverage=explain, corrections=idx.corrections(text))
         )
-    )
-    # A writer commits lexical first, the catalogue second (see IndexStore._incremental); a reader in
-    # between would get a new note the catalogue cannot resolve yet (get(id) fails), so such a
-    # hit waits for its row (tests/test_concurrency.py, readers during writes).
-    known = store.catalog.rows(h.path for h in raw)
-    raw = [h for h in raw if h.path in known]
     qterms = set(terms(text))
     return Hits(
         (
@@ -66,7 +60,7 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explai
                 path=h.path,
                 title=h.title,
                 score=round(h.score, 4),
-                snippet=snippet(_body(store, h.path), qterms),
+                snippet=snippet(_body(store.files, h.path), qterms),
                 type=h.type,
                 tags=h.tags,
                 scope=h.scope,
@@ -80,10 +74,10 @@ def search(store: IndexStore, text: str, limit: int, filters: Filters, *, explai
     )
 
 
-def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
+def _superseded_last(idx: IndexRead, hits: list[Any]) -> list[Any]:
     """BM25 order after version chains (``memory.superseded_scores``): a superseded note has half its
     score and ranks below its successor."""
-    successors = store.catalog.superseded_by(h.path for h in hits) if hits else {}
+    successors = idx.superseded_by(h.path for h in hits) if hits else {}
     if not successors:
         return hits
     scores = superseded_scores({h.path: h.score for h in hits}, successors)
@@ -93,14 +87,15 @@ def _superseded_last(store: IndexStore, hits: list[Any]) -> list[Any]:
 def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: bool, info: dict[str, Any]) -> Hits:
     """The hits for a pipeline's ranked candidates: catalogue fields, the snippet of the best chunk
     (else of the body), and ``explain`` when asked."""
-    rows = store.catalog.rows(c.path for c in cands)
+    with store.reading() as idx:
+        rows = idx.rows(c.path for c in cands)
     qterms = set(terms(text))
     hits = Hits(query=text, info=index_info(store, info))
     for c in cands:
         row = rows.get(c.path)
         if row is None:
             continue
-        body = display_text(c.chunk_text) if c.chunk_text else _body(store, c.path)
+        body = display_text(c.chunk_text) if c.chunk_text else _body(store.files, c.path)
         hits.append(
             Hit(
                 id=row["id"],
@@ -137,10 +132,10 @@ def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) ->
     return Hits((replace(h, links=hints[h.path]) if hints.get(h.path) else h for h in hits), hits.query, hits.info)
 
 
-def _body(store: IndexStore, path: str) -> str:
+def _body(files: Files, path: str) -> str:
     """A note's body as a reader sees it (``display_text``): what snippets are cut from."""
     try:
-        return display_text(store.files.body(path))
+        return display_text(files.body(path))
     except OSError:
         return ""
 
@@ -148,7 +143,8 @@ def _body(store: IndexStore, path: str) -> str:
 def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
     """Vector search as hits, with what it did (``info``: coverage, model)."""
     cands, info = vector_search(sem, text, limit, filters)
-    return make_hits(sem.store, cands, text, explain, info)
+    with sem.store.reading(notice=False):  # the vector side's repair has just noticed what changed
+        return make_hits(sem.store, cands, text, explain, info)
 
 
 def query(
@@ -162,8 +158,9 @@ def query(
     priors: bool = True,
 ) -> Hits:
     """The hybrid query as hits with connection hints, and what it did (``info``: stages, coverage)."""
-    cands, info = hybrid_search(store, sem, text, limit, filters, prior_weight=None if priors else 0.0)
-    return with_links(store, make_hits(store, cands, text, explain, info))
+    with store.reading():  # one repair and one generation for the hits and their links
+        cands, info = hybrid_search(store, sem, text, limit, filters, prior_weight=None if priors else 0.0)
+        return with_links(store, make_hits(store, cands, text, explain, info))
 
 
 # -- the pipelines -------------------------------------------------------------------------------
@@ -204,9 +201,26 @@ def hybrid_search(
     qs = sem.query_settings if sem else QuerySettings.from_config(store.config.extra)
     info: dict[str, Any] = {"stages": [], "ms": {}}
     lap = _laps(info["ms"])
-    store.repair()
-    fixes = store.read(lambda: store.lexical.corrections(text))
-    lex = store.read(lambda: store.lexical.search(text, qs.candidates, filters, coverage=True, corrections=fixes))
+    with store.reading() as idx:
+        return _hybrid(idx, sem, qs, info, lap, meaning, text, limit, filters, prior_weight, recent_intent)
+
+
+def _hybrid(
+    idx: IndexRead,
+    sem: Semantic | None,
+    qs: QuerySettings,
+    info: dict[str, Any],
+    lap: Callable[[str], None],
+    meaning: str,
+    text: str,
+    limit: int,
+    filters: Filters,
+    prior_weight: float | None,
+    recent_intent: bool,
+) -> tuple[list[Candidate], dict[str, Any]]:
+    """``hybrid_search`` on one view of the index (``meaning``: what the vectors read)."""
+    fixes = idx.corrections(text)
+    lex = idx.search(text, qs.candidates, filters, coverage=True, corrections=fixes)
     if fixes:  # words no note has, read as the name one edit away ("dataveiw" → dataview)
         info["stages"].append("typos:" + ",".join(f"{a}→{b}" for a, b in fixes.items()))
     info["stages"].append(f"bm25:{len(lex)}")
@@ -216,7 +230,7 @@ def hybrid_search(
 
     def large() -> bool:  # whether the vault holds enough text for a missing word to mean something (once)
         if not sized:
-            sized.append(store.read(lambda: store.lexical.body_words()) >= qs.large_vault_words)
+            sized.append(idx.body_words() >= qs.large_vault_words)
         return sized[0]
 
     vec: list[Candidate] = []
@@ -246,7 +260,7 @@ def hybrid_search(
     lists = {"bm25": [(h.path, h.score) for h in lex], "vec": [(c.path, c.explain["cosine"]) for c in vec]}
     # While vectors are coming, the leg has not read every note: on BM25's hits it has not wholly read it
     # abstains (help vault, 23 questions asked during the first embedding: query R@10 .74 vs search .83).
-    unseen = _unseen(store, lex, info["coverage"]) if lists["vec"] else set()
+    unseen = _unseen(idx, lex, info["coverage"]) if lists["vec"] else set()
     abstained = _abstain(lex, lists["vec"], unseen, latin_only=sem is not None and not sem.settings.any_language)
     if abstained:
         lists["vec"] = sorted(
@@ -254,7 +268,7 @@ def hybrid_search(
         )
         info["stages"].append(f"vectors:abstained:{len(abstained)}")
     if qs.expand and not strong and len(lex) >= 2:
-        prf = _expanded(store, text, lex, qs.candidates, filters)
+        prf = _expanded(idx, text, lex, qs.candidates, filters)
         if prf:
             lists["prf"] = [(h.path, h.score) for h in prf]
             info["stages"].append(f"prf:{len(prf)}")
@@ -276,7 +290,7 @@ def hybrid_search(
         c.explain.update({k: v for k, v in parts.items() if k.endswith("_rank")})
         c.explain["rrf"] = round(parts["rrf"], 6)
         c.score = parts["rrf"]
-    best = _section_coverage(store, lex, fixes, text) if qs.section_coverage else None
+    best = _section_coverage(idx, lex, fixes, text) if qs.section_coverage else None
     if best is not None:
         info["section_coverage"] = round(best, 3)
     else:
@@ -318,19 +332,19 @@ def hybrid_search(
             if cov.get(path, 0.0) < qs.min_coverage and c.explain.get("cosine", 0.0) < qs.strong_similarity:
                 del by_path[path]
     if qs.spread > 0 and qs.spread_hops > 0 and qs.spread_types and by_path:
-        lent = _spread(store, by_path, filters, qs)
+        lent = _spread(idx, by_path, filters, qs)
         if lent:
             info["stages"].append(f"spread:{lent}")
         lap("spread")
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
-        ranked = _rerank(store, reranker, text, ranked, qs.rerank_top)
+        ranked = _rerank(idx.files, reranker, text, ranked, qs.rerank_top)
         info["stages"].append(f"rerank:{min(len(ranked), qs.rerank_top)}")
         lap("rerank")
     weight = PRIOR_WEIGHT["recent" if recent_intent else "direct"] if prior_weight is None else prior_weight
     ranked = apply_memory(
-        store, ranked, now=filters.visible_at or time.time(), weight=weight, recent_intent=recent_intent
+        idx, ranked, now=filters.visible_at or time.time(), weight=weight, recent_intent=recent_intent
     )
     info["stages"].append(f"priors:{weight}")
     lap("priors")
@@ -339,8 +353,8 @@ def hybrid_search(
         info["stages"].append("duplicates")
         lap("duplicates")
     # in a large vault the first word counts too ("Terraform state …"); in a chat it is often "Whose"
-    unknown = [] if strong else store.read(lambda: store.lexical.unknown_names(text, fixes, first_word=large()))
-    missing = 0.0 if strong else store.read(lambda: store.lexical.unknown_share(text, fixes))
+    unknown = [] if strong else idx.unknown_names(text, fixes, first_word=large())
+    missing = 0.0 if strong else idx.unknown_share(text, fixes)
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
@@ -402,22 +416,20 @@ def _laps(into: dict[str, float]) -> Callable[[str], None]:
     return lap
 
 
-def _spread(store: IndexStore, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
+def _spread(idx: IndexRead, by_path: dict[str, Candidate], filters: Filters, qs: QuerySettings) -> int:
     """Lend each candidate's score to the notes next to it along sequence edges (see
     ``QuerySettings.spread``); adds the notes that were not candidates. Returns how many gained."""
     from ..core.rank import spread
 
-    cat = store.catalog
-
     def neighbours(paths: set[str]) -> dict[str, list[tuple[str, str]]]:
-        return cat.sequence_neighbours(paths, qs.spread_types, qs.spread_max_bytes)
+        return idx.sequence_neighbours(paths, qs.spread_types, qs.spread_max_bytes)
 
     top = max(c.score for c in by_path.values()) or 1.0
     weights = [qs.spread * qs.spread_decay**h for h in range(qs.spread_hops)]
     lent = spread({p: c.score / top for p, c in by_path.items()}, neighbours, weights)
     new = [p for p in lent if p not in by_path]
-    rows = cat.rows(new) if new else {}
-    seed_ids = {p: r["id"] for p, r in cat.rows({ln.seed for ln in lent.values()}).items()}
+    rows = idx.rows(new) if new else {}
+    seed_ids = {p: r["id"] for p, r in idx.rows({ln.seed for ln in lent.values()}).items()}
     gained = 0
     for path, ln in lent.items():
         c = by_path.get(path)
@@ -433,7 +445,7 @@ def _spread(store: IndexStore, by_path: dict[str, Candidate], filters: Filters, 
     return gained
 
 
-def _expanded(store: IndexStore, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:
+def _expanded(idx: IndexRead, text: str, lex: list[Any], limit: int, filters: Filters) -> list[Any]:
     """BM25 again, with the query plus the terms that characterise its top 3 hits."""
     from ..core.rank import feedback_terms
     from ..core.text import tokenize
@@ -441,17 +453,17 @@ def _expanded(store: IndexStore, text: str, lex: list[Any], limit: int, filters:
     docs = []
     for h in lex[:3]:
         try:
-            docs.append([t.text for t in tokenize(store.files.body(h.path)[:5000])])
+            docs.append([t.text for t in tokenize(idx.files.body(h.path)[:5000])])
         except OSError:
             continue
     candidates = {t for d in docs for t in d}
-    dfs, n = store.lexical.doc_frequencies(candidates)
+    dfs, n = idx.doc_frequencies(candidates)
     extra = feedback_terms(docs, lambda t: dfs.get(t, 0), n, exclude=set(terms(text)))
     if not extra:
         return []
     top = extra[0][1]
     weighted = [(t, 0.3 * w / top) for t, w in extra]
-    return store.lexical.search(text, limit, filters, extra_terms=weighted)
+    return idx.search(text, limit, filters, extra_terms=weighted)
 
 
 def _non_latin(text: str) -> bool:
@@ -466,7 +478,7 @@ def _non_latin(text: str) -> bool:
 SECTION_HITS = 10  # BM25's first hits whose sections are read for the coverage of the query
 
 
-def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], text: str) -> float | None:
+def _section_coverage(idx: IndexRead, lex: list[Any], fixes: dict[str, str], text: str) -> float | None:
     """How much of the query (IDF-weighted) the best-matching *section* covers, among BM25's hits.
 
     A long note covers a paraphrase's common words somewhere in its thousands ("get", "back",
@@ -476,20 +488,16 @@ def _section_coverage(store: IndexStore, lex: list[Any], fixes: dict[str, str], 
     tags too); a longer one among the first ``SECTION_HITS`` counts its best chunk."""
     if not lex:
         return None
-    counts = store.read(lambda: store.catalog.chunk_counts([h.path for h in lex]))
+    counts = idx.chunk_counts([h.path for h in lex])
     if all(counts.get(h.path, 1) <= 1 for h in lex[:SECTION_HITS]):
         return None
-    weights = store.read(lambda: store.lexical.term_weights(text, fixes))
+    weights = idx.term_weights(text, fixes)
     total = sum(weights.values()) or 1.0
     best = max((h.coverage for h in lex if counts.get(h.path, 1) <= 1), default=0.0)
     for h in lex[:SECTION_HITS]:
         if counts.get(h.path, 1) <= 1 or h.coverage <= best:
             continue  # a section covers at most what its note does
-
-        def chunk_terms(path: str = h.path) -> list[frozenset[str]]:
-            return store.catalog.chunk_terms(path)
-
-        for found in store.read(chunk_terms):
+        for found in idx.chunk_terms(h.path):
             best = max(best, min(h.coverage, sum(w for t, w in weights.items() if t in found) / total))
     return best
 
@@ -517,12 +525,12 @@ def _abstain(
     return out
 
 
-def _unseen(store: IndexStore, lex: list[Any], coverage: dict[str, Any]) -> set[str]:
+def _unseen(idx: IndexRead, lex: list[Any], coverage: dict[str, Any]) -> set[str]:
     """BM25's hits with a chunk that has no vector yet (none while every chunk has one); ``coverage``
     (the answer's ``info``) gets how many, so ``--json`` and ``--explain`` say how much the leg saw."""
     if coverage.get("complete", True) or not lex:
         return set()
-    out = store.catalog.not_embedded([h.path for h in lex])
+    out = idx.not_embedded([h.path for h in lex])
     coverage["candidates_not_embedded"] = len(out)
     coverage["candidates"] = len(lex)
     return out
@@ -542,7 +550,7 @@ def _clear_winner(text: str, lex: list[Any], ratio: float, coverage: float) -> b
 
 
 def apply_memory(
-    store: IndexStore, ranked: list[Candidate], *, now: float, weight: float, recent_intent: bool = False
+    idx: IndexRead, ranked: list[Candidate], *, now: float, weight: float, recent_intent: bool = False
 ) -> list[Candidate]:
     """Bounded priors (salience, pin, recency, confidence) and version chains on top of relevance.
 
@@ -554,8 +562,7 @@ def apply_memory(
 
     if not ranked:
         return ranked
-    cat = store.catalog
-    rows = cat.rows(c.path for c in ranked)
+    rows = idx.rows(c.path for c in ranked)
     top = max(c.score for c in ranked) or 1.0
     for c in ranked:
         row = rows.get(c.path)
@@ -567,7 +574,7 @@ def apply_memory(
         c.score = relevance + weight * parts.get("prior", 0.0)
         if weight:
             c.explain.update({"relevance": round(relevance, 4), **parts, "prior_weight": weight})
-    successors = cat.superseded_by(c.path for c in ranked)
+    successors = idx.superseded_by(c.path for c in ranked)
     scores = superseded_scores({c.path: c.score for c in ranked}, successors)
     for c in ranked:
         c.score = scores[c.path]
@@ -578,9 +585,9 @@ def apply_memory(
     return ranked
 
 
-def _rerank(store: IndexStore, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:
+def _rerank(files: Files, reranker: Any, text: str, ranked: list[Candidate], top: int) -> list[Candidate]:
     head, tail = ranked[:top], ranked[top:]
-    passages = [c.chunk_text or _body(store, c.path)[:1000] for c in head]
+    passages = [c.chunk_text or _body(files, c.path)[:1000] for c in head]
     scores = reranker.score(text, passages)
     best_rrf = max(c.score for c in head) or 1.0
     for c, s in zip(head, scores):

@@ -113,13 +113,12 @@ def add_many(
     updated: list[str] = []
     skipped = 0
     written = [] if dry_run else list(files or {})
-    with store.writer_lock():
-        store.repair()
+    with store.writer_lock(), store.reading() as idx:
         for rel in written:
             store.write_note(rel, (files or {})[rel])
         for n in notes:
             title = str(n.meta["title"])
-            existing = store.catalog.lookup(str(n.meta["id"]))
+            existing = idx.lookup(str(n.meta["id"]))
             if existing:
                 rel = existing[0][0]
                 if n.replace and not dry_run:
@@ -408,9 +407,10 @@ def sweep(
     import time
 
     now = now if now is not None else time.time()
-    store.repair()
+    with store.reading() as idx:
+        active = idx.unpinned_active()
     picked = []
-    for path, nid, title, typ, sal, date in store.catalog.unpinned_active():
+    for path, nid, title, typ, sal, date in active:
         age = (now - date) / 86400 if date else 0.0
         if typ in rule.types and (sal if sal is not None else 0.5) < rule.max_salience and age >= rule.min_age_days:
             picked.append(SweepCandidate(nid, path, title, typ, sal, round(age)))
@@ -434,46 +434,49 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_v
 
     from ..core.text import terms
 
-    text = f"{title}\n{body}".strip()
-    norm = " ".join(text.split()).casefold()
-    digest = hashlib.blake2b(norm.encode(), digest_size=16).hexdigest()
-    cands: list[dict[str, Any]] = []
-    hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
-    qset = set(terms(text))
-    for h in hits:
-        note = store.files.read_note(h.path)[0]
-        other = f"{note.title}\n{note.body}".strip()
-        if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
+    with store.reading() as idx:
+        text = f"{title}\n{body}".strip()
+        norm = " ".join(text.split()).casefold()
+        digest = hashlib.blake2b(norm.encode(), digest_size=16).hexdigest()
+        cands: list[dict[str, Any]] = []
+        hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
+        qset = set(terms(text))
+        for h in hits:
+            note = store.files.read_note(h.path)[0]
+            other = f"{note.title}\n{note.body}".strip()
+            if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
+                return DuplicateCheck(
+                    "NOOP",
+                    "the same text is already in the vault",
+                    [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)],
+                )
+            oset = set(terms(other))
+            jac = len(qset & oset) / len(qset | oset) if qset | oset else 0.0
+            cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
+        if use_vectors and cands:
+            try:
+                emb = sem.embedder
+                qv = emb.embed([text])[0]
+                # Each candidate's first chunk: its cached vector when there is one, else embed it.
+                firsts = {c["path"]: ch[0] for c in cands if (ch := idx.chunks_first(c["path"]))}
+                cached = sem.cache.get_many(emb.fingerprint, [digest for digest, _ in firsts.values()], emb.dim)
+                for c in cands:
+                    if c["path"] not in firsts:
+                        continue
+                    digest, first = firsts[c["path"]]
+                    vec = cached[digest] if digest in cached else emb.embed([first])[0]
+                    c["cosine"] = round(float(qv @ vec), 3)
+            except MdmemError:
+                pass
+        near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
+        if near:
+            best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
             return DuplicateCheck(
-                "NOOP", "the same text is already in the vault", [DuplicateMatch(h.id, h.path, h.title, similarity=1.0)]
+                "UPDATE",
+                f'a near duplicate exists; consider "mdmem correct {best["id"]}" instead of a new note',
+                [DuplicateMatch(**c) for c in near],
             )
-        oset = set(terms(other))
-        jac = len(qset & oset) / len(qset | oset) if qset | oset else 0.0
-        cands.append({"id": h.id, "path": h.path, "title": h.title, "lexical": round(jac, 3)})
-    if use_vectors and cands:
-        try:
-            emb = sem.embedder
-            qv = emb.embed([text])[0]
-            # Each candidate's first chunk: its cached vector when there is one, else embed it.
-            firsts = {c["path"]: ch[0] for c in cands if (ch := store.catalog.chunks_first(c["path"]))}
-            cached = sem.cache.get_many(emb.fingerprint, [digest for digest, _ in firsts.values()], emb.dim)
-            for c in cands:
-                if c["path"] not in firsts:
-                    continue
-                digest, first = firsts[c["path"]]
-                vec = cached[digest] if digest in cached else emb.embed([first])[0]
-                c["cosine"] = round(float(qv @ vec), 3)
-        except MdmemError:
-            pass
-    near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
-    if near:
-        best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
-        return DuplicateCheck(
-            "UPDATE",
-            f'a near duplicate exists; consider "mdmem correct {best["id"]}" instead of a new note',
-            [DuplicateMatch(**c) for c in near],
-        )
-    return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
+        return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
 
 
 def add_checked(
@@ -487,9 +490,9 @@ def add_checked(
     """
     check = DuplicateCheck("ADD", "not checked")
     if dedupe:
-        store.repair()
-        done, _ = store.catalog.coverage()
-        check = duplicates(store, sem, title, body, use_vectors=done > 0)
+        with store.reading() as idx:
+            done, _ = idx.coverage()
+            check = duplicates(store, sem, title, body, use_vectors=done > 0)
         if check.decision == "NOOP" or (check.decision == "UPDATE" and not force):
             return check, None
     with store.writer_lock():

@@ -128,7 +128,8 @@ def _entry_matcher(g: Graph, src: str, dst: str | None, written: str, typ: str |
 
 
 def _title(store: IndexStore, path: str) -> str:
-    row = store.catalog.row(path)
+    with store.reading(notice=False) as idx:  # the note was indexed just now, by its edit
+        row = idx.row(path)
     return str(row["title"]) if row else path
 
 

@@ -15,25 +15,25 @@ from ..core.links import display_text
 from ..core.mentions import ProseNames, find_names, prose_names, prose_of
 
 if TYPE_CHECKING:
-    from ..index.store import IndexStore
+    from ..index.reading import IndexRead
 
 PROSE = "prose"  # how a mention found in a note's text was resolved (``Edge.how``)
 CANDIDATES = 2000  # notes read per form at most (BM25's best for all its words)
 PERSON = "person"
 
 
-def people_names(store: IndexStore) -> ProseNames:
+def people_names(idx: IndexRead) -> ProseNames:
     """The prose forms of the vault's person notes (their identities as written)."""
-    people = sorted(store.catalog.newest_paths(PERSON, 1_000_000))
-    return prose_names((p, store.catalog.refs.identities_of(p)) for p in people)
+    people = sorted(idx.newest_paths(PERSON, 1_000_000))
+    return prose_names((p, idx.identities_of(p)) for p in people)
 
 
-def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | None = None) -> None:
+def add_prose_mentions(idx: IndexRead, g: Graph, paths: Collection[str] | None = None) -> None:
     """Add an edge from each note whose prose names a person (by a form only they go by) to their
     note, and keep ``g.prose`` (the forms) and ``g.ambiguous`` (note → the shared forms it writes).
     ``paths``: only the edges at these notes, each as the whole graph has it (a graph of the notes
     around them: ``graph_near``; the other end's node is added when it lacks it)."""
-    names = people_names(store)
+    names = people_names(idx)
     g.prose = names
     if not names.forms:
         return
@@ -41,7 +41,7 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
     wanted: set[str] = set(at or ())
 
     def holding(words: str) -> set[str]:  # the notes with every word of a form (BM25's best ones)
-        hits = store.read(lambda: store.lexical.search(words, CANDIDATES, coverage=True))
+        hits = idx.search(words, CANDIDATES, coverage=True)
         return {h.path for h in hits if h.coverage >= 0.999}
 
     for form, people in names.forms.items():
@@ -51,7 +51,7 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
     rows = (
         {
             r[0]: r
-            for r in store.catalog.near.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
+            for r in idx.note_rows_of(wanted | {p for ps in names.forms.values() for p in ps})
             if r[0] not in g.nodes
         }
         if at is not None
@@ -61,7 +61,7 @@ def add_prose_mentions(store: IndexStore, g: Graph, paths: Collection[str] | Non
         if src not in g.nodes and src not in rows:
             continue
         try:
-            text = display_text(prose_of(store.files.body(src)))
+            text = display_text(prose_of(idx.files.body(src)))
         except OSError:
             continue
         seen: set[str] = set()

@@ -17,7 +17,7 @@ from ..core.errors import MdmemError, NoteNotFound
 from ..core.graph import ABOUT, CITES, MENTIONS, Graph
 from ..core.note import Problem, iso_from_timestamp
 from ..core.refs import BODY
-from .graph_view import Visible, graph_node, load_graph
+from .graph_view import Visible, graph_node, graph_of, load_graph
 from .mentions import PROSE
 
 if TYPE_CHECKING:
@@ -90,52 +90,53 @@ def person(store: IndexStore, name: str, *, filters: dict[str, Any] | None = Non
     from ..results.graph import TimelineItem
     from ..results.refs import PersonAnswer, PersonMention
 
-    g = load_graph(store)
-    path = find_person(store, g, name)
-    row = store.catalog.row(path) or {}
-    visible = Visible(store, store.filters(**(filters or {})), g)
-    ways: dict[str, list[str]] = {}
-    for e in g.inc.get(path, ()):
-        if e.src != path:
-            ways.setdefault(e.src, []).append(_via(e))
-    visible.prefetch(list(ways))
-    nodes = {src: g.nodes[src] for src in ways if src in g.nodes and visible(src)}
+    with store.reading() as idx:
+        g = graph_of(idx)
+        path = find_person(store, g, name)
+        row = idx.row(path) or {}
+        visible = Visible(idx, store.filters(**(filters or {})), g)
+        ways: dict[str, list[str]] = {}
+        for e in g.inc.get(path, ()):
+            if e.src != path:
+                ways.setdefault(e.src, []).append(_via(e))
+        visible.prefetch(list(ways))
+        nodes = {src: g.nodes[src] for src in ways if src in g.nodes and visible(src)}
 
-    def date(src: str) -> str | None:
-        return iso_from_timestamp(nodes[src].date)
+        def date(src: str) -> str | None:
+            return iso_from_timestamp(nodes[src].date)
 
-    mentions = [
-        PersonMention(graph_node(g, src), date(src), list(dict.fromkeys(ways[src])))
-        for src in sorted(nodes, key=lambda s: (nodes[s].title.casefold(), s))
-    ]
-    dated = sorted((s for s in nodes if nodes[s].date is not None), key=lambda s: (nodes[s].date, s))
-    try:
-        body = store.files.body(path)
-    except (OSError, MdmemError):
-        body = ""
-    title = str(row.get("title") or g.title(path))
-    clashes = [
-        f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
-        f"mentions go to {c.winner} (the first by path)"
-        for c in g.clashes
-        if path == c.winner or path in c.others
-    ]
-    for src, written in sorted(g.ambiguous.items()):  # names in prose that may be this person or another
-        for w in dict.fromkeys(w for w in written if path in g.prose.who(w)):
-            others = [p for p in g.prose.who(w) if p != path]
-            clashes.append(
-                f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
-                "not counted as a mention of either"
-            )
-    return PersonAnswer(
-        name,
-        graph_node(g, path),
-        store.catalog.refs.identities_of(path),
-        summary(body, title),
-        mentions,
-        [TimelineItem(graph_node(g, s), date(s)) for s in dated],
-        clashes,
-    )
+        mentions = [
+            PersonMention(graph_node(g, src), date(src), list(dict.fromkeys(ways[src])))
+            for src in sorted(nodes, key=lambda s: (nodes[s].title.casefold(), s))
+        ]
+        dated = sorted((s for s in nodes if nodes[s].date is not None), key=lambda s: (nodes[s].date, s))
+        try:
+            body = store.files.body(path)
+        except (OSError, MdmemError):
+            body = ""
+        title = str(row.get("title") or g.title(path))
+        clashes = [
+            f"{c.key}: also claimed by {', '.join(p for p in (c.winner, *c.others) if p != path)}; "
+            f"mentions go to {c.winner} (the first by path)"
+            for c in g.clashes
+            if path == c.winner or path in c.others
+        ]
+        for src, written in sorted(g.ambiguous.items()):  # names in prose that may be this person or another
+            for w in dict.fromkeys(w for w in written if path in g.prose.who(w)):
+                others = [p for p in g.prose.who(w) if p != path]
+                clashes.append(
+                    f"{src}: {w!r} may be {g.title(path)} or {', '.join(g.title(p) for p in others)}; "
+                    "not counted as a mention of either"
+                )
+        return PersonAnswer(
+            name,
+            graph_node(g, path),
+            idx.identities_of(path),
+            summary(body, title),
+            mentions,
+            [TimelineItem(graph_node(g, s), date(s)) for s in dated],
+            clashes,
+        )
 
 
 def people_in(g: Graph, text: str, ambiguous: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:

@@ -15,12 +15,12 @@ from ..core.text import terms
 from ..core.topics import interleave, split
 from ..core.when import Window, around_anchor, named_in, strip, topic_terms, topic_text, window
 from ..results.search import ContextItem, Hits, MemoryContext
-from .graph_view import load_graph
+from .graph_view import graph_of
 from .hybrid import hybrid_search, make_hits, with_links
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
-    from ..index.lexical import LexicalHit
+    from ..index.reading import IndexRead
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
@@ -32,8 +32,9 @@ def recall(
     store: IndexStore, sem: Semantic | None, text: str, limit: int, filters: Filters, *, explain: bool = False
 ) -> Hits:
     """Intent-routed retrieval as hits with connection hints; ``info`` has the intent and the route."""
-    cands, info = recall_candidates(store, sem, text, limit, filters)
-    return with_links(store, make_hits(store, cands, info.get("topic") or text, explain, info))
+    with store.reading():  # one repair and one generation for the hits and their links
+        cands, info = recall_candidates(store, sem, text, limit, filters)
+        return with_links(store, make_hits(store, cands, info.get("topic") or text, explain, info))
 
 
 def recall_candidates(
@@ -46,9 +47,21 @@ def recall_candidates(
     prior_weight: float | None = None,
 ) -> tuple[list[Candidate], dict[str, Any]]:
     """Classify the query, then run the route that suits it (``sem`` None: no vectors)."""
+    with store.reading() as idx:
+        return _recall(store, idx, sem, text, limit, filters, prior_weight)
+
+
+def _recall(
+    store: IndexStore,
+    idx: IndexRead,
+    sem: Semantic | None,
+    text: str,
+    limit: int,
+    filters: Filters,
+    prior_weight: float | None,
+) -> tuple[list[Candidate], dict[str, Any]]:
     intent = classify(text)
-    store.repair()
-    if intent == "general" and _names_someone(store, text):
+    if intent == "general" and _names_someone(idx, text):
         intent = "who"  # "what did Ada decide": a person's name (or first name) makes it a who-question
     pool = max(limit * 3, 20)
     recent = intent == "recent"
@@ -62,7 +75,7 @@ def recall_candidates(
     relative = win is not None and win.source.startswith("relative")
     asked = f"{strip(text, win.phrase)} {named_in(win.phrase)}".strip() if win is not None and relative else text
     rest = (topic_text(asked) or asked) if relative else text
-    parts = topic_plan(store, rest, filters)
+    parts = topic_plan(idx, rest, filters)
     if parts:
         ranked, info = _by_topic(store, sem, parts, pool, filters, prior_weight=prior_weight, recent_intent=recent)
     else:
@@ -86,23 +99,23 @@ def recall_candidates(
         "general": "hybrid",
     }[intent]
     if intent == "why":
-        ranked = _follow_causal(store, ranked, filters)
+        ranked = _follow_causal(idx, ranked, filters)
     elif intent == "who":
-        ranked = _entity_boost(store, text, ranked, filters, info)
+        ranked = _entity_boost(idx, text, ranked, filters, info)
     if win is not None and win.anchor is not None:
-        dated = _date_anchor(store, win, filters, now)
+        dated = _date_anchor(idx, win, filters, now)
         if dated is None:
             info["window"] = {**win.describe(), "source": f"anchor not found: {win.anchor}"}
         win = dated
     if win is not None:
-        ranked = _in_window(store, text, win, ranked, filters, pool)
+        ranked = _in_window(idx, text, win, ranked, filters, pool)
         info["window"] = win.describe()
         route = route if intent == "when" else route + " + time window"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
 
 
-def _names_someone(store: IndexStore, text: str) -> bool:
+def _names_someone(idx: IndexRead, text: str) -> bool:
     """Whether the question writes a name (a capitalised word, a run of two, or an @handle) that is a
     person's identity or the first word of one (a catalogue look-up; no graph is built for it)."""
     words = re.findall(r"(?<![\w@])@[\w.-]*\w|[^\W\d_][\w'’-]*", text)
@@ -111,24 +124,20 @@ def _names_someone(store: IndexStore, text: str) -> bool:
         return False
     names = {w.casefold() for w in caps}
     names |= {f"{a} {b}".casefold() for a, b in zip(words, words[1:]) if a in caps and b in caps}
-    return store.catalog.refs.people_named(sorted(names))
+    return idx.people_named(sorted(names))
 
 
 TOPIC_COVERAGE = 0.5  # share of a part's words (IDF-weighted) its best BM25 hit must cover to stand alone
 
 
-def topic_plan(store: IndexStore, text: str, filters: Filters) -> list[str]:
+def topic_plan(idx: IndexRead, text: str, filters: Filters) -> list[str]:
     """The parts of a question about several things (``topics.split``) when each stands as a query
     on its own: its best BM25 hit covers ``TOPIC_COVERAGE`` of it, and the parts' best hits differ
     (one note answering both is one topic). [] otherwise: the question runs whole."""
     parts = split(text)
     tops = []
     for part in parts:
-
-        def best(words: str = part) -> list[LexicalHit]:
-            return store.lexical.search(words, 1, filters, coverage=True)
-
-        hits = store.read(best)
+        hits = idx.search(part, 1, filters, coverage=True)
         if not hits or hits[0].coverage < TOPIC_COVERAGE:
             return []
         tops.append(hits[0].path)
@@ -167,7 +176,7 @@ def _by_topic(
 
 
 def _graph_spread(
-    store: IndexStore,
+    idx: IndexRead,
     ranked: list[Candidate],
     filters: Filters,
     seeds: dict[str, float],
@@ -181,7 +190,7 @@ def _graph_spread(
     gainer's ``via`` names the edge and the seed that gave the most."""
     if not seeds:
         return ranked
-    g = load_graph(store)
+    g = graph_of(idx)
 
     def neighbours(items: set[str]) -> dict[str, list[tuple[str, str]]]:
         return {
@@ -192,7 +201,7 @@ def _graph_spread(
     lent = spread(seeds, neighbours, weights)
     top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
-    rows = store.catalog.rows(p for p in lent if p not in by_path and not p.startswith(VIRTUAL))
+    rows = idx.rows(p for p in lent if p not in by_path and not p.startswith(VIRTUAL))
     for path, ln in lent.items():
         if path.startswith(VIRTUAL):
             continue  # an entity or external node is a hub, not a result
@@ -209,15 +218,15 @@ def _graph_spread(
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
 
 
-def _follow_causal(store: IndexStore, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
+def _follow_causal(idx: IndexRead, ranked: list[Candidate], filters: Filters) -> list[Candidate]:
     """Causes and consequences of the top hits, two links each way (caused_by, led_to, …)."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
     seeds = {c.path: c.score / top for c in ranked[:RECALL_WHY_SEEDS]}
-    return _graph_spread(store, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
+    return _graph_spread(idx, ranked, filters, seeds, CAUSAL_TYPES, WHY_SPREAD)
 
 
 def _entity_boost(
-    store: IndexStore, text: str, ranked: list[Candidate], filters: Filters, info: dict[str, Any]
+    idx: IndexRead, text: str, ranked: list[Candidate], filters: Filters, info: dict[str, Any]
 ) -> list[Candidate]:
     """Notes about an entity the query names (its ``entities``, a note titled or aliased so, a
     note that links to it, one whose prose names the person) rise, and join the list if they were
@@ -225,7 +234,7 @@ def _entity_boost(
     from .people import people_in
 
     words = [w for w in re.findall(r"[^\W\d_][\w.\-]*", text)]
-    g = load_graph(store)
+    g = graph_of(idx)
     # people first, by any identity ("alice@example.com", "@alice", a name): their notes rise, and
     # so does the person's own note, the answer to "who is …"
     shared: dict[str, tuple[str, ...]] = {}
@@ -249,7 +258,7 @@ def _entity_boost(
     if not named:
         return ranked
     ranked = _graph_spread(
-        store,
+        idx,
         ranked,
         filters,
         {node: 1.0 for node in named},
@@ -257,16 +266,16 @@ def _entity_boost(
         ENTITY_SPREAD,
         label={node: f"entity {name}" for node, name in named.items()},
     )
-    return _lift(store, ranked, filters, own, ENTITY_SPREAD[0]) if own else ranked
+    return _lift(idx, ranked, filters, own, ENTITY_SPREAD[0]) if own else ranked
 
 
 def _lift(
-    store: IndexStore, ranked: list[Candidate], filters: Filters, notes: dict[str, str], share: float
+    idx: IndexRead, ranked: list[Candidate], filters: Filters, notes: dict[str, str], share: float
 ) -> list[Candidate]:
     """``notes`` (path → the words that named it) gain ``share`` of the top score, joining the list if missing."""
     top = max((c.score for c in ranked), default=1.0) or 1.0
     by_path = {c.path: c for c in ranked}
-    rows = store.catalog.rows(p for p in notes if p not in by_path)
+    rows = idx.rows(p for p in notes if p not in by_path)
     for path, name in notes.items():
         c = by_path.get(path)
         if c is None:
@@ -286,7 +295,7 @@ TOPIC_COSINE = 0.45  # a note the vectors find this close is about the topic wit
 
 
 def _in_window(
-    store: IndexStore, text: str, win: Window, ranked: list[Candidate], filters: Filters, pool: int
+    idx: IndexRead, text: str, win: Window, ranked: list[Candidate], filters: Filters, pool: int
 ) -> list[Candidate]:
     """Notes dated in the query's time window that are about its topic rise by ``WINDOW_BOOST`` of the
     top score (``ANCHOR_BOOST`` when a note dated the window; dated as the index dates them: their own
@@ -300,7 +309,7 @@ def _in_window(
     by_path = {c.path: c for c in ranked}
     topic = " ".join(topic_terms(strip(text, win.phrase)))
     inside = replace(filters, since=win.start, until=None if win.end is None else win.end - 1e-3)
-    extra = store.read(lambda: store.lexical.search(topic, pool, inside)) if topic else []
+    extra = idx.search(topic, pool, inside) if topic else []
     best = max((h.score for h in extra), default=1.0) or 1.0
     for h in extra:
         if h.path not in by_path:
@@ -308,14 +317,14 @@ def _in_window(
             by_path[h.path].score = 0.5 * boost * top * h.score / best
     on_topic: set[str] | None = None
     if topic:  # the candidates that match a word of the topic, or that the vectors find close in meaning
-        hits = store.read(lambda: store.lexical.search(topic, max(pool, len(by_path)) * 4, filters))
+        hits = idx.search(topic, max(pool, len(by_path)) * 4, filters)
         on_topic = {h.path for h in hits} | {
             c.path for c in by_path.values() if (c.explain.get("cosine") or 0.0) >= TOPIC_COSINE
         }
         # and the window's notes filed under it: "billing" is their scope, a tag, their folder or type
         wanted = set(topic.split())
-        dated = store.catalog.dated_between(win.start, win.end, pool * 4)
-        for path, row in store.catalog.rows(dated).items():
+        dated = idx.dated_between(win.start, win.end, pool * 4)
+        for path, row in idx.rows(dated).items():
             filed = " ".join(
                 [
                     str(row.get("scope") or ""),
@@ -332,20 +341,20 @@ def _in_window(
                         score=0.5 * boost * top * (1 - len(by_path) / (4 * pool)),
                         explain={"window_filed": True},
                     )
-    rows = store.catalog.rows(by_path)
+    rows = idx.rows(by_path)
     if on_topic is not None and not any(
         p in on_topic and win.contains((rows.get(p) or {}).get("date")) for p in by_path
     ):
         on_topic = None  # nothing in the window is about it in so many words ("what was handed over")
     if on_topic is None and len(extra) < pool:  # the window's notes, newest first: "what happened last month"
-        dated = store.catalog.dated_between(win.start, win.end, pool)
-        rows = store.catalog.rows(p for p in dated if p not in by_path)
+        dated = idx.dated_between(win.start, win.end, pool)
+        rows = idx.rows(p for p in dated if p not in by_path)
         for i, path in enumerate(dated):
             if path in rows and filters.matches(rows[path]):
                 by_path[path] = Candidate(
                     path=path, score=0.1 * boost * top * (1 - i / pool), explain={"window_only": True}
                 )
-        rows = store.catalog.rows(by_path)
+        rows = idx.rows(by_path)
     for c in by_path.values():
         if win.contains((rows.get(c.path) or {}).get("date")) and (on_topic is None or c.path in on_topic):
             c.score += boost * top
@@ -353,12 +362,12 @@ def _in_window(
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
 
 
-def _date_anchor(store: IndexStore, win: Window, filters: Filters, now: float | None) -> Window | None:
+def _date_anchor(idx: IndexRead, win: Window, filters: Filters, now: float | None) -> Window | None:
     """ "before the migration": the window around the date of the note that best matches "the
     migration" (BM25), or None when no note does."""
     words = win.anchor or ""
-    hits = store.read(lambda: store.lexical.search(words, ANCHOR_HITS, filters))
-    rows = store.catalog.rows(h.path for h in hits)
+    hits = idx.search(words, ANCHOR_HITS, filters)
+    rows = idx.rows(h.path for h in hits)
     for h in hits:
         row = rows.get(h.path) or {}
         if row.get("date") is not None:
@@ -402,11 +411,24 @@ def build_context(
     relevant (priors weigh more here than in a direct query; ``sem`` None: no vectors).
     Deterministic for the same vault. ``explain``: each relevant item keeps its ranking's signals
     (cosine, coverage: what a merge across vaults compares)."""
+    started = time.perf_counter()
+    with store.reading() as idx:
+        return _context(store, idx, sem, prompt, budget, store.filters(scope=scope, as_of=as_of), explain, started)
+
+
+def _context(
+    store: IndexStore,
+    idx: IndexRead,
+    sem: Semantic | None,
+    prompt: str,
+    budget: int,
+    filters: Filters,
+    explain: bool,
+    started: float,
+) -> MemoryContext:
+    """``build_context`` on one view of the index."""
     from ..core.text import estimate_tokens
 
-    started = time.perf_counter()
-    store.repair()
-    filters = store.filters(scope=scope, as_of=as_of)
     header = "Relevant memory from the mdmem vault (type, title, key line, id):\n"
     used = estimate_tokens(header)
     items: list[ContextItem] = []
@@ -415,7 +437,7 @@ def build_context(
 
     def take(path: str, why: str, score: float | None, signals: dict[str, Any] | None = None) -> bool:
         nonlocal used
-        row = store.catalog.row(path)
+        row = idx.row(path)
         if row is None or path in seen:
             return True
         try:
@@ -442,8 +464,8 @@ def build_context(
         )
         return True
 
-    for path in store.catalog.pinned_paths():
-        row = store.catalog.row(path)
+    for path in idx.pinned_paths():
+        row = idx.row(path)
         if row is None or not filters.matches(row):
             continue
         if used > budget // 2 or not take(path, "pinned", None):

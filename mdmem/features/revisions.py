@@ -40,13 +40,14 @@ def history(store: IndexStore, ref: str, limit: int | None = HISTORY_COMMITS, *,
         seen.add(prev)
         cur = prev
     cur = start
-    while True:
-        nxt = store.catalog.superseded_by([cur]).get(cur)
-        if nxt is None or nxt in seen:
-            break
-        chain.append(nxt)
-        seen.add(nxt)
-        cur = nxt
+    with store.reading() as idx:
+        while True:
+            nxt = idx.superseded_by([cur]).get(cur)
+            if nxt is None or nxt in seen:
+                break
+            chain.append(nxt)
+            seen.add(nxt)
+            cur = nxt
     in_git = find_git_dir(store.root) is not None
     versions = []
     for rel in chain:

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from ..core.rank import rrf
 from ..core.text import terms, tokenize
 from ..results.search import SimilarNote, SimilarNotes
-from .graph_view import load_graph
+from .graph_view import graph_of
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
+    from ..index.reading import IndexRead
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
@@ -31,12 +32,17 @@ def similar(
     embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``)."""
     if sem is not None and fresh:
         sem.repair()  # the store's repair, then pending chunks get vectors: a just-written note has its own
-    else:
-        store.repair()
+    with store.reading(notice=not (sem is not None and fresh)) as idx:  # the vector side's repair noticed
+        return _similar(store, idx, sem, ref, limit, filters)
+
+
+def _similar(
+    store: IndexStore, idx: IndexRead, sem: Semantic | None, ref: str, limit: int, filters: Filters
+) -> SimilarNotes:
     src = store.resolve(ref)
     note = store.files.read_note(src)[0]
     text = f"{note.title}\n{note.title}\n{note.body}"  # the title counts twice, as BM25F weighs it
-    words = _by_words(store, text, src, limit * 3 + 5, filters)
+    words = _by_words(idx, text, src, limit * 3 + 5, filters)
     vec = sem.note_vector(src) if sem is not None else None
     meaning: list[tuple[str, float]] = []
     if vec is not None and sem is not None:
@@ -44,11 +50,11 @@ def similar(
         meaning = [(c.path, c.explain["cosine"]) for c in cands if c.path != src]
     fused = rrf({"words": words, "meaning": meaning}, WEIGHTS)
     order = sorted(fused, key=lambda p: (-fused[p]["rrf"], p))[:limit]
-    g = load_graph(store)
+    g = graph_of(idx)
     out_of = {e.dst for e in g.out.get(src, ())}
     into = {e.src for e in g.inc.get(src, ())}
     mine = set(terms(f"{note.title}\n{note.body}"))
-    rows = store.catalog.rows(order)
+    rows = idx.rows(order)
     cosines = dict(meaning)
     results = []
     for path in order:
@@ -77,10 +83,10 @@ def similar(
     return SimilarNotes(note.id, src, note.title, results, vec is not None)
 
 
-def _by_words(store: IndexStore, text: str, src: str, k: int, filters: Filters) -> list[tuple[str, float]]:
+def _by_words(idx: IndexRead, text: str, src: str, k: int, filters: Filters) -> list[tuple[str, float]]:
     """BM25 for the note's most distinctive terms (tf·idf over the vault), weighted by it."""
     tf = Counter(t.text for t in tokenize(text[:20_000]))
-    dfs, n = store.read(lambda: store.lexical.doc_frequencies(tf))
+    dfs, n = idx.doc_frequencies(tf)
     scored = sorted(
         (
             (t, (1.0 + math.log(c)) * math.log(1 + n / dfs[t]))
@@ -93,5 +99,5 @@ def _by_words(store: IndexStore, text: str, src: str, k: int, filters: Filters) 
     if not top:
         return []
     best = top[0][1]
-    hits = store.read(lambda: store.lexical.search("", k + 1, filters, extra_terms=[(t, w / best) for t, w in top]))
+    hits = idx.search("", k + 1, filters, extra_terms=[(t, w / best) for t, w in top])
     return [(h.path, h.score) for h in hits if h.path != src]

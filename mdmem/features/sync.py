@@ -476,6 +476,8 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
     from ..adapters.git import find_git_dir
     from ..adapters.gitsync import in_progress
 
+    with store.reading() as idx:  # doctor's read, when doctor asks
+        copies = idx.paths_containing(".conflict-")
     out = [
         Problem(
             c.copy or c.note,
@@ -483,8 +485,8 @@ def conflict_problems(store: IndexStore) -> list[Problem]:
             f"another version of {c.note} kept by mdmem sync (commit {(c.commit or '?')[:10]})",
             f"keep one or both: mdmem resolve {c.note} --ours|--theirs|--both",
         )
-        for c in conflicts(store, store.catalog.paths_containing(".conflict-"))
-    ]  # doctor has repaired the index
+        for c in conflicts(store, copies)
+    ]
     top = find_git_dir(store.root)
     busy = in_progress(top) if top is not None else None
     if top is not None and busy is not None:

@@ -4,8 +4,9 @@ resolving a reference, filters.
 It reads the files (``files.Files``), calls the pure parsers and hands records to the adapters
 (``catalog``: SQL, ``lexical``: Whoosh); ``state`` keeps ``.mdmem/`` itself. Readers call
 ``repair()`` first: it is the one step by which a read may write the index (build a missing one,
-finish what a killed writer or a failed hook left, rebuild a damaged one). Features take a store;
-they never see the ``Vault`` facade.
+finish what a killed writer or a failed hook left, rebuild a damaged one). Features take a store and
+read through ``reading()`` (``reading.IndexRead``), which repairs for them; they never see the ``Vault``
+facade.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from ..results.indexing import ReindexReport
     from .catalog import Catalog, FileState
     from .lexical import LexicalDoc, LexicalIndex
+    from .reading import IndexRead
 
 SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
@@ -191,6 +193,13 @@ class IndexStore:
         if notice:
             self.catchup.notice()
             self._open_generation()  # a background job it waited for may have built another one
+
+    def reading(self, *, notice: bool = True) -> contextlib.AbstractContextManager[IndexRead]:
+        """The read door features use (``reading.IndexRead``): repaired once (``notice`` as in ``repair``)
+        for the outermost read of this thread, the same view for a read inside it."""
+        from .reading import read_view
+
+        return read_view(self, notice=notice)
 
     def read(self, fn: Callable[[], T]) -> T:
         """Run an index read; if the index turns out damaged, repair it (rebuild) and read again."""

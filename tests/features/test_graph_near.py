@@ -76,12 +76,13 @@ def assert_same_as_whole(root: Path, paths: list[str] | None = None) -> int:
         want = connection_hints(store, paths, per_note=1000)
         want3 = connection_hints(store, paths)
         linked = 0
-        for p in paths:
-            near = near_graph(store.catalog.near, [p])
-            assert near is not None, p
-            add_prose_mentions(store, near, [p])  # people the note names in prose (as hints_graph adds them)
-            assert edges_at(near, p) == edges_at(whole, p), p
-            linked += bool(edges_at(whole, p))
+        with store.reading() as idx:
+            for p in paths:
+                near = near_graph(idx, [p])
+                assert near is not None, p
+                add_prose_mentions(idx, near, [p])  # people the note names in prose (as hints_graph adds them)
+                assert edges_at(near, p) == edges_at(whole, p), p
+                linked += bool(edges_at(whole, p))
         store.memo.clear()  # cold: the hints come from the graph around the notes
         for i in range(0, len(paths), 3):
             part = paths[i : i + 3]
@@ -256,6 +257,14 @@ def test_a_cold_query_builds_no_graph_and_a_warm_one_uses_its_own(
         assert links_of(v.query("foo", vectors=False)) == whole
 
 
+def kept_graph(store: Any) -> Graph | None:
+    """The graph the store keeps for its current catalogue, if any (no catching up first)."""
+    from mdmem.features.graph_view import memoised_graph
+
+    with store.reading(notice=False) as idx:
+        return memoised_graph(idx)
+
+
 def links_of(hits: Any) -> dict[str, Any]:
     return {h.path: h.links for h in hits}
 
@@ -281,20 +290,18 @@ def test_a_warm_process_keeps_the_whole_graph(tmp_path: Path) -> None:
     import threading
 
     from mdmem.edges.serve import warm_up
-    from mdmem.features.graph_view import memoised_graph
 
     root = git_vault(tmp_path / "v", TRICKY)
     with Vault.open(root) as v:
         v.query("foo", vectors=False)
-        assert memoised_graph(v.store) is None  # a cold query built none
+        assert kept_graph(v.store) is None  # a cold query built none
         warm_up(v, threading.Lock())
-        assert memoised_graph(v.store) is not None
+        assert kept_graph(v.store) is not None
 
 
 def test_the_kept_graph_outlives_vector_rounds_not_note_changes(tmp_path: Path) -> None:
     """The embedding job commits vectors every round; the graph a warm process keeps is built from notes,
     links, names, references and attachments, so only their changes (by any process) rebuild it."""
-    from mdmem.features.graph_view import load_graph, memoised_graph
     from mdmem.index.catalog import Catalog
 
     root = git_vault(tmp_path / "v", TRICKY)
@@ -303,8 +310,8 @@ def test_the_kept_graph_outlives_vector_rounds_not_note_changes(tmp_path: Path) 
         other = Catalog(v.store.catalog.path)  # another process's connection
         keys = [k for k, _ in other.pending_hashes()][:3]
         other.finish_vector_sync(keys, [])  # a round of the embedding job
-        assert memoised_graph(v.store) is graph
+        assert kept_graph(v.store) is graph
         other.set_attachments(["img/new.png"])  # a change of rows, elsewhere
         other.close()
-        assert memoised_graph(v.store) is None
+        assert kept_graph(v.store) is None
         assert load_graph(v.store) is not graph
