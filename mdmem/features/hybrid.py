@@ -121,9 +121,9 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
 def index_info(store: IndexStore, info: dict[str, Any]) -> dict[str, Any]:
     """``info`` with ``index`` when the answer came from an index a background job is still catching
     up (``CatchUp.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
-    if store.catchup.catching_up is None:
+    if store.indexer.catching_up is None:
         return info
-    return {**info, "index": {"catching_up": True, "why": store.catchup.catching_up}}
+    return {**info, "index": {"catching_up": True, "why": store.indexer.catching_up}}
 
 
 def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:
@@ -145,10 +145,12 @@ def _body(store: IndexStore, path: str) -> str:
         return ""
 
 
-def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
+def vsearch(
+    store: IndexStore, sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False
+) -> Hits:
     """Vector search as hits, with what it did (``info``: coverage, model)."""
     cands, info = vector_search(sem, text, limit, filters)
-    return make_hits(sem.store, cands, text, explain, info)
+    return make_hits(store, cands, text, explain, info)
 
 
 def query(
