@@ -64,7 +64,7 @@ def answers(method: Callable[Concatenate[Vault, P], R]) -> Callable[Concatenate[
         if self._calls:
             return method(self, *args, **kwargs)
         store = self.store
-        store.take_warnings()  # what an earlier call outside the facade left is not this call's
+        store.warnings.clear()
         self._calls += 1
         try:
             result = method(self, *args, **kwargs)

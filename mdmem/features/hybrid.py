@@ -120,7 +120,7 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
 
 def index_info(store: IndexStore, info: dict[str, Any]) -> dict[str, Any]:
     """``info`` with ``index`` when the answer came from an index a background job is still catching
-    up (``CatchUp.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
+    up (``Indexer.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
     if store.indexer.catching_up is None:
         return info
     return {**info, "index": {"catching_up": True, "why": store.indexer.catching_up}}

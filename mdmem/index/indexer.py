@@ -469,7 +469,7 @@ class Indexer:
         ``mdmem.toml``'s stat, then each note file against the stat the catalogue recorded (``edited``:
         an editor's in-place save changes no folder). A change found is indexed now, or by the
         background job when it is big (more than ``inline_max()`` notes between the commits); when the
-        answer must come from the index as it is, ``catching_up`` and ``index_warning`` say so. Checked
+        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Checked
         before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
         process without a watch), and never under this store's own writer lock."""
         early, self._early = self._early, None

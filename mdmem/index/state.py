@@ -270,7 +270,7 @@ class IndexState:
         """Whether a note folder changed since the index last compared every file (a note added,
         removed or renamed; git's checkout, reset and stash replace files, so they show here too), or
         ``mdmem.toml`` did (what is a note may have changed). ~0.1 ms for 20 folders; an edit that
-        rewrites a file in place does not change its folder (``CatchUp.edited`` sees those)."""
+        rewrites a file in place does not change its folder (``Indexer.edited`` sees those)."""
         try:
             data = self._folders()
             if data.get("generation") != generation or data.get("config") != self.config_stamp():

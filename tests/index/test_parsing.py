@@ -25,7 +25,7 @@ first = Vault.open(sys.argv[1])
 first.reindex()
 first.embed()
 hits = first.query("when do releases ship", limit=3)
-assert hits.hits, hits
+assert hits, "no hit"
 assert first.semantic.embedder.runtime == "onnx", first.semantic.embedder.runtime
 report = Vault.open(sys.argv[2]).reindex()
 print(len(report.added), threading.active_count())
