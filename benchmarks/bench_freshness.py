@@ -3,7 +3,7 @@
     python benchmarks/bench_freshness.py                      # the check at 10k and 50k notes, the waits at 10k
     python benchmarks/bench_freshness.py --sizes 10000 --changed 200,600,6000 --runs 5
 
-Part 1, the edit check (``CatchUp.edited``: which notes differ from the stat the catalogue recorded) on a
+Part 1, the edit check (``Indexer.edited``: which notes differ from the stat the catalogue recorded) on a
 ``corpus.py`` vault of N notes, committed and indexed, each figure the median of ``--runs`` x 5 samples in
 this process, wall and CPU (git's own CPU included):
 
@@ -102,10 +102,10 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
         head = head_cheap(vault)
 
         def by_git() -> list[str] | None:
-            return store.catchup.edited(worktree_changes(vault))
+            return store.indexer.edited(worktree_changes(vault))
 
         def by_stat() -> list[str] | None:
-            return store.catchup.edited(None)
+            return store.indexer.edited(None)
 
         for name, fn in (
             ("git diff-index", by_git),
@@ -128,7 +128,7 @@ def bench_check(n: int, runs: int, seed: int, work: Path) -> dict[str, Any]:
             save_in_place(target, f"mark{len(marks)}")
             marks.append(1)
             c0, t0 = cpu(), time.perf_counter()
-            got = v.store.catchup.edited()
+            got = v.store.indexer.edited()
             by_watch.last = ((time.perf_counter() - t0) * 1000, (cpu() - c0) * 1000)  # type: ignore[attr-defined]
             v.store.reindex(only=got or [])
             return got

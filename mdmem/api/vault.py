@@ -18,6 +18,7 @@ from ..index.store import IndexStore, Progress
 from ..results.base import with_warnings
 
 if TYPE_CHECKING:
+    from ..adapters.config import Config
     from ..core.graph import Graph
     from ..core.note import NewNote, Note, NoteDates
     from ..index.semantic import Semantic
@@ -69,10 +70,7 @@ def answers(method: Callable[Concatenate[Vault, P], R]) -> Callable[Concatenate[
             result = method(self, *args, **kwargs)
         finally:
             self._calls -= 1
-        lines = [*store.warnings, *([store.index_warning] if store.index_warning else [])]
-        store.warnings.clear()
-        store.index_warning = None
-        return with_warnings(result, lines)
+        return with_warnings(result, store.take_warnings())
 
     return call
 
@@ -88,12 +86,8 @@ class Vault:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.config = load_config(root)
-        self.store = IndexStore(root, self.config)
-        self._semantic: Semantic | None = None
+        self.store = IndexStore(root, load_config(root))
         self._calls = 0  # facade calls under way (``answers``: the outermost collects the warnings)
-        self.store.state.after_write = lambda inline: self.semantic.keep_up(inline=inline)  # vectors follow writes
-        self.store.carry_vectors = lambda directory, catalog: self.semantic.carry(directory, catalog)  # and rebuilds
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
@@ -117,8 +111,7 @@ class Vault:
 
     def close(self) -> None:
         """Release index handles (the vault can be used again afterwards)."""
-        if self._semantic is not None:
-            self._semantic.close()
+        self.store.semantic.close()
         self.store.close()
 
     def __enter__(self) -> Vault:
@@ -128,13 +121,14 @@ class Vault:
         self.close()
 
     @property
+    def config(self) -> Config:
+        """The vault's settings (``mdmem.toml``)."""
+        return self.store.config
+
+    @property
     def semantic(self) -> Semantic:
         """The vector side (embedder, cache, usearch); the model loads on first use."""
-        if self._semantic is None:
-            from ..index.semantic import Semantic
-
-            self._semantic = Semantic(self.store)
-        return self._semantic
+        return self.store.semantic
 
     # -- the index ---------------------------------------------------------------------------------
 
@@ -168,13 +162,11 @@ class Vault:
         """For a process that stays up (serve, MCP): learn which notes changed from the kernel's events
         (inotify; no CPU while idle) instead of comparing every file before a read. False where the
         watch cannot be set up (not Linux, no watches left): reads compare the files then."""
-        return self.store.catchup.watch_files()
+        return self.store.indexer.watch_files()
 
     def after_git(self, hook: str, *, timeout: float = 2.0, whole_tree: bool = False) -> ReindexReport | str:
         """After git: index a small change now, else hand it to the background job ("catch-up": be that job)."""
-        return self.store.catchup.after_git(
-            hook, timeout=timeout, whole_tree=whole_tree, after_pass=self.semantic.keep_up
-        )
+        return self.store.indexer.after_git(hook, timeout=timeout, whole_tree=whole_tree)
 
     def mark_stale(self) -> None:
         """Note that files changed while the index could not be updated (the next command catches up)."""
@@ -284,7 +276,7 @@ class Vault:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from ..features.hybrid import vsearch
 
-        return vsearch(self.semantic, text, limit, self.store.filters(**filters), explain=explain)
+        return vsearch(self.store, self.semantic, text, limit, self.store.filters(**filters), explain=explain)
 
     @answers
     def query(

@@ -23,7 +23,7 @@ def run_git_hook(vault_path: str | None, hook: str) -> int:
     """Reindex after ``hook``; always returns 0. Problems go to stderr as one line.
 
     A commit's few notes are indexed before the hook returns; a checkout, merge, pull or rebase that
-    changes more, or a rebuild (``CatchUp.after_git``), is left to one detached job, which is this
+    changes more, or a rebuild (``Indexer.after_git``), is left to one detached job, which is this
     function again with ``hook`` "catch-up" (its output goes to ``.mdmem/catchup.log``; after each pass
     it gives chunks whose text the embedding cache knows their vectors back). Reads say the index is
     catching up until it is done; a job that dies leaves a mark the next read or hook finishes.

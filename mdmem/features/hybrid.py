@@ -115,10 +115,10 @@ def make_hits(store: IndexStore, cands: list[Candidate], text: str, explain: boo
 
 def index_info(store: IndexStore, info: dict[str, Any]) -> dict[str, Any]:
     """``info`` with ``index`` when the answer came from an index a background job is still catching
-    up (``CatchUp.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
-    if store.catchup.catching_up is None:
+    up (``Indexer.notice``): ``{"catching_up": true, "why": ...}`` in ``--json``; stderr says it too."""
+    if store.indexer.catching_up is None:
         return info
-    return {**info, "index": {"catching_up": True, "why": store.catchup.catching_up}}
+    return {**info, "index": {"catching_up": True, "why": store.indexer.catching_up}}
 
 
 def with_links(store: IndexStore, hits: Hits, top: int = 3, per_hit: int = 3) -> Hits:
@@ -140,11 +140,13 @@ def _body(files: Files, path: str) -> str:
         return ""
 
 
-def vsearch(sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False) -> Hits:
+def vsearch(
+    store: IndexStore, sem: Semantic, text: str, limit: int, filters: Filters, *, explain: bool = False
+) -> Hits:
     """Vector search as hits, with what it did (``info``: coverage, model)."""
     cands, info = vector_search(sem, text, limit, filters)
-    with sem.store.reading(notice=False):  # the vector side's repair has just noticed what changed
-        return make_hits(sem.store, cands, text, explain, info)
+    with store.reading(notice=False):  # the vector side's repair has just noticed what changed
+        return make_hits(store, cands, text, explain, info)
 
 
 def query(

@@ -180,7 +180,7 @@ def _reindex(store: IndexStore, top: Path, prefix: str, start: str | None) -> tu
     notes = sorted(
         p[len(prefix) :] for p in g.changed(top, start, head) if p.startswith(prefix) and p.lower().endswith(".md")
     )
-    done = store.catchup.after_git("post-merge", timeout=store.config.lock_timeout)
+    done = store.indexer.after_git("post-merge", timeout=store.config.lock_timeout)
     return notes, done if isinstance(done, str) else f"{done.changed} note(s) reindexed"
 
 

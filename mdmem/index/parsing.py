@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .lexical import LexicalDoc
 
 PARALLEL_PARSE_MIN = 400  # below this, starting a worker costs more than it saves
+START_METHOD = "forkserver"  # how the parsing worker starts: "forkserver", "spawn" or "thread"
 AHEAD = 4  # batches the worker may parse ahead of the indexing (each ~200 notes)
 Read = tuple[str, "Note | None", str, Any]  # (path, note or None if unreadable, digest, term counts or None)
 
@@ -78,15 +79,31 @@ def _read_batch(root: str, exclude: tuple[str, ...], rels: list[str], count_term
 
 
 def _parallel(files: Files, paths: list[str], count_terms: bool, batch: int = 200) -> Iterator[Read]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+    pool: Executor
+    if START_METHOD == "thread":
+        pool = ThreadPoolExecutor(max_workers=1)
+    else:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=_context())
+    with pool:
         parts = (paths[i : i + batch] for i in range(0, len(paths), batch))
         yield from ahead(
             lambda part: pool.submit(_read_batch, str(files.root), files.exclude, part, count_terms), parts
         )
+
+
+def _context() -> Any:
+    """The worker's start method. Never ``fork``: a process that already runs threads (onnxruntime's,
+    a watch, a server) would hand the child a lock some thread held, and the build would never return.
+    A forkserver is started once per process and forks each build's worker from itself (one thread)."""
+    import multiprocessing
+
+    if START_METHOD == "forkserver" and "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__, f"{__package__}.lexical", f"{__package__}.catalog"])  # workers start warm
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def ahead(

@@ -39,8 +39,12 @@ class Readable(Protocol):
     """What a view reads through: the store's current handles and its repair (``IndexStore``)."""
 
     memo: dict[str, Any]
-    files: Files
-    config: Config
+
+    @property
+    def files(self) -> Files: ...
+
+    @property
+    def config(self) -> Config: ...
 
     @property
     def generation(self) -> str: ...

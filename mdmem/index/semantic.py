@@ -16,22 +16,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..adapters.config import QuerySettings, auto_embed
-from ..adapters.embed import QUERY_DEFAULTS, EmbedSettings, load_onnxruntime_first, make_embedder, release_memory
+from ..adapters.config import auto_embed
 from ..core.errors import LockHeld, MdmemError, write_failure
-from ..core.rank import Candidate, Filters
-from ..results.indexing import EmbedReport
-from .progress import EmbedProgress, embed_progress
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     import numpy as np
 
-    from ..adapters.embed import Embedder
+    from ..adapters.config import Config, QuerySettings
+    from ..adapters.embed import Embedder, EmbedSettings
+    from ..core.rank import Candidate, Filters
+    from ..results.indexing import EmbedReport
     from .catalog import Catalog, EmbeddingCache
-    from .store import IndexStore
+    from .progress import EmbedProgress
+    from .state import IndexState
     from .vectors import VectorIndex
 
 AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
@@ -49,10 +51,28 @@ QUICK_LOAD_S = 0.5  # a prompt hook runs the vector leg itself when the model lo
 JOB_ROUND = 256  # the background job adds vectors to the index every this many chunks (status shows progress)
 
 
-class Semantic:
-    """Embedder, embedding cache and usearch index of one store; the model loads on first use."""
+class Store(Protocol):
+    """What the vector side reads and locks of the store that builds it (``IndexStore``)."""
 
-    def __init__(self, store: IndexStore) -> None:
+    state: IndexState
+    warnings: list[str]
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def directory(self) -> Path: ...
+    def repair(self, damaged: Exception | None = None, *, notice: bool = True) -> None: ...
+    def writer_lock(self, timeout: float | None = None) -> AbstractContextManager[None]: ...
+    def follow_generation(self) -> None: ...
+
+
+class Semantic:
+    """Embedder, embedding cache and usearch index of one store; the model loads on first use. It listens
+    to the store's indexer: "notes indexed" (``keep_up``) and "new generation" (``carry``)."""
+
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._cache: EmbeddingCache | None = None
         self._reader: tuple[Any, VectorIndex] | None = None
@@ -65,16 +85,23 @@ class Semantic:
     @cached_property
     def settings(self) -> EmbedSettings:
         """[embed] in mdmem.toml."""
+        from ..adapters.embed import EmbedSettings
+
         return EmbedSettings.from_config(self.store.config.extra)
 
     @cached_property
     def query_settings(self) -> QuerySettings:
         """[query] and [rerank] in mdmem.toml."""
+        from ..adapters.config import QuerySettings
+        from ..adapters.embed import QUERY_DEFAULTS
+
         return QuerySettings.from_config(self.store.config.extra, QUERY_DEFAULTS.get(self.settings.model))
 
     @cached_property
     def embedder(self) -> Embedder:
         """The configured embedder (the model itself loads on its first ``embed``)."""
+        from ..adapters.embed import make_embedder
+
         return make_embedder(self.settings)
 
     @property
@@ -95,6 +122,8 @@ class Semantic:
     def _before_usearch(self) -> None:
         """onnxruntime must load before usearch in a process (``embed.load_onnxruntime_first``)."""
         if not self._native_ready:  # whatever this store's model: a process may open another vault later
+            from ..adapters.embed import load_onnxruntime_first
+
             load_onnxruntime_first()
             self._native_ready = True
 
@@ -117,6 +146,10 @@ class Semantic:
         first chunk (its title and lead) comes before any note's second one, so every note can be found
         by meaning early. ``rounds``: add the vectors every this many chunks (the background job), so
         readers get them as they come; ``tracker``: the whole job's progress, which this call advances."""
+        from ..adapters.embed import release_memory
+        from ..results.indexing import EmbedReport
+        from .progress import EmbedProgress
+
         started = time.perf_counter()
         with self._busy():
             self.store.repair()
@@ -260,6 +293,14 @@ class Semantic:
 
     # -- keeping up with the files --------------------------------------------------------------------
 
+    def notes_indexed(self, *, inline: bool) -> str:
+        """The indexer's "notes indexed": chunks changed under the writer lock just released (``keep_up``)."""
+        return self.keep_up(inline=inline)
+
+    def new_generation(self, directory: Path, catalog: Catalog) -> None:
+        """The indexer's "new generation": a rebuilt one is about to become current (``carry``)."""
+        self.carry(directory, catalog)
+
     @cached_property
     def auto(self) -> bool:
         """Whether writes give their chunks vectors by themselves ([embed] auto, $MDMEM_AUTO_EMBED)."""
@@ -359,6 +400,8 @@ class Semantic:
         added to the index, so a kill loses at most a round's model time and ``status`` shows progress),
         until no request came during a pass. One runs at a time and at most one waits, as for the
         catch-up job (``IndexState.request_job``); the writer lock is held only to add vectors."""
+        from .progress import EmbedProgress
+
         state = self.store.state
         embedded = 0
         with state.job_slot(kind=EMBED_HOOK), self._busy():
@@ -476,10 +519,14 @@ class Semantic:
 
     def running_embed(self) -> dict[str, Any] | None:
         """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""
+        from .progress import embed_progress
+
         return embed_progress(self.store.state.dir)
 
     def note_candidates(self, qvec: np.ndarray, k: int, filters: Filters, min_similarity: float) -> list[Candidate]:
         """Notes by their best chunk's cosine similarity, filtered, above the floor."""
+        from ..core.rank import Candidate
+
         index = self._read()
         if index is None or len(index) == 0:
             return []

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,6 @@ class IndexState:
         self.dir = root / STATE_DIR
         self.lock_timeout = lock_timeout
         self._lock_depth = 0
-        # Set by a writer whose work changed the notes' chunks; ``after_write`` (the vector side's keep-up,
-        # wired by the Vault) runs once the outermost writer lock is released.
-        self.changed = False
-        self.after_write: Callable[[bool], object] | None = None  # its argument: may it do the work inline
-        self._reading = 0  # inside ``reading()``: a read catching up, whose after_write must stay cheap
 
     # -- manifest --------------------------------------------------------------------------------
 
@@ -275,7 +270,7 @@ class IndexState:
         """Whether a note folder changed since the index last compared every file (a note added,
         removed or renamed; git's checkout, reset and stash replace files, so they show here too), or
         ``mdmem.toml`` did (what is a note may have changed). ~0.1 ms for 20 folders; an edit that
-        rewrites a file in place does not change its folder (``CatchUp.edited`` sees those)."""
+        rewrites a file in place does not change its folder (``Indexer.edited`` sees those)."""
         try:
             data = self._folders()
             if data.get("generation") != generation or data.get("config") != self.config_stamp():
@@ -369,9 +364,8 @@ class IndexState:
         """Hold the one-writer lock on ``.mdmem/``; wait up to ``timeout`` seconds for it.
 
         A write the disk refuses under the lock (full, read-only, I/O error) becomes one
-        ``IndexNotWritten`` line instead of a traceback from whichever store hit it. When the work
-        under the outermost lock changed chunks (``changed``), ``after_write`` runs after the release:
-        the lock is free for it, and whatever it does comes after the write is complete.
+        ``IndexNotWritten`` line instead of a traceback from whichever store hit it. What follows a
+        write once the lock is released is the indexer's (``Indexer.writer_lock``).
         """
         try:
             with self._lock(timeout):
@@ -381,19 +375,6 @@ class IndexState:
             if err is None:
                 raise
             raise err from exc
-        if self.changed and not self._lock_depth and self.after_write is not None:
-            self.changed = False
-            self.after_write(not self._reading)
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """A read's catching up (``IndexStore.repair``): the writes it makes run ``after_write`` with
-        inline False, so a BM25 read never loads the embedding model or the vector index."""
-        self._reading += 1
-        try:
-            yield
-        finally:
-            self._reading -= 1
 
     @contextmanager
     def _lock(self, timeout: float | None) -> Iterator[None]:

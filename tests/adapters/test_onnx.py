@@ -112,11 +112,11 @@ def test_the_export_is_fused_and_batches_follow_token_counts(
     assert meta["fused"] is True and meta["format"] == 2
     assert emb.token_counts(["The cat sat.", "deploy " * 300, "数据库"]) == [6, 64, 5]
 
-    import mdmem.index.semantic as semantic
+    import mdmem.adapters.embed as embed
 
     batches: list[list[str]] = []
     real = make_embedder(EmbedSettings())
-    monkeypatch.setattr(semantic, "make_embedder", lambda settings: real)
+    monkeypatch.setattr(embed, "make_embedder", lambda settings: real)
     monkeypatch.setattr(
         real,
         "embed",
@@ -174,7 +174,7 @@ def test_piped_progress_is_a_line_every_tenth_and_none_for_quick_work(capsys: py
 
 
 def test_status_shows_a_running_embed_and_ignores_a_dead_one(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mdmem.index.semantic import EmbedProgress, embed_progress
+    from mdmem.index.progress import EmbedProgress, embed_progress
 
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
     total = Vault.open(vault_dir).embed().total

@@ -301,7 +301,7 @@ def test_hook_reindexes_only_what_the_commit_touched(git_vault: Path) -> None:
     git(git_vault, "add", "notes/committed.md")
     git(git_vault, "commit", "-qm", "one note")
     v = Vault.open(git_vault)
-    v.store._open_generation()  # the catalogue as the hook left it, before a read's repair() looks around
+    v.store.follow_generation()  # the catalogue as the hook left it, before a read's repair() looks around
     indexed = v.store.catalog.stamps()
     assert "notes/committed.md" in indexed
     assert "notes/uncommitted.md" not in indexed  # not committed: not for the hook

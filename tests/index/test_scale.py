@@ -80,10 +80,10 @@ def test_a_one_note_commit_reads_only_that_notes_rows(many: Path, monkeypatch: p
 def test_a_full_build_writes_the_catalogue_as_it_goes(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The catalogue gets its rows a batch at a time while the BM25 segment is built, so the build never
     holds every parsed note (at 50k notes that was ~0.3 GB of a 1 GB peak)."""
-    from mdmem.index import store
+    from mdmem.index import indexer
     from mdmem.index.catalog import Catalog
 
-    monkeypatch.setattr(store, "CATALOG_BATCH", 100)
+    monkeypatch.setattr(indexer, "CATALOG_BATCH", 100)
     sizes: list[int] = []
     real = Catalog.apply
 

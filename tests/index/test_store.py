@@ -258,7 +258,7 @@ def test_catch_up_after_a_commit_indexes_only_the_committed_changes(git_store: I
     git(root, "add", "notes/bare-date.md", "notes/fresh.md")
     git(root, "commit", "-qm", "edit by hand", env={"MDMEM_SKIP_HOOK": "1"})
     (root / "notes" / "cjk.md").write_text("---\ntitle: Uncommitted\n---\nnot yet\n")
-    report = git_store.catch_up(timeout=5)
+    report = git_store.indexer.catch_up(timeout=5)
     assert (report.added, report.updated, report.deleted) == (["notes/fresh.md"], ["notes/bare-date.md"], [])
     assert not report.full and report.commit == head(root)
     assert git_store.catalog.get_meta("last_commit") == head(root)
@@ -268,7 +268,7 @@ def test_catch_up_after_a_commit_indexes_only_the_committed_changes(git_store: I
 
 def test_catch_up_with_nothing_committed_changes_nothing(git_store: IndexStore) -> None:
     """At the indexed commit already, a catch-up is empty."""
-    report = git_store.catch_up(timeout=5)
+    report = git_store.indexer.catch_up(timeout=5)
     assert report.changed == 0 and report.commit == head(git_store.root)
 
 
@@ -277,7 +277,7 @@ def test_catch_up_after_a_deletion_drops_the_note(git_store: IndexStore) -> None
     root = git_store.root
     git(root, "rm", "-q", "notes/cjk.md")
     git(root, "commit", "-qm", "rm", env={"MDMEM_SKIP_HOOK": "1"})
-    report = git_store.catch_up(timeout=5)
+    report = git_store.indexer.catch_up(timeout=5)
     assert report.deleted == ["notes/cjk.md"] and indexed_title(git_store, "notes/cjk.md") is None
 
 
