@@ -1,12 +1,10 @@
-"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore, set,
-correct, history, diff, show, sweep."""
+"""Commands that write or show single notes, written by hand: init, add, get, snooze, set, correct, show
+(pin, unpin, forget, restore, history, diff and sweep are rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -139,28 +137,6 @@ def get(state: State, note: str, meta: bool, as_json: bool) -> None:
     show(whole, meta=meta)
 
 
-def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:
-    """A command that changes one note's frontmatter: NOTE, --commit/--no-commit, --json."""
-
-    @click.command(name, help=doc)
-    @click.argument("note")
-    @commit_option
-    @output
-    @pass_state
-    def command(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-        show(call(state.vault, note, commit), as_json)
-
-    return command
-
-
-pin = _note_change_command(
-    "pin", "Pin NOTE: it comes first in context and gets a prior boost.", lambda v, n, c: v.pin(n, True, commit=c)
-)
-unpin = _note_change_command(
-    "unpin", "Unpin NOTE: it no longer comes first in context.", lambda v, n, c: v.pin(n, False, commit=c)
-)
-
-
 @click.command()
 @click.argument("note")
 @click.option("--until", metavar="DATE", help="Hide until this date (YYYY-MM-DD).")
@@ -175,18 +151,6 @@ def snooze(
     from ..core.memory import parse_until
 
     show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
-
-
-forget = _note_change_command(
-    "forget",
-    "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git (restore undoes it).",
-    lambda v, n, c: v.forget(n, commit=c),
-)
-restore = _note_change_command(
-    "restore",
-    "Make NOTE active and visible again (undoes forget, archive and snooze).",
-    lambda v, n, c: v.restore(n, commit=c),
-)
 
 
 @click.command("set")
@@ -238,44 +202,6 @@ def correct(
     show(state.vault.correct(note, body, title=title, commit=commit), as_json)
 
 
-@click.command()
-@click.argument("note")
-@click.option(
-    "-n",
-    "--limit",
-    default=10,
-    show_default=True,
-    type=click.IntRange(1, 1_000_000),
-    help="The newest commits to show per version.",
-)
-@click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
-@click.option("--diff", "with_diff", is_flag=True, help="With each commit, what it changed in the note.")
-@output
-@pass_state
-def history(state: State, note: str, limit: int, show_all: bool, with_diff: bool, as_json: bool) -> None:
-    """The version chain of NOTE (oldest first) and each version's git log.
-
-    Each version shows its newest commits (--limit) and says when there are more; --json gives
-    each version's "commits" (all of them) and "truncated" (and with --diff each commit's "diff").
-    """
-    show(state.vault.history(note, None if show_all else limit, diff=with_diff), as_json)
-
-
-@click.command()
-@click.argument("note")
-@click.argument("rev", required=False)
-@output
-@pass_state
-def diff(state: State, note: str, rev: str | None, as_json: bool) -> None:
-    """What changed in NOTE since REV (a commit, tag, branch or HEAD~N), up to its file now.
-
-    \b
-    Without REV: since its previous version — its last commit if the file changed since, else
-    the commit before that. Renames are followed. "mdmem history NOTE" lists its commits.
-    """
-    show(state.vault.diff(note, rev), as_json)
-
-
 @click.command("show")
 @click.argument("note_at", metavar="NOTE@REV")
 @output
@@ -293,19 +219,3 @@ def show_(state: State, note_at: str, as_json: bool) -> None:
             f'Name a revision: mdmem show "{note_at}@HEAD~1" ("mdmem history {note_at}" lists the note\'s commits).'
         )
     show(state.vault.show(note, rev), as_json)
-
-
-@click.command()
-@click.option("--apply", is_flag=True, help="Archive the notes (default: only list them).")
-@click.option("--min-age", default=180.0, show_default=True, help="Days since the note's date.")
-@click.option("--max-salience", default=0.3, show_default=True, help="Only notes less important than this.")
-@commit_option
-@output
-@pass_state
-def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None, as_json: bool) -> None:
-    """Archive stale notes: active, unpinned, low salience, old, of a decaying type. Dry run by default.
-
-    \b
-    Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
-    """
-    show(state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit), as_json)

@@ -32,6 +32,7 @@ from ..core.errors import (
 )
 from ..core.note import Note, NoteDates, Problem, new_id, note_dates, now_iso
 from ..core.rank import Filters, make_filters
+from ..core.schema import FilterArgs
 from ..core.text import slugify
 from ..core.version import __version__
 from .catchup import CatchUp
@@ -609,27 +610,8 @@ class IndexStore:
             return ts
         return time.time()
 
-    def filters(
-        self,
-        type: Any = None,
-        tag: Any = None,
-        scope: Any = None,
-        status: Any = None,
-        since: Any = None,
-        until: Any = None,
-        path: str | None = None,
-        include: Any = None,
-        as_of: Any = None,
-    ) -> Filters:
-        """The retrieval filters for these arguments (``schema.FILTER_ARGS``), judged at ``now(as_of)``."""
-        return make_filters(
-            type=type,
-            tag=tag,
-            scope=scope,
-            status=status,
-            since=since,
-            until=until,
-            path=path,
-            include=include,
-            visible_at=self.now(as_of),
-        )
+    def filters(self, args: FilterArgs | None = None, /, **given: Any) -> Filters:
+        """The retrieval filters ``args`` (with the keyword filters ``given`` set on it: ``FilterArgs.of``)
+        as ``rank.Filters``, judged at ``now(as_of)``."""
+        a = FilterArgs.of(args, **given)
+        return make_filters(a, visible_at=self.now(a.as_of))

@@ -115,6 +115,20 @@ class VaultStatus(Answer):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class VaultStatuses(Answer):
+    """Each vault's status in a set of vaults (``status --vaults``, or a server of several), by name;
+    ``skipped``: the vaults that could not be opened."""
+
+    vaults: dict[str, VaultStatus]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        vaults = {k: VaultStatus.from_dict(v) for k, v in d["vaults"].items()}
+        return cls(vaults, list(d.get("skipped") or []), warnings=tuple(d.get("warnings") or ()))
+
+
 # The kinds of problem the note graph finds (``graph_view.dangling_problems`` starts messages so).
 DANGLING_LINK = "dangling link"
 MISSING_ATTACHMENT = "missing attachment"
