@@ -19,9 +19,7 @@ from .options import State, table_command
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
 COMMANDS: dict[str, str] = {
-    **{name: f"notes:{name}" for name in ("init", "add", "get", "snooze", "correct")},
-    "set": "notes:set_",
-    "show": "notes:show_",
+    **{name: f"notes:{name}" for name in ("init", "add", "get", "correct")},
     "embed": "vectors:embed",
     "graph": "graph:graph",
     **{name: f"admin:{name}" for name in ("reindex", "hooks", "serve")},

@@ -1,5 +1,5 @@
-"""Commands that write or show single notes, written by hand: init, add, get, snooze, set, correct, show
-(pin, unpin, forget, restore, history, diff and sweep are rows of the command table, ``edges.commands``)."""
+"""Commands that write or show single notes, written by hand: init, add, get, correct (the others are
+rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
@@ -139,48 +139,6 @@ def get(state: State, note: str, meta: bool, as_json: bool) -> None:
 
 @click.command()
 @click.argument("note")
-@click.option("--until", metavar="DATE", help="Hide until this date (YYYY-MM-DD).")
-@click.option("--for", "duration", metavar="DURATION", help="Hide for a while: 30d, 2w, 6m, 1y.")
-@commit_option
-@output
-@pass_state
-def snooze(
-    state: State, note: str, until: str | None, duration: str | None, commit: bool | None, as_json: bool
-) -> None:
-    """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
-    from ..core.memory import parse_until
-
-    show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
-
-
-@click.command("set")
-@click.argument("note")
-@click.argument("assignments", nargs=-1, required=True, metavar="KEY=VALUE...")
-@commit_option
-@output
-@pass_state
-def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | None, as_json: bool) -> None:
-    """Set frontmatter keys of NOTE, only those, in one commit; KEY= (empty) removes a key.
-
-    \b
-    Keys: salience and confidence (0 to 1), pinned (true/false), type, tags (comma-separated),
-    scope (global, project:NAME, topic:NAME), valid_from and valid_until (YYYY-MM-DD).
-    Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
-    A bad value is refused with what the key takes; nothing is written then.
-    """
-    from ..core.errors import BadValue
-
-    values: dict[str, str] = {}
-    for item in assignments:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise BadValue(f"{item!r} is not KEY=VALUE; write e.g. salience=0.8 (or salience= to remove it).")
-        values[key.strip()] = value
-    show(state.vault.set(note, values, commit=commit), as_json)
-
-
-@click.command()
-@click.argument("note")
 @click.option("-b", "--body", help="The corrected text; '-' or omitted with piped input reads stdin.")
 @click.option("-t", "--title", help="A new title (default: the old one).")
 @commit_option
@@ -200,22 +158,3 @@ def correct(
     if not no_redact:
         body, title = redact_args(body, title)
     show(state.vault.correct(note, body, title=title, commit=commit), as_json)
-
-
-@click.command("show")
-@click.argument("note_at", metavar="NOTE@REV")
-@output
-@pass_state
-def show_(state: State, note_at: str, as_json: bool) -> None:
-    """What NOTE said in revision REV (a commit, tag, branch or HEAD~N), e.g. "DB host@HEAD~2".
-
-    The text goes to stdout as it was in the file; the commit it comes from to stderr.
-    """
-    from ..core.errors import MdmemError
-
-    note, at, rev = note_at.rpartition("@")
-    if not at or not note or not rev:
-        raise MdmemError(
-            f'Name a revision: mdmem show "{note_at}@HEAD~1" ("mdmem history {note_at}" lists the note\'s commits).'
-        )
-    show(state.vault.show(note, rev), as_json)

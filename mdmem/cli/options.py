@@ -252,7 +252,7 @@ def table_command(spec: Command) -> click.Command:
             params.append(
                 click.Argument(
                     [p.name],
-                    nargs=-1 if p.words else 1,
+                    nargs=-1 if p.words or p.many else 1,
                     required=p.required,
                     default=None if p.required else p.default,
                     metavar=p.metavar or None,

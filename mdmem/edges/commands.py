@@ -37,9 +37,6 @@ NOT_ROWS: dict[str, str] = {
     "add": "written by hand: its body from stdin, redaction on both surfaces (tool add)",
     "correct": "written by hand: its body from stdin, redaction on both surfaces (tool correct)",
     "get": "written by hand: the CLI prints the file, the tool cuts it (tool get, and multi_get for several)",
-    "set": "written by hand: KEY=VALUE words on the command line, typed keys for the tool (tool set)",
-    "snooze": "written by hand: --for DURATION on the command line, days for the tool (tool snooze)",
-    "show": "written by hand: NOTE@REV on the command line, note and rev for the tool (tool show)",
     "import": "written by hand: adopts an Obsidian folder on the command line only (tool import_memories)",
     "reindex": "written by hand: the git hooks' entry point and a progress bar (tool reindex)",
 }

@@ -27,7 +27,6 @@ from pydantic import Field
 
 from ..api.vault_set import Member, VaultSet, split_ref
 from ..core.errors import MdmemError
-from ..core.memory import parse_until
 from ..core.redact import redact
 from ..render import mcp as render_mcp
 from ..results.notes import MissingNote, NoteBatch, NoteText
@@ -163,7 +162,7 @@ class Tools:
         notes = [p.name for p in shown if p.note]
         many = {p.name for p in shown if p.many}
         # What the command line has and the tool has not (a display option, --commit) takes its default.
-        fixed = {p.name: p.default for p in spec.expanded() if p.cli and not p.mcp and not p.render}
+        fixed = {p.name: p.default for p in spec.expanded() if p.on == "cli" and not p.required}
         fixed.pop("vaults", None), fixed.pop("all_vaults", None)
 
         defaults = {p.name: None if p.many else p.mcp_default for p in shown if not p.required}
@@ -319,68 +318,6 @@ class Tools:
         done = self.call(lambda: v.correct(note, clean.text, title=new_title))
         return self.answer(replace(done, redacted=clean.count + (clean_title.count if clean_title else 0)))
 
-    def snooze(
-        self,
-        note: NoteRef,
-        until: Annotated[str | None, Field(description="Hide until this day (YYYY-MM-DD).")] = None,
-        days: Annotated[int | None, Field(ge=1, le=3650, description="Or hide for this many days.")] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Hide a memory that keeps surfacing but does not matter now, until a date or for some days; it
-        comes back by itself. Give until or days."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.snooze(note, parse_until(until, f"{days}d" if days else None))))
-
-    def set(
-        self,
-        note: NoteRef,
-        salience: Annotated[
-            float | None, Field(ge=0, le=1, description="Importance: 0.8+ critical, 0.5 ordinary, 0.3 minor.")
-        ] = None,
-        confidence: Annotated[float | None, Field(ge=0, le=1, description="How sure the memory is.")] = None,
-        pinned: Annotated[bool | None, Field(description="true pins, false unpins.")] = None,
-        type: Annotated[
-            str | None, Field(description="decision, preference, fact, context, problem, handoff, note, …")
-        ] = None,
-        tags: Annotated[list[str] | None, Field(description="The note's tags (replaces them).")] = None,
-        scope: Annotated[str | None, Field(description="global, project:NAME or topic:NAME.")] = None,
-        valid_from: Annotated[str | None, Field(description="True from this day (YYYY-MM-DD).")] = None,
-        valid_until: Annotated[
-            str | None, Field(description="True until this day (YYYY-MM-DD); after it the note is hidden as expired.")
-        ] = None,
-        remove: Annotated[list[str] | None, Field(description='Keys to remove, e.g. ["valid_until"].')] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Change a memory's metadata in place — importance, confidence, pin, type, tags, scope, validity
-        dates — when the text is still right but how it should be weighed or where it applies changed.
-        Only the keys given are written (one commit); a bad value is refused and nothing changes. To
-        change what the memory says, use correct instead."""
-        v, (note,) = self.served.route(vault, note)
-        given = dict(
-            salience=salience,
-            confidence=confidence,
-            pinned=pinned,
-            type=type,
-            tags=tags,
-            scope=scope,
-            valid_from=valid_from,
-            valid_until=valid_until,
-        )
-        values: dict[str, Any] = {k: x for k, x in given.items() if x is not None}
-        values.update({k: None for k in remove or ()})
-        return self.answer(self.call(lambda: v.set(note, values)))
-
-    def show(
-        self,
-        note: NoteRef,
-        rev: Annotated[str, Field(description="The revision: a commit (from history), tag, branch or HEAD~N.")],
-        vault: Which = None,
-    ) -> CallToolResult:
-        """What a memory said in an earlier revision (the whole file then). Use with history to read an
-        old version, e.g. what a decision said before it was corrected."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.show(note, rev)))
-
     def import_memories(
         self,
         path: Annotated[
@@ -461,9 +398,6 @@ def tools_of(tools: Tools) -> list[tuple[Callable[..., CallToolResult], ToolAnno
         (t.multi_get, READ_ONLY),
         (t.add, ADDITIVE),
         (t.correct, ADDITIVE),
-        (t.snooze, IDEMPOTENT),
-        (t.set, IDEMPOTENT),
-        (t.show, READ_ONLY),
         (t.import_memories, ADDITIVE),
         (t.reindex, IDEMPOTENT),
         (t.vaults, READ_ONLY),

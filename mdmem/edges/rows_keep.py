@@ -1,5 +1,5 @@
-"""The command table's rows that keep notes and the vault: pin, unpin, forget, restore, link, unlink,
-history, diff, sweep, status (of each vault of a set) and doctor."""
+"""The command table's rows that keep notes and the vault: pin, unpin, snooze, forget, restore, set,
+link, unlink, history, diff, show, sweep, status (of each vault of a set) and doctor."""
 
 from __future__ import annotations
 
@@ -14,6 +14,48 @@ def _pin(v: Any, note: str, pinned: bool = True, commit: bool | None = None) -> 
 
 def _unpin(v: Any, note: str, commit: bool | None = None) -> Any:
     return v.pin(note, False, commit=commit)
+
+
+def _snooze(
+    v: Any, note: str, until: str | None, duration: str | None, days: int | None = None, commit: bool | None = None
+) -> Any:
+    from ..core.memory import parse_until
+
+    return v.snooze(note, parse_until(until, duration or (f"{days}d" if days else None)), commit=commit)
+
+
+def _set(
+    v: Any,
+    note: str,
+    assignments: tuple[str, ...] = (),
+    commit: bool | None = None,
+    remove: tuple[str, ...] = (),
+    **keys: Any,
+) -> Any:
+    """``set``: the command line's KEY=VALUE words (KEY= removes), or the tool's typed keys and ``remove``."""
+    from ..core.errors import BadValue
+
+    values: dict[str, Any] = {k: list(x) if isinstance(x, tuple) else x for k, x in keys.items() if x not in (None, ())}
+    for item in assignments:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise BadValue(f"{item!r} is not KEY=VALUE; write e.g. salience=0.8 (or salience= to remove it).")
+        values[key.strip()] = value
+    values.update({k: None for k in remove})
+    return v.set(note, values, commit=commit)
+
+
+def _show(v: Any, note_at: str | None = None, note: str | None = None, rev: str | None = None) -> Any:
+    if note_at is not None:  # the command line's NOTE@REV
+        from ..core.errors import MdmemError
+
+        note, at, rev = note_at.rpartition("@")
+        if not at or not note or not rev:
+            raise MdmemError(
+                f'Name a revision: mdmem show "{note_at}@HEAD~1" ("mdmem history {note_at}" lists the note\'s commits).'
+            )
+    assert note is not None and rev is not None
+    return v.show(note, rev)
 
 
 def _forget(v: Any, note: str, commit: bool | None = None) -> Any:
@@ -52,6 +94,12 @@ def _doctor(v: Any) -> Any:
     return v.doctor()
 
 
+def tool_key(name: str, about: str, type: type = str, many: bool = False) -> Param:
+    """A frontmatter key ``set`` writes, as the tool takes it (the command line writes KEY=VALUE)."""
+    low, high = (0, 1) if type is float else (None, None)
+    return Param(name, about, type=type, default=() if many else None, many=many, on="mcp", low=low, high=high)
+
+
 SOURCE = Param("source", "The note the link goes from (id, path, title).", kind="note", metavar="A")
 TARGET = Param("target", "The note it points to.", kind="note", metavar="B")
 
@@ -74,6 +122,64 @@ ROWS: tuple[Command, ...] = (
         hints="idempotent",
         tool="-",
         why_not="the pin tool with pinned=false",
+    ),
+    Command(
+        "snooze",
+        _snooze,
+        help="Hide NOTE from retrieval until a date; it comes back by itself (or with restore).",
+        about="""Hide a memory that keeps surfacing but does not matter now, until a date or for some days; it
+        comes back by itself. Give until, duration or days.""",
+        params=(
+            NOTE,
+            Param(
+                "until",
+                "Hide until this date (YYYY-MM-DD).",
+                default=None,
+                metavar="DATE",
+                about="Hide until this day (YYYY-MM-DD).",
+            ),
+            Param(
+                "duration",
+                "Hide for a while: 30d, 2w, 6m, 1y.",
+                default=None,
+                flag="--for",
+                metavar="DURATION",
+            ),
+            Param("days", "Or hide for this many days.", type=int, default=None, low=1, high=3650, on="mcp"),
+            COMMIT,
+        ),
+        hints="idempotent",
+    ),
+    Command(
+        "set",
+        _set,
+        help="""Set frontmatter keys of NOTE, only those, in one commit; KEY= (empty) removes a key.
+
+    \b
+    Keys: salience and confidence (0 to 1), pinned (true/false), type, tags (comma-separated),
+    scope (global, project:NAME, topic:NAME), valid_from and valid_until (YYYY-MM-DD).
+    Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
+    A bad value is refused with what the key takes; nothing is written then.
+    """,
+        about="""Change a memory's metadata in place — importance, confidence, pin, type, tags, scope, validity
+        dates — when the text is still right but how it should be weighed or where it applies changed.
+        Only the keys given are written (one commit); a bad value is refused and nothing changes. To
+        change what the memory says, use correct instead.""",
+        params=(
+            NOTE,
+            Param("assignments", "KEY=VALUE words.", many=True, kind="argument", metavar="KEY=VALUE...", on="cli"),
+            COMMIT,
+            tool_key("salience", "Importance: 0.8+ critical, 0.5 ordinary, 0.3 minor.", float),
+            tool_key("confidence", "How sure the memory is.", float),
+            tool_key("pinned", "true pins, false unpins.", bool),
+            tool_key("type", "decision, preference, fact, context, problem, handoff, note, …"),
+            tool_key("tags", "The note's tags (replaces them).", many=True),
+            tool_key("scope", "global, project:NAME or topic:NAME."),
+            tool_key("valid_from", "True from this day (YYYY-MM-DD)."),
+            tool_key("valid_until", "True until this day (YYYY-MM-DD); after it the note is hidden as expired."),
+            tool_key("remove", 'Keys to remove, e.g. ["valid_until"].', many=True),
+        ),
+        hints="idempotent",
     ),
     Command(
         "forget",
@@ -181,6 +287,21 @@ ROWS: tuple[Command, ...] = (
                 default=None,
                 kind="argument",
             ),
+        ),
+    ),
+    Command(
+        "show",
+        _show,
+        help="""What NOTE said in revision REV (a commit, tag, branch or HEAD~N), e.g. "DB host@HEAD~2".
+
+    The text goes to stdout as it was in the file; the commit it comes from to stderr.
+    """,
+        about="""What a memory said in an earlier revision (the whole file then). Use with history to read an
+        old version, e.g. what a decision said before it was corrected.""",
+        params=(
+            Param("note_at", "The note and the revision, NOTE@REV.", metavar="NOTE@REV", on="cli"),
+            Param("note", NOTE.help, kind="note", about=NOTE.about, on="mcp"),
+            Param("rev", "The revision: a commit (from history), tag, branch or HEAD~N.", on="mcp"),
         ),
     ),
     Command(

@@ -21,10 +21,7 @@ from .test_mcp import run, stdio_session, text
 HAND_TOOLS = {
     "add": "add",
     "get": "get",
-    "snooze": "snooze",
     "correct": "correct",
-    "set": "set",
-    "show": "show",
     "reindex": "reindex",
     "import": "import_memories",
 }
