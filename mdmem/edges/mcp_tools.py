@@ -402,7 +402,6 @@ def tools_of(tools: Tools) -> list[tuple[Callable[..., CallToolResult], ToolAnno
         (t.reindex, IDEMPOTENT),
         (t.vaults, READ_ONLY),
     ]
-    first = sum(1 for c in COMMANDS if c.target == "reader")
     order = ("recall", "query", "search", "vsearch", "context")  # recall first: where a model should start
-    retrieval = sorted(table[:first], key=lambda t: order.index(t[0].__name__))
-    return retrieval + hand + table[first:]
+    retrieval = sorted((t for t in table if t[0].__name__ in order), key=lambda t: order.index(t[0].__name__))
+    return retrieval + hand + [t for t in table if t[0].__name__ not in order]
