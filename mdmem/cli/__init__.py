@@ -19,7 +19,7 @@ from .options import State, table_command
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
 COMMANDS: dict[str, str] = {
-    **{name: f"notes:{name}" for name in ("init", "add", "get", "correct")},
+    **{name: f"notes:{name}" for name in ("init", "add", "correct")},
     "embed": "vectors:embed",
     "graph": "graph:graph",
     **{name: f"admin:{name}" for name in ("reindex", "hooks", "serve")},

@@ -1,9 +1,8 @@
-"""Commands that write or show single notes, written by hand: init, add, get, correct (the others are
+"""Commands that write or show single notes, written by hand: init, add, correct (the others are
 rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -114,27 +113,6 @@ def add(
         ),
         as_json,
     )
-
-
-@click.command()
-@click.argument("note")
-@click.option(
-    "--meta",
-    is_flag=True,
-    help="Show the parsed fields instead of the file (created/updated as the index "
-    "dates the note, and where each came from: frontmatter, git or mtime).",
-)
-@output
-@pass_state
-def get(state: State, note: str, meta: bool, as_json: bool) -> None:
-    """Show NOTE, named by id, path, file name, title or alias; NAME:ID (an id from an answer across
-    vaults) is the note ID of the registered vault NAME."""
-    vault, ref = state.vault_for(note)  # NAME:REF (an id from an answer across vaults) is vault NAME's
-    whole = vault.read(ref)
-    if as_json:
-        show(replace(whole.note, warnings=whole.warnings), as_json)
-        return
-    show(whole, meta=meta)
 
 
 @click.command()

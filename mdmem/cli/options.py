@@ -305,6 +305,10 @@ def table_command(spec: Command) -> click.Command:
             view["color"] = sys.stdout.isatty()
         if spec.takes_filters:
             args = filters_of(args)
-        show(spec.run(target, **args), as_json, **shown, **view)
+        result = spec.run(target, **args)
+        if as_json and spec.cli_json is not None:  # a part of the result, which has no display options
+            show(spec.cli_json(result), as_json)
+        else:
+            show(result, as_json, **shown, **view)
 
     return click.Command(spec.name, params=params, callback=handle_errors(callback), help=spec.help)

@@ -36,7 +36,6 @@ NOT_ROWS: dict[str, str] = {
     "embed": "runs the embedding model in the foreground with a progress bar (reindex does it for agents)",
     "add": "written by hand: its body from stdin, redaction on both surfaces (tool add)",
     "correct": "written by hand: its body from stdin, redaction on both surfaces (tool correct)",
-    "get": "written by hand: the CLI prints the file, the tool cuts it (tool get, and multi_get for several)",
     "import": "written by hand: adopts an Obsidian folder on the command line only (tool import_memories)",
     "reindex": "written by hand: the git hooks' entry point and a progress bar (tool reindex)",
 }

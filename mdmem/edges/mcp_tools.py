@@ -193,19 +193,6 @@ class Tools:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def get(
-        self,
-        note: NoteRef,
-        max_chars: Annotated[
-            int, Field(ge=200, le=200_000, description="Cut the note after this many characters.")
-        ] = 12_000,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """The whole note — frontmatter and body as in the file — by id, path, file name, title or alias.
-        Use after recall/search when the key line is not enough."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.read(note, max_chars)))
-
     def multi_get(
         self,
         notes: Annotated[
@@ -394,7 +381,6 @@ def tools_of(tools: Tools) -> list[tuple[Callable[..., CallToolResult], ToolAnno
     t = tools
     table = [(t.table_tool(c), HINTS[c.hints]) for c in COMMANDS if c.has_tool]
     hand: list[tuple[Callable[..., CallToolResult], ToolAnnotations]] = [
-        (t.get, READ_ONLY),
         (t.multi_get, READ_ONLY),
         (t.add, ADDITIVE),
         (t.correct, ADDITIVE),

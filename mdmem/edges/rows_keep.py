@@ -1,4 +1,4 @@
-"""The command table's rows that keep notes and the vault: pin, unpin, snooze, forget, restore, set,
+"""The command table's rows that keep notes and the vault: get, pin, unpin, snooze, forget, restore, set,
 link, unlink, history, diff, show, sweep, status (of each vault of a set) and doctor."""
 
 from __future__ import annotations
@@ -58,6 +58,16 @@ def _show(v: Any, note_at: str | None = None, note: str | None = None, rev: str 
     return v.show(note, rev)
 
 
+def _get(v: Any, note: str, max_chars: int | None = None) -> Any:
+    return v.read(note, max_chars)
+
+
+def _note_fields(whole: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(whole.note, warnings=whole.warnings)
+
+
 def _forget(v: Any, note: str, commit: bool | None = None) -> Any:
     return v.forget(note, commit=commit)
 
@@ -104,6 +114,35 @@ SOURCE = Param("source", "The note the link goes from (id, path, title).", kind=
 TARGET = Param("target", "The note it points to.", kind="note", metavar="B")
 
 ROWS: tuple[Command, ...] = (
+    Command(
+        "get",
+        _get,
+        help="""Show NOTE, named by id, path, file name, title or alias; NAME:ID (an id from an answer across
+    vaults) is the note ID of the registered vault NAME.""",
+        about="""The whole note — frontmatter and body as in the file — by id, path, file name, title or alias.
+        Use after recall/search when the key line is not enough.""",
+        params=(
+            NOTE,
+            Param(
+                "meta",
+                "Show the parsed fields instead of the file (created/updated as the index "
+                "dates the note, and where each came from: frontmatter, git or mtime).",
+                type=bool,
+                default=False,
+                on="render",
+            ),
+            Param(
+                "max_chars",
+                "Cut the note after this many characters.",
+                type=int,
+                default=12_000,
+                low=200,
+                high=200_000,
+                on="mcp",  # the command line shows the whole file
+            ),
+        ),
+        cli_json=_note_fields,  # the fields; the text shows the file
+    ),
     Command(
         "pin",
         _pin,

@@ -101,6 +101,7 @@ class Command:
     color: bool = False  # the CLI's text may colour (on a terminal)
     cli_view: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # renderer options from the arguments
     tool_view: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    cli_json: Callable[[Any], Any] | None = None  # what --json prints where it is a part of the result
     why_not: str = ""  # why there is no MCP tool (with ``tool="-"``)
 
     @property

@@ -20,7 +20,6 @@ from .test_mcp import run, stdio_session, text
 # ``commands.NOT_ROWS``; a row of the command table is both, by construction).
 HAND_TOOLS = {
     "add": "add",
-    "get": "get",
     "correct": "correct",
     "reindex": "reindex",
     "import": "import_memories",
