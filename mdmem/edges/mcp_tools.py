@@ -1,10 +1,11 @@
 """The MCP tools: what the model sees (each tool's parameters and description) and the one call each
-makes. ``Tools``' methods are the hand-written tools; the rows of the command table (``commands``)
-become tools beside them (``Tools.table_tool``). ``Served`` routes a call to its vault when one
-server serves several: every tool takes ``vault``, a name of the set; without it the searches
-(recall, query, search, vsearch, context) answer from every vault, merged on one scale
-(``VaultSet``), with ids ``NAME:id``; a note argument written ``NAME:REF`` goes to vault NAME; anything
-else goes to the primary vault (the one ``--vault`` or the current folder names when it is in the set,
+makes. Most are the rows of the command table (``commands``, built by ``Tools.table_tool``); the
+methods of ``Tools`` are the few written by hand (multi_get, add, correct, import_memories, reindex,
+vaults). ``Served`` routes a call to its vault when one server serves several: every tool but vaults
+takes ``vault``, a name of the set; without it the searches (recall, query, search, vsearch, context)
+answer from every vault, merged on one scale (``VaultSet``), with ids ``NAME:id``, and status reports
+each vault; a note argument written ``NAME:REF`` goes to vault NAME; anything else goes to the primary
+vault (the one ``--vault`` or the current folder names when it is in the set,
 else the set's first), which is where ``add`` writes.
 
 The SDK runs plain functions in worker threads; a ``Vault`` is not thread-safe, so every tool holds
