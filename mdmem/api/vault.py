@@ -743,5 +743,6 @@ class Vault:
         addresses, tickets, … notes cite, as nodes of their own)."""
         from ..features.connect import export_graph
 
-        f = FilterArgs.of(filters, **given).given()
+        # Any filter given, even an empty one (include=[]), means only the notes retrieval would show.
+        f = FilterArgs.of(filters, **given).to_dict() if filters is not None or given else None
         return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=f)
