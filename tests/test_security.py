@@ -470,6 +470,7 @@ def test_no_write_path_keeps_a_secret_or_its_start(
 
     from mdmem.api.vault import Vault
     from mdmem.edges.agent_hooks import run_hook
+    from mdmem.edges.commands import BY_NAME
     from mdmem.edges.mcp_tools import Served, Tools
 
     monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
@@ -508,9 +509,9 @@ def test_no_write_path_keeps_a_secret_or_its_start(
         assert not r.is_error, r.content
         new = r.structured_content["path"]
         assert not tools.correct(new, body=f"now {feed('mcpCorB')}", title=f"Again {feed('mcpCorT')}").is_error
-        assert not tools.link(
-            "Wikilinks in code", "Release train schedule", "related", f"same {feed('mcpReas')}"
-        ).is_error
+        link = tools.table_tool(BY_NAME["link"])
+        reason = f"same {feed('mcpReas')}"
+        assert not link(source="Wikilinks in code", target="Release train schedule", reason=reason).is_error
     finally:
         vault.close()
     # the stop and pre-compact hooks' handoffs: title (cut at 60), body, items, file paths

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
+from ..core.schema import FilterArgs
+
 if TYPE_CHECKING:
     from ..results.search import Hits, MemoryContext
 
@@ -15,24 +17,16 @@ MODES: tuple[Mode, ...] = get_args(Mode)
 
 
 class Reader(Protocol):
-    """The reads a vault, or a set of vaults, answers. Filters are ``schema.FILTER_ARGS`` keywords."""
+    """The reads a vault, or a set of vaults, answers: a retrieval question (``Ask``), the memory for a
+    prompt and the status."""
 
-    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
-        """BM25: exact words, names and identifiers; no model is loaded."""
+    def ask(self, question: Ask) -> Hits:
+        """The hits for ``question``: search (BM25), vsearch (vectors), query (hybrid) or recall
+        (intent-routed)."""
         ...
 
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
-        """Vectors: the notes closest in meaning."""
-        ...
-
-    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any) -> Hits:
-        """Hybrid: BM25 and vectors fused (``vectors`` False: BM25 alone, no model)."""
-        ...
-
-    def recall(
-        self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any
-    ) -> Hits:
-        """Intent-routed retrieval: why, when, who, recent, or the hybrid query."""
+    def status(self) -> Any:
+        """The vault's status (``VaultStatus``), or each vault's (``VaultStatuses``)."""
         ...
 
     def context(
@@ -43,6 +37,7 @@ class Reader(Protocol):
         scope: list[str] | None = None,
         vectors: bool | None = True,
         as_of: str | None = None,
+        explain: bool = False,
     ) -> MemoryContext:
         """Memory for a prompt within ``budget`` tokens: pinned notes first, then the relevant ones."""
         ...
@@ -59,19 +54,28 @@ class Ask:
     limit: int = 10
     explain: bool = False
     vectors: bool = True
-    filters: dict[str, Any] = field(default_factory=dict)
+    filters: FilterArgs = field(default_factory=FilterArgs)
 
     def of(self, reader: Reader) -> Hits:
         """The hits ``reader`` gives for this question."""
+        return reader.ask(self)
+
+    def of_vault(self, vault: Any) -> Hits:
+        """The hits one ``Vault`` gives: its method for the mode, asked with this question's arguments
+        (``Vault.ask``; the type is not named, as the vault module imports this one)."""
         match self.mode:
             case "search":
-                return reader.search(self.text, self.limit, explain=self.explain, **self.filters)
+                return vault.search(self.text, self.limit, filters=self.filters, explain=self.explain)
             case "vsearch":
-                return reader.vsearch(self.text, self.limit, explain=self.explain, **self.filters)
+                return vault.vsearch(self.text, self.limit, filters=self.filters, explain=self.explain)
             case "query":
-                return reader.query(self.text, self.limit, explain=self.explain, vectors=self.vectors, **self.filters)
+                return vault.query(
+                    self.text, self.limit, filters=self.filters, explain=self.explain, vectors=self.vectors
+                )
             case "recall":
-                return reader.recall(self.text, self.limit, explain=self.explain, vectors=self.vectors, **self.filters)
+                return vault.recall(
+                    self.text, self.limit, filters=self.filters, explain=self.explain, vectors=self.vectors
+                )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,12 +84,12 @@ class Ask:
             "limit": self.limit,
             "explain": self.explain,
             "vectors": self.vectors,
-            "filters": dict(self.filters),
+            "filters": self.filters.given(),
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Ask:
-        """The question ``d`` describes; an unknown mode is a ``ValueError``."""
+        """The question ``d`` describes; an unknown mode is a ``ValueError``, an unknown filter a ``TypeError``."""
         mode = d.get("mode")
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
@@ -95,5 +99,5 @@ class Ask:
             int(d.get("limit", 10)),
             bool(d.get("explain", False)),
             bool(d.get("vectors", True)),
-            dict(d.get("filters") or {}),
+            FilterArgs.from_dict(d.get("filters")),
         )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..adapters.config import CONFIG_FILE, load_config
 from ..core.errors import VaultNotFound
+from ..core.schema import FilterArgs
 from ..index.state import STATE_DIR
 from ..index.store import IndexStore, Progress
 from ..results.base import with_warnings
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from ..results.reports import DoctorReport, VaultStatus
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
     from ..results.sync import Resolution, SyncReport
+    from .reader import Ask
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -78,7 +80,7 @@ def answers(method: Callable[Concatenate[Vault, P], R]) -> Callable[Concatenate[
 class Vault:
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
-    Reads take the filters (``schema.FILTER_ARGS``) as keyword arguments: ``type``, ``tag``, ``scope``,
+    Reads take the filters as ``filters=FilterArgs(...)`` or as keyword arguments: ``type``, ``tag``, ``scope``,
     ``status`` (a value or a list; several tags must all be present; unscoped notes pass a scope filter),
     ``since``/``until`` (the note's date: authored, updated, created; else its last commit, else its file's
     time), ``path`` (a folder or glob), ``include`` (forgotten, archived, snoozed, expired) and ``as_of``
@@ -263,20 +265,28 @@ class Vault:
         """The time retrieval judges visibility and decay by: ``as_of``, else $MDMEM_NOW, else now."""
         return self.store.now(as_of)
 
+    def ask(self, question: Ask) -> Hits:
+        """The hits for a retrieval question (``Ask``): its mode's method, asked with its arguments."""
+        return question.of_vault(self)
+
     @answers
-    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
+    def search(
+        self, text: str, limit: int = 10, *, filters: FilterArgs | None = None, explain: bool = False, **given: Any
+    ) -> Hits:
         """BM25 search for words, names and identifiers in any language; no model is loaded.
         ``explain``: each hit's BM25 score and the share of the query it covers."""
         from ..features.hybrid import search
 
-        return search(self.store, text, limit, self.store.filters(**filters), explain=explain)
+        return search(self.store, text, limit, self.store.filters(filters, **given), explain=explain)
 
     @answers
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
+    def vsearch(
+        self, text: str, limit: int = 10, *, filters: FilterArgs | None = None, explain: bool = False, **given: Any
+    ) -> Hits:
         """Vector search: the notes closest in meaning to ``text``, above a similarity floor (loads the model)."""
         from ..features.hybrid import vsearch
 
-        return vsearch(self.store, self.semantic, text, limit, self.store.filters(**filters), explain=explain)
+        return vsearch(self.store, self.semantic, text, limit, self.store.filters(filters, **given), explain=explain)
 
     @answers
     def query(
@@ -284,10 +294,11 @@ class Vault:
         text: str,
         limit: int = 10,
         *,
+        filters: FilterArgs | None = None,
         explain: bool = False,
         vectors: bool = True,
         priors: bool = True,
-        **filters: Any,
+        **given: Any,
     ) -> Hits:
         """Hybrid search: BM25 and vectors fused by weighted RRF, optional rerank, near-duplicates held back.
 
@@ -303,14 +314,21 @@ class Vault:
             self.semantic if vectors else None,
             text,
             limit,
-            self.store.filters(**filters),
+            self.store.filters(filters, **given),
             explain=explain,
             priors=priors,
         )
 
     @answers
     def recall(
-        self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any
+        self,
+        text: str,
+        limit: int = 10,
+        *,
+        filters: FilterArgs | None = None,
+        explain: bool = False,
+        vectors: bool = True,
+        **given: Any,
     ) -> Hits:
         """Intent-routed retrieval, the one agents should call first.
 
@@ -320,9 +338,8 @@ class Vault:
         """
         from ..features.recall import recall
 
-        return recall(
-            self.store, self.semantic if vectors else None, text, limit, self.store.filters(**filters), explain=explain
-        )
+        f = self.store.filters(filters, **given)
+        return recall(self.store, self.semantic if vectors else None, text, limit, f, explain=explain)
 
     @answers
     def context(
@@ -605,7 +622,8 @@ class Vault:
         depth: int = 3,
         vectors: bool | None = None,
         seeds: list[Hit] | None = None,
-        **filters: Any,
+        filters: FilterArgs | None = None,
+        **given: Any,
     ) -> WhyAnswer:
         """Causal answer: the best matches for ``text`` with their causes and effects.
 
@@ -618,25 +636,34 @@ class Vault:
         from ..features.connect import why
 
         sem = None if vectors is False else self.semantic  # vectors=False: no model code loads
-        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=filters)
+        f = FilterArgs.of(filters, **given).given()
+        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=f)
 
     @answers
     def timeline(
-        self, ref: str, window: int = 5, *, all_notes: bool = False, vectors: bool | None = None, **filters: Any
+        self,
+        ref: str,
+        window: int = 5,
+        *,
+        all_notes: bool = False,
+        vectors: bool | None = None,
+        filters: FilterArgs | None = None,
+        **given: Any,
     ) -> TimelineAnswer:
         """The ``window`` notes before and after a note (or a query's best match) in time, among its
         related notes (``all_notes``: among all)."""
         from ..features.connect import timeline
 
         sem = None if vectors is False else self.semantic
-        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=filters)
+        f = FilterArgs.of(filters, **given).given()
+        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=f)
 
     @answers
-    def entity(self, name: str, **filters: Any) -> EntityAnswer:
+    def entity(self, name: str, *, filters: FilterArgs | None = None, **given: Any) -> EntityAnswer:
         """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
         from ..features.connect import entity
 
-        return entity(self.store, name, filters=filters)
+        return entity(self.store, name, filters=FilterArgs.of(filters, **given).given())
 
     @answers
     def refs(self, ref: str) -> RefsAnswer:
@@ -647,19 +674,19 @@ class Vault:
         return refs(self.store, ref)
 
     @answers
-    def cites(self, ref: str, **filters: Any) -> CitesAnswer:
+    def cites(self, ref: str, *, filters: FilterArgs | None = None, **given: Any) -> CitesAnswer:
         """The notes citing a URL, e-mail address, ticket, DOI or path, given in any written form."""
         from ..features.connect import cites
 
-        return cites(self.store, ref, filters=filters)
+        return cites(self.store, ref, filters=FilterArgs.of(filters, **given).given())
 
     @answers
-    def person(self, name: str, **filters: Any) -> PersonAnswer:
+    def person(self, name: str, *, filters: FilterArgs | None = None, **given: Any) -> PersonAnswer:
         """Who someone is, found by any identity (name, e-mail, @handle, service:handle): their person
         note, identities and summary, the notes that mention them, and their timeline."""
         from ..features.people import person
 
-        return person(self.store, name, filters=filters)
+        return person(self.store, name, filters=FilterArgs.of(filters, **given).given())
 
     @answers
     def link(
@@ -678,13 +705,15 @@ class Vault:
         return unlink(self.store, a, b, type, commit=commit)
 
     @answers
-    def similar(self, ref: str, limit: int = 10, *, vectors: bool = True, **filters: Any) -> SimilarNotes:
+    def similar(
+        self, ref: str, limit: int = 10, *, vectors: bool = True, filters: FilterArgs | None = None, **given: Any
+    ) -> SimilarNotes:
         """The notes most like ``ref`` by meaning (its vectors, when the index has them; no model runs)
         and by its distinctive words, fused; itself left out, those already linked with it marked
         (``SimilarNote.linked``). ``vectors`` False: words alone."""
         from ..features.similar import similar
 
-        return similar(self.store, self.semantic if vectors else None, ref, limit, self.store.filters(**filters))
+        return similar(self.store, self.semantic if vectors else None, ref, limit, self.store.filters(filters, **given))
 
     def suggest_links(self, ref: str, limit: int = 3) -> list[LinkSuggestion]:
         """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
@@ -699,10 +728,13 @@ class Vault:
         types: list[str] | None = None,
         entities: bool = True,
         external: bool = True,
-        **filters: Any,
+        filters: FilterArgs | None = None,
+        **given: Any,
     ) -> str:
         """The graph as json, dot or a self-contained html page (``external``: with the URLs, e-mail
         addresses, tickets, … notes cite, as nodes of their own)."""
         from ..features.connect import export_graph
 
-        return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=filters)
+        # Any filter given, even an empty one (include=[]), means only the notes retrieval would show.
+        f = FilterArgs.of(filters, **given).to_dict() if filters is not None or given else None
+        return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=f)

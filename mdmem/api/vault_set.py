@@ -23,18 +23,20 @@ an error (a typo should not answer from fewer vaults than asked for).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import AmbiguousNote, ConfigError, MdmemError, NoteNotFound, VaultNotFound
 from ..core.rank import evidence, merge_ranked
+from ..core.schema import FilterArgs
 from ..results.search import ContextItem, Hit, Hits, MemoryContext
 from . import registry
-from .reader import Ask
+from .reader import MODES, Ask, Mode
 
 if TYPE_CHECKING:
+    from ..results.reports import VaultStatuses
     from .vault import Vault
 
 NO_ANSWER = 0.5  # a vault that says it has no answer (info.relevant false): its hits at this share of their evidence
@@ -203,6 +205,26 @@ def open_ref(ref: str, current: Vault | None) -> tuple[Vault, str, bool]:
     return Vault.open(folder), rest, True
 
 
+def retrieval(mode: Mode) -> Callable[..., Hits]:
+    """A ``VaultSet`` method that asks its question in ``mode``, called as ``Vault``'s is."""
+
+    def read(
+        self: VaultSet,
+        text: str,
+        limit: int = 10,
+        *,
+        filters: FilterArgs | None = None,
+        explain: bool = False,
+        vectors: bool = True,
+        **given: Any,
+    ) -> Hits:
+        return self.ask(Ask(mode, text, limit, explain, vectors, FilterArgs.of(filters, **given)))
+
+    read.__name__ = read.__qualname__ = mode
+    read.__doc__ = f"{mode} in every vault, merged on one scale (as ``Vault.{mode}``)."
+    return read
+
+
 class VaultSet:
     """The vaults of one question, opened together (``open``); reads merged on one scale."""
 
@@ -270,26 +292,17 @@ class VaultSet:
 
     # -- reads -----------------------------------------------------------------------------------
 
-    def search(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
-        """BM25 in every vault, merged by coverage (no model is loaded)."""
-        return self._merged(Ask("search", text, limit, explain, False, filters))
+    def ask(self, question: Ask) -> Hits:
+        """The question asked in every vault, merged by evidence (coverage, cosine): BM25 (no model is
+        loaded), vectors (one model loaded once), the hybrid query or recall (``info.intent`` is the
+        first vault's)."""
+        return self._merged(question)
 
-    def vsearch(self, text: str, limit: int = 10, *, explain: bool = False, **filters: Any) -> Hits:
-        """Vector search in every vault, merged by cosine (one model loaded once)."""
-        return self._merged(Ask("vsearch", text, limit, explain, True, filters))
-
-    def query(self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any) -> Hits:
-        """The hybrid query in every vault, merged by evidence (coverage, cosine)."""
-        return self._merged(Ask("query", text, limit, explain, vectors, filters))
-
-    def recall(
-        self, text: str, limit: int = 10, *, explain: bool = False, vectors: bool = True, **filters: Any
-    ) -> Hits:
-        """Intent-routed recall in every vault, merged by evidence; ``info.intent`` is the first vault's."""
-        return self._merged(Ask("recall", text, limit, explain, vectors, filters))
+    search, vsearch, query, recall = (retrieval(m) for m in MODES)
 
     def _merged(self, ask: Ask) -> Hits:
-        text, limit, explain, vectors = ask.text, ask.limit, ask.explain, ask.vectors
+        text, limit, explain = ask.text, ask.limit, ask.explain
+        vectors = ask.vectors and ask.mode != "search"  # BM25 alone has no cosine to merge by
         if vectors:
             self.share_models()
         self.errors = []
@@ -369,15 +382,23 @@ class VaultSet:
         scope: list[str] | None = None,
         vectors: bool | None = True,
         as_of: str | None = None,
+        explain: bool = False,
     ) -> MemoryContext:
         """Memory for a prompt from every vault within ``budget`` tokens: each vault's pinned notes
-        first (in turn, up to half the budget), then the relevant ones merged by evidence."""
+        first (in turn, up to half the budget), then the relevant ones merged by evidence
+        (``explain``: each item keeps its vault's ranking signals)."""
         if vectors is not False:
             self.share_models()
         parts = []
         for m in self.members:
             parts.append((m, m.vault.context(prompt, budget, scope=scope, vectors=vectors, as_of=as_of, explain=True)))
-        return merge_contexts(parts, budget, comparable=bool(self.comparable), skipped=self.skipped)
+        return merge_contexts(parts, budget, comparable=bool(self.comparable), skipped=self.skipped, explain=explain)
+
+    def status(self) -> VaultStatuses:
+        """Each vault's status, by name (the vaults that could not be opened in ``skipped``)."""
+        from ..results.reports import VaultStatuses
+
+        return VaultStatuses({m.name: m.vault.status() for m in self.members}, list(self.skipped))
 
     def get(self, ref: str) -> tuple[Member, str]:
         """The member and the note path a reference names: ``NAME:REF`` in that vault; a plain
@@ -412,6 +433,7 @@ def merge_contexts(
     comparable: bool,
     thresholds: dict[str, tuple[float, float]] | None = None,
     skipped: Sequence[dict[str, str]] = (),
+    explain: bool = False,
 ) -> MemoryContext:
     """One context from each vault's (asked with ``explain``): the pinned notes of every vault in turn
     while they fit half the budget, then the relevant notes by evidence (``merge_ranked``), each line
@@ -444,7 +466,7 @@ def merge_contexts(
                 item,
                 id=f"{m.name}:{item.id}",
                 vault=m.name,
-                explain=None,
+                explain=item.explain if explain else None,
                 score=item.score if score is None else round(score, 4),
             )
         )

@@ -1,10 +1,10 @@
 """The mdmem command line: parse arguments → one Vault call → render text or JSON.
 
-The group and its global options live here. A command that is one ``Vault`` call is a row of the
-command table (``edges.commands``), which the MCP server reads too; the others are written by hand,
-a module per family (``notes``, ``search``, ``graph``, ``admin``, ``agents``, ``eval``, ``vaults``,
-``sync``), named in ``COMMANDS`` below and imported only when their command runs (or ``--help`` lists
-them all), so a cold ``mdmem search`` loads one family.
+The group and its global options live here. Most commands are rows of the command table
+(``edges.commands``), which the MCP server reads too; the others (``edges.commands.NOT_ROWS`` says
+why each) are written by hand, a module per family (``notes``, ``vectors``, ``graph``, ``admin``,
+``agents``, ``eval``, ``vaults``, ``sync``), named in ``COMMANDS`` below and imported only when their
+command runs (or ``--help`` lists them all), so a cold command loads one family at most.
 """
 
 from __future__ import annotations
@@ -19,16 +19,10 @@ from .options import State, table_command
 
 # command name → "module:attribute" inside mdmem.cli; the one list of what the CLI offers
 COMMANDS: dict[str, str] = {
-    **{
-        name: f"notes:{name}"
-        for name in ("init", "add", "get", "pin", "unpin", "snooze", "forget", "restore", "correct", "history", "sweep")
-    },
-    "set": "notes:set_",
-    "show": "notes:show_",
-    "diff": "notes:diff",
-    **{name: f"search:{name}" for name in ("search", "vsearch", "query", "recall", "context", "embed")},
-    **{name: f"graph:{name}" for name in ("neighbors", "why", "similar", "timeline", "link", "unlink", "graph")},
-    **{name: f"admin:{name}" for name in ("reindex", "doctor", "hooks", "serve")},
+    **{name: f"notes:{name}" for name in ("init", "add", "correct")},
+    "embed": "vectors:embed",
+    "graph": "graph:graph",
+    **{name: f"admin:{name}" for name in ("reindex", "hooks", "serve")},
     "vaults": "vaults:vaults",
     "sync": "sync:sync",
     "resolve": "sync:resolve",

@@ -1,4 +1,5 @@
-"""Commands that keep the vault and its index: reindex, status, doctor, hooks, serve."""
+"""Commands that keep the vault and its index, written by hand: reindex, hooks, serve (status and doctor
+are rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
@@ -128,17 +129,6 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
         server.serve_forever()
     except KeyboardInterrupt:
         pass
-
-
-@click.command()
-@click.option("--all", "show_all", is_flag=True, help="List every problem, not a few examples of each kind.")
-@output
-@pass_state
-def doctor(state: State, show_all: bool, as_json: bool) -> None:
-    """Every problem with the vault, grouped by kind with counts and a few examples each (all of
-    them with --all or --json): broken frontmatter (file, field, fix), dangling links, missing
-    attachments, vault setup. Exits 1 if there is any."""
-    show(state.vault.doctor(), as_json, show_all=show_all)
 
 
 # -- hooks ---------------------------------------------------------------------------------------

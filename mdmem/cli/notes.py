@@ -1,12 +1,9 @@
-"""Commands that write or show single notes: init, add, get, pin/unpin, snooze, forget/restore, set,
-correct, history, diff, show, sweep."""
+"""Commands that write or show single notes, written by hand: init, add, correct (the others are
+rows of the command table, ``edges.commands``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -120,103 +117,6 @@ def add(
 
 @click.command()
 @click.argument("note")
-@click.option(
-    "--meta",
-    is_flag=True,
-    help="Show the parsed fields instead of the file (created/updated as the index "
-    "dates the note, and where each came from: frontmatter, git or mtime).",
-)
-@output
-@pass_state
-def get(state: State, note: str, meta: bool, as_json: bool) -> None:
-    """Show NOTE, named by id, path, file name, title or alias; NAME:ID (an id from an answer across
-    vaults) is the note ID of the registered vault NAME."""
-    vault, ref = state.vault_for(note)  # NAME:REF (an id from an answer across vaults) is vault NAME's
-    whole = vault.read(ref)
-    if as_json:
-        show(replace(whole.note, warnings=whole.warnings), as_json)
-        return
-    show(whole, meta=meta)
-
-
-def _note_change_command(name: str, doc: str, call: Callable[[Any, str, bool | None], Any]) -> click.Command:
-    """A command that changes one note's frontmatter: NOTE, --commit/--no-commit, --json."""
-
-    @click.command(name, help=doc)
-    @click.argument("note")
-    @commit_option
-    @output
-    @pass_state
-    def command(state: State, note: str, commit: bool | None, as_json: bool) -> None:
-        show(call(state.vault, note, commit), as_json)
-
-    return command
-
-
-pin = _note_change_command(
-    "pin", "Pin NOTE: it comes first in context and gets a prior boost.", lambda v, n, c: v.pin(n, True, commit=c)
-)
-unpin = _note_change_command(
-    "unpin", "Unpin NOTE: it no longer comes first in context.", lambda v, n, c: v.pin(n, False, commit=c)
-)
-
-
-@click.command()
-@click.argument("note")
-@click.option("--until", metavar="DATE", help="Hide until this date (YYYY-MM-DD).")
-@click.option("--for", "duration", metavar="DURATION", help="Hide for a while: 30d, 2w, 6m, 1y.")
-@commit_option
-@output
-@pass_state
-def snooze(
-    state: State, note: str, until: str | None, duration: str | None, commit: bool | None, as_json: bool
-) -> None:
-    """Hide NOTE from retrieval until a date; it comes back by itself (or with restore)."""
-    from ..core.memory import parse_until
-
-    show(state.vault.snooze(note, parse_until(until, duration), commit=commit), as_json)
-
-
-forget = _note_change_command(
-    "forget",
-    "Mark NOTE forgotten: hidden from retrieval, kept on disk and in git (restore undoes it).",
-    lambda v, n, c: v.forget(n, commit=c),
-)
-restore = _note_change_command(
-    "restore",
-    "Make NOTE active and visible again (undoes forget, archive and snooze).",
-    lambda v, n, c: v.restore(n, commit=c),
-)
-
-
-@click.command("set")
-@click.argument("note")
-@click.argument("assignments", nargs=-1, required=True, metavar="KEY=VALUE...")
-@commit_option
-@output
-@pass_state
-def set_(state: State, note: str, assignments: tuple[str, ...], commit: bool | None, as_json: bool) -> None:
-    """Set frontmatter keys of NOTE, only those, in one commit; KEY= (empty) removes a key.
-
-    \b
-    Keys: salience and confidence (0 to 1), pinned (true/false), type, tags (comma-separated),
-    scope (global, project:NAME, topic:NAME), valid_from and valid_until (YYYY-MM-DD).
-    Example: mdmem set "Use Hotwire" salience=0.9 tags=frontend,hotwire valid_until=
-    A bad value is refused with what the key takes; nothing is written then.
-    """
-    from ..core.errors import BadValue
-
-    values: dict[str, str] = {}
-    for item in assignments:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise BadValue(f"{item!r} is not KEY=VALUE; write e.g. salience=0.8 (or salience= to remove it).")
-        values[key.strip()] = value
-    show(state.vault.set(note, values, commit=commit), as_json)
-
-
-@click.command()
-@click.argument("note")
 @click.option("-b", "--body", help="The corrected text; '-' or omitted with piped input reads stdin.")
 @click.option("-t", "--title", help="A new title (default: the old one).")
 @commit_option
@@ -236,76 +136,3 @@ def correct(
     if not no_redact:
         body, title = redact_args(body, title)
     show(state.vault.correct(note, body, title=title, commit=commit), as_json)
-
-
-@click.command()
-@click.argument("note")
-@click.option(
-    "-n",
-    "--limit",
-    default=10,
-    show_default=True,
-    type=click.IntRange(1, 1_000_000),
-    help="The newest commits to show per version.",
-)
-@click.option("--all", "show_all", is_flag=True, help="Show every commit (overrides --limit).")
-@click.option("--diff", "with_diff", is_flag=True, help="With each commit, what it changed in the note.")
-@output
-@pass_state
-def history(state: State, note: str, limit: int, show_all: bool, with_diff: bool, as_json: bool) -> None:
-    """The version chain of NOTE (oldest first) and each version's git log.
-
-    Each version shows its newest commits (--limit) and says when there are more; --json gives
-    each version's "commits" (all of them) and "truncated" (and with --diff each commit's "diff").
-    """
-    show(state.vault.history(note, None if show_all else limit, diff=with_diff), as_json)
-
-
-@click.command()
-@click.argument("note")
-@click.argument("rev", required=False)
-@output
-@pass_state
-def diff(state: State, note: str, rev: str | None, as_json: bool) -> None:
-    """What changed in NOTE since REV (a commit, tag, branch or HEAD~N), up to its file now.
-
-    \b
-    Without REV: since its previous version — its last commit if the file changed since, else
-    the commit before that. Renames are followed. "mdmem history NOTE" lists its commits.
-    """
-    show(state.vault.diff(note, rev), as_json)
-
-
-@click.command("show")
-@click.argument("note_at", metavar="NOTE@REV")
-@output
-@pass_state
-def show_(state: State, note_at: str, as_json: bool) -> None:
-    """What NOTE said in revision REV (a commit, tag, branch or HEAD~N), e.g. "DB host@HEAD~2".
-
-    The text goes to stdout as it was in the file; the commit it comes from to stderr.
-    """
-    from ..core.errors import MdmemError
-
-    note, at, rev = note_at.rpartition("@")
-    if not at or not note or not rev:
-        raise MdmemError(
-            f'Name a revision: mdmem show "{note_at}@HEAD~1" ("mdmem history {note_at}" lists the note\'s commits).'
-        )
-    show(state.vault.show(note, rev), as_json)
-
-
-@click.command()
-@click.option("--apply", is_flag=True, help="Archive the notes (default: only list them).")
-@click.option("--min-age", default=180.0, show_default=True, help="Days since the note's date.")
-@click.option("--max-salience", default=0.3, show_default=True, help="Only notes less important than this.")
-@commit_option
-@output
-@pass_state
-def sweep(state: State, apply: bool, min_age: float, max_salience: float, commit: bool | None, as_json: bool) -> None:
-    """Archive stale notes: active, unpinned, low salience, old, of a decaying type. Dry run by default.
-
-    \b
-    Decisions, preferences, facts and other durable types are never swept; nothing is deleted.
-    """
-    show(state.vault.sweep(min_age_days=min_age, max_salience=max_salience, apply=apply, commit=commit), as_json)

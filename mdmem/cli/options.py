@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import MdmemError
-from ..core.schema import INCLUDE_CHOICES, STATUSES
 
 if TYPE_CHECKING:
     from ..api.reader import Ask
     from ..api.vault import Vault
     from ..api.vault_set import VaultSet
-    from ..edges.commands import Command
+    from ..edges.table import Command
     from ..results.search import Hits
 
 
@@ -135,75 +134,6 @@ commit_option = click.option(
 )
 
 
-def filters_from(kw: dict[str, Any]) -> dict[str, Any]:
-    """The Vault filter arguments (``schema.FILTER_ARGS``) from the options ``filter_options`` added
-    (popped from ``kw``)."""
-    return dict(
-        type=list(kw.pop("types")),
-        tag=list(kw.pop("tags")),
-        scope=list(kw.pop("scopes")),
-        status=list(kw.pop("statuses")),
-        since=kw.pop("since"),
-        until=kw.pop("until"),
-        path=kw.pop("path_glob"),
-        include=list(kw.pop("include")),
-        as_of=kw.pop("as_of"),
-    )
-
-
-def visibility_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--include and --as-of: which hidden notes may appear (forgotten, archived, snoozed, expired)."""
-    fn = click.option("--as-of", "as_of", metavar="DATE", help="Judge snoozes and validity at DATE instead of today.")(
-        fn
-    )
-    return click.option(
-        "--include",
-        "include",
-        multiple=True,
-        type=click.Choice(INCLUDE_CHOICES),
-        help="Also show notes hidden by default (repeatable).",
-    )(fn)
-
-
-def filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The filters shared by every retrieval command."""
-    opts = [
-        click.option(
-            "-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Most results to show."
-        ),
-        click.option(
-            "--type", "types", multiple=True, metavar="TYPE", help="Only notes of this type (repeatable: any of them)."
-        ),
-        click.option(
-            "--tag", "tags", multiple=True, metavar="TAG", help="Only notes with this tag (repeatable: all of them)."
-        ),
-        click.option(
-            "--scope",
-            "scopes",
-            multiple=True,
-            metavar="SCOPE",
-            help="Only notes in this scope, e.g. project:acme, or topic:* for every topic "
-            "(global notes always qualify).",
-        ),
-        click.option(
-            "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only notes with this status."
-        ),
-        click.option(
-            "--since",
-            metavar="DATE",
-            help="Only notes dated on or after DATE (YYYY-MM-DD; a note without dates of its own: its last commit).",
-        ),
-        click.option("--until", metavar="DATE", help="Only notes dated on or before DATE (YYYY-MM-DD)."),
-        click.option(
-            "--path", "path_glob", metavar="FOLDER|GLOB", help="Only notes under this folder or matching this glob."
-        ),
-    ]
-    fn = visibility_options(fn)  # listed after the others
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
-
-
 def vaults_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vaults and --all-vaults: answer from several vaults, merged on one scale."""
     fn = click.option(
@@ -295,17 +225,38 @@ def served_or_local(state: State, ask: Ask) -> Hits:
     return hits
 
 
+class Local:
+    """The CLI's one vault as a reader whose retrieval questions go to a running ``mdmem serve`` first
+    (model already loaded); everything else is the vault's."""
+
+    def __init__(self, state: State, vault: Vault) -> None:
+        self.state, self.vault = state, vault
+
+    def ask(self, question: Ask) -> Hits:
+        return served_or_local(self.state, question)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.vault, name)
+
+
 def table_command(spec: Command) -> click.Command:
-    """The click command for a row of the command table (``edges.commands``): its parameters as
-    arguments and options, ``--json``, one ``Vault`` call (a note named ``NAME:REF`` is vault NAME's),
+    """The click command for a row of the command table (``edges.commands``): its parameters (the
+    filters spelled out) as arguments and options, ``--json``, one call — a note named ``NAME:REF`` is
+    vault NAME's; a reader row with ``--vaults`` asks that set; a served row asks a running server —
     and the result shown as every command shows it."""
     params: list[click.Parameter] = []
-    for p in spec.params:
+    for p in spec.expanded():
         if not p.cli:
             continue
-        if p.required:
+        if p.positional:
             params.append(
-                click.Argument([p.name], nargs=-1 if p.words else 1, required=True, metavar=p.metavar or p.name.upper())
+                click.Argument(
+                    [p.name],
+                    nargs=-1 if p.words or p.many else 1,
+                    required=p.required,
+                    default=None if p.required else p.default,
+                    metavar=p.metavar or None,
+                )
             )
             continue
         kind: Any = p.type
@@ -324,24 +275,40 @@ def table_command(spec: Command) -> click.Command:
                 default=p.default,
                 metavar=p.metavar or None,
                 help=p.help,
-                show_default=p.type is int,
+                show_default=p.default is not None and p.type is not bool and p.default != (),
             )
         )
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print one JSON document."))
+    named = [p for p in spec.expanded() if p.cli]
 
     def callback(as_json: bool, **kw: Any) -> None:
+        from ..edges.table import filters_of
+
         state = click.get_current_context().find_object(State)
         assert state is not None
-        args = {p.name: " ".join(kw[p.name]) if p.words else kw[p.name] for p in spec.params if p.cli}
-        vault = None
-        for p in spec.params:
+        args = {p.name: " ".join(kw[p.name]) if p.words else kw[p.name] for p in named}
+        group = state.vault_set(args.pop("vaults", None), bool(args.pop("all_vaults", False)))
+        vault: Vault | None = None
+        for p in named:
             if p.note:  # NAME:REF is vault NAME's; a link or a path stays within one vault
                 there, args[p.name] = state.vault_for(args[p.name])
                 if vault is not None and there.root != vault.root:
                     raise click.UsageError("The notes are in different vaults; a path stays within one vault.")
                 vault = there
-        vault = vault or state.vault
-        shown = {p.name: args.pop(p.name) for p in spec.params if p.render and p.name in args}
-        show(spec.run(vault, **args), as_json, **shown)
+        target: Any = group
+        if group is None:
+            vault = vault or state.vault
+            target = Local(state, vault) if spec.served else vault
+        shown = {p.name: args.pop(p.name) for p in named if p.render}
+        view = spec.cli_view(args) if spec.cli_view else {}
+        if spec.color:
+            view["color"] = sys.stdout.isatty()
+        if spec.takes_filters:
+            args = filters_of(args)
+        result = spec.run(target, **args)
+        if as_json and spec.cli_json is not None:  # a part of the result, which has no display options
+            show(spec.cli_json(result), as_json)
+        else:
+            show(result, as_json, **shown, **view)
 
     return click.Command(spec.name, params=params, callback=handle_errors(callback), help=spec.help)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schema import FILTER_ARGS, INCLUDE_CHOICES
+from .schema import INCLUDE_CHOICES, FilterArgs
 
 
 @dataclass(slots=True)
@@ -86,14 +86,6 @@ class Filters:
         )
 
 
-def _tuple(v: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
-    if v is None:
-        return ()
-    if isinstance(v, str):
-        return (v,)
-    return tuple(v)
-
-
 def date_bound(v: Any, name: str, end: bool = False) -> float | None:
     """A --since/--until/--as-of value as a timestamp (``end``: a bare date means its last second)."""
     from .errors import MdmemError
@@ -114,40 +106,25 @@ def scope_in(scope: str, scopes: tuple[str, ...]) -> bool:
     return scope in scopes or any(s.endswith(":*") and scope.startswith(s[:-1]) for s in scopes)
 
 
-def make_filters(
-    *,
-    type: Any = None,
-    tag: Any = None,
-    scope: Any = None,
-    status: Any = None,
-    since: Any = None,
-    until: Any = None,
-    path: str | None = None,
-    include: Any = None,
-    visible_at: float | None = None,
-) -> Filters:
-    """``Filters`` from the arguments named in ``FILTER_ARGS`` (a string or a list each)."""
+def make_filters(args: FilterArgs | None = None, visible_at: float | None = None) -> Filters:
+    """``Filters`` from the filter arguments, ``as_of`` already turned into ``visible_at``."""
     from .errors import MdmemError
 
-    bad = [i for i in _tuple(include) if i not in INCLUDE_CHOICES]
+    a = args if args is not None else FilterArgs()
+    bad = [i for i in a.include if i not in INCLUDE_CHOICES]
     if bad:
         raise MdmemError(f"--include takes {', '.join(INCLUDE_CHOICES)}; got {', '.join(bad)}.")
     return Filters(
-        types=_tuple(type),
-        tags=_tuple(tag),
-        scopes=(*_tuple(scope), "global") if scope else (),
-        statuses=_tuple(status),
-        since=date_bound(since, "since"),
-        until=date_bound(until, "until", end=True),
-        path=path,
+        types=a.type,
+        tags=a.tag,
+        scopes=(*a.scope, "global") if a.scope else (),
+        statuses=a.status,
+        since=date_bound(a.since, "since"),
+        until=date_bound(a.until, "until", end=True),
+        path=a.path,
         visible_at=visible_at,
-        include=_tuple(include),
+        include=a.include,
     )
-
-
-def filter_args(**given: Any) -> dict[str, Any]:
-    """The filter arguments among ``given`` that are set (empty strings and lists are unset)."""
-    return {k: v for k, v in given.items() if k in FILTER_ARGS and v not in (None, "", [], ())}
 
 
 def tied_ranks(scored: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:

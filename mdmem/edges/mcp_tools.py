@@ -1,10 +1,11 @@
 """The MCP tools: what the model sees (each tool's parameters and description) and the one call each
-makes. ``Tools``' methods are the hand-written tools; the rows of the command table (``commands``)
-become tools beside them (``Tools.table_tool``). ``Served`` routes a call to its vault when one
-server serves several: every tool takes ``vault``, a name of the set; without it the searches
-(recall, query, search, vsearch, context) answer from every vault, merged on one scale
-(``VaultSet``), with ids ``NAME:id``; a note argument written ``NAME:REF`` goes to vault NAME; anything
-else goes to the primary vault (the one ``--vault`` or the current folder names when it is in the set,
+makes. Most are the rows of the command table (``commands``, built by ``Tools.table_tool``); the
+methods of ``Tools`` are the few written by hand (multi_get, add, correct, import_memories, reindex,
+vaults). ``Served`` routes a call to its vault when one server serves several: every tool but vaults
+takes ``vault``, a name of the set; without it the searches (recall, query, search, vsearch, context)
+answer from every vault, merged on one scale (``VaultSet``), with ids ``NAME:id``, and status reports
+each vault; a note argument written ``NAME:REF`` goes to vault NAME; anything else goes to the primary
+vault (the one ``--vault`` or the current folder names when it is in the set,
 else the set's first), which is where ``add`` writes.
 
 The SDK runs plain functions in worker threads; a ``Vault`` is not thread-safe, so every tool holds
@@ -25,46 +26,29 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ..api.reader import Ask
 from ..api.vault_set import Member, VaultSet, split_ref
 from ..core.errors import MdmemError
-from ..core.memory import parse_until
-from ..core.rank import filter_args as filters
 from ..core.redact import redact
 from ..render import mcp as render_mcp
 from ..results.notes import MissingNote, NoteBatch, NoteText
-from .commands import COMMANDS, Command, Param
+from .commands import COMMANDS
+from .table import Command, Param, filters_of
 
 if TYPE_CHECKING:
     from ..api.reader import Reader
     from ..api.vault import Vault
+    from ..results.vaults import VaultList
 
 # -- parameter types: descriptions are what the model reads -----------------------------------------
 
-Query = Annotated[str, Field(description="The question or words to look for, in any language.")]
-Limit = Annotated[int, Field(ge=1, le=50, description="Most results to return.")]
-Types = Annotated[
-    str | list[str] | None,
-    Field(description="Only these note types, e.g. decision, preference, fact, problem, handoff."),
-]
-Tags = Annotated[str | list[str] | None, Field(description="Only notes with all of these tags.")]
-Scope = Annotated[str | None, Field(description="Only this scope (e.g. project:acme); global notes always qualify.")]
-Since = Annotated[
-    str | None,
-    Field(description="Only notes dated on or after this day (YYYY-MM-DD); undated notes by their last commit."),
-]
-Until = Annotated[str | None, Field(description="Only notes dated on or before this day (YYYY-MM-DD).")]
-Include = Annotated[
-    list[str] | None, Field(description="Also show notes hidden by default: forgotten, archived, snoozed, expired.")
-]
 NoteRef = Annotated[str, Field(description="The note: its id (from a search result), path, file name, title or alias.")]
 Which = Annotated[
     str | None,
     Field(
         description=(
-            "Which vault, by name, when this server serves several (status lists them; ids from searches across "
-            "vaults are NAME:id). Default: every vault for the searches, else the vault a NAME:id names, else the "
-            "first."
+            "Which vault, by name, when this server serves several (the vaults tool lists them; ids from "
+            "searches across vaults are NAME:id). Default: every vault for the searches and status, else the "
+            "vault a NAME:id names, else the first."
         )
     ),
 ]
@@ -86,6 +70,20 @@ class Served:
     @property
     def vaults(self) -> list[Vault]:
         return [m.vault for m in self.group.members] if self.group else [self.primary]
+
+    def listing(self) -> VaultList:
+        """The vaults served, by the names ``vault`` takes (the primary one as the default)."""
+        from ..api import registry
+        from ..results.vaults import VaultEntry, VaultList
+
+        members = self.group.members if self.group else [Member(self.primary.root.name, self.primary)]
+        return VaultList(
+            str(registry.config_path()),
+            [
+                VaultEntry(m.name, str(m.vault.root), m.vault.root == self.primary.root, registry.status(m.vault.root))
+                for m in members
+            ],
+        )
 
     def _member(self, which: str) -> Member:
         if self.group is None:
@@ -147,127 +145,54 @@ class Tools:
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
     def table_tool(self, spec: Command) -> Callable[..., CallToolResult]:
-        """The tool for a row of the command table: its MCP parameters (``about`` or ``help`` as their
-        descriptions), ``vault``, and one call routed as every tool's is."""
+        """The tool for a row of the command table: its MCP parameters (the filters spelled out; ``about``
+        or ``help`` as their descriptions), ``vault``, and one call routed as every tool's is: a reader
+        row to the vault ``vault`` names or the whole set, an "each" row without ``vault`` to the whole
+        set, any other to the vault its note arguments (``NAME:REF``) or ``vault`` name."""
+        shown = [p for p in spec.expanded() if p.mcp]
         params = [
             inspect.Parameter(
                 p.name,
                 inspect.Parameter.KEYWORD_ONLY,
                 annotation=tool_type(p),
-                **({} if p.required else {"default": None if p.many else p.default}),
+                **({} if p.required else {"default": None if p.many else p.mcp_default}),
             )
-            for p in spec.params
-            if p.mcp
+            for p in shown
         ]
         params.append(inspect.Parameter("vault", inspect.Parameter.KEYWORD_ONLY, annotation=Which, default=None))
-        notes = [p.name for p in spec.params if p.note and p.mcp]
+        notes = [p.name for p in shown if p.note]
+        many = {p.name for p in shown if p.many}
+        # What the command line has and the tool has not (a display option, --commit) takes its default.
+        fixed = {p.name: p.default for p in spec.expanded() if p.on == "cli" and not p.required}
+        fixed.pop("vaults", None), fixed.pop("all_vaults", None)
 
-        many = {p.name for p in spec.params if p.many}
+        defaults = {p.name: None if p.many else p.mcp_default for p in shown if not p.required}
 
-        def run(**kwargs: Any) -> CallToolResult:
-            v, refs = self.served.route(kwargs.pop("vault", None), *(kwargs[n] for n in notes))
-            kwargs.update(zip(notes, refs))
+        def run(**given: Any) -> CallToolResult:
+            kwargs = {**defaults, **given}  # a direct call, as the SDK's, leaves out what it does not set
+            which = kwargs.pop("vault", None)
+            target: Any
+            if spec.target == "reader":
+                target = self.served.reader(which)
+            elif spec.target == "each" and which is None and self.served.group is not None:
+                target = self.served.group
+            else:
+                target, refs = self.served.route(which, *(kwargs[n] for n in notes))
+                kwargs.update(zip(notes, refs))
             for name in many & kwargs.keys():  # the call takes a list as the command line gives it: a tuple
-                kwargs[name] = tuple(kwargs[name] or ())
-            return self.answer(self.call(lambda: spec.run(v, **kwargs)))
+                kwargs[name] = tuple(_listed(kwargs[name]))
+            args = {**fixed, **kwargs}
+            view = spec.tool_view(args) if spec.tool_view else {}
+            if spec.takes_filters:
+                args = filters_of(args)
+            return self.answer(self.call(lambda: spec.run(target, **args)), **view)
 
         # The SDK reads a tool's parameters (names, types, descriptions) from its signature.
         run.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
-        run.__name__, run.__doc__ = spec.tool or spec.name, inspect.cleandoc(spec.about or spec.help)
+        run.__name__, run.__doc__ = spec.tool_name, inspect.cleandoc(spec.about or spec.help)
         return run
 
-    # -- retrieval -------------------------------------------------------------------------------
-
-    def ask(self, question: Ask, vault: str | None) -> CallToolResult:
-        """A retrieval tool's answer: ``question`` asked of the vault (or set) ``vault`` names."""
-        reader = self.served.reader(vault)
-        return self.answer(self.call(lambda: question.of(reader)), tool=question.mode)
-
-    def recall(
-        self,
-        query: Query,
-        limit: Limit = 8,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        since: Since = None,
-        until: Until = None,
-        include: Include = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Look up memory: call this FIRST when the request may depend on earlier decisions, preferences,
-        facts, problems or sessions. It classifies the question (why / when / who / recent / general) and
-        routes it: causes and consequences for "why", a time window for "when", entity matches for "who",
-        newest first for "latest / last time", hybrid search otherwise. Returns compact hits (id, type,
-        title, key line, score); call get(id) for a whole note."""
-        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.ask(Ask("recall", query, limit, filters=f), vault)
-
-    def query(
-        self,
-        query: Query,
-        limit: Limit = 8,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        since: Since = None,
-        until: Until = None,
-        include: Include = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Hybrid search (BM25 words + vector meaning, fused), without recall's intent routing. Use for a
-        plain topical lookup, usually with filters (type, tag, scope, dates)."""
-        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.ask(Ask("query", query, limit, filters=f), vault)
-
-    def search(
-        self,
-        query: Query,
-        limit: Limit = 8,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        since: Since = None,
-        until: Until = None,
-        include: Include = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Exact-word full-text search (BM25, no model; fast). Best for identifiers, error codes, file and
-        function names, people and product names, e.g. ERR_PAY_504 or max_pool_size."""
-        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.ask(Ask("search", query, limit, filters=f), vault)
-
-    def vsearch(
-        self,
-        query: Query,
-        limit: Limit = 8,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        since: Since = None,
-        until: Until = None,
-        include: Include = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Meaning-only search (vectors): finds notes that say the same thing in other words. Use when
-        search finds nothing because you do not know the vault's wording."""
-        f = filters(type=type, tag=tag, scope=scope, since=since, until=until, include=include)
-        return self.ask(Ask("vsearch", query, limit, filters=f), vault)
-
     # -- reading ---------------------------------------------------------------------------------
-
-    def get(
-        self,
-        note: NoteRef,
-        max_chars: Annotated[
-            int, Field(ge=200, le=200_000, description="Cut the note after this many characters.")
-        ] = 12_000,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """The whole note — frontmatter and body as in the file — by id, path, file name, title or alias.
-        Use after recall/search when the key line is not enough."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.read(note, max_chars)))
 
     def multi_get(
         self,
@@ -381,221 +306,6 @@ class Tools:
         done = self.call(lambda: v.correct(note, clean.text, title=new_title))
         return self.answer(replace(done, redacted=clean.count + (clean_title.count if clean_title else 0)))
 
-    def pin(
-        self, note: NoteRef, pinned: Annotated[bool, Field(description="false unpins.")] = True, vault: Which = None
-    ) -> CallToolResult:
-        """Pin a memory so it comes first in every session's context: standing constraints, key
-        decisions, preferences the user asked you to remember. Pin sparingly; pinned=false unpins."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.pin(note, pinned)))
-
-    def snooze(
-        self,
-        note: NoteRef,
-        until: Annotated[str | None, Field(description="Hide until this day (YYYY-MM-DD).")] = None,
-        days: Annotated[int | None, Field(ge=1, le=3650, description="Or hide for this many days.")] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Hide a memory that keeps surfacing but does not matter now, until a date or for some days; it
-        comes back by itself. Give until or days."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.snooze(note, parse_until(until, f"{days}d" if days else None))))
-
-    def forget(self, note: NoteRef, vault: Which = None) -> CallToolResult:
-        """Hide a memory that is wrong or obsolete for good (status forgotten; the file stays in git and
-        restore undoes it). Prefer correct when there is a right version, snooze when it is only noise now."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.forget(note)))
-
-    def restore(self, note: NoteRef, vault: Which = None) -> CallToolResult:
-        """Make a forgotten, archived or snoozed memory visible again."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.restore(note)))
-
-    def set(
-        self,
-        note: NoteRef,
-        salience: Annotated[
-            float | None, Field(ge=0, le=1, description="Importance: 0.8+ critical, 0.5 ordinary, 0.3 minor.")
-        ] = None,
-        confidence: Annotated[float | None, Field(ge=0, le=1, description="How sure the memory is.")] = None,
-        pinned: Annotated[bool | None, Field(description="true pins, false unpins.")] = None,
-        type: Annotated[
-            str | None, Field(description="decision, preference, fact, context, problem, handoff, note, …")
-        ] = None,
-        tags: Annotated[list[str] | None, Field(description="The note's tags (replaces them).")] = None,
-        scope: Annotated[str | None, Field(description="global, project:NAME or topic:NAME.")] = None,
-        valid_from: Annotated[str | None, Field(description="True from this day (YYYY-MM-DD).")] = None,
-        valid_until: Annotated[
-            str | None, Field(description="True until this day (YYYY-MM-DD); after it the note is hidden as expired.")
-        ] = None,
-        remove: Annotated[list[str] | None, Field(description='Keys to remove, e.g. ["valid_until"].')] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Change a memory's metadata in place — importance, confidence, pin, type, tags, scope, validity
-        dates — when the text is still right but how it should be weighed or where it applies changed.
-        Only the keys given are written (one commit); a bad value is refused and nothing changes. To
-        change what the memory says, use correct instead."""
-        v, (note,) = self.served.route(vault, note)
-        given = dict(
-            salience=salience,
-            confidence=confidence,
-            pinned=pinned,
-            type=type,
-            tags=tags,
-            scope=scope,
-            valid_from=valid_from,
-            valid_until=valid_until,
-        )
-        values: dict[str, Any] = {k: x for k, x in given.items() if x is not None}
-        values.update({k: None for k in remove or ()})
-        return self.answer(self.call(lambda: v.set(note, values)))
-
-    def history(
-        self,
-        note: NoteRef,
-        limit: Annotated[int, Field(ge=1, le=200, description="The newest commits per version.")] = 10,
-        diff: Annotated[bool, Field(description="Include what each commit changed in the note.")] = False,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """A memory's past: its version chain (what it superseded and what superseded it) and each
-        version's commits, newest first; diff=true adds what each commit changed. Use when asked how a
-        decision or fact evolved, or before correcting a note others have edited."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.history(note, limit, diff=diff)))
-
-    def diff(
-        self,
-        note: NoteRef,
-        rev: Annotated[
-            str | None,
-            Field(
-                description="Since this revision: a commit, tag, branch or HEAD~N "
-                "(default: the note's previous version)."
-            ),
-        ] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """What changed in a memory since a revision, or since its previous version, as a unified diff
-        up to the file now (renames followed). Use to see what someone changed in a note."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.diff(note, rev)))
-
-    def show(
-        self,
-        note: NoteRef,
-        rev: Annotated[str, Field(description="The revision: a commit (from history), tag, branch or HEAD~N.")],
-        vault: Which = None,
-    ) -> CallToolResult:
-        """What a memory said in an earlier revision (the whole file then). Use with history to read an
-        old version, e.g. what a decision said before it was corrected."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.show(note, rev)))
-
-    # -- graph -----------------------------------------------------------------------------------
-
-    def why(
-        self,
-        query: Query,
-        limit: Limit = 8,
-        depth: Annotated[int, Field(ge=1, le=6, description=("Causal hops to follow from each match, each way."))] = 3,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Why something is so: the notes that best match the question, then their causes and effects
-        along causal links (caused_by, depends_on, because, led_to, supersedes, …). Each result says
-        whether it is a match, a cause or an effect, with the chain of links (and their reasons) to it.
-        Use for "why did we …", "what led to …", "what depends on …"."""
-        v = self.served.route(vault)[0]
-        f = filters(type=type, tag=tag, scope=scope)
-        return self.answer(self.call(lambda: v.why(query, limit, depth=depth, **f)))
-
-    def find_similar(
-        self,
-        note: NoteRef,
-        limit: Limit = 8,
-        type: Types = None,
-        tag: Tags = None,
-        scope: Scope = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """The memories most like one memory, by meaning and by its distinctive words; itself left out,
-        those already linked with it marked (linked: out, in, both). Use before adding or correcting
-        (is it already there, in other words?) and to find notes worth linking to it."""
-        v, (note,) = self.served.route(vault, note)
-        f = filters(type=type, tag=tag, scope=scope)
-        return self.answer(self.call(lambda: v.similar(note, limit, **f)))
-
-    def timeline(
-        self,
-        note: Annotated[
-            str, Field(description="A note (id, path, title, alias) or a question whose best match is used.")
-        ],
-        window: Annotated[int, Field(ge=1, le=50, description="Notes before and after.")] = 5,
-        all_notes: Annotated[bool, Field(description="Among all notes, not only related ones.")] = False,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """What came before and after a note in time, among its related notes (links, mentions, versions,
-        shared entities, same subject). Use for "what happened around …", "what came after …"."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.timeline(note, window, all_notes=all_notes)), ref=note)
-
-    def neighbors(
-        self,
-        note: NoteRef,
-        depth: Annotated[int, Field(ge=1, le=4, description="Hops to go out.")] = 1,
-        types: Annotated[
-            list[str] | None,
-            Field(description="Follow only these link types, e.g. caused_by, depends_on, mentions, about."),
-        ] = None,
-        limit: Limit = 20,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """The notes and entities linked to a note within a few hops, nearest first, each with the link
-        that reached it. Use to explore what a memory is connected to."""
-        v, (note,) = self.served.route(vault, note)
-        return self.answer(self.call(lambda: v.neighbors(note, depth, types=types, limit=limit)))
-
-    def link(
-        self,
-        source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
-        target: Annotated[str, Field(description="The note it points to.")],
-        type: Annotated[
-            str, Field(description="The relation, e.g. caused_by, depends_on, supports, contradicts, part_of, related.")
-        ] = "related",
-        reason: Annotated[str | None, Field(description="Why they are linked, in a few words.")] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Record how two memories relate: adds {to, type, reason} to the source note's links (committed).
-        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them."""
-        v, (source, target) = self.served.route(vault, source, target)
-        return self.answer(self.call(lambda: v.link(source, target, type, reason)), link_type=type)
-
-    def unlink(
-        self,
-        source: Annotated[str, Field(description="The note the link goes from (id, path, title).")],
-        target: Annotated[str, Field(description="The note it points to.")],
-        type: Annotated[str | None, Field(description="Only links of this type (default: all).")] = None,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Remove a link recorded with link (from the source's frontmatter; committed). Use when a
-        relation was wrong; body mentions stay and are reported."""
-        v, (source, target) = self.served.route(vault, source, target)
-        return self.answer(self.call(lambda: v.unlink(source, target, type)))
-
-    def context(
-        self,
-        prompt: Query,
-        budget: Annotated[int, Field(ge=50, le=20_000, description=("Most tokens to return."))] = 600,
-        vault: Which = None,
-    ) -> CallToolResult:
-        """Memory for a prompt as one block within a token budget: pinned notes first, then the most
-        relevant (what the prompt hook injects). Use recall instead when you want to pick notes."""
-        v = self.served.reader(vault)
-        return self.answer(self.call(lambda: v.context(prompt, budget)))
-
     def import_memories(
         self,
         path: Annotated[
@@ -644,50 +354,41 @@ class Tools:
         v = self.served.route(vault)[0]
         return self.answer(self.call(lambda: v.reindex(full)))
 
-    # -- health ----------------------------------------------------------------------------------
+    def vaults(self) -> CallToolResult:
+        """The vaults this server serves: each one's name (what ``vault`` takes), folder and status. Use
+        to pick a vault for a write, or to read one vault alone."""
+        return self.answer(self.served.listing())
 
 
 HINTS = {"read": READ_ONLY, "write": ADDITIVE, "idempotent": IDEMPOTENT}
 
 
 def tool_type(p: Param) -> Any:
-    """The annotated type the SDK makes a table parameter's schema from."""
-    base: Any = list[str] if p.many else p.type
-    if p.many or (not p.required and p.default is None):
+    """The annotated type the SDK makes a table parameter's schema from: a list also takes one string."""
+    base: Any = str | list[str] if p.many else p.type
+    if p.many or (not p.required and p.mcp_default is None):
         base = base | None
-    field = Field(description=inspect.cleandoc(p.about or p.help), ge=p.low, le=p.high)
+    field = Field(description=inspect.cleandoc(p.about or p.help), ge=p.low, le=p.mcp_high)
     return Annotated[base, field]
 
 
+def _listed(v: Any) -> list[Any]:
+    return [] if v is None else [v] if isinstance(v, str) else list(v)
+
+
 def tools_of(tools: Tools) -> list[tuple[Callable[..., CallToolResult], ToolAnnotations]]:
-    """Every tool with its annotations, in the order clients list them: the hand-written ones, then
-    the command table's."""
+    """Every tool with its annotations, in the order clients list them: the command table's, with the
+    hand-written ones after the retrieval rows."""
     t = tools
+    table = [(t.table_tool(c), HINTS[c.hints]) for c in COMMANDS if c.has_tool]
     hand: list[tuple[Callable[..., CallToolResult], ToolAnnotations]] = [
-        (t.recall, READ_ONLY),
-        (t.query, READ_ONLY),
-        (t.search, READ_ONLY),
-        (t.vsearch, READ_ONLY),
-        (t.get, READ_ONLY),
         (t.multi_get, READ_ONLY),
         (t.add, ADDITIVE),
         (t.correct, ADDITIVE),
-        (t.pin, IDEMPOTENT),
-        (t.snooze, IDEMPOTENT),
-        (t.forget, IDEMPOTENT),
-        (t.restore, IDEMPOTENT),
-        (t.set, IDEMPOTENT),
-        (t.history, READ_ONLY),
-        (t.diff, READ_ONLY),
-        (t.show, READ_ONLY),
-        (t.why, READ_ONLY),
-        (t.find_similar, READ_ONLY),
-        (t.timeline, READ_ONLY),
-        (t.neighbors, READ_ONLY),
-        (t.link, IDEMPOTENT),
-        (t.unlink, IDEMPOTENT),
-        (t.context, READ_ONLY),
         (t.import_memories, ADDITIVE),
         (t.reindex, IDEMPOTENT),
+        (t.vaults, READ_ONLY),
     ]
-    return hand + [(t.table_tool(c), HINTS[c.hints]) for c in COMMANDS]
+    order = ("recall", "query", "search", "vsearch", "context")  # recall first: where a model should start
+    retrieval = sorted((t for t in table if t[0].__name__ in order), key=lambda t: order.index(t[0].__name__))
+    return retrieval + hand + [t for t in table if t[0].__name__ not in order]

@@ -23,6 +23,7 @@ from ..adapters.config import Config
 from ..adapters.files import Files, is_hidden
 from ..core.errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound
 from ..core.note import Note, NoteDates, new_id, note_dates
+from ..core.schema import FilterArgs
 from ..core.text import slugify
 from .current import CurrentIndex
 from .indexer import Indexer, Progress
@@ -355,29 +356,10 @@ class IndexStore:
             return ts
         return time.time()
 
-    def filters(
-        self,
-        type: Any = None,
-        tag: Any = None,
-        scope: Any = None,
-        status: Any = None,
-        since: Any = None,
-        until: Any = None,
-        path: str | None = None,
-        include: Any = None,
-        as_of: Any = None,
-    ) -> Filters:
-        """The retrieval filters for these arguments (``schema.FILTER_ARGS``), judged at ``now(as_of)``."""
+    def filters(self, args: FilterArgs | None = None, /, **given: Any) -> Filters:
+        """The retrieval filters ``args`` (with the keyword filters ``given`` set on it: ``FilterArgs.of``)
+        as ``rank.Filters``, judged at ``now(as_of)``."""
         from ..core.rank import make_filters
 
-        return make_filters(
-            type=type,
-            tag=tag,
-            scope=scope,
-            status=status,
-            since=since,
-            until=until,
-            path=path,
-            include=include,
-            visible_at=self.now(as_of),
-        )
+        a = FilterArgs.of(args, **given)
+        return make_filters(a, visible_at=self.now(a.as_of))

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         InitReport,
         SetupReport,
         VaultStatus,
+        VaultStatuses,
     )
     from ..results.search import Hits, MemoryContext, Profile, SimilarNotes
     from ..results.sync import Resolution, SyncReport
@@ -321,6 +322,15 @@ def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{max(1, round(seconds))} s"
     return f"{round(seconds / 60)} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+@_cli.register
+def _statuses(s: VaultStatuses, p: Printer) -> None:
+    for i, (name, one) in enumerate(s.vaults.items()):
+        p(("\n" if i else "") + f"== {name} ==")
+        _status(one, p)
+    for skip in s.skipped:
+        p(skipped_line(skip), err=True)
 
 
 @_cli.register

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff
     from ..results.graph import NeighborsAnswer, TimelineAnswer, WhyAnswer
     from ..results.notes import NoteBatch, NoteText
-    from ..results.reports import VaultStatus
+    from ..results.reports import VaultStatus, VaultStatuses
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
@@ -252,6 +252,16 @@ def compact_status(s: VaultStatus) -> dict[str, Any]:
         "pending": {k: len(v) for k, v in d["pending"].items()},
         **pick(d, ("vectors", "problems", "git", "catching_up", "conflicts")),
     }
+
+
+@_mcp.register
+def _statuses(s: VaultStatuses) -> tuple[str, dict[str, Any]]:
+    parts = {name: _status(one) for name, one in s.vaults.items()}
+    text = "\n\n".join(f"{name}:\n{t}" for name, (t, _) in parts.items())
+    data: dict[str, Any] = {"vaults": {name: d for name, (_, d) in parts.items()}}
+    if s.skipped:
+        data["skipped"] = s.skipped
+    return text, data
 
 
 @_mcp.register

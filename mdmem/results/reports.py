@@ -102,6 +102,15 @@ class VaultStatus(Answer):
     vault_problems: int = 0  # of ``problems``, those of the vault's set-up (git hooks, .gitignore), in no note
 
 
+@dataclass(frozen=True, slots=True)
+class VaultStatuses(Answer):
+    """Each vault's status in a set of vaults (``status --vaults``, or a server of several), by name;
+    ``skipped``: the vaults that could not be opened."""
+
+    vaults: dict[str, VaultStatus]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
 # The kinds of problem the note graph finds (``graph_view.dangling_problems`` starts messages so).
 DANGLING_LINK = "dangling link"
 MISSING_ATTACHMENT = "missing attachment"

@@ -191,6 +191,11 @@ def test_cli_vaults_json_get_and_errors(pair: tuple[Path, Path], tmp_path: Path)
     assert r.returncode == 2 and "not both" in r.stderr
     r = mdmem_in_process("context", "--vaults", "work,team", QUESTION, "--json")
     assert json.loads(r.stdout)["vaults"] == ["work", "team"]
+    each = json.loads(mdmem_in_process("status", "--all-vaults", "--json").stdout)  # each vault's status
+    assert list(each["vaults"]) == ["work", "team"] and {s["vault"] for s in each["skipped"]} == {"gone", "plain"}
+    assert each["vaults"]["team"]["notes"] == len(list(b.glob("notes/*.md")))
+    text = mdmem_in_process("status", "--vaults", "work,team").stdout
+    assert "== work ==" in text and "== team ==" in text
 
 
 def test_a_qualified_reference_is_never_confused_with_a_note(pair: tuple[Path, Path]) -> None:

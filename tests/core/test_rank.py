@@ -1,4 +1,4 @@
-"""rank's filter arguments (``make_filters``, ``filter_args``, ``date_bound``) and fusion arithmetic (pure, tested with tables)."""
+"""rank's filters (``make_filters`` of ``schema.FilterArgs``, ``date_bound``) and fusion arithmetic (pure, tested with tables)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ from mdmem.core.rank import (
     blend,
     clear_winner,
     date_bound,
-    filter_args,
     flatness,
     make_filters,
     no_answer,
 )
-from mdmem.core.schema import FILTER_ARGS, INCLUDE_CHOICES
+from mdmem.core.schema import FILTER_ARGS, INCLUDE_CHOICES, FilterArgs
 
 DAY_END = 86399.999  # a bare date as an upper bound means its last millisecond
 
@@ -86,17 +85,21 @@ def test_date_bound_refuses_what_is_not_a_date(value: Any, name: str) -> None:
         ({"path": "notes/*.md"}, Filters(path="notes/*.md")),
         ({"include": "archived"}, Filters(include=("archived",))),
         ({"include": list(INCLUDE_CHOICES)}, Filters(include=INCLUDE_CHOICES)),
-        ({"visible_at": 5.0}, Filters(visible_at=5.0)),
     ],
 )
 def test_make_filters(kwargs: dict[str, Any], expected: Filters) -> None:
     """Each argument (a value or a list) lands in its field; a scope lets global notes through too."""
-    assert make_filters(**kwargs) == expected
+    assert make_filters(FilterArgs.of(**kwargs)) == expected
+
+
+def test_make_filters_takes_the_time_apart() -> None:
+    """``as_of`` is the store's to turn into a time: ``make_filters`` takes that time."""
+    assert make_filters(FilterArgs(as_of="2026-01-01"), visible_at=5.0) == Filters(visible_at=5.0)
 
 
 def test_make_filters_of_nothing_is_empty() -> None:
     """No argument restricts nothing."""
-    assert make_filters().empty and not make_filters(type="fact").empty
+    assert make_filters().empty and not make_filters(FilterArgs(type=("fact",))).empty
 
 
 @pytest.mark.parametrize(
@@ -115,7 +118,7 @@ def test_make_filters_of_nothing_is_empty() -> None:
 def test_make_filters_refuses_bad_arguments_helpfully(kwargs: dict[str, Any], message: str) -> None:
     """A bad --include lists the choices; a bad date names its option; both quote what was given."""
     with pytest.raises(MdmemError) as exc:
-        make_filters(**kwargs)
+        make_filters(FilterArgs.of(**kwargs))
     assert message in str(exc.value)
 
 
@@ -123,36 +126,31 @@ def test_make_filters_refuses_bad_arguments_helpfully(kwargs: dict[str, Any], me
     ("given", "expected"),
     [
         ({}, {}),
-        ({"type": "fact", "limit": 5, "text": "q"}, {"type": "fact"}),
+        ({"type": "fact"}, {"type": ["fact"]}),
         ({"type": None, "tag": [], "scope": (), "status": "", "since": "2026-01-01"}, {"since": "2026-01-01"}),
         ({"as_of": "2026-01-01", "include": ["archived"]}, {"as_of": "2026-01-01", "include": ["archived"]}),
-        ({"path": "notes", "json": True, "explain": False}, {"path": "notes"}),
-        ({k: "x" for k in FILTER_ARGS}, {k: "x" for k in FILTER_ARGS}),
+        ({"path": "notes", "until": ""}, {"path": "notes"}),
+        (
+            {k: "x" for k in FILTER_ARGS},
+            {k: ["x"] if k in ("type", "tag", "scope", "status", "include") else "x" for k in FILTER_ARGS},
+        ),
     ],
 )
-def test_filter_args_keeps_the_set_filter_arguments(given: dict[str, Any], expected: dict[str, Any]) -> None:
-    """Only names in ``schema.FILTER_ARGS`` with a value survive (empty strings and lists are unset)."""
-    assert filter_args(**given) == expected
+def test_filter_args_keep_the_set_filters(given: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Only filters with a value survive (empty strings and lists are unset); a list field takes one string."""
+    assert FilterArgs.of(**given).given() == expected
 
 
-def test_filter_args_feed_make_filters() -> None:
-    """What ``filter_args`` keeps (less ``as_of``, which becomes ``visible_at``) is what ``make_filters`` takes."""
-    args = filter_args(
-        type="fact",
-        tag=["a"],
-        scope="project:x",
-        status="active",
-        since="2026-01-01",
-        until="2026-01-31",
-        path="notes",
-        include="archived",
-        as_of="2026-02-01",
-        limit=3,
+def test_filter_args_refuse_an_unknown_name_and_round_trip() -> None:
+    """A name that is no filter is a TypeError naming the filters; ``to_dict``/``from_dict`` round-trip."""
+    with pytest.raises(TypeError, match="unknown filters: limit"):
+        FilterArgs.of(limit=3)
+    f = FilterArgs.of(type=["fact"], tag="a", since="2026-01-01", as_of="2026-02-01")
+    assert (
+        FilterArgs.from_dict(f.to_dict())
+        == f
+        == FilterArgs.of(FilterArgs(type=("fact",)), tag="a", since="2026-01-01", as_of="2026-02-01")
     )
-    assert set(args) == set(FILTER_ARGS)
-    args.pop("as_of")
-    f = make_filters(**args)
-    assert (f.types, f.tags, f.statuses, f.path, f.include) == (("fact",), ("a",), ("active",), "notes", ("archived",))
 
 
 @pytest.mark.parametrize(

@@ -65,27 +65,31 @@ def test_every_date_key_is_read_as_a_date(key: str) -> None:
     assert getattr(n, key) == "2026-01-31" and n.problems == []
 
 
-def test_the_store_takes_exactly_the_filter_arguments() -> None:
-    """``IndexStore.filters`` has one parameter per ``FILTER_ARGS`` name, in order."""
-    params = list(inspect.signature(IndexStore.filters).parameters)[1:]
-    assert tuple(params) == schema.FILTER_ARGS
+def test_the_filter_names_are_the_fields_of_one_value() -> None:
+    """``FILTER_ARGS`` is ``FilterArgs``' fields, in order; the store and the Vault take that value."""
+    import dataclasses
+
+    from mdmem.api.vault import Vault
+
+    assert schema.FILTER_ARGS == tuple(f.name for f in dataclasses.fields(schema.FilterArgs))
+    assert "args" in inspect.signature(IndexStore.filters).parameters
+    for method in (Vault.search, Vault.vsearch, Vault.query, Vault.recall, Vault.why, Vault.similar, Vault.timeline):
+        assert "filters" in inspect.signature(method).parameters, method
 
 
-def test_make_filters_takes_the_filter_arguments_with_as_of_as_a_time() -> None:
-    """``make_filters`` takes the same names, ``as_of`` already turned into ``visible_at``."""
-    params = tuple(inspect.signature(make_filters).parameters)
-    assert params == (*(a for a in schema.FILTER_ARGS if a != "as_of"), "visible_at")
+def test_make_filters_takes_the_filter_value_and_a_time() -> None:
+    """``make_filters`` takes a ``FilterArgs`` and ``as_of`` already turned into ``visible_at``."""
+    assert tuple(inspect.signature(make_filters).parameters) == ("args", "visible_at")
 
 
 def test_the_cli_filter_options_give_the_filter_arguments() -> None:
-    """``search``'s options become exactly the schema's filter arguments; its choices are schema's."""
+    """``search``'s options include one per filter, named as the filter; its choices are schema's."""
     from mdmem.cli import cli
-    from mdmem.cli.options import filters_from
 
-    search = cli.get_command(click.Context(cli), "search")  # the group imports its commands on first use
+    search = cli.get_command(click.Context(cli), "search")  # the group builds its commands on first use
     assert search is not None
-    kw = {p.name: () if p.multiple else None for p in search.params if p.name}  # as click passes unset options
-    assert tuple(filters_from(kw)) == schema.FILTER_ARGS
+    names = [p.name for p in search.params]
+    assert [n for n in names if n in schema.FILTER_ARGS] == list(schema.FILTER_ARGS)
     choices = {p.name: tuple(p.type.choices) for p in search.params if isinstance(p.type, click.Choice)}
     assert choices["include"] == schema.INCLUDE_CHOICES
-    assert choices["statuses"] == schema.STATUSES
+    assert choices["status"] == schema.STATUSES

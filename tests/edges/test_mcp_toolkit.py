@@ -1,5 +1,5 @@
-"""Issue 15 through the real MCP client: set, history/diff/show, find_similar, profile and the rest of
-the CLI as tools (one stdio session), and the CLI ↔ MCP mapping that every new command must join."""
+"""Through the real MCP client: set, history/diff/show, find_similar, profile and the rest of the CLI
+as tools (one stdio session), and the CLI ↔ MCP decision every new command must make."""
 
 from __future__ import annotations
 
@@ -10,61 +10,19 @@ import pytest
 
 from mdmem.cli import COMMANDS
 from mdmem.edges.commands import BY_NAME as TABLE
+from mdmem.edges.commands import NOT_ROWS
 from mdmem.edges.mcp_tools import Served, Tools, tools_of
 
 from ..conftest import git, mdmem_in_process
 from .test_mcp import run, stdio_session, text
 
-# Every hand-written CLI command → its MCP tool, or None with the reason it has none. A command added to
-# COMMANDS without a line here fails test_every_cli_command_has_an_mcp_decision (a row of the command
-# table is both, by construction).
-CLI_TO_MCP: dict[str, str | tuple[None, str]] = {
+# The hand-written CLI commands an agent has as a hand-written tool (the others say why not in
+# ``commands.NOT_ROWS``; a row of the command table is both, by construction).
+HAND_TOOLS = {
     "add": "add",
-    "get": "get",
-    "pin": "pin",
-    "unpin": "pin",
-    "snooze": "snooze",
-    "forget": "forget",
-    "restore": "restore",
     "correct": "correct",
-    "set": "set",
-    "history": "history",
-    "diff": "diff",
-    "show": "show",
-    "search": "search",
-    "vsearch": "vsearch",
-    "query": "query",
-    "recall": "recall",
-    "context": "context",
-    "neighbors": "neighbors",
-    "why": "why",
-    "similar": "find_similar",
-    "timeline": "timeline",
-    "link": "link",
-    "unlink": "unlink",
     "reindex": "reindex",
-    "init": (None, "makes a vault; a server runs inside one"),
-    "serve": (None, "starts a server process"),
-    "mcp": (None, "is the server itself"),
-    "setup": (None, "writes the agent's own settings files; a person's decision"),
-    "hook": (None, "the agent's hooks call it, not the model"),
-    "hooks": (None, "installs git hooks; a person's decision"),
-    "eval": (None, "a benchmark for developers, minutes long"),
-    "embed": (None, "long-running; writes and reads keep vectors up by themselves"),
-    "doctor": (None, "a report for people; status gives the model what it needs"),
-    "sweep": (None, "archives notes in bulk; a person's decision"),
-    "graph": (None, "exports files (json, dot, html) for people; neighbors/links/path answer the model"),
-    "vaults": (None, "edits the user's own config file (named vaults); a person's decision"),
     "import": "import_memories",
-    "sync": (
-        None,
-        "pushes this clone's commits to a shared remote and merges the team's; a person's decision, "
-        "and network work that outlasts a tool call",
-    ),
-    "resolve": (
-        None,
-        "chooses whose text a shared note keeps; a person's decision (both versions stay searchable until then)",
-    ),
 }
 
 
@@ -74,12 +32,13 @@ def _hash_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_cli_command_has_an_mcp_decision() -> None:
-    assert set(CLI_TO_MCP) == set(COMMANDS), "decide for each new CLI command: its MCP tool, or None and why"
+    """A command is a row (a tool by construction, or says why not), or a hand-written command whose
+    reason ``NOT_ROWS`` gives, naming its hand-written tool when it has one."""
+    assert set(COMMANDS) == set(NOT_ROWS), "decide for each new CLI command: a row, or why not"
     tools = {fn.__name__ for fn, _ in tools_of(Tools(Served(None), threading.Lock()))}  # type: ignore[arg-type]
-    named = {t for t in CLI_TO_MCP.values() if isinstance(t, str)}
-    assert named <= tools, f"mapped to tools the server lacks: {named - tools}"
-    assert set(TABLE) <= tools and not set(TABLE) & set(COMMANDS)
-    assert all(len(t[1]) > 10 for t in CLI_TO_MCP.values() if isinstance(t, tuple))
+    assert set(HAND_TOOLS.values()) <= tools
+    assert all(f"tool {HAND_TOOLS[c].split('_')[0]}" in NOT_ROWS[c] for c in HAND_TOOLS)
+    assert {c.tool_name for c in TABLE.values() if c.has_tool} <= tools and not set(TABLE) & set(COMMANDS)
 
 
 def test_toolkit_over_stdio(tmp_path: Path) -> None:

@@ -46,7 +46,13 @@ def test_mcp_over_two_vaults(tmp_path: Path) -> None:
     async def main() -> None:
         async with session(["--vaults", "work,team,gone"], tmp_path / "err.log") as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert all("vault" in t.input_schema["properties"] for t in tools.values())
+            assert all("vault" in t.input_schema["properties"] for t in tools.values() if t.name != "vaults")
+            listed = await s.call_tool("vaults", {})
+            assert [v["name"] for v in listed.structured_content["vaults"]] == ["work", "team"]
+            assert listed.structured_content["vaults"][0]["default"] is True
+            each = await s.call_tool("status", {})  # a server of several: each vault's status
+            assert not each.is_error and set(each.structured_content["vaults"]) == {"work", "team"}
+            assert "work:" in text(each) and "team:" in text(each) and each.structured_content["skipped"]
             r = await s.call_tool("recall", {"query": QUESTION, "limit": 5})
             assert not r.is_error, text(r)
             top = r.structured_content["results"][0]
