@@ -346,7 +346,7 @@ def _inline(line: str, *, table: bool = False) -> str:
     """One line's inline markdown as text; code spans keep their text, without backticks."""
     parts = []
     pos = 0
-    for start, end, code in _code_spans(line):
+    for start, end, code in code_spans(line):
         parts.append(_inline_prose(line[pos:start], table))
         parts.append(code.strip() if code.strip() else code)
         pos = end
@@ -354,7 +354,7 @@ def _inline(line: str, *, table: bool = False) -> str:
     return "".join(parts).strip()
 
 
-def _code_spans(line: str) -> list[tuple[int, int, str]]:
+def code_spans(line: str) -> list[tuple[int, int, str]]:
     """(start, end, code) of each code span: a run of backticks closed by the next run of the same
     length. In one pass over the runs (an expression with a back-reference took cubic time on a
     line of backticks)."""
