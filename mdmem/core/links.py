@@ -286,12 +286,14 @@ _UNESCAPE = re.compile("[\U000f0021-\U000f007e]")
 DISPLAY_MAX = 256 * 1024  # display_text shows at most this many characters of a body (snippets, key lines)
 
 
+@lru_cache(maxsize=4)
 def display_text(body: str) -> str:
     """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
     (emphasis, heading #s, link targets, embeds, table pipes, list and quote markers); a link shows
     its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one.
     Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a 4 MB note is
-    taken from its beginning (search still finds every word of it)."""
+    taken from its beginning (search still finds every word of it). Kept for the last few bodies: one
+    answer shows a hit's text in several stages (candidates, snippets, names in prose)."""
     if len(body) > DISPLAY_MAX:
         cut = body.rfind("\n", 0, DISPLAY_MAX)
         body = body[: cut if cut > 0 else DISPLAY_MAX]
