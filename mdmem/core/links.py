@@ -286,6 +286,15 @@ _UNESCAPE = re.compile("[\U000f0021-\U000f007e]")
 DISPLAY_MAX = 256 * 1024  # display_text shows at most this many characters of a body (snippets, key lines)
 
 
+def shown_part(body: str) -> str:
+    """The part of a body readers are shown (``display_text``): its first ``DISPLAY_MAX`` characters,
+    in whole lines. What each stage that reads a hit's text reads at most."""
+    if len(body) <= DISPLAY_MAX:
+        return body
+    cut = body.rfind("\n", 0, DISPLAY_MAX)
+    return body[: cut if cut > 0 else DISPLAY_MAX]
+
+
 @lru_cache(maxsize=4)
 def display_text(body: str) -> str:
     """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
@@ -294,9 +303,7 @@ def display_text(body: str) -> str:
     Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a 4 MB note is
     taken from its beginning (search still finds every word of it). Kept for the last few bodies: one
     answer shows a hit's text in several stages (candidates, snippets, names in prose)."""
-    if len(body) > DISPLAY_MAX:
-        cut = body.rfind("\n", 0, DISPLAY_MAX)
-        body = body[: cut if cut > 0 else DISPLAY_MAX]
+    body = shown_part(body)
     out: list[str] = []
     prose: list[str] = []
     fence = ""

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .links import DISPLAY_MAX, code_spans
+from .links import code_spans, shown_part
 from .refs import blank_refs, classify
 
 WRITTEN, GIVEN = 0, 1  # a form's strength: a name or handle as the person note writes it, a first name
@@ -84,13 +84,10 @@ def prose_names(people: Iterable[tuple[str, Iterable[str]]]) -> ProseNames:
 def prose_of(body: str) -> str:
     """A markdown body without its fenced code blocks, code spans and wikilinks (what its prose says:
     not code, and not links, which are edges of their own). Only the part ``display_text`` shows is
-    read (``DISPLAY_MAX``): the names are looked for in that text."""
-    if len(body) > DISPLAY_MAX:
-        cut = body.rfind("\n", 0, DISPLAY_MAX)
-        body = body[: cut if cut > 0 else DISPLAY_MAX]
+    read (``links.shown_part``): the names are looked for in that text."""
     out: list[str] = []
     fence = ""
-    for line in body.splitlines():
+    for line in shown_part(body).splitlines():
         m = _FENCE.match(line)
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):

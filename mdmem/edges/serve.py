@@ -304,7 +304,8 @@ class Server:
         """Stop answering and close the vault; within ``STOP_GRACE`` seconds, or exit at once: the work
         under way (a query, a vector batch) is given up as a SIGKILL would (every write survives that)."""
         self.stopping.set()
-        threading.Thread(target=self.httpd.shutdown, daemon=True).start()
+        closing = threading.Thread(target=self.httpd.shutdown, daemon=True)  # the loop polls every 0.5 s
+        closing.start()
         idle = self.lock.acquire(timeout=STOP_GRACE)  # held until exit: no request starts on a closed vault
         self._remove_info()
         if not idle:
@@ -312,9 +313,10 @@ class Server:
 
             sys.stdout.flush()
             sys.stderr.flush()
-            # not a normal exit: the interpreter's shutdown would wait for the request's thread, and
-            # stopping while the model runs in a thread aborts the process
+            # not a normal exit: the vault cannot be closed under the request, and the interpreter's
+            # shutdown while the model runs in a thread aborts the process
             os._exit(0)
+        closing.join(timeout=1.0)  # one poll of the loop (a second if it never started)
         self.httpd.server_close()
         self.vault.close()
 
