@@ -3,12 +3,15 @@ in a fresh vault, measured as a user meets them.
 
     python benchmarks/bench_hostile.py [--cases NAME,…] [--runs 3] [--timeout 120]
 
-A note case writes the note into a new vault and measures ``mdmem reindex`` (indexing it) and
-``mdmem search`` (a word the note holds); a book case measures ``mdmem import BOOK`` (imported, or
+A note case writes the note into a new vault and measures ``mdmem reindex`` (indexing it),
+``mdmem search`` (a word the note holds), then, after ``mdmem embed`` (the real model: vectors on),
+``mdmem query`` and ``mdmem recall`` (the hybrid and recall paths: snippets, chunks, typos, expansion,
+link hints and the people the hits name); a book case measures ``mdmem import BOOK`` (imported, or
 refused in one line), then ``reindex`` and ``search``. Each figure is the median over ``--runs`` (each
 run a new vault, or the note rewritten), wall time and peak RSS of the command's process; a command
 over ``--timeout`` seconds is killed and shown as ">T". Goal: any note or book of at most 4 MB,
-whatever its content: ``reindex`` and ``search`` each under 2 s, peak RSS under 500 MB.
+whatever its content: ``reindex``, ``search``, ``query`` and ``recall`` each under 2 s, peak RSS
+under 500 MB (``query``/``recall`` also on the 5 MB cases).
 Results: a table on stdout, ``benchmarks/out/hostile.md`` and ``.json``. See ``benchmarks/README.md``.
 """
 
@@ -71,6 +74,18 @@ def run(cmd: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
 
 def note_brackets_line(_: Path) -> str:
     return f"# Brackets\n\n{WORD}\n\n" + "[[" * 50_000 + "\n"  # one 100 KB line
+
+
+def note_wikilinks(size: int) -> Callable[[Path], str]:
+    return lambda _: f"# Brackets\n\n{WORD}\n\n" + "[[" * (size // 2) + "\n"  # one line of [[
+
+
+def note_opening(size: int) -> Callable[[Path], str]:
+    return lambda _: f"# Brackets\n\n{WORD}\n\n" + "[" * size + "\n"
+
+
+def note_words_200kb(_: Path) -> str:
+    return "# Words\n\n" + f"{WORD} alpha word beta " * 8_000
 
 
 def note_paragraphs(_: Path) -> str:
@@ -140,6 +155,12 @@ NOTES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "brackets-line": ("note: one 100 KB line of [[", note_brackets_line),
     "paragraphs": ("note: 30,000 paragraphs holding the word", note_paragraphs),
     "brackets-4mb": ("note: 4 MB of [", note_brackets_4mb),
+    "wikilinks-50kb": ("note: 50 KB of [[", note_wikilinks(50_000)),
+    "wikilinks-200kb": ("note: 200 KB of [[", note_wikilinks(200_000)),
+    "wikilinks-5mb": ("note: 5 MB of [[", note_wikilinks(5_000_000)),
+    "opening-200kb": ("note: 200 KB of [", note_opening(200_000)),
+    "opening-5mb": ("note: 5 MB of [", note_opening(5_000_000)),
+    "words-200kb": ("note: 200 KB of plain words (control)", note_words_200kb),
     "emphasis-4mb": ("note: 4 MB of **a", note_emphasis_4mb),
     "prose-4mb": ("note: 4 MB of prose (control)", note_prose_4mb),
 }
@@ -177,19 +198,26 @@ def bench_note(key: str, work: Path, runs: int, timeout: float) -> dict[str, Any
     text = make(work)
     vault = new_vault(work, key)
     mdmem = [sys.executable, "-m", "mdmem", "--vault", str(vault)]
-    reindex, search = [], []
+    reindex, search, query, recall = [], [], [], []
     for i in range(runs):
         (vault / "notes" / "hostile.md").write_text(text + f"\nrun {i}\n")  # changed each run: reindexed
         log(f"  {key}: reindex (run {i + 1})")
         reindex.append(run([*mdmem, "reindex"], vault, timeout))
         log(f"  {key}: search (run {i + 1})")
         search.append(run([*mdmem, "search", WORD], vault, timeout))
+        subprocess.run([*mdmem, "embed"], env=child_env(), check=True, capture_output=True)  # vectors on
+        log(f"  {key}: query (run {i + 1})")
+        query.append(run([*mdmem, "query", WORD], vault, timeout))
+        log(f"  {key}: recall (run {i + 1})")
+        recall.append(run([*mdmem, "recall", f"what do we know about {WORD}"], vault, timeout))
     return {
         "case": key,
         "title": title,
         "mb": round(len(text.encode()) / 1e6, 2),
         "reindex": summary(reindex, timeout),
         "search": summary(search, timeout),
+        "query": summary(query, timeout),
+        "recall": summary(recall, timeout),
     }
 
 
@@ -227,8 +255,8 @@ def render(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     out = [
         f"# Hostile input\n\n{info['date']} · mdmem {info['mdmem_rev']} · {info['nproc']} cores · load "
         f"{info['loadavg'][0]:.1f} · medians of {info['runs']} run(s): wall s (CPU s) / peak RSS\n",
-        "| case | file MB | import (outcome) | reindex | search | goal |",
-        "|---|---|---|---|---|---|",
+        "| case | file MB | import (outcome) | reindex | search | query | recall | goal |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         imp = r.get("import")
@@ -241,11 +269,13 @@ def render(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
             )
         ok = all(
             f is not None and f["s"] is not None and f["s"] < GOAL_S and f["rss_mb"] < GOAL_MB
-            for f in (r["reindex"], r["search"])
+            for f in (r["reindex"], r["search"], r.get("query", {}), r.get("recall", {}))
+            if f != {}
         ) and (imp is None or imp["rss_mb"] < GOAL_MB)
         out.append(
             f"| {r['title']} | {r['mb']} | {cell(imp)}{' (' + outcome + ')' if outcome else ''} | "
-            f"{cell(r['reindex'])} | {cell(r['search'])} | {'ok' if ok else 'MISSED'} |"
+            f"{cell(r['reindex'])} | {cell(r['search'])} | {cell(r.get('query'))} | {cell(r.get('recall'))} | "
+            f"{'ok' if ok else 'MISSED'} |"
         )
     return "\n".join(out) + "\n"
 

@@ -94,18 +94,28 @@ class Vault:
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
         """Open the vault whose root is ``path`` (any folder of notes can be a vault)."""
-        root = Path(path).expanduser()
-        if not root.is_dir():
-            raise VaultNotFound(f'No folder at {root}. Create one with "mdmem init {root}".')
-        return cls(root.resolve())
+        return cls(cls.root_at(path))
 
     @classmethod
     def discover(cls, start: str | os.PathLike[str] | None = None) -> Vault:
         """The vault containing ``start`` (default: the current directory), found by walking up."""
+        return cls(cls.find_root(start))
+
+    @staticmethod
+    def root_at(path: str | os.PathLike[str]) -> Path:
+        """The root ``open(path)`` opens, without reading the vault's settings."""
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise VaultNotFound(f'No folder at {root}. Create one with "mdmem init {root}".')
+        return root.resolve()
+
+    @staticmethod
+    def find_root(start: str | os.PathLike[str] | None = None) -> Path:
+        """The root ``discover(start)`` opens, without reading the vault's settings."""
         here = Path(start or os.getcwd()).expanduser().resolve()
         for p in (here, *here.parents):
             if (p / CONFIG_FILE).is_file() or (p / STATE_DIR).is_dir():
-                return cls(p)
+                return p
         raise VaultNotFound(
             f'No mdmem vault at or above {here}. Run "mdmem init PATH" to make one, '
             "or pass --vault PATH (or set MDMEM_VAULT)."

@@ -12,6 +12,8 @@ import click
 from ..core.errors import MdmemError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..api.reader import Ask
     from ..api.vault import Vault
     from ..api.vault_set import VaultSet
@@ -46,23 +48,32 @@ class State:
     def vault(self) -> Vault:
         """--vault NAME|PATH, else the vault at or above the current folder, else the default vault."""
         if self._vault is None:
-            from ..api import registry
             from ..api.vault import Vault
-            from ..core.errors import VaultNotFound
 
-            if self.vault_path:
-                self._vault = Vault.open(registry.resolve(self.vault_path))
-            else:
-                try:
-                    self._vault = Vault.discover()
-                except VaultNotFound as exc:
-                    default = registry.default_vault()
-                    if default is None:
-                        raise VaultNotFound(
-                            f'{exc} Or name one for use anywhere: "mdmem vaults add NAME PATH --default".'
-                        ) from exc
-                    self._vault = Vault.open(default)
+            self._vault = Vault(self.vault_root)
         return self._vault
+
+    @property
+    def vault_root(self) -> Path:
+        """The root of the vault ``vault`` opens, found without reading its settings (``serve --stop``
+        stops the server of a vault whose ``mdmem.toml`` is refused)."""
+        if self._vault is not None:
+            return self._vault.root
+        from ..api import registry
+        from ..api.vault import Vault
+        from ..core.errors import VaultNotFound
+
+        if self.vault_path:
+            return Vault.root_at(registry.resolve(self.vault_path))
+        try:
+            return Vault.find_root()
+        except VaultNotFound as exc:
+            default = registry.default_vault()
+            if default is None:
+                raise VaultNotFound(
+                    f'{exc} Or name one for use anywhere: "mdmem vaults add NAME PATH --default".'
+                ) from exc
+            return Vault.root_at(default)
 
     def vault_for(self, ref: str) -> tuple[Vault, str]:
         """The vault a note reference is in and the reference there: ``NAME:REF`` (a registered vault's

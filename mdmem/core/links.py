@@ -286,15 +286,24 @@ _UNESCAPE = re.compile("[\U000f0021-\U000f007e]")
 DISPLAY_MAX = 256 * 1024  # display_text shows at most this many characters of a body (snippets, key lines)
 
 
+def shown_part(body: str) -> str:
+    """The part of a body readers are shown (``display_text``): its first ``DISPLAY_MAX`` characters,
+    in whole lines. What each stage that reads a hit's text reads at most."""
+    if len(body) <= DISPLAY_MAX:
+        return body
+    cut = body.rfind("\n", 0, DISPLAY_MAX)
+    return body[: cut if cut > 0 else DISPLAY_MAX]
+
+
+@lru_cache(maxsize=4)
 def display_text(body: str) -> str:
     """A markdown body as the text a reader sees: no HTML tags, comments or markdown syntax
     (emphasis, heading #s, link targets, embeds, table pipes, list and quote markers); a link shows
     its label. Code keeps its text; paragraphs stay apart (blank lines), so snippets can pick one.
     Only the first ``DISPLAY_MAX`` characters (whole lines) are shown: a snippet of a huge note is
-    taken from its beginning (search still finds every word of it)."""
-    if len(body) > DISPLAY_MAX:
-        cut = body.rfind("\n", 0, DISPLAY_MAX)
-        body = body[: cut if cut > 0 else DISPLAY_MAX]
+    taken from its beginning (search still finds every word of it). Kept for the last few bodies: one
+    answer shows a hit's text in several stages (candidates, snippets, names in prose)."""
+    body = shown_part(body)
     out: list[str] = []
     prose: list[str] = []
     fence = ""
@@ -346,7 +355,7 @@ def _inline(line: str, *, table: bool = False) -> str:
     """One line's inline markdown as text; code spans keep their text, without backticks."""
     parts = []
     pos = 0
-    for start, end, code in _code_spans(line):
+    for start, end, code in code_spans(line):
         parts.append(_inline_prose(line[pos:start], table))
         parts.append(code.strip() if code.strip() else code)
         pos = end
@@ -354,7 +363,7 @@ def _inline(line: str, *, table: bool = False) -> str:
     return "".join(parts).strip()
 
 
-def _code_spans(line: str) -> list[tuple[int, int, str]]:
+def code_spans(line: str) -> list[tuple[int, int, str]]:
     """(start, end, code) of each code span: a run of backticks closed by the next run of the same
     length. In one pass over the runs (an expression with a back-reference took cubic time on a
     line of backticks)."""

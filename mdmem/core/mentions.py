@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .links import code_spans, shown_part
 from .refs import blank_refs, classify
 
 WRITTEN, GIVEN = 0, 1  # a form's strength: a name or handle as the person note writes it, a first name
@@ -23,8 +24,7 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # "O'Brien" is O + Brien, "Ada's" 
 _NAME = re.compile(r"[^\W\d_][^\W\d_'’.\s-]*(?:[\s'’.-]+[^\W\d_]+)*[.]?", re.UNICODE)
 _JOINERS = ("", "'", "’", "-", ".")  # what may stand between two words of one name (beside spaces)
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1", re.DOTALL)
-_WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
+_WIKILINK = re.compile(r"!?\[\[[^\[\]\n]*\]\]")  # no "[" inside: each "[[" is tried once, not to the line's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +83,11 @@ def prose_names(people: Iterable[tuple[str, Iterable[str]]]) -> ProseNames:
 
 def prose_of(body: str) -> str:
     """A markdown body without its fenced code blocks, code spans and wikilinks (what its prose says:
-    not code, and not links, which are edges of their own)."""
+    not code, and not links, which are edges of their own). Only the part ``display_text`` shows is
+    read (``links.shown_part``): the names are looked for in that text."""
     out: list[str] = []
     fence = ""
-    for line in body.splitlines():
+    for line in shown_part(body).splitlines():
         m = _FENCE.match(line)
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
@@ -96,7 +97,13 @@ def prose_of(body: str) -> str:
             fence = m.group(1)
             continue
         out.append(line)
-    return _WIKILINK.sub(" ", _CODE_SPAN.sub(" ", "\n".join(out)))
+    text = "\n".join(out)
+    parts, pos = [], 0
+    for start, end, _ in code_spans(text):  # paired in one pass (a back-reference was quadratic on backticks)
+        parts.append(text[pos:start])
+        pos = end
+    parts.append(text[pos:])
+    return _WIKILINK.sub(" ", " ".join(parts))
 
 
 def find_names(text: str, names: ProseNames) -> list[tuple[str, str]]:

@@ -2,7 +2,9 @@
 
 The CLI's ``query``/``vsearch`` ask it first (``call_server``) and fall back to working alone.
 It also fills missing vectors in the background, and exits after an idle timeout, when its
-vault disappears, or when another server takes over — it never lingers as an orphan.
+vault disappears, or when another server takes over — it never lingers as an orphan. Its work runs in
+other threads while the main one waits for signals, so SIGTERM ends it within a second, mid-query
+too; ``stop_server`` (``serve --stop``) needs no answer from it, and kills one that outlasts SIGTERM.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from ..api.vault import Vault
 
 FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (a short pause)
+STOP_GRACE = 0.7  # seconds a stopping server waits for the request or vector batch under way (longer than a batch)
+KILL_AFTER = 1.0  # seconds ``stop_server`` gives SIGTERM before SIGKILL (the server needs at most STOP_GRACE)
 
 
 def _info_path(root: Path) -> Path:
@@ -39,6 +44,78 @@ def prove(root: Path, info: dict[str, Any]) -> bool:
     pid in a stale or foreign ``serve.json`` may belong to another process by now."""
     answer = call_server(root, "whoami", {}, timeout=5.0, info=info)
     return answer is not None and answer.get("pid") == info.get("pid") and answer.get("vault") == str(root.resolve())
+
+
+def is_server_process(info: dict[str, Any]) -> bool:
+    """Whether the live process ``info`` names is one of this user's ``mdmem serve`` processes, started
+    before it wrote ``info`` (Linux's ``/proc``; False elsewhere). Needs no answer from the process, so
+    a server busy on a long request is recognised; a pid reused since belongs to a process that started
+    after ``info`` was written, or runs something else."""
+    try:
+        pid = int(info["pid"])
+        proc = Path(f"/proc/{pid}")
+        if proc.stat().st_uid != os.getuid():
+            return False
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        ticks = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[19])  # field 22: start, in ticks
+        boot = next(int(ln.split()[1]) for ln in Path("/proc/stat").read_text().splitlines() if ln.startswith("btime "))
+        written = float(info["started"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError, StopIteration):
+        return False
+    started = boot + ticks / os.sysconf("SC_CLK_TCK")
+    # boot time is given in whole seconds: a second of slack, the other way than a reused pid would lie
+    return started <= written + 1.0 and b"serve" in argv and any(b"mdmem" in a for a in argv)
+
+
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has exited (a zombie waiting for its parent counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):
+        return False
+
+
+def stop_server(root: Path, info: dict[str, Any], kill_after: float = KILL_AFTER) -> str:
+    """Stop the server ``info`` (``serve.json``) names, once proven to be this vault's (``is_server_process``,
+    else ``prove``): SIGTERM, then SIGKILL if it is still there after ``kill_after`` seconds. Returns what
+    was done; raises ``MdmemError`` when the pid is not proven (nothing is signalled then)."""
+    from ..core.errors import MdmemError
+
+    pid = int(info["pid"])
+    if not (is_server_process(info) or prove(root, info)):  # never signal a pid the file names unproven
+        raise MdmemError(
+            f"No server of this vault answers as pid {pid} (its serve.json is stale); nothing was "
+            "stopped. Remove .mdmem/serve.json if none runs."
+        )
+    os.kill(pid, signal.SIGTERM)
+    if _wait_gone(pid, kill_after):
+        return f"Stopped the server (pid {pid})."
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _wait_gone(pid, kill_after)
+    now = server_info(root)
+    if now is not None and now.get("token") == info.get("token"):  # a killed server leaves its file
+        _info_path(root).unlink(missing_ok=True)
+    return f"Stopped the server (pid {pid}): still running {kill_after:.0f} s after SIGTERM, it was killed."
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def call_server(
@@ -198,25 +275,54 @@ class Server:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        if self.warm:  # clients find the server only once it is warm: none waits on a cold one
-            self.warmed = warm_up(self.vault, self.lock)
-        self._write_info()
-        threading.Thread(target=self._watchdog, daemon=True).start()
-        if self.fill_vectors:
-            threading.Thread(target=self._fill, daemon=True).start()
+        # The work (warm-up, requests, vectors) runs in other threads; this one waits for a signal: a
+        # handler runs only in the main thread, and would wait behind a query running in it.
+        work = threading.Thread(target=self._run, daemon=True, name="mdmem serve")
+        work.start()
         try:
+            while not self.stopping.wait(0.5):
+                pass
+        finally:
+            self._finish()
+
+    def _run(self) -> None:
+        """Warm up, publish the address, then answer until stopped (in a thread of its own)."""
+        try:
+            if self.warm:  # clients find the server only once it is warm: none waits on a cold one
+                self.warmed = warm_up(self.vault, self.lock)
+            if self.stopping.is_set():
+                return
+            self._write_info()
+            threading.Thread(target=self._watchdog, daemon=True).start()
+            if self.fill_vectors:
+                threading.Thread(target=self._fill, daemon=True).start()
             self.httpd.serve_forever(poll_interval=0.5)
         finally:
-            self.httpd.server_close()
-            self._remove_info()
-            # Let a vector fill finish its batch: exiting while the model runs in a thread aborts.
-            with self.lock:
-                self.vault.close()
+            self.stopping.set()
+
+    def _finish(self) -> None:
+        """Stop answering and close the vault; within ``STOP_GRACE`` seconds, or exit at once: the work
+        under way (a query, a vector batch) is given up as a SIGKILL would (every write survives that)."""
+        self.stopping.set()
+        closing = threading.Thread(target=self.httpd.shutdown, daemon=True)  # the loop polls every 0.5 s
+        closing.start()
+        idle = self.lock.acquire(timeout=STOP_GRACE)  # held until exit: no request starts on a closed vault
+        self._remove_info()
+        if not idle:
+            import sys
+
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # not a normal exit: the vault cannot be closed under the request, and the interpreter's
+            # shutdown while the model runs in a thread aborts the process
+            os._exit(0)
+        closing.join(timeout=1.0)  # one poll of the loop (a second if it never started)
+        self.httpd.server_close()
+        self.vault.close()
 
     def stop(self) -> None:
+        """Stop serving (what SIGTERM and the watchdog call): ``serve_forever`` returns soon after."""
         self.stopping.set()
-        if self.httpd is not None:
-            threading.Thread(target=self.httpd.shutdown, daemon=True).start()
 
     def _write_info(self) -> None:
         path = _info_path(self.vault.root)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
-from ..core.links import display_text
+from ..core.links import display_text, shown_part
 from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
 from ..core.rank import Candidate, spread
 from ..core.text import terms
@@ -379,8 +379,9 @@ def _date_anchor(idx: IndexRead, win: Window, filters: Filters, now: float | Non
 
 
 def key_line(body: str, limit: int = 160) -> str:
-    """The first line of a body that says something (no headings, fences or blank lines)."""
-    for line in body.splitlines():
+    """The first line of a body that says something (no headings, fences or blank lines), within the
+    text shown (``shown_part``: a 5 MB note of embeds has a line read for each of them)."""
+    for line in shown_part(body).splitlines():
         raw = line.strip().lstrip("> ")
         if not raw or raw.startswith(("#", "```", "~~~", "|", "---")):
             continue

@@ -1,5 +1,5 @@
 """Every text pass over a note is linear: the parser, the plain text shown to readers, snippets, chunks,
-redaction and the index's terms, on the inputs that made them quadratic or worse (a line of "[[", 30,000
+redaction, the index's terms and the people named in prose (what ``query`` and ``recall`` add to their hits), on the inputs that made them quadratic or worse (a line of "[[", 30,000
 paragraphs holding the query word, emphasis markers that never close …). Each case runs in a child
 process under a CPU-time limit: a build that went back to quadratic would take minutes to hours on
 these sizes, and is stopped there. Also: what the parser reads past its markdown bound is still found."""
@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from mdmem.core.links import analyze_body, display_text
+from mdmem.core.mentions import find_names, prose_names, prose_of
 from mdmem.core.text import snippet
 
 SIZE = 200_000  # characters of each hostile body
@@ -29,6 +30,7 @@ CASES = {
     "italics *a": "*a " * (SIZE // 3),
     "strike ~~a": "~~a " * (SIZE // 4),
     "backticks": "a" + "`" * SIZE,
+    "backticks, each run shorter": "a " + " ".join("`" * k for k in range(630, 0, -1)),
     "code spans of every length": "a " + " ".join("`" * k for k in range(1, 630)),
     "heading with trailing blanks": "# a" + " " * SIZE + "b",
     "heading hashes": "## a" + " #" * (SIZE // 2) + "x",
@@ -43,10 +45,12 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_CPU, ({cpu}, {cpu}))
 from mdmem.core.chunk import chunk_note
 from mdmem.core.links import display_text
+from mdmem.core.mentions import find_names, prose_names, prose_of
 from mdmem.core.note import parse_note
 from mdmem.core.redact import redact
 from mdmem.core.text import index_terms, snippet
 from tests.core.test_linear import CASES
+people = prose_names([("people/ada", ["Ada Lovelace", "@ada"]), ("people/word", ["Word Alpha"])])
 for case, body in CASES.items():
     print("case", case, flush=True)  # the last one printed is the one a kill stopped
     note = parse_note(body, "x.md")
@@ -55,6 +59,7 @@ for case, body in CASES.items():
     chunk_note("t", body)
     redact(body)
     index_terms(note.text)
+    find_names(display_text(prose_of(body)), people)
     assert len(note.text) >= len(body) // 2, case  # the text is indexed, not dropped
 print("done", flush=True)
 """
@@ -92,3 +97,15 @@ def test_snippets_still_pick_the_passage_with_the_most_query_words() -> None:
     assert snippet(text, {"alpha", "beta"}) == "**alpha** and **beta** together"
     shown = display_text("# Title ##\n\n**bold** and `code` and [[Note|label]] and [link](x.md) ~~old~~")
     assert shown == "Title\n\nbold and code and label and link old"
+
+
+def test_the_prose_searched_for_names_is_bounded_as_the_text_shown_is() -> None:
+    from mdmem.core.links import DISPLAY_MAX
+
+    people = prose_names([("people/ada", ["Ada Lovelace"])])
+    line = "Ada Lovelace wrote [[the table]] and `code`.\n"
+    body = line * (4 * DISPLAY_MAX // len(line))
+    prose = prose_of(body)
+    assert len(prose) <= DISPLAY_MAX and "the table" not in prose and "code" not in prose
+    assert find_names(display_text(prose), people)[0] == ("ada lovelace", "Ada Lovelace")
+    assert prose_of("See `a\nb` and [[x]] but Ada ``here``") == "See   and   but Ada  "

@@ -889,6 +889,7 @@ def test_snippets_and_key_lines_show_text_not_syntax(plain: Path, tool: str) -> 
 
 
 def test_context_key_line_shows_text_not_syntax() -> None:
+    from mdmem.core.links import DISPLAY_MAX
     from mdmem.features.recall import key_line
 
     assert (
@@ -896,6 +897,10 @@ def test_context_key_line_shows_text_not_syntax() -> None:
         == "Open local graph via the local graph"
     )
     assert key_line("![[image.png]]\n- *Second* line") == "Second line"
+
+    embeds = "![[image.png]]\n" * (DISPLAY_MAX // 15 - 1)
+    assert key_line(embeds + "Said at last\n") == "Said at last"
+    assert key_line(embeds * 2 + "Said too late\n") == ""  # past the text shown: not read line by line
 
 
 def test_a_query_the_vault_cannot_answer_says_so_quietly() -> None:
