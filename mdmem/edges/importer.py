@@ -21,22 +21,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError
 from ..results.reports import ImportReport
+from .import_entries import HEADING, TYPE_ALIASES, Entry, entry_id, norm, title_of
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
     from ..core.books import Book
 
-TITLE_CHARS = 80
 _DATE = r"(\d{4}-\d{2}-\d{2})"
 _LEAD_DATE = re.compile(rf"^\**\[?{_DATE}(?:[T ][\d:]+Z?)?\]?\**\s*(?:[:\-–—)|]\s*)?")
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # A heading's words → the type of the entries under it.
 _HEADING_TYPES: tuple[tuple[str, str], ...] = (
@@ -52,66 +51,9 @@ _HEADING_TYPES: tuple[tuple[str, str], ...] = (
     (r"project", "project"),
     (r"context|background|notes?", "context"),
 )
-_TYPE_ALIASES = {
-    "style": "preference",
-    "preferences": "preference",
-    "decisions": "decision",
-    "facts": "fact",
-    "lesson": "antipattern",
-    "lessons": "antipattern",
-    "todo": "progress",
-    "task": "progress",
-    "episode": "conversation",
-    "observation": "fact",
-    "knowledge": "fact",
-}
-
-
-@dataclass(slots=True)
-class Entry:
-    """One memory to import: what it says, its metadata and the key that makes re-runs idempotent."""
-
-    key: str
-    title: str  # whole: cut to ``title_chars`` only after its secrets are redacted (``_write``)
-    body: str
-    type: str = "note"
-    created: str | None = None
-    tags: list[str] = field(default_factory=list)
-    salience: float | None = None
-    scope: str | None = None
-    entities: list[str] = field(default_factory=list)
-    pinned: bool = False
-    source: str = ""
-    replaceable: bool = False  # a day file: its note follows the file's text on re-import
-    extra: dict[str, Any] = field(default_factory=dict)
-    title_chars: int = TITLE_CHARS
 
 
 # -- pure parsing ------------------------------------------------------------------------------------
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def entry_id(key: str) -> str:
-    """A stable note id for an import key (same shape as mdmem's own ids)."""
-    from ..core.note import key_id
-
-    return key_id(key)
-
-
-def title_of(text: str) -> str:
-    """A title from the first sentence or line of an entry, without markdown; whole (``_write`` cuts it
-    once its secrets are redacted)."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    line = _HEADING.sub(r"\2", line)
-    line = re.sub(r"\[\[([^\]|]+)\|([^\]]+)\]\]", r"\2", line)
-    line = re.sub(r"\[\[([^\]]+)\]\]", r"\1", line)
-    line = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", line)
-    line = re.sub(r"[*_`]+", "", line).strip()
-    first = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0].rstrip(".")
-    return first or "Imported memory"
 
 
 def _heading_type(heading: str) -> str | None:
@@ -156,7 +98,7 @@ def parse_memory_markdown(text: str, source: str, *, default_type: str = "note")
         tag = _tag(heading) if heading else None
         entries.append(
             Entry(
-                key=f"entry:{_norm(text)}",
+                key=f"entry:{norm(text)}",
                 title=title_of(text),
                 body=text,
                 type=typ,
@@ -174,7 +116,7 @@ def parse_memory_markdown(text: str, source: str, *, default_type: str = "note")
         if in_fence:
             block.append(line)
             continue
-        hm = _HEADING.match(line)
+        hm = HEADING.match(line)
         if hm:
             flush()
             if len(hm.group(1)) > 1:  # the file's own "# Memory" title is not a section
@@ -203,7 +145,7 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
         return None
     m = re.search(_DATE, name)
     day = m.group(1) if m else str(iso_from_timestamp(mtime))[:10]
-    first = _HEADING.match(body.splitlines()[0])
+    first = HEADING.match(body.splitlines()[0])
     title = first.group(2).strip() if first else f"Memory {day}"
     if m and day not in title:
         title = f"{title} ({day})" if first else title
@@ -226,7 +168,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     if not content:
         raise ValueError('no "content" text')
     raw_type = str(obj.get("type") or obj.get("category") or "note").strip().lower()
-    typ = _TYPE_ALIASES.get(raw_type, raw_type)
+    typ = TYPE_ALIASES.get(raw_type, raw_type)
     extra: dict[str, Any] = {}
     if typ not in TYPES:
         extra["original_type"] = raw_type
@@ -253,7 +195,7 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     scope = obj.get("scope")
     if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", str(scope)):
         raise ValueError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}")
-    key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{_norm(content)}"
+    key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{norm(content)}"
     title = str(obj.get("title") or "").strip() or title_of(content)
     return Entry(
         key=key,
