@@ -80,9 +80,7 @@ def read_store(path: Path) -> ClawStore:
         db.execute("PRAGMA query_only = 1")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"documents", "content"} <= tables:
-            raise MdmemError(
-                f"{name} is a SQLite database but not a ClawMem store (no documents and content tables)."
-            )
+            raise MdmemError(f"{name} is a SQLite database but not a ClawMem store (no documents and content tables).")
         cols = {r[1] for r in db.execute("PRAGMA table_info(documents)")}
         missing = {"id", "path", "title", "hash"} - cols
         if missing:
@@ -94,7 +92,8 @@ def read_store(path: Path) -> ClawStore:
         select = ", ".join(f"d.{c}" for c in wanted)
         docs: list[ClawDocument] = []
         total = 0
-        for row in db.execute(f"SELECT {select}, c.doc FROM documents d LEFT JOIN content c ON c.hash = d.hash ORDER BY d.id"):
+        query = f"SELECT {select}, c.doc FROM documents d LEFT JOIN content c ON c.hash = d.hash ORDER BY d.id"
+        for row in db.execute(query):
             values = dict(zip(wanted, row[:-1]))
             text = row[-1] if isinstance(row[-1], str) else ""
             total += len(text)

@@ -21,9 +21,7 @@ MAX_DEPTH = 32  # objects and arrays inside each other; exports nest two or thre
 MAX_RECORDS = 200_000
 # Statements an export holds that carry no records: their text is passed over to the ``;`` that ends
 # them (outside strings and brackets: a DEFINE FUNCTION or EVENT holds statements of its own).
-SKIPPED = frozenset(
-    "OPTION BEGIN COMMIT CANCEL USE DEFINE REMOVE INFO ALTER REBUILD SLEEP LET RETURN THROW".split()
-)
+SKIPPED = frozenset("OPTION BEGIN COMMIT CANCEL USE DEFINE REMOVE INFO ALTER REBUILD SLEEP LET RETURN THROW".split())
 
 _SPACE = re.compile(r"(?:\s|--[^\n]*|//[^\n]*|#[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -67,6 +65,7 @@ class Record:
     line: int = 0
     source: Rid | None = None  # an edge's ``in``
     target: Rid | None = None  # an edge's ``out``
+    deleted: bool = False  # a ``DELETE`` of the record (a versioned export): it is gone from here on
 
 
 def _unescape(body: str) -> str:
@@ -336,12 +335,11 @@ def _record(obj: Any, line: int, relation: bool) -> Record:
     return Record(rid, obj, line, src if relation else None, dst if relation else None)
 
 
-def parse_export(text: str) -> tuple[list[Record], list[Rid]]:
-    """The records and edges of an export, in order, and the ids its ``DELETE`` statements remove.
-    Raises ``SurqlError`` (with the line) for anything outside the subset an export is written in."""
+def parse_export(text: str) -> list[Record]:
+    """The records, edges and deletions of an export, in order. Raises ``SurqlError`` (with the line)
+    for anything outside the subset an export is written in."""
     r = _Reader(text)
     records: list[Record] = []
-    deleted: list[Rid] = []
 
     def add(rec: Record) -> None:
         if len(records) >= MAX_RECORDS:
@@ -351,7 +349,7 @@ def parse_export(text: str) -> tuple[list[Record], list[Rid]]:
     while True:
         r.space()
         if r.pos >= r.end:
-            return records, deleted
+            return records
         if r.text[r.pos] == ";":
             r.pos += 1
             continue
@@ -406,7 +404,7 @@ def parse_export(text: str) -> tuple[list[Record], list[Rid]]:
             add(_record(obj, line, True))
             r.end_statement()
         elif kw == "DELETE":
-            deleted.append(r.rid())
+            add(Record(r.rid(), line=line, deleted=True))
             r.end_statement()
         else:
             raise SurqlError(line, f"unsupported statement {word!r}: an export holds DEFINE, INSERT and RELATE")

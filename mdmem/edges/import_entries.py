@@ -45,6 +45,7 @@ class Entry:
     replaceable: bool = False  # a day file: its note follows the file's text on re-import
     extra: dict[str, Any] = field(default_factory=dict)
     title_chars: int = TITLE_CHARS
+    dropped: list[str] = field(default_factory=list)  # what its source said that the note does not keep
 
 
 class Dropped:

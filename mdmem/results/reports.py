@@ -203,6 +203,8 @@ class ImportReport(Answer):
     forgotten: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     split: str | None = None
+    # what the source held that no note keeps, each with how many times ("relation weight (12)")
+    dropped: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
