@@ -1,7 +1,7 @@
 """A ClawMem store (its SQLite file), read only: documents with their content and metadata, relations, entities.
 
 The file is opened read-only through SQLite's ``mode=ro`` URI and ``PRAGMA query_only``: nothing is
-written to it (a store ClawMem has open stays consistent: its write-ahead log is read, not replayed).
+written to it, and a store ClawMem has open is read with its write-ahead log (not replayed into it).
 Only columns the store has are asked for, so older stores (before pins, snoozes or invalidation) read
 too. A file that is no SQLite database, or one without ClawMem's ``documents`` and ``content`` tables,
 is refused in one line.
@@ -72,8 +72,12 @@ def read_store(path: Path) -> ClawStore:
     import sqlite3
 
     name = path.name
+    # With no write-ahead log beside it, the file is the whole store: ``immutable`` reads it without
+    # the -wal and -shm files a read-only open of a WAL database would otherwise leave next to it. With
+    # one (ClawMem has it open, or was killed), ``mode=ro`` reads the log too, through the files it has.
+    live = path.with_name(name + "-wal").exists()
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{'mode=ro' if live else 'mode=ro&immutable=1'}", uri=True)
     except sqlite3.Error as exc:
         raise MdmemError(f"{name}: cannot open it as a SQLite database ({exc}).") from None
     try:

@@ -29,8 +29,8 @@ RELATION_TYPES = {
     "entity": "shares_entity",
     "contradicts": "contradicts",
 }
-# Columns kept by no note: a value in one of them is counted as dropped.
-UNKEPT = ("review_by", "quality_score", "access_count", "memory_type", "topic_key")
+# Columns kept by no note, with ClawMem's defaults: another value in one of them is counted as dropped.
+UNKEPT = {"review_by": None, "quality_score": 0.5, "access_count": 0, "memory_type": "semantic", "topic_key": None}
 MAX_METADATA = 64 * 1024  # characters of a relation's metadata JSON read for its reason
 
 
@@ -95,8 +95,8 @@ def clawmem_entries(store: ClawStore, source: str) -> tuple[list[Entry], list[st
             extra["valid_until"] = iso(row.get("invalidated_at"))
         if row.get("archived_at"):
             dropped.add("archived_at date (the note is archived)")
-        for col in UNKEPT:
-            if row.get(col) not in (None, ""):
+        for col, default in UNKEPT.items():
+            if row.get(col) not in (None, "", default):
                 dropped.add(f"documents.{col}")
         ids[doc.id] = entry_id(key)
         entries[doc.id] = Entry(

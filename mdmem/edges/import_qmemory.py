@@ -27,6 +27,7 @@ NOTE_TABLES = ("memory", "entity")
 VERSION_EDGES = ("prev_version",)
 # Fields of a memory kept by no note (Qmemory's own bookkeeping): a value is counted as dropped.
 UNKEPT = "embedding source_type linked evidence_type recall_count last_recalled context_mood section".split()
+DEFAULTS = {"source_type": "conversation", "evidence_type": "observed"}  # Qmemory's: nothing to keep
 KEPT = {"content", "category", "salience", "valid_from", "valid_until", "scope", "is_active", "confidence"}
 KEPT |= {"created_at", "updated_at", "prev_version", "source_person", "pinned", "snoozed_until", "tags"}
 ENTITY_KEPT = {"name", "type", "aliases", "external_id", "external_url", "external_source", "external_channel"}
@@ -65,7 +66,7 @@ def _memory(rec: Record, source: str, dropped: Dropped, errors: list[str]) -> En
         dropped.add("memory.scope not global, project:NAME or topic:NAME")
         scope = None
     for k in UNKEPT:
-        if f.get(k) not in (None, "", [], False, 0):
+        if f.get(k) not in (None, "", [], False, 0, DEFAULTS.get(k)):
             dropped.add(f"memory.{k}")
     for k in f:
         if k not in KEPT and k not in UNKEPT:
@@ -172,6 +173,8 @@ def qmemory_entries(records: list[Record], source: str) -> tuple[list[Entry], li
             return
         if entries[older].extra.get("status") == "forgotten":
             entries[older].extra["status"] = "archived"
+        if entries[newer].extra.get("supersedes") == entry_id(_key(older)):
+            return  # both the field and the edge say it
         if "supersedes" in entries[newer].extra:
             add_link(newer, older, "supersedes", None)
         else:
@@ -213,7 +216,7 @@ def qmemory_entries(records: list[Record], source: str) -> tuple[list[Entry], li
         mention(dst, src)
         if str(typ).lower() == "has_identity" and entries[src].type == "person":
             ids = entries[src].extra.get("identities") or []
-            more = [i for i in _identities(latest[dst].fields) + [names.get(dst, "")] if i and i not in ids]
+            more = [i for i in _identities(latest[dst].fields) if i not in ids]
             entries[src].extra["identities"] = ids + more or None
         for k in ("confidence", "created_by"):
             if f.get(k) is not None:
