@@ -19,6 +19,7 @@ from typing import Any
 
 MAX_DEPTH = 32  # objects and arrays inside each other; exports nest two or three deep
 MAX_RECORDS = 200_000
+MAX_NUMBER = 64  # characters of one number literal (int() of a million digits is refused, and slow)
 # Statements an export holds that carry no records: their text is passed over to the ``;`` that ends
 # them (outside strings and brackets: a DEFINE FUNCTION or EVENT holds statements of its own).
 SKIPPED = frozenset("OPTION BEGIN COMMIT CANCEL USE DEFINE REMOVE INFO ALTER REBUILD SLEEP LET RETURN THROW".split())
@@ -277,6 +278,8 @@ class _Reader:
             return d.group()
         self.pos = s.end() if s else m.end()
         text = m.group()
+        if len(text) > MAX_NUMBER:
+            raise self.fail(f"a number of more than {MAX_NUMBER} characters")
         return float(text) if (s or any(ch in text for ch in ".eE")) else int(text)
 
     def object(self, depth: int) -> dict[str, Any]:
