@@ -376,7 +376,7 @@ def _read_foreign(path: Path, kind: str) -> tuple[list[Entry], list[str], list[s
     if size > MAX_EXPORT_BYTES:
         raise MdmemError(
             f"{path.name} is {size / 2**20:.0f} MB, more than {MAX_EXPORT_BYTES // 2**20} MB: export the memory, "
-            "entity and relates tables alone (surreal export --only --tables memory,entity,relates)."
+            "entity and relates tables alone."
         )
     try:
         records = parse_export(_read(path))
