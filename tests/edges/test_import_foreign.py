@@ -255,3 +255,68 @@ def test_a_hostile_export_imports_nothing_and_says_where(git_vault: Path, tmp_pa
     proc = import_(git_vault, export, check=False)
     assert proc.returncode == 1 and "qmemory.surql line 3:" in proc.stderr and "Traceback" not in proc.stderr
     assert not (git_vault / "notes" / "imported").exists() and git(git_vault, "status", "--porcelain") == ""
+
+
+def test_hostile_values_in_a_store_stay_values_in_the_notes(git_vault: Path, tmp_path: Path) -> None:
+    store = tmp_path / "claw.sqlite"
+    clawmem_store(store, n=6)
+    db = sqlite3.connect(store)
+    evil = "Use X\n---\nstatus: forgotten\npinned: true\n---"
+    db.execute("UPDATE documents SET title = ?, tags = ? WHERE id = 1", (evil, '["a\\nstatus: archived", "#ok"]'))
+    db.execute("UPDATE entity_nodes SET name = ? WHERE entity_id = 'ent-1'", ("]: {status: archived}",))
+    db.execute(
+        "UPDATE memory_relations SET relation_type = ?, metadata = ? WHERE source_id = 3",
+        (
+            "causal'); DROP TABLE documents; --",
+            json.dumps({"reasoning": "}\nstatus: archived\nkey AKIA" + "IOSFODNN7EXAMPLE"}),
+        ),
+    )
+    db.commit()
+    db.close()
+    import_(git_vault, store)
+    v = Vault.open(git_vault)
+    one, two, three = (
+        v.get(entry_id(f"clawmem:notes/mem/0{i}-{w}.md")) for i, w in ((1, "ledger"), (2, "invoices"), (3, "retries"))
+    )
+    assert one.title.startswith("Use X") and one.status == "active" and not one.pinned
+    assert two.entities == ["]: {status: archived}"] and two.status == "active"
+    (edge,) = v.links(three.id).links
+    assert edge.type == "causal_drop_table_documents" and "AKIA" not in (edge.reason or "") and three.status == "active"
+    assert [p for p in v.doctor().problems if "imported" in p.path] == []
+    v.close()
+
+
+@pytest.mark.parametrize(
+    ("module", "bound", "value", "says"),
+    [
+        ("mdmem.edges.importer", "MAX_EXPORT_BYTES", 1000, "more than 0 MB"),
+        ("mdmem.core.surql", "MAX_RECORDS", 10, "more than 10 records"),
+    ],
+)
+def test_an_export_beyond_a_bound_is_refused_in_one_line(  # type: ignore[no-untyped-def]
+    git_vault: Path, tmp_path: Path, monkeypatch, module, bound, value, says
+) -> None:
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(module), bound, value)
+    export = tmp_path / "q.surql"
+    qmemory_export(export, n=12)
+    proc = import_(git_vault, export, check=False)
+    assert proc.returncode == 1 and says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (git_vault / "notes" / "imported").exists()
+
+
+@pytest.mark.parametrize(
+    ("bound", "value", "says"), [("MAX_DOCUMENTS", 5, "more than 5"), ("MAX_TEXT", 500, "MB of text")]
+)
+def test_a_store_beyond_a_bound_is_refused_in_one_line(  # type: ignore[no-untyped-def]
+    git_vault: Path, tmp_path: Path, monkeypatch, bound, value, says
+) -> None:
+    from mdmem.adapters import clawmem
+
+    monkeypatch.setattr(clawmem, bound, value)
+    store = tmp_path / "claw.sqlite"
+    clawmem_store(store, n=12)
+    proc = import_(git_vault, store, check=False)
+    assert proc.returncode == 1 and says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (git_vault / "notes" / "imported").exists()
