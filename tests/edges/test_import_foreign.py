@@ -134,18 +134,25 @@ def test_a_qmemory_export_imports_memories_entities_and_relates_edges(git_vault:
     assert again["written"] == [] and again["skipped"] == len(spec.docs) and again["commit"] is None
 
 
-def test_the_cli_and_mcp_text_name_what_was_not_kept(git_vault: Path, tmp_path: Path) -> None:
-    from mdmem.edges.importer import import_path
-    from mdmem.render import mcp
+def test_the_cli_and_mcp_name_what_was_not_kept(git_vault: Path, tmp_path: Path) -> None:
+    from .test_mcp import run, stdio_session, text
 
     export = tmp_path / "backup.surql"
     qmemory_export(export, n=8)
     out = mdmem_in_process("--vault", str(git_vault), "import", str(export), "--dry-run").stdout
     assert "would import" in out and "not kept" in out and "table session records (1)" in out
-    v = Vault.open(git_vault)
-    text, data = mcp(import_path(v, export, dry_run=True))
-    v.close()
-    assert "not kept" in text and any("relates edge to a session" in d for d in data["dropped"])
+
+    async def main() -> None:
+        async with stdio_session(git_vault, tmp_path / "err.log") as s:
+            await s.initialize()
+            r = await s.call_tool("import_memories", {"path": str(export)})
+            assert not r.is_error and len(r.structured_content["written"]) == 8 + 6, text(r)
+            assert "not kept" in text(r) and "relates edge to a session (1)" in text(r)
+            assert any("relates edge to a session" in d for d in r.structured_content["dropped"])
+            again = await s.call_tool("import_memories", {"path": str(export)})
+            assert again.structured_content["written"] == [] and again.structured_content["skipped"] == 14
+
+    run(main)
 
 
 def test_jsonl_keeps_validity_confidence_status_and_links_and_names_what_it_drops(
