@@ -7,13 +7,18 @@
   by its name (else by its modification time). A folder holding ``MEMORY.md`` and ``memory/`` (an agent
   workspace) imports both.
 - a JSONL file of memories, one JSON object a line: ``content`` (or ``text``/``memory``), ``type``,
-  ``salience``, ``tags``, ``created``, and optionally ``title``, ``scope``, ``entities``, ``pinned``, ``id``.
+  ``salience``, ``tags``, ``created``, and optionally ``title``, ``scope``, ``entities``, ``pinned``, ``id``,
+  ``confidence``, ``status`` (or ``is_active``), ``valid_from``/``valid_until``, ``snoozed_until``,
+  ``supersedes`` and ``links``; any other key is named in the report's ``dropped``.
+- a ClawMem store (a SQLite file, told by its header and tables: ``import_clawmem``) and a Qmemory
+  database as ``surreal export`` writes it (told by its content: ``import_qmemory``).
 - an Obsidian vault (a folder with ``.obsidian/``): adopted in place as a vault, no file rewritten.
 
 Re-running an import creates no duplicates: each imported note's id is derived from what it came
-from (the entry's text, the day file's name, the JSONL ``id``), and an id already in the vault is
-skipped — or, for a day file whose text changed, its note is updated. Secrets are redacted. The
-source files are never changed. A bad JSONL line is reported with its number; the others are imported.
+from (the entry's text, the day file's name, the JSONL ``id``, the other system's record), and an id
+already in the vault is skipped — or, for a day file whose text changed, its note is updated. Secrets
+are redacted. The source files are never changed. A bad JSONL line is reported with its number; the
+others are imported.
 """
 
 from __future__ import annotations
