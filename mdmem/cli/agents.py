@@ -266,12 +266,15 @@ def setup_claude_code(
 def import_(
     state: State, path: Path, default_type: str, dry_run: bool, commit: bool | None, use_git: bool | None, as_json: bool
 ) -> None:
-    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, a PDF or EPUB book, or an Obsidian
-    vault (adopted in place).
+    """Import memories: MEMORY.md, a memory/ folder, a JSONL file, a PDF or EPUB book, a ClawMem store,
+    a Qmemory export, or an Obsidian vault (adopted in place).
 
     \b
     MEMORY.md: one note per list item or paragraph; "## Decisions" → type decision; dates kept.
     memory/*.md: one note per (dated) file.      JSONL: {"content", "type", "salience", "tags", "created"}.
+    ClawMem (its SQLite file, e.g. ~/.cache/clawmem/index.sqlite) and Qmemory (surreal export → .surql):
+    one note per memory with its pins, snoozes, validity and status, relations as typed links.
+    What no note can keep is named ("not kept").
     PDF, EPUB: one note per chapter (outline, table of contents), an index note, the file kept under
     attachments/books/; a new version of the file updates its notes. Scans need OCR first.
     Obsidian vault: PATH itself becomes a vault (no file rewritten; --vault is not used).

@@ -7,13 +7,18 @@
   by its name (else by its modification time). A folder holding ``MEMORY.md`` and ``memory/`` (an agent
   workspace) imports both.
 - a JSONL file of memories, one JSON object a line: ``content`` (or ``text``/``memory``), ``type``,
-  ``salience``, ``tags``, ``created``, and optionally ``title``, ``scope``, ``entities``, ``pinned``, ``id``.
+  ``salience``, ``tags``, ``created``, and optionally ``title``, ``scope``, ``entities``, ``pinned``, ``id``,
+  ``confidence``, ``status`` (or ``is_active``), ``valid_from``/``valid_until``, ``snoozed_until``,
+  ``supersedes`` and ``links``; any other key is named in the report's ``dropped``.
+- a ClawMem store (a SQLite file, told by its header and tables: ``import_clawmem``) and a Qmemory
+  database as ``surreal export`` writes it (told by its content: ``import_qmemory``).
 - an Obsidian vault (a folder with ``.obsidian/``): adopted in place as a vault, no file rewritten.
 
 Re-running an import creates no duplicates: each imported note's id is derived from what it came
-from (the entry's text, the day file's name, the JSONL ``id``), and an id already in the vault is
-skipped — or, for a day file whose text changed, its note is updated. Secrets are redacted. The
-source files are never changed. A bad JSONL line is reported with its number; the others are imported.
+from (the entry's text, the day file's name, the JSONL ``id``, the other system's record), and an id
+already in the vault is skipped — or, for a day file whose text changed, its note is updated. Secrets
+are redacted. The source files are never changed. A bad JSONL line is reported with its number; the
+others are imported.
 """
 
 from __future__ import annotations
@@ -21,22 +26,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError
 from ..results.reports import ImportReport
+from .import_entries import HEADING, TYPE_ALIASES, Dropped, Entry, entry_id, norm, title_of
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
     from ..core.books import Book
 
-TITLE_CHARS = 80
 _DATE = r"(\d{4}-\d{2}-\d{2})"
+# A Qmemory export is read whole: beyond this, its tables one at a time.
+MAX_EXPORT_BYTES = 256 * 1024 * 1024
 _LEAD_DATE = re.compile(rf"^\**\[?{_DATE}(?:[T ][\d:]+Z?)?\]?\**\s*(?:[:\-–—)|]\s*)?")
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # A heading's words → the type of the entries under it.
 _HEADING_TYPES: tuple[tuple[str, str], ...] = (
@@ -52,66 +58,9 @@ _HEADING_TYPES: tuple[tuple[str, str], ...] = (
     (r"project", "project"),
     (r"context|background|notes?", "context"),
 )
-_TYPE_ALIASES = {
-    "style": "preference",
-    "preferences": "preference",
-    "decisions": "decision",
-    "facts": "fact",
-    "lesson": "antipattern",
-    "lessons": "antipattern",
-    "todo": "progress",
-    "task": "progress",
-    "episode": "conversation",
-    "observation": "fact",
-    "knowledge": "fact",
-}
-
-
-@dataclass(slots=True)
-class Entry:
-    """One memory to import: what it says, its metadata and the key that makes re-runs idempotent."""
-
-    key: str
-    title: str  # whole: cut to ``title_chars`` only after its secrets are redacted (``_write``)
-    body: str
-    type: str = "note"
-    created: str | None = None
-    tags: list[str] = field(default_factory=list)
-    salience: float | None = None
-    scope: str | None = None
-    entities: list[str] = field(default_factory=list)
-    pinned: bool = False
-    source: str = ""
-    replaceable: bool = False  # a day file: its note follows the file's text on re-import
-    extra: dict[str, Any] = field(default_factory=dict)
-    title_chars: int = TITLE_CHARS
 
 
 # -- pure parsing ------------------------------------------------------------------------------------
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def entry_id(key: str) -> str:
-    """A stable note id for an import key (same shape as mdmem's own ids)."""
-    from ..core.note import key_id
-
-    return key_id(key)
-
-
-def title_of(text: str) -> str:
-    """A title from the first sentence or line of an entry, without markdown; whole (``_write`` cuts it
-    once its secrets are redacted)."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    line = _HEADING.sub(r"\2", line)
-    line = re.sub(r"\[\[([^\]|]+)\|([^\]]+)\]\]", r"\2", line)
-    line = re.sub(r"\[\[([^\]]+)\]\]", r"\1", line)
-    line = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", line)
-    line = re.sub(r"[*_`]+", "", line).strip()
-    first = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0].rstrip(".")
-    return first or "Imported memory"
 
 
 def _heading_type(heading: str) -> str | None:
@@ -156,7 +105,7 @@ def parse_memory_markdown(text: str, source: str, *, default_type: str = "note")
         tag = _tag(heading) if heading else None
         entries.append(
             Entry(
-                key=f"entry:{_norm(text)}",
+                key=f"entry:{norm(text)}",
                 title=title_of(text),
                 body=text,
                 type=typ,
@@ -174,7 +123,7 @@ def parse_memory_markdown(text: str, source: str, *, default_type: str = "note")
         if in_fence:
             block.append(line)
             continue
-        hm = _HEADING.match(line)
+        hm = HEADING.match(line)
         if hm:
             flush()
             if len(hm.group(1)) > 1:  # the file's own "# Memory" title is not a section
@@ -203,7 +152,7 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
         return None
     m = re.search(_DATE, name)
     day = m.group(1) if m else str(iso_from_timestamp(mtime))[:10]
-    first = _HEADING.match(body.splitlines()[0])
+    first = HEADING.match(body.splitlines()[0])
     title = first.group(2).strip() if first else f"Memory {day}"
     if m and day not in title:
         title = f"{title} ({day})" if first else title
@@ -212,9 +161,53 @@ def parse_day_file(text: str, name: str, mtime: float, source: str) -> Entry | N
     )
 
 
+# The keys a JSONL memory is read from; any other key is named in the report as not kept.
+JSONL_KEYS = frozenset(
+    """content text memory type category salience importance created created_at timestamp updated
+    updated_at tags entities aliases scope pinned id title confidence status is_active valid_from
+    valid_until snoozed_until supersedes links relates edges""".split()
+)
+
+
+def _jsonl_date(obj: dict[str, Any], *keys: str) -> str | None:
+    from ..core.note import iso_from_timestamp, to_iso
+
+    key = next((k for k in keys if obj.get(k) not in (None, "")), None)
+    if key is None:
+        return None
+    value = obj[key]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return iso_from_timestamp(value / (1000 if value > 1e11 else 1))
+    iso = to_iso(str(value).strip())
+    if iso is None:
+        raise ValueError(f"{keys[0]} must be a date like 2026-03-14, got {value!r}")
+    return iso
+
+
+def _jsonl_links(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``links`` (or ``relates``/``edges``): ``{to, type, reason}`` objects (``target``/``out`` and
+    ``relation`` read too) or bare references; ``to`` names another line's ``id`` or a note."""
+    from .import_entries import link
+
+    raw: Any = next((obj[k] for k in ("links", "relates", "edges") if obj.get(k) not in (None, [])), [])
+    if not isinstance(raw, list):
+        raise ValueError(f"links must be a list of {{to, type, reason}} objects, got {raw!r}")
+    out = []
+    for item in raw:
+        if isinstance(item, (str, int)) and str(item).strip():
+            out.append(link(str(item).strip(), "related"))
+            continue
+        to = next((item[k] for k in ("to", "target", "out") if isinstance(item, dict) and item.get(k)), None)
+        if not isinstance(to, (str, int)):
+            raise ValueError(f'a link needs a "to" (another memory\'s id or a note), got {item!r}')
+        out.append(link(str(to).strip(), item.get("type") or item.get("relation") or "related", item.get("reason")))
+    return out
+
+
 def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     """One memory from a JSONL line; raises ValueError with the reason for a bad one."""
-    from ..core.note import TYPES, iso_from_timestamp, to_iso
+    from ..core.schema import STATUSES, TYPES
+    from .import_entries import unit
 
     try:
         obj = json.loads(line)
@@ -226,34 +219,51 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
     if not content:
         raise ValueError('no "content" text')
     raw_type = str(obj.get("type") or obj.get("category") or "note").strip().lower()
-    typ = _TYPE_ALIASES.get(raw_type, raw_type)
+    typ = TYPE_ALIASES.get(raw_type, raw_type)
     extra: dict[str, Any] = {}
     if typ not in TYPES:
         extra["original_type"] = raw_type
         typ = "note"
     salience = obj.get("salience", obj.get("importance"))
     if salience is not None:
-        if isinstance(salience, bool) or not isinstance(salience, (int, float)) or not 0 <= salience <= 1:
+        if unit(salience) is None:
             raise ValueError(f"salience must be a number from 0 to 1, got {salience!r}")
         salience = float(salience)
-    created = obj.get("created", obj.get("created_at", obj.get("timestamp")))
-    if isinstance(created, (int, float)) and not isinstance(created, bool):
-        created = iso_from_timestamp(created / (1000 if created > 1e11 else 1))
-    elif created is not None:
-        iso = to_iso(str(created).strip())
-        if iso is None:
-            raise ValueError(f"created must be a date like 2026-03-14, got {created!r}")
-        created = iso
+    if obj.get("confidence") is not None:
+        if unit(obj["confidence"]) is None:
+            raise ValueError(f"confidence must be a number from 0 to 1, got {obj['confidence']!r}")
+        extra["confidence"] = float(obj["confidence"])
+    created = _jsonl_date(obj, "created", "created_at", "timestamp")
+    for key, keys in (
+        ("updated", ("updated", "updated_at")),
+        ("valid_from", ("valid_from",)),
+        ("valid_until", ("valid_until",)),
+        ("snoozed_until", ("snoozed_until",)),
+    ):
+        extra[key] = _jsonl_date(obj, *keys)
+    status = obj.get("status")
+    if status is not None:
+        if str(status).strip().lower() not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        extra["status"] = str(status).strip().lower()
+    elif obj.get("is_active") is False:  # a soft-deleted memory stays out of retrieval
+        extra["status"] = "forgotten"
+    if obj.get("supersedes") not in (None, ""):
+        extra["supersedes"] = str(obj["supersedes"]).strip()
+    extra["links"] = _jsonl_links(obj) or None
     tags = obj.get("tags") or []
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list):
         raise ValueError(f"tags must be a list of strings, got {tags!r}")
     entities = obj.get("entities") or []
+    aliases = obj.get("aliases") or []
+    if isinstance(aliases, list) and aliases:
+        extra["aliases"] = [str(a) for a in aliases]
     scope = obj.get("scope")
     if scope is not None and not re.match(r"^(global|(project|topic):[\w.\-/]+)$", str(scope)):
         raise ValueError(f"scope must be global, project:NAME or topic:NAME, got {scope!r}")
-    key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{_norm(content)}"
+    key = f"jsonl-id:{obj['id']}" if obj.get("id") not in (None, "") else f"entry:{norm(content)}"
     title = str(obj.get("title") or "").strip() or title_of(content)
     return Entry(
         key=key,
@@ -268,8 +278,19 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
         entities=[str(e) for e in entities] if isinstance(entities, list) else [],
         pinned=bool(obj.get("pinned")),
         source=source,
-        extra=extra,
+        extra={k: v for k, v in extra.items() if v is not None},
+        dropped=sorted(k for k in obj if k not in JSONL_KEYS),
     )
+
+
+def resolve_jsonl_links(entries: list[Entry]) -> None:
+    """Point each link and ``supersedes`` that names another line's ``id`` at that memory's note."""
+    ids = {e.key.removeprefix("jsonl-id:"): entry_id(e.key) for e in entries if e.key.startswith("jsonl-id:")}
+    for e in entries:
+        if e.extra.get("supersedes") in ids:
+            e.extra["supersedes"] = ids[e.extra["supersedes"]]
+        for item in e.extra.get("links") or []:
+            item["to"] = ids.get(item["to"], item["to"])
 
 
 # -- reading the source -------------------------------------------------------------------------------
@@ -277,12 +298,22 @@ def parse_jsonl_line(line: str, number: int, source: str) -> Entry:
 
 def detect(path: Path) -> str:
     """What PATH is: obsidian, jsonl, markdown (a memories file), folder (MEMORY.md and/or day files),
-    pdf or epub (a book: ``book_import``)."""
+    pdf or epub (a book: ``book_import``), clawmem (a ClawMem SQLite store, by its header) or qmemory
+    (a ``surreal export`` of a Qmemory database, by its content)."""
+    from ..adapters.clawmem import is_sqlite
+    from ..core.surql import looks_like_export
     from .book_import import BOOK_KINDS
 
     if not path.exists():
         raise MdmemError(f"{path} does not exist.")
     if path.is_file():
+        if is_sqlite(path):
+            return "clawmem"
+        if path.suffix.lower() == ".surql" or (
+            path.suffix.lower() not in (".jsonl", ".ndjson", ".md", ".markdown", *BOOK_KINDS)
+            and looks_like_export(_head(path))
+        ):
+            return "qmemory"
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             return "jsonl"
         if path.suffix.lower() in (".md", ".markdown"):
@@ -291,7 +322,8 @@ def detect(path: Path) -> str:
             return BOOK_KINDS[path.suffix.lower()]
         raise MdmemError(
             f"{path}: import reads MEMORY.md-style markdown, a memory/ folder, a .jsonl file of "
-            "memories, a PDF or EPUB book, or an Obsidian vault folder."
+            "memories, a PDF or EPUB book, a ClawMem store (SQLite), a Qmemory export (surreal export, "
+            ".surql) or an Obsidian vault folder."
         )
     if (path / ".obsidian").is_dir():
         return "obsidian"
@@ -300,11 +332,15 @@ def detect(path: Path) -> str:
     raise MdmemError(f"{path} holds no MEMORY.md, memory/ folder, *.md files or .obsidian/: nothing to import.")
 
 
-def read_entries(path: Path, kind: str, *, default_type: str = "note") -> tuple[list[Entry], list[str]]:
-    """The entries of a source and the problems found reading it (bad JSONL lines)."""
+def read_entries(path: Path, kind: str, *, default_type: str = "note") -> tuple[list[Entry], list[str], list[str]]:
+    """The entries of a source, the problems found reading it (bad JSONL lines) and what it holds that
+    no note keeps (the report's ``dropped``)."""
     errors: list[str] = []
+    if kind in ("clawmem", "qmemory"):
+        return _read_foreign(path, kind)
     if kind == "jsonl":
         entries = []
+        dropped = Dropped()
         with open(path, encoding="utf-8", errors="replace") as fh:
             for i, line in enumerate(fh, 1):
                 if not line.strip():
@@ -313,9 +349,13 @@ def read_entries(path: Path, kind: str, *, default_type: str = "note") -> tuple[
                     entries.append(parse_jsonl_line(line, i, path.name))
                 except ValueError as exc:
                     errors.append(f"{path.name} line {i}: {exc}")
-        return entries, errors
+                    continue
+                for key in entries[-1].dropped:
+                    dropped.add(f"field {key!r}")
+        resolve_jsonl_links(entries)
+        return entries, errors, dropped.lines()
     if kind == "markdown":
-        return parse_memory_markdown(_read(path), path.name, default_type=default_type), errors
+        return parse_memory_markdown(_read(path), path.name, default_type=default_type), errors, []
     entries = []
     if (path / "MEMORY.md").is_file():
         entries += parse_memory_markdown(_read(path / "MEMORY.md"), "MEMORY.md", default_type=default_type)
@@ -324,11 +364,42 @@ def read_entries(path: Path, kind: str, *, default_type: str = "note") -> tuple[
         e = parse_day_file(_read(f), f.name, f.stat().st_mtime, f.relative_to(path.parent).as_posix())
         if e is not None:
             entries.append(e)
-    return entries, errors
+    return entries, errors, []
+
+
+def _read_foreign(path: Path, kind: str) -> tuple[list[Entry], list[str], list[str]]:
+    if kind == "clawmem":
+        from ..adapters.clawmem import read_store
+        from .import_clawmem import clawmem_entries
+
+        entries, dropped = clawmem_entries(read_store(path), path.name)
+        return entries, [], dropped
+    from ..core.surql import SurqlError, parse_export
+    from .import_qmemory import qmemory_entries
+
+    size = path.stat().st_size
+    if size > MAX_EXPORT_BYTES:
+        raise MdmemError(
+            f"{path.name} is {size / 2**20:.0f} MB, more than {MAX_EXPORT_BYTES // 2**20} MB: export the memory, "
+            "entity and relates tables alone."
+        )
+    try:
+        records = parse_export(_read(path))
+    except SurqlError as exc:
+        raise MdmemError(f"{path.name} {exc}; nothing imported (is it a surreal export?)") from None
+    return qmemory_entries(records, path.name)
 
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _head(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(64 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 # -- writing ----------------------------------------------------------------------------------------
@@ -370,11 +441,11 @@ def import_path(
         from .book_import import import_book
 
         return import_book(vault, path, dry_run=dry_run, commit=commit, progress=progress, book=book)
-    entries, errors = read_entries(path, kind, default_type=default_type)
+    entries, errors, dropped = read_entries(path, kind, default_type=default_type)
     return _write(
         vault,
         entries,
-        ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run),
+        ImportReport(kind=kind, source=str(path), errors=errors, dry_run=dry_run, dropped=dropped),
         source=path.name,
         commit=commit,
     )

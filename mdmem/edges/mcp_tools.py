@@ -313,8 +313,8 @@ class Tools:
             Field(
                 min_length=1,
                 description=(
-                    "A MEMORY.md file, a memory/ folder of day files, a JSONL file, or a PDF or EPUB book, "
-                    "outside the vault."
+                    "A MEMORY.md file, a memory/ folder of day files, a JSONL file, a PDF or EPUB book, a "
+                    "ClawMem store (SQLite) or a Qmemory export (.surql), outside the vault."
                 ),
             ),
         ],
@@ -322,9 +322,11 @@ class Tools:
         vault: Which = None,
     ) -> CallToolResult:
         """Bring existing agent memories or a book into the vault: one note per MEMORY.md item or
-        paragraph, per dated memory/ file, per JSONL line, or per chapter of a PDF/EPUB (with an index
-        note; the file is kept as an attachment). Running it again adds nothing; a new version of a book
-        updates its notes. Secrets are redacted; the source files are not changed."""
+        paragraph, per dated memory/ file, per JSONL line, per ClawMem document or Qmemory memory (pins,
+        snoozes, validity, status and relations kept as typed links; what is not kept is named), or per
+        chapter of a PDF/EPUB (with an index note; the file is kept as an attachment). Running it again
+        adds nothing; a new version of a book updates its notes. Secrets are redacted; the source files
+        are not changed."""
         from .book_import import read_book
         from .importer import detect, import_path
 

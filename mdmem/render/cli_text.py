@@ -478,6 +478,8 @@ def _import(r: ImportReport, p: Printer) -> int:
             p(f"forgotten (no longer in the book): {path}")
         for path in r.kept:
             p(f"kept as you edited it (not updated): {path}")
+        if r.dropped:
+            p(f"not kept (no note holds it): {'; '.join(r.dropped)}.")
     for err in r.errors:
         p(f"error: {err}", err=True)
     return 1 if r.errors else 0

@@ -195,6 +195,8 @@ class ImportReport(Answer):
     forgotten: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     split: str | None = None
+    # what the source held that no note keeps, each with how many times ("relation weight (12)")
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
