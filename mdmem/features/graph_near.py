@@ -1,6 +1,6 @@
 """The graph around a few notes: their edges, both ways, exactly as the whole graph has
 them, from the catalogue rows that can touch them, so a cold ``query`` shows its hits' connection
-hints without building the graph of a 50k-note vault (~1 s and ~230 MB).
+hints without building the graph of a big vault (seconds and hundreds of MB: docs/benchmarks.md).
 
 It is ``graph.build_graph`` run on a part of the rows, chosen so that every edge at the notes comes
 out as in the whole graph:
@@ -19,8 +19,8 @@ out as in the whole graph:
 - the notes at the other end of each edge, and those the resolver and entities judge by status.
 
 None when that cannot be assured (a note not indexed, an identity with neither an ASCII word nor a
-character outside ASCII to search by): the caller builds the whole graph then. At 50k notes it
-takes ~50–80 ms for three notes where the whole graph takes ~1.1 s and ~230 MB.
+character outside ASCII to search by): the caller builds the whole graph then. For three notes it
+takes a small part of the whole graph's time and memory (docs/benchmarks.md, "The graph").
 """
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def connection_hints(store: IndexStore, paths: list[str], per_note: int = 3) -> 
 def hints_graph(store: IndexStore, paths: list[str]) -> Graph:
     """A graph with the edges of ``paths`` as the whole graph has them: the whole graph when a warm
     process keeps it, else only the part around them (``graph_near``: a cold ``query`` of a 50k-note
-    vault would spend ~1 s building the whole one for three hits' hints)."""
+    vault would spend far longer building the whole one for three hits' hints)."""
     from .graph_near import near_graph
 
     with store.reading() as idx:

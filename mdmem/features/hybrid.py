@@ -243,9 +243,9 @@ def _hybrid(
     foreign = sem is not None and not sem.settings.any_language and _non_latin(meaning)
     if foreign:
         # all-MiniLM-L6-v2 knows English: for a Chinese or Japanese query its nearest notes are the
-        # other notes in that script, whatever they say. Gate off, gold's 4 CJK queries kept the same
-        # answers (multilingual `query` R@10 .794 either way) under those extra hits. A multilingual
-        # model gets the vector leg (multilingual-e5-small: .912 gated, .971 not; `search` .853).
+        # other notes in that script, whatever they say. Gate off, gold's CJK queries kept the same
+        # answers under those extra hits. A multilingual model gets the vector leg, which helps it there
+        # (docs/retrieval.md, "The measurements behind the settings").
         info["stages"].append('vectors:skipped (query language; set [embed] model = "multilingual-e5-small")')
         info["language"] = {"vectors": "skipped", "model": sem.embedder.name if sem else ""}  # the CLI says how
     if sem is not None and not strong and not foreign:
@@ -261,7 +261,8 @@ def _hybrid(
         info["stages"].append("vectors:unavailable")
     lists = {"bm25": [(h.path, h.score) for h in lex], "vec": [(c.path, c.explain["cosine"]) for c in vec]}
     # While vectors are coming, the leg has not read every note: on BM25's hits it has not wholly read it
-    # abstains (help vault, 23 questions asked during the first embedding: query R@10 .74 vs search .83).
+    # abstains (on the help vault's questions asked during the first embedding, `query` had fallen
+    # below `search` without it: docs/retrieval.md).
     unseen = _unseen(idx, lex, info["coverage"]) if lists["vec"] else set()
     abstained = _abstain(lex, lists["vec"], unseen, latin_only=sem is not None and not sem.settings.any_language)
     if abstained:
@@ -300,7 +301,7 @@ def _hybrid(
     share = flatness(best, qs.blend_coverage_full, qs.blend_coverage)
     if share > 0 and lists["vec"]:
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
-        # ranks (gold paraphrase R@10 .522 → .767; see QuerySettings.blend_coverage).
+        # ranks (see QuerySettings.blend_coverage and docs/retrieval.md).
         mixed = blend(
             {p: c.score for p, c in by_path.items()},
             lists["bm25"],
@@ -513,7 +514,7 @@ def _abstain(
     English-only model (``latin_only``), notes whose title is mostly outside the Latin script.
 
     Without this an English query answered by a Japanese note (gold multilingual-03, found at BM25
-    ranks 5 and 7) had that note pushed below the English notes the model could score (R@10 1 → .5).
+    ranks 5 and 7) had that note pushed below the English notes the model could score (docs/retrieval.md).
     English-only vaults with every vector have no such notes: nothing changes there."""
     if not cosines:
         return {}
@@ -606,8 +607,8 @@ def _rerank(files: Files, reranker: Any, text: str, ranked: list[Candidate], top
 
 def _diversify(sem: Semantic, ranked: list[Candidate], limit: int, places: int, threshold: float) -> list[Candidate]:
     """Hold back near-duplicates (cosine ≥ ``threshold``) by ``places``: only copies count as
-    redundant, since plain MMR also pushed down related-but-different relevant notes (LoCoMo
-    turn R@10 .691 → .663)."""
+    redundant, since plain MMR also pushed down related-but-different relevant notes (LoCoMo's
+    turn level lost recall: docs/retrieval.md)."""
     pool = ranked[: max(limit * 3, 20)]
     keyed = [c for c in pool if c.chunk_key is not None]
     sim_keys = sem.similarity([c.chunk_key for c in pool if c.chunk_key is not None])

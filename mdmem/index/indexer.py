@@ -40,9 +40,9 @@ SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: vis
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
-INLINE_MAX = 150  # notes a hook (or a read) indexes itself (~0.5 s here); more go to the background job
+INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
-CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (600 notes: ~7 s here at load 4)
+CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
 Progress = Callable[[int, int], None]
 
 
@@ -266,7 +266,7 @@ class Indexer:
 
         def docs() -> Iterator[LexicalDoc]:
             # Each note goes to both stores as it is read, the catalogue a batch at a time: keeping every
-            # parsed note for the catalogue until the BM25 segment was written: part of 600 MB at 50k notes.
+            # parsed note for the catalogue until the BM25 segment was written made a big build's peak memory.
             for i, (note, state, st, counts) in enumerate(self._parse_stream(sorted(stats), stats, progress, True)):
                 if i == 0:
                     dating.start_full()
@@ -312,7 +312,7 @@ class Indexer:
         # file did not change on disk (a commit of an edit indexed before it was committed).
         dating = Dating(self.root, commit, since=last)
         moved = dating.changes(catalog)
-        # A commit's catch-up reads the rows of its own notes only (all of them: ~75 ms at 50k notes).
+        # A commit's catch-up reads the rows of its own notes only (all of them cost a big vault's hook).
         stamps = catalog.stamps(None if only is None else [*only, *moved])
         if only is None:
             stats = self.scanned = self.files.scan(attachments)
@@ -491,7 +491,7 @@ class Indexer:
 
     def start_notice(self) -> None:
         """At the start of a read: start git's comparison of the files (``notice`` reads it) before the read
-        loads its engines (~50 ms of imports), so git's time hides behind them on another core."""
+        loads its engines (their imports), so git's time hides behind them on another core."""
         from ..adapters.git import head_cheap
 
         if self._early is None and self._notice_due():
@@ -514,7 +514,7 @@ class Indexer:
         from ..adapters.git import head_cheap
 
         if not self._notice_due():
-            return []  # (with a watch the check costs ~0.1 ms: every read makes it)
+            return []  # (with a watch the check is nearly free: every read makes it)
         self._noticed_at = time.monotonic()
         if self.catching_up is not None and self.warning == self._catching_up_line():
             self.warning = None
@@ -553,7 +553,7 @@ class Indexer:
     def _job_done(self) -> bool:
         """Whether the pending background catch-up is done: finished here when it died (or never
         started), else waited for, at most ``catchup_wait()`` seconds (a read after a checkout answers
-        from the commit now checked out: ~1-2 s per hundred notes here)."""
+        from the commit now checked out, after a wait that grows with the notes changed)."""
         if not self.state.job_active():
             return self._finish_job_here()
         deadline = time.monotonic() + catchup_wait()

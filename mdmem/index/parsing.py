@@ -1,6 +1,6 @@
 """Notes read for an index build: a note as the BM25 index takes it (``lexical_doc``), and many notes
 parsed in a second process while this one indexes (``read_notes``); for a full build that process
-also counts each note's BM25 terms (~20% of the indexing process's CPU at 10k notes)."""
+also counts each note's BM25 terms (a large share of the indexing process's CPU)."""
 
 from __future__ import annotations
 
@@ -111,8 +111,8 @@ def ahead(
 ) -> Iterator[Read]:
     """The batches' notes in order, at most ``window`` batches submitted and not yet consumed. Submitting
     them all at once held every parsed note of a 50k build in memory (the worker outran the indexing and
-    each finished future kept its result); with the catalogue's list (``IndexStore._build``) the build's
-    peak was 978 MB, now 377 MB."""
+    each finished future kept its result), which with the catalogue's list (``IndexStore._build``) was
+    most of the build's peak memory."""
     pending: deque[Future[list[Read]]] = deque()
     for part in parts:
         pending.append(submit(part))

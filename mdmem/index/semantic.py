@@ -36,15 +36,15 @@ if TYPE_CHECKING:
     from .state import IndexState
     from .vectors import VectorIndex
 
-AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (~1–3 s at 5–12 chunks/s here)
+AUTO_EMBED_MAX = 16  # a query embeds at most this many pending chunks itself (a wait of seconds on torch)
 # What a write may spend in the model for its own chunks before it returns (a commit's hook, an add): more
-# goes to the background job. A cold torch MiniLM (3–8 s to load) never fits; an ONNX model (~0.3 s to
-# load, ~20 ms a chunk) fits a one-note commit (~10 chunks at most); a model already loaded in this process
-# (serve, MCP) fits a few. Beside it, embedding here costs a hook ~0.3 s of imports (numpy, usearch) and the
-# vector file's update: on 2,000 notes a commit took 0.42 s before and 0.75 s with the hash embedder inline.
+# goes to the background job. A cold torch MiniLM never fits (it loads in seconds); an ONNX model fits a
+# one-note commit (~10 chunks at most); a model already loaded in this process (serve, MCP) fits a few.
+# Beside it, embedding here costs a hook the imports (numpy, usearch) and the vector file's update, which
+# nearly doubled a small commit's time. The figures: docs/benchmarks.md, "Embedding".
 INLINE_SECONDS = 0.5
 # An embedder may say what it costs here (attributes ``load_seconds``, ``chunk_seconds``, ``loaded``);
-# otherwise: a model by name, else the measured torch MiniLM (load ~5 s, 5–12 chunks/s on 2 cores).
+# otherwise: a model by name, else the torch MiniLM as measured on 2 cores (docs/benchmarks.md).
 COSTS = {"hash": (0.0, 0.0001)}
 DEFAULT_COST = (5.0, 0.1)
 QUICK_LOAD_S = 0.5  # a prompt hook runs the vector leg itself when the model loads this fast
@@ -157,7 +157,7 @@ class Semantic:
         embedded, interrupted = 0, False
         cat = self.store.catalog
         # Hashes first, the text of the chunks to embed only: the job's every round of 256 read the text
-        # of every chunk still without a vector (~1 s a round at 50k notes without vectors).
+        # of every chunk still without a vector (a second a round in a big vault without vectors).
         key_of = {h: k for k, h in cat.pending_hashes(every=cat.get_meta("vector_model") != fp)}
         missing = self.cache.missing(fp, key_of)
         if tracker is not None:
@@ -167,7 +167,7 @@ class Semantic:
         rows = cat.chunks_by_key([key_of[h] for h in missing])
         text_of = {h: rows[key_of[h]]["embed_text"] for h in missing}
         if len(missing) > AUTO_EMBED_MAX and hasattr(self.embedder, "prepare"):
-            # Worth the one-off export (~10 s, torch): every later run and every cold query is faster.
+            # Worth the one-off export (torch, slow): every later run and every cold query is faster.
             self.embedder.prepare(lambda msg: print(msg, file=sys.stderr))
         counts = getattr(self.embedder, "token_counts", None)
         batch = max(1, self.settings.batch_size)
@@ -178,9 +178,9 @@ class Semantic:
         try:
             for start in range(0, len(missing), size):
                 todo = missing[start : start + size]  # first chunks first (pending_hashes' order) ...
-                # ... and within a round, similar lengths in a batch: padding to the longest chunk wasted half
-                # the model's work (a 128-chunk sample: 16.1 s in stored order, 10.5 s sorted). Sorted by
-                # tokens, not characters: batches of 16 padded 2% instead of 17% (670 synthetic chunks).
+                # ... and within a round, similar lengths in a batch: padding to the longest chunk wasted much
+                # of the model's work. Sorted by tokens, not characters, which pad far more (the figures:
+                # docs/benchmarks.md, "Embedding").
                 length = dict(zip(todo, counts([text_of[h] for h in todo]))) if counts and todo else {}
                 todo.sort(key=lambda h: (length.get(h, 0), len(text_of[h])))
                 for i in range(0, len(todo), batch):
@@ -196,7 +196,7 @@ class Semantic:
                         progress(embedded, len(missing))
                 if rounds and start + size < len(missing):
                     with self.store.writer_lock(None if wait else 0.0):
-                        self._sync(only=set(todo))  # this round's vectors (reading every pending one: ~0.7 s)
+                        self._sync(only=set(todo))  # this round's vectors (reading every pending one is slow)
         except KeyboardInterrupt:
             interrupted = True  # finished batches are cached; the next run resumes
         except Exception as exc:  # the cache is written outside the writer lock, so translate here
@@ -241,7 +241,7 @@ class Semantic:
             cat.reset_vectors(fp)
             for old in path.parent.glob("vectors-*.usearch"):
                 old.unlink()  # another model's vectors: never mixed, never kept
-        pending = cat.pending_hashes()  # (not their text: ~1 s at 50k notes without vectors)
+        pending = cat.pending_hashes()  # (not their text: slow in a big vault without vectors)
         if only is not None:
             pending = [(k, h) for k, h in pending if h in only]
         dead = cat.dead_keys() if only is None else []
@@ -265,8 +265,9 @@ class Semantic:
     def carry(self, directory: Path, catalog: Catalog) -> None:
         """Before a new generation (``directory``, ``catalog``) becomes current: its usearch file gets every
         vector the embedding cache holds for its chunks, so a rebuild never leaves readers without the
-        vectors they had (a checkout round trip mid-way through the first embedding: 22k chunks had
-        vectors, then none for ~30 s). Never fails the rebuild: its vectors then follow as before."""
+        vectors they had (a checkout round trip mid-way through the first embedding left 22k chunks
+        without their vectors until the job caught up). Never fails the rebuild: its vectors then follow
+        as before."""
         if not (self.store.state.dir / "embeddings.sqlite").is_file():
             return
         try:
@@ -344,7 +345,7 @@ class Semantic:
             return "off"
         if auto and self.embedding() == "in the background":
             # The job embeds these too (asked for one more pass): a hook in a big vault without vectors
-            # does not read every pending chunk and ask the cache about each (~0.3 s at 50k notes).
+            # does not read every pending chunk and ask the cache about each (slow at 50k notes).
             return self._to_job("chunks changed")
         cat = self.store.catalog
         fp = self.embedder.fingerprint
@@ -357,7 +358,7 @@ class Semantic:
             return self._to_job(f"{len(pending)} chunks without vectors")
         missing = self.cache.missing(fp, pending)
         if not auto and len(missing) == len(set(pending)) and not dead and same_model:
-            return "nothing in the cache"  # (no vector file to open: every hook of a big vault paid ~1 s)
+            return "nothing in the cache"  # (no vector file to open: every hook of a big vault paid for it)
         if not auto or not missing:
             with self.store.writer_lock(2.0):
                 added = self._sync()[0]
@@ -365,7 +366,7 @@ class Semantic:
         if self.inline_ok(len(missing)):
             report = self.embed(wait=False)
             return f"{report.embedded} chunks embedded, {report.reused} from the cache"
-        # The job adds what the cache has too: opening the vector file here would cost a hook ~0.2 s
+        # The job adds what the cache has too: opening the vector file here would cost a hook the imports
         # (numpy, usearch), and a removed chunk's vector finds no catalogue row, so no read shows it.
         return self._to_job(f"{len(missing)} chunks to embed")
 
@@ -508,7 +509,7 @@ class Semantic:
 
     def quick(self, max_load: float = QUICK_LOAD_S) -> bool:
         """Whether a vector read fits a per-prompt hook: this model has vectors here and loads in at most
-        ``max_load`` seconds (the bundled model once exported to ONNX: ~0.2 s; on torch: seconds)."""
+        ``max_load`` seconds (the bundled model once exported to ONNX does; on torch it takes seconds)."""
         try:
             emb = self.embedder
         except MdmemError:

@@ -269,7 +269,7 @@ class IndexState:
     def folders_changed(self, generation: str) -> bool:
         """Whether a note folder changed since the index last compared every file (a note added,
         removed or renamed; git's checkout, reset and stash replace files, so they show here too), or
-        ``mdmem.toml`` did (what is a note may have changed). ~0.1 ms for 20 folders; an edit that
+        ``mdmem.toml`` did (what is a note may have changed). One stat per folder; an edit that
         rewrites a file in place does not change its folder (``Indexer.edited`` sees those)."""
         try:
             data = self._folders()

@@ -57,7 +57,7 @@ class IndexStore:
         self.index_warning: str | None = None  # why reads answered from an index that could not be refreshed
         # Values features derive from the current index (the graph). Each entry names the catalogue it
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
-        # spend ~10 ms on 10k notes freeing a graph the process is about to drop anyway.
+        # spend time freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
 
     @property
