@@ -8,6 +8,7 @@ never re-embeds an unchanged chunk and two models' vectors never mix.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import sys
@@ -20,12 +21,13 @@ from ..core.chunk import chunk_note
 from ..core.links import normalize_ref
 from ..core.note import Note, NoteDates, Problem
 from ..core.text import terms
-from .catalog_near import CatalogNear
 from .catalog_refs import SCHEMA as REFS_SCHEMA
 from .catalog_refs import CatalogRefs, delete_refs, write_refs
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .catalog_near import CatalogNear
 
 T = TypeVar("T")
 
@@ -82,13 +84,19 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA + REFS_SCHEMA)
         self.refs = CatalogRefs(self.db)
-        self.near = CatalogNear(self.db)
         # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
         # process (serve, eval) reads the same ones for every query. Another process's commit
         # changes PRAGMA data_version; our own writes bump _writes.
         self._caches: dict[str, dict[Any, Any]] = {}
         self._caches_key: tuple[int, int] = (-1, -1)
         self._writes = 0
+
+    @functools.cached_property
+    def near(self) -> CatalogNear:
+        """The reads of the rows around a few notes (opened on first use: a writer never needs them)."""
+        from .catalog_near import CatalogNear
+
+        return CatalogNear(self.db)
 
     def close(self) -> None:
         self.db.close()

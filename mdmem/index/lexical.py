@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import lexical_spelling as spelling
 from .lean import import_whoosh_lean
@@ -24,9 +24,11 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
-from ..core.rank import Filters  # noqa: E402
 from ..core.text import Token, index_terms, tokenize  # noqa: E402
 from ..core.text import term_counts as counted_terms  # noqa: E402
+
+if TYPE_CHECKING:
+    from ..core.rank import Filters
 
 ENGINE = "whoosh-reloaded"
 BM25_B, BM25_K1 = 0.75, 1.2
