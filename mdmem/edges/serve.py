@@ -304,7 +304,9 @@ class Server:
         """Stop answering and close the vault; within ``STOP_GRACE`` seconds, or exit at once: the work
         under way (a query, a vector batch) is given up as a SIGKILL would (every write survives that)."""
         self.stopping.set()
-        closing = threading.Thread(target=self.httpd.shutdown, daemon=True)  # the loop polls every 0.5 s
+        closing = threading.Thread(
+            target=self.httpd.shutdown, daemon=True
+        )  # the serving loop notices within its poll interval
         closing.start()
         idle = self.lock.acquire(timeout=STOP_GRACE)  # held until exit: no request starts on a closed vault
         self._remove_info()

@@ -380,7 +380,7 @@ def _date_anchor(idx: IndexRead, win: Window, filters: Filters, now: float | Non
 
 def key_line(body: str, limit: int = 160) -> str:
     """The first line of a body that says something (no headings, fences or blank lines), within the
-    text shown (``shown_part``: a 5 MB note of embeds has a line read for each of them)."""
+    text shown (``shown_part``: a huge note of embeds would have a line read for each of them)."""
     for line in shown_part(body).splitlines():
         raw = line.strip().lstrip("> ")
         if not raw or raw.startswith(("#", "```", "~~~", "|", "---")):
