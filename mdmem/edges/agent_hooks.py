@@ -7,8 +7,10 @@ model sees. A hook here never fails the agent: whatever goes wrong (no vault, ba
 machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
 
 - prompt (UserPromptSubmit): the memories that matter for the prompt within a token budget, under a
-  time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
-  answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
+  time budget counted from the process's start. A running ``mdmem serve`` answers with the warm model
+  (hybrid); otherwise the hook answers from BM25 first and then, when the model loads quickly, tries
+  hybrid with the time left: whichever is the best answer at the deadline is printed, so a busy
+  machine costs the vector leg, never the memory. Trivial prompts are skipped.
 - session-start (SessionStart): pinned notes and the latest handoff of this project.
 - prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
   unscoped ones, never another project's (``scopes_for``).
@@ -41,7 +43,8 @@ PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
 LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
-LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model's load fits)
+LOCAL_VECTORS_S = 0.3  # time left after the BM25 answer that makes the vector leg worth trying here
+EXIT_MARGIN_S = 0.15  # kept back from the budget: waking at the deadline, printing and exiting on a loaded machine
 PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
 
 
@@ -101,8 +104,10 @@ def run_hook(
     time_budget_ms: int = TIME_BUDGET_MS,
     commit: bool | None = None,
     out: Callable[[str], None] | None = None,
+    started: float | None = None,
 ) -> int:
-    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0."""
+    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0.
+    ``started``: when the budget began (``time.monotonic`` scale), e.g. the process's start; else now."""
     write = out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush()))
     name = EVENTS.get(event, event)
     result: dict[str, Any] = {}
@@ -133,8 +138,8 @@ def run_hook(
         except Exception as exc:  # fail open: the agent goes on without memory
             _diag(f"{type(exc).__name__}: {exc}")
 
-    started = time.monotonic()
-    deadline = started + time_budget_ms / 1000.0
+    begun = time.monotonic() if started is None else started
+    deadline = begun + time_budget_ms / 1000.0 - min(EXIT_MARGIN_S, time_budget_ms / 10000.0)
     if event in ("stop", "pre-compact"):
         work()  # writing a note is not cut short; it has no reader waiting on stdout
     else:
@@ -142,10 +147,10 @@ def run_hook(
         worker.start()
         worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
-            done = _output(name, result.get("partial"))  # the project's memory, when only the personal vault is late
-            _diag(
-                f"no answer within {time_budget_ms} ms; " + ("this project's memory only" if done else "nothing added")
-            )
+            # The best answer ready: BM25 when the vector leg is late, the project's alone when the personal
+            # vault is.
+            done = _output(name, result.get("partial"))
+            _diag(f"no full answer within {time_budget_ms} ms; " + ("the best one ready" if done else "nothing added"))
             if done:
                 write(done)
             sys.stderr.flush()
@@ -200,7 +205,12 @@ def prompt_context(
         personal = None
     if personal is not None and personal[1].resolve() == root.resolve():
         personal = None
-    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None)
+
+    def early(ctx: Any) -> None:
+        if partial is not None:
+            partial(_with_footer(ctx.text))
+
+    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None, early=early)
     if own is None or personal is None:
         return _with_footer(own.text) if own is not None else None
     if partial is not None:
@@ -225,10 +235,19 @@ def prompt_context(
 
 
 def vault_context(
-    root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *, explain: bool = False
+    root: Path,
+    prompt: str,
+    budget: int,
+    scope: list[str] | None,
+    deadline: float,
+    *,
+    explain: bool = False,
+    early: Callable[[Any], None] | None = None,
 ) -> Any:
     """One vault's ``MemoryContext`` for the prompt: from its running server, else computed here; None
-    while its index is rebuilt (in the background)."""
+    while its index is rebuilt (in the background). Computed here, BM25 comes first and is given to
+    ``early`` before the hybrid answer is tried (when the model loads quickly and time is left), so a
+    caller cut off by its deadline still has an answer."""
     from .serve import call_server, read_info
 
     if read_info(root) is not None:
@@ -261,8 +280,12 @@ def vault_context(
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
-        return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
+        lexical = vault.context(prompt, budget=budget, scope=scope, vectors=False, explain=explain)
+        if deadline - time.monotonic() < LOCAL_VECTORS_S or not vault.semantic.quick():
+            return lexical
+        if early is not None:
+            early(lexical)
+        return vault.context(prompt, budget=budget, scope=scope, vectors=True, explain=explain)
     finally:
         if waited is None:
             os.environ.pop("MDMEM_CATCHUP_WAIT", None)
@@ -477,4 +500,17 @@ def fast_main(argv: list[str]) -> int | None:
         stdin_text = sys.stdin.read()
     except Exception:
         stdin_text = ""
-    return run_hook(event, vault_path, stdin_text, **opts)
+    return run_hook(event, vault_path, stdin_text, started=process_started(), **opts)
+
+
+def process_started() -> float | None:
+    """When this process started, on the ``time.monotonic`` scale (Linux: /proc), or None: Claude Code
+    waits from the spawn, so the interpreter's start-up is part of the hook's time budget."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[19])  # starttime: clock ticks after boot (field 22 of stat, counted from state)
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    return time.monotonic() - age if 0 <= age < 60 else None
