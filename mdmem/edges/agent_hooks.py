@@ -285,7 +285,11 @@ def vault_context(
             return lexical
         if early is not None:
             early(lexical)
-        return vault.context(prompt, budget=budget, scope=scope, vectors=True, explain=explain)
+        try:
+            return vault.context(prompt, budget=budget, scope=scope, vectors=True, explain=explain)
+        except Exception as exc:  # a model that fails to load or read: the BM25 answer stands
+            _diag(f"vector leg: {type(exc).__name__}: {exc}; BM25 only")
+            return lexical
     finally:
         if waited is None:
             os.environ.pop("MDMEM_CATCHUP_WAIT", None)

@@ -130,6 +130,17 @@ def test_a_late_vector_leg_leaves_the_bm25_answer(git_vault: Path, monkeypatch: 
     assert "vector leg started" in proc.stderr and "the best one ready" in proc.stderr
     ctx = context_of(proc, "UserPromptSubmit")
     assert ctx.startswith(lexical.text) and "mdmem get ID" in ctx
+    # A vector leg that fails (a model that cannot load or read) leaves the BM25 answer too.
+    broken = SLOW_VECTOR_LEG.replace("time.sleep(60)", "raise RuntimeError('model broken')")
+    proc = subprocess.run(
+        [sys.executable, "-c", broken, *args],
+        input=json.dumps(prompt_payload(question, git_vault)),
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
+    assert "vector leg: RuntimeError: model broken; BM25 only" in proc.stderr
+    assert context_of(proc, "UserPromptSubmit").startswith(lexical.text)
     # The budget counts from the process's start, which this process can read.
     from mdmem.edges.agent_hooks import process_started
 
