@@ -11,7 +11,8 @@ machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
   (hybrid); otherwise the hook answers from BM25 first and then, when the model loads quickly, tries
   hybrid with the time left: whichever is the best answer at the deadline is printed, so a busy
   machine costs the vector leg, never the memory. Trivial prompts are skipped.
-- session-start (SessionStart): pinned notes and the latest handoff of this project.
+- session-start (SessionStart): pinned notes and the latest handoff of this project; it also starts the
+  vault's warm server unless one runs (``start_server``), so the session's prompts get hybrid answers.
 - prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
   unscoped ones, never another project's (``scopes_for``).
 - stop (Stop): one ``handoff`` note per session — what was asked, decided, learned and left open,
@@ -345,6 +346,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
+        start_server(vault)
         pinned = vault.context("", budget=budget // 2, scope=scopes_for(payload), vectors=False)
         parts = [pinned.text] if pinned.text else []
         used = pinned.tokens
@@ -382,6 +384,56 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
     if not parts:
         return None
     return "mdmem memory for this session.\n" + "\n".join(parts)
+
+
+SERVE_IDLE_S = 900  # a server the session-start hook started exits after this long without a request
+SERVE_START_LOCK = "serve.start"  # held by that server for its life: one per vault, whoever starts it
+
+
+def start_server(vault: Any) -> bool:
+    """At a session's start, the vault's warm server (``mdmem serve``, exiting after ``SERVE_IDLE_S``
+    idle) unless one runs or is starting, so the session's later prompts get hybrid answers at once;
+    $MDMEM_AUTOSERVE=0 turns this off. The server inherits a lock on ``SERVE_START_LOCK`` and keeps it
+    while it lives, so two hooks never start two. Never waits; False when none was started."""
+    from .serve import read_info
+
+    if os.environ.get("MDMEM_AUTOSERVE", "1") == "0" or read_info(vault.root) is not None:
+        return False
+    try:
+        import fcntl
+        import subprocess
+
+        from ..adapters.plain import open_plain
+
+        state = vault.store.state
+        state.check_dir()  # never through a link someone committed, as serve's own files
+        fd = open_plain(state.dir / SERVE_START_LOCK)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False  # one is starting or running
+        try:
+            log = open_plain(state.dir / "serve.log", log=True)
+            try:
+                cmd = [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve"]
+                subprocess.Popen(
+                    [*cmd, "--idle-timeout", str(SERVE_IDLE_S)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    pass_fds=(fd,),
+                )
+            finally:
+                os.close(log)
+        finally:
+            os.close(fd)  # the server holds the lock now
+    except Exception as exc:  # the session goes on; its prompts answer from BM25
+        _diag(f"could not start mdmem serve: {type(exc).__name__}: {exc}")
+        return False
+    _diag("started mdmem serve for this vault (warm in a few seconds; exits after 15 min idle)")
+    return True
 
 
 # -- stop and pre-compact: the handoff --------------------------------------------------------------

@@ -637,6 +637,34 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
     assert len(small) < len(ctx) and len(small) <= 120 * 4 + 200
 
 
+def test_the_first_session_start_starts_one_warm_server(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's start starts the vault's ``mdmem serve`` (one, however many sessions start at once);
+    the session's prompts are then answered by it."""
+    from mdmem.edges.serve import read_info
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("MDMEM_AUTOSERVE", "1")
+    payload = {"session_id": "s", "cwd": str(git_vault), "hook_event_name": "SessionStart", "source": "startup"}
+    try:
+        first = hook(git_vault, "session-start", payload)
+        second = hook(git_vault, "session-start", payload)  # while the first one's server warms or runs
+        assert first.returncode == 0 and "started mdmem serve" in first.stderr
+        assert second.returncode == 0 and "started mdmem serve" not in second.stderr
+        deadline = time.monotonic() + 120
+        while (info := read_info(git_vault)) is None:
+            assert time.monotonic() < deadline, (git_vault / ".mdmem" / "serve.log").read_text()
+            time.sleep(0.2)
+        assert "--idle-timeout" in " ".join(Path(f"/proc/{info['pid']}/cmdline").read_text().split("\0"))
+        ctx = context_of(
+            hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)), "UserPromptSubmit"
+        )
+        assert "Release train schedule" in ctx
+        third = hook(git_vault, "session-start", payload)
+        assert third.returncode == 0 and "started mdmem serve" not in third.stderr
+    finally:
+        mdmem("--vault", str(git_vault), "serve", "--stop", check=False)
+
+
 # -- the commands ----------------------------------------------------------------------------------------
 
 
