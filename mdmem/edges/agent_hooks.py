@@ -282,12 +282,12 @@ def vault_context(
             _spawn_reindex(vault)
             return None
         lexical = vault.context(prompt, budget=budget, scope=scope, vectors=False, explain=explain)
-        if deadline - time.monotonic() < LOCAL_VECTORS_S or not vault.semantic.quick():
+        if deadline - time.monotonic() < LOCAL_VECTORS_S:
             return lexical
         if early is not None:
             early(lexical)
-        try:
-            return vault.context(prompt, budget=budget, scope=scope, vectors=True, explain=explain)
+        try:  # vectors=None: hybrid when the model loads quickly here, else BM25 again (cheap once warm)
+            return vault.context(prompt, budget=budget, scope=scope, vectors=None, explain=explain)
         except Exception as exc:  # a model that fails to load or read: the BM25 answer stands
             _diag(f"vector leg: {type(exc).__name__}: {exc}; BM25 only")
             return lexical
@@ -404,17 +404,19 @@ def start_server(vault: Any) -> bool:
         import subprocess
 
         from ..adapters.plain import open_plain
+        from ..index.state import STATE_DIR
 
-        state = vault.store.state
-        state.check_dir()  # never through a link someone committed, as serve's own files
-        fd = open_plain(state.dir / SERVE_START_LOCK)
+        state = vault.root / STATE_DIR
+        if state.is_symlink() or not state.is_dir():  # never through a link someone committed
+            return False
+        fd = open_plain(state / SERVE_START_LOCK)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             return False  # one is starting or running
         try:
-            log = open_plain(state.dir / "serve.log", log=True)
+            log = open_plain(state / "serve.log", log=True)
             try:
                 cmd = [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve"]
                 subprocess.Popen(
