@@ -160,12 +160,12 @@ def update_note(
     *,
     commit: bool | None = None,
     message: str | Callable[[str], str] | None = None,
-    touch: bool = False,
+    touch: bool = True,
 ) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
-    (``message``: the commit's, or a function of the note's title that makes it). ``updated:`` stays
-    as it is unless ``touch``: a metadata edit (pin, snooze, forget, restore, set) is not a change of
-    what the note says, and git records when it was made."""
+    (``message``: the commit's, or a function of the note's title that makes it). ``touch`` False
+    leaves ``updated:`` as it is: a metadata edit is not a change of what the note says, and git
+    records when it was made."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
 
     def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
@@ -358,7 +358,7 @@ def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: boo
     updates = check_settings(values)
     keys = ", ".join(updates)
     return update_note(
-        store, ref, updates, "set", commit=commit, message=lambda title: f'mdmem: set {keys} of "{title}"'
+        store, ref, updates, "set", commit=commit, touch=False, message=lambda title: f'mdmem: set {keys} of "{title}"'
     )
 
 
