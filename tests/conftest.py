@@ -58,6 +58,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Writes do not embed by themselves here: most tests run the real model's settings, and loading it
     # in a job after every commit would cost seconds each. Tests of that turn it on (test_keepup.py).
     monkeypatch.setenv("MDMEM_AUTO_EMBED", "0")
+    # Session-start hooks start no warm server by themselves (one process per test vault); the test of
+    # that turns it on.
+    monkeypatch.setenv("MDMEM_AUTOSERVE", "0")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

@@ -7,9 +7,12 @@ model sees. A hook here never fails the agent: whatever goes wrong (no vault, ba
 machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
 
 - prompt (UserPromptSubmit): the memories that matter for the prompt within a token budget, under a
-  time budget. A running ``mdmem serve`` answers with the warm model (hybrid); otherwise the hook
-  answers from BM25 alone, since loading the model would take seconds. Trivial prompts are skipped.
-- session-start (SessionStart): pinned notes and the latest handoff of this project.
+  time budget counted from the process's start. A running ``mdmem serve`` answers with the warm model
+  (hybrid); otherwise the hook answers from BM25 first and then, when the model loads quickly, tries
+  hybrid with the time left: whichever is the best answer at the deadline is printed, so a busy
+  machine costs the vector leg, never the memory. Trivial prompts are skipped.
+- session-start (SessionStart): pinned notes and the latest handoff of this project; it also starts the
+  vault's warm server unless one runs (``start_server``), so the session's prompts get hybrid answers.
 - prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
   unscoped ones, never another project's (``scopes_for``).
 - stop (Stop): one ``handoff`` note per session — what was asked, decided, learned and left open,
@@ -41,7 +44,8 @@ PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
 TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
 LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
-LOCAL_VECTORS_S = 1.2  # time left that lets the hook run the vector leg itself (a cold ONNX model's load fits)
+LOCAL_VECTORS_S = 0.3  # time left after the BM25 answer that makes the vector leg worth trying here
+EXIT_MARGIN_S = 0.15  # kept back from the budget: waking at the deadline, printing and exiting on a loaded machine
 PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
 
 
@@ -101,8 +105,10 @@ def run_hook(
     time_budget_ms: int = TIME_BUDGET_MS,
     commit: bool | None = None,
     out: Callable[[str], None] | None = None,
+    started: float | None = None,
 ) -> int:
-    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0."""
+    """Run one hook: parse stdin, do the work within the time budget, print JSON or nothing. Always 0.
+    ``started``: when the budget began (``time.monotonic`` scale), e.g. the process's start; else now."""
     write = out or (lambda s: (sys.stdout.write(s + "\n"), sys.stdout.flush()))
     name = EVENTS.get(event, event)
     result: dict[str, Any] = {}
@@ -133,8 +139,8 @@ def run_hook(
         except Exception as exc:  # fail open: the agent goes on without memory
             _diag(f"{type(exc).__name__}: {exc}")
 
-    started = time.monotonic()
-    deadline = started + time_budget_ms / 1000.0
+    begun = time.monotonic() if started is None else started
+    deadline = begun + time_budget_ms / 1000.0 - min(EXIT_MARGIN_S, time_budget_ms / 10000.0)
     if event in ("stop", "pre-compact"):
         work()  # writing a note is not cut short; it has no reader waiting on stdout
     else:
@@ -142,10 +148,10 @@ def run_hook(
         worker.start()
         worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
-            done = _output(name, result.get("partial"))  # the project's memory, when only the personal vault is late
-            _diag(
-                f"no answer within {time_budget_ms} ms; " + ("this project's memory only" if done else "nothing added")
-            )
+            # The best answer ready: BM25 when the vector leg is late, the project's alone when the personal
+            # vault is.
+            done = _output(name, result.get("partial"))
+            _diag(f"no full answer within {time_budget_ms} ms; " + ("the best one ready" if done else "nothing added"))
             if done:
                 write(done)
             sys.stderr.flush()
@@ -200,7 +206,12 @@ def prompt_context(
         personal = None
     if personal is not None and personal[1].resolve() == root.resolve():
         personal = None
-    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None)
+
+    def early(ctx: Any) -> None:
+        if partial is not None:
+            partial(_with_footer(ctx.text))
+
+    own = vault_context(root, prompt, budget, scope, deadline, explain=personal is not None, early=early)
     if own is None or personal is None:
         return _with_footer(own.text) if own is not None else None
     if partial is not None:
@@ -225,10 +236,19 @@ def prompt_context(
 
 
 def vault_context(
-    root: Path, prompt: str, budget: int, scope: list[str] | None, deadline: float, *, explain: bool = False
+    root: Path,
+    prompt: str,
+    budget: int,
+    scope: list[str] | None,
+    deadline: float,
+    *,
+    explain: bool = False,
+    early: Callable[[Any], None] | None = None,
 ) -> Any:
     """One vault's ``MemoryContext`` for the prompt: from its running server, else computed here; None
-    while its index is rebuilt (in the background)."""
+    while its index is rebuilt (in the background). Computed here, BM25 comes first and is given to
+    ``early`` before the hybrid answer is tried (when the model loads quickly and time is left), so a
+    caller cut off by its deadline still has an answer."""
     from .serve import call_server, read_info
 
     if read_info(root) is not None:
@@ -261,8 +281,16 @@ def vault_context(
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
-        quick = None if deadline - time.monotonic() > LOCAL_VECTORS_S else False  # None: if the model is quick
-        return vault.context(prompt, budget=budget, scope=scope, vectors=quick, explain=explain)
+        lexical = vault.context(prompt, budget=budget, scope=scope, vectors=False, explain=explain)
+        if deadline - time.monotonic() < LOCAL_VECTORS_S:
+            return lexical
+        if early is not None:
+            early(lexical)
+        try:  # vectors=None: hybrid when the model loads quickly here, else BM25 again (cheap once warm)
+            return vault.context(prompt, budget=budget, scope=scope, vectors=None, explain=explain)
+        except Exception as exc:  # a model that fails to load or read: the BM25 answer stands
+            _diag(f"vector leg: {type(exc).__name__}: {exc}; BM25 only")
+            return lexical
     finally:
         if waited is None:
             os.environ.pop("MDMEM_CATCHUP_WAIT", None)
@@ -318,6 +346,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
         if vault.rebuild_reason() is not None:
             _spawn_reindex(vault)
             return None
+        start_server(vault)
         pinned = vault.context("", budget=budget // 2, scope=scopes_for(payload), vectors=False)
         parts = [pinned.text] if pinned.text else []
         used = pinned.tokens
@@ -355,6 +384,58 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
     if not parts:
         return None
     return "mdmem memory for this session.\n" + "\n".join(parts)
+
+
+SERVE_IDLE_S = 900  # a server the session-start hook started exits after this long without a request
+SERVE_START_LOCK = "serve.start"  # held by that server for its life: one per vault, whoever starts it
+
+
+def start_server(vault: Any) -> bool:
+    """At a session's start, the vault's warm server (``mdmem serve``, exiting after ``SERVE_IDLE_S``
+    idle) unless one runs or is starting, so the session's later prompts get hybrid answers at once;
+    $MDMEM_AUTOSERVE=0 turns this off. The server inherits a lock on ``SERVE_START_LOCK`` and keeps it
+    while it lives, so two hooks never start two. Never waits; False when none was started."""
+    from .serve import read_info
+
+    if os.environ.get("MDMEM_AUTOSERVE", "1") == "0" or read_info(vault.root) is not None:
+        return False
+    try:
+        import fcntl
+        import subprocess
+
+        from ..adapters.plain import open_plain
+        from ..index.state import STATE_DIR
+
+        state = vault.root / STATE_DIR
+        if state.is_symlink() or not state.is_dir():  # never through a link someone committed
+            return False
+        fd = open_plain(state / SERVE_START_LOCK)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False  # one is starting or running
+        try:
+            log = open_plain(state / "serve.log", log=True)
+            try:
+                cmd = [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve"]
+                subprocess.Popen(
+                    [*cmd, "--idle-timeout", str(SERVE_IDLE_S)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    pass_fds=(fd,),
+                )
+            finally:
+                os.close(log)
+        finally:
+            os.close(fd)  # the server holds the lock now
+    except Exception as exc:  # the session goes on; its prompts answer from BM25
+        _diag(f"could not start mdmem serve: {type(exc).__name__}: {exc}")
+        return False
+    _diag("started mdmem serve for this vault (warm in a few seconds; exits after 15 min idle)")
+    return True
 
 
 # -- stop and pre-compact: the handoff --------------------------------------------------------------
@@ -477,4 +558,17 @@ def fast_main(argv: list[str]) -> int | None:
         stdin_text = sys.stdin.read()
     except Exception:
         stdin_text = ""
-    return run_hook(event, vault_path, stdin_text, **opts)
+    return run_hook(event, vault_path, stdin_text, started=process_started(), **opts)
+
+
+def process_started() -> float | None:
+    """When this process started, on the ``time.monotonic`` scale (Linux: /proc), or None: Claude Code
+    waits from the spawn, so the interpreter's start-up is part of the hook's time budget."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[19])  # starttime: clock ticks after boot (field 22 of stat, counted from state)
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    return time.monotonic() - age if 0 <= age < 60 else None

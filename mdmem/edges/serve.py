@@ -129,6 +129,7 @@ def call_server(
     info = info or read_info(root)
     if info is None:
         return None
+    params = with_client_now(method, params)
     # A plain HTTP/1.0 exchange over a socket: http.client imports email and ssl (slow to import), which the
     # prompt hook would pay on every prompt. The server answers and closes, so EOF ends the reply.
     import socket
@@ -152,6 +153,20 @@ def call_server(
     if status != 200 or not isinstance(data, dict):
         return None
     return data
+
+
+def with_client_now(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The question as sent: the asker's $MDMEM_NOW travels as its ``as_of`` (unless it names one), so
+    the server judges "last month", visibility and decay at the asker's now, not its own."""
+    now = os.environ.get("MDMEM_NOW")
+    if not now:
+        return params
+    if method == "context" and not params.get("as_of"):
+        return {**params, "as_of": now}
+    filters = dict(params.get("filters") or {})
+    if method == "ask" and not filters.get("as_of"):
+        return {**params, "filters": {**filters, "as_of": now}}
+    return params
 
 
 def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dict[str, Any]:

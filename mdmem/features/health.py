@@ -52,7 +52,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
                 done,
                 total,
                 done >= total,
-                embedding=sem.embedding(),
+                # A request mark left behind (a killed job) says nothing once every chunk has its vector.
+                embedding=sem.embedding() if done < total else None,
                 running=sem.running_embed(),
                 note=failure() if failure else None,
             )

@@ -110,9 +110,23 @@ def _recall(
     if win is not None:
         ranked = _in_window(idx, text, win, ranked, filters, pool)
         info["window"] = win.describe()
+        _window_answered(info, win, ranked)
         route = route if intent == "when" else route + " + time window"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
+
+
+def _window_answered(info: dict[str, Any], win: Window, ranked: list[Candidate]) -> None:
+    """The words of the time phrase ("May" in "what happened in May 2026") are read by the window, not
+    looked for in the notes: no "no note mentions May" above them. When the window's notes are what the
+    list holds and no other name is unknown, the answer stands (not "nothing matches")."""
+    said = {w.casefold() for w in re.findall(r"\w+", win.phrase)}
+    unknown = [u for u in info.get("unknown") or () if not set(re.findall(r"\w+", u.casefold())) <= said]
+    if unknown:
+        info["unknown"] = unknown
+        return
+    if info.pop("unknown", None) is not None and any(c.explain.get("in_window") for c in ranked):
+        info["relevant"] = True
 
 
 def _names_someone(idx: IndexRead, text: str) -> bool:

@@ -90,6 +90,63 @@ def test_the_hook_runs_the_vector_leg_itself_only_when_the_model_is_quick(
     assert "Release train schedule" in ctx
 
 
+# The hook as Claude Code runs it, with one change beside the real path: the hash model's query embedding
+# (the vector leg) takes 60 s, as a model load on a saturated machine would.
+SLOW_VECTOR_LEG = """
+import sys, time
+from mdmem.adapters import embed
+real = embed.HashEmbedder.embed
+def slow(self, texts, *, query=False):
+    if query:
+        sys.stderr.write("vector leg started\\n")
+        time.sleep(60)
+    return real(self, texts, query=query)
+embed.HashEmbedder.embed = slow
+from mdmem.edges.agent_hooks import fast_main
+sys.exit(fast_main(sys.argv[1:]))
+"""
+
+
+def test_a_late_vector_leg_leaves_the_bm25_answer(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BM25 is ready first; when the hybrid answer is late the hook prints BM25's at its deadline (not
+    nothing), and exits 0 without waiting for the vector leg."""
+    from mdmem.api.vault import Vault
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    question = "when do we ship the release train?"
+    with Vault.open(git_vault) as v:
+        v.embed()
+        lexical = v.context(question, vectors=False)
+        assert v.semantic.quick() and v.context(question, vectors=None).vectors is True
+    assert "Release train schedule" in lexical.text
+    args = ["--vault", str(git_vault), "hook", "prompt", "--time-budget", "4000"]
+    proc = subprocess.run(
+        [sys.executable, "-c", SLOW_VECTOR_LEG, *args],
+        input=json.dumps(prompt_payload(question, git_vault)),
+        capture_output=True,
+        text=True,
+        timeout=50,  # the vector leg alone would take 60 s: the hook did not wait for it
+    )
+    assert "vector leg started" in proc.stderr and "the best one ready" in proc.stderr
+    ctx = context_of(proc, "UserPromptSubmit")
+    assert ctx.startswith(lexical.text) and "mdmem get ID" in ctx
+    # A vector leg that fails (a model that cannot load or read) leaves the BM25 answer too.
+    broken = SLOW_VECTOR_LEG.replace("time.sleep(60)", "raise RuntimeError('model broken')")
+    proc = subprocess.run(
+        [sys.executable, "-c", broken, *args],
+        input=json.dumps(prompt_payload(question, git_vault)),
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
+    assert "vector leg: RuntimeError: model broken; BM25 only" in proc.stderr
+    assert context_of(proc, "UserPromptSubmit").startswith(lexical.text)
+    # The budget counts from the process's start, which a new process can read.
+    age = "import time\nfrom mdmem.edges.agent_hooks import process_started as p\nprint(time.monotonic() - p())"
+    run = subprocess.run([sys.executable, "-c", age], capture_output=True, text=True, check=True)
+    assert 0 < float(run.stdout) < 50
+
+
 @pytest.mark.parametrize("prompt", ["ok", "thanks!", "/clear", "  ", "yes please", "go ahead"])
 def test_prompt_hook_skips_trivial_prompts(git_vault: Path, prompt: str) -> None:
     proc = hook(git_vault, "prompt", prompt_payload(prompt, git_vault))
@@ -244,6 +301,38 @@ def test_serve_answers_the_prompt_hook(git_vault: Path, monkeypatch: pytest.Monk
             hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)), "UserPromptSubmit"
         )
         assert "Release train schedule" in ctx
+    finally:
+        mdmem("--vault", str(git_vault), "serve", "--stop")
+
+
+def test_the_askers_now_travels_to_the_server(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server started without $MDMEM_NOW answers a client that has one at the client's now: "last
+    month" is the client's last month, for a CLI question and for the prompt hook's context."""
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    (git_vault / "notes" / "may-launch.md").write_text(
+        "---\ntitle: Billing launch\ncreated: 2026-05-12\n---\nThe billing service went live.\n"
+    )
+    git(git_vault, "add", "-A")
+    git(git_vault, "commit", "-qm", "may")
+    monkeypatch.delenv("MDMEM_NOW", raising=False)
+    mdmem("--vault", str(git_vault), "serve", "--detach", "--idle-timeout", "60")
+    try:
+        then = {"MDMEM_NOW": "2026-06-10"}
+        out = json.loads(
+            mdmem("--vault", str(git_vault), "recall", "what happened last month", "--json", env=then).stdout
+        )
+        assert out["info"]["served"] is True
+        assert out["info"]["window"]["from"] == "2026-05-01" and out["info"]["window"]["to"] == "2026-05-31"
+        assert out["results"][0]["path"] == "notes/may-launch.md"
+        from mdmem.edges.serve import with_client_now
+
+        monkeypatch.setenv("MDMEM_NOW", "2026-06-10")
+        assert with_client_now("context", {"prompt": "p"}) == {"prompt": "p", "as_of": "2026-06-10"}
+        assert with_client_now("context", {"prompt": "p", "as_of": "2025-01-01"})["as_of"] == "2025-01-01"
+        assert with_client_now("ask", {"text": "t", "filters": {"type": "fact"}})["filters"] == {
+            "type": "fact",
+            "as_of": "2026-06-10",
+        }
     finally:
         mdmem("--vault", str(git_vault), "serve", "--stop")
 
@@ -545,6 +634,34 @@ def test_session_start_gives_pinned_notes_and_this_projects_last_handoff(git_vau
     assert "Last handoff: Handoff 2026-11-28" in ctx and "raise the pool to 12" in ctx
     small = context_of(hook(git_vault, "session-start", payload, "--budget", "120"), "SessionStart")
     assert len(small) < len(ctx) and len(small) <= 120 * 4 + 200
+
+
+def test_the_first_session_start_starts_one_warm_server(git_vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's start starts the vault's ``mdmem serve`` (one, however many sessions start at once);
+    the session's prompts are then answered by it."""
+    from mdmem.edges.serve import read_info
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("MDMEM_AUTOSERVE", "1")
+    payload = {"session_id": "s", "cwd": str(git_vault), "hook_event_name": "SessionStart", "source": "startup"}
+    try:
+        first = hook(git_vault, "session-start", payload)
+        second = hook(git_vault, "session-start", payload)  # while the first one's server warms or runs
+        assert first.returncode == 0 and "started mdmem serve" in first.stderr
+        assert second.returncode == 0 and "started mdmem serve" not in second.stderr
+        deadline = time.monotonic() + 120
+        while (info := read_info(git_vault)) is None:
+            assert time.monotonic() < deadline, (git_vault / ".mdmem" / "serve.log").read_text()
+            time.sleep(0.2)
+        assert "--idle-timeout" in " ".join(Path(f"/proc/{info['pid']}/cmdline").read_text().split("\0"))
+        ctx = context_of(
+            hook(git_vault, "prompt", prompt_payload("when is the release train", git_vault)), "UserPromptSubmit"
+        )
+        assert "Release train schedule" in ctx
+        third = hook(git_vault, "session-start", payload)
+        assert third.returncode == 0 and "started mdmem serve" not in third.stderr
+    finally:
+        mdmem("--vault", str(git_vault), "serve", "--stop", check=False)
 
 
 # -- the commands ----------------------------------------------------------------------------------------

@@ -227,3 +227,21 @@ def test_a_time_window_ranks_its_topic_first_and_pads_only_a_question_without_on
     )
     hits = Vault.open(dated).recall("what happened in billing last year", 5, explain=True, vectors=False)
     assert hits[0].path == "notes/invoice-fix.md"  # filed under the topic (its scope), in the window
+
+
+def test_the_months_name_is_no_unknown_word_when_the_window_answers(dated: Path) -> None:
+    """ "What happened in May 2026": no note says "May", the window does; no "no note mentions May" above
+    May's notes. A name outside the time phrase that no note has is still said."""
+    from mdmem import Vault, render
+
+    (dated / "notes" / "may-launch.md").write_text(
+        "---\ntitle: Billing launch\ncreated: 2026-05-12\n---\nThe billing service went live.\n"
+    )
+    v = Vault.open(dated)
+    hits = v.recall("what happened in May 2026", 5, vectors=False)
+    assert hits[0].path == "notes/may-launch.md"
+    assert "unknown" not in hits.info and hits.info.get("relevant") is not False
+    out = render.cli(hits).out
+    assert "No note mentions" not in out and "Nothing in the vault" not in out and "Billing launch" in out
+    hits = v.recall("what happened with Zorblax in May 2026", 5, vectors=False)
+    assert hits.info.get("unknown") == ["Zorblax"]

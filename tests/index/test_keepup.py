@@ -210,6 +210,10 @@ def test_a_killed_job_is_finished_by_the_next_write(fresh: Path, monkeypatch: py
     vec = vectors(fresh)
     assert vec["embedding"] == "interrupted" and not vec["complete"]
     assert "background embedding stopped" in mdmem_in_process("--vault", str(fresh), "status").stdout
+    # Vectors completed otherwise (a foreground embed): nothing is interrupted any more, whatever the mark.
+    mdmem_in_process("--vault", str(fresh), "embed")
+    vec = vectors(fresh)
+    assert vec["complete"] and "embedding" not in vec
     commit(fresh, {"notes/b.md": "# B\n\nbeta words\n"})  # the next write asks for a job again
     wait_for_jobs(fresh)
     assert vectors(fresh)["complete"]
