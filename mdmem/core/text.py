@@ -1,8 +1,9 @@
 """Pure text analysis shared by the index and the snippets: tokens for any language.
 
-Latin-script words are lower-cased, accent-folded and Porter-stemmed; identifiers such as
-``ERR_X_42`` or ``user.email`` are kept whole *and* split into their parts; runs of CJK
-characters become overlapping bigrams (the usual trick for languages without spaces).
+Latin-script words are lower-cased, accent-folded and stemmed (Snowball English: deploy, deployed
+and deployment are one term); identifiers such as ``ERR_X_42`` or ``user.email`` are kept whole *and*
+split into their parts; runs of CJK characters become overlapping bigrams (the usual trick for
+languages without spaces). ``exact_counts`` gives the same words unstemmed, for the exact-form field.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ class Token:
 
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    from whoosh.lang.porter import stem  # pure-Python Porter stemmer; small import
+    # Snowball's English stemmer (Porter 2): the original Porter stemmer whoosh ships splits word forms
+    # ("deploy" → deploi but "deployment" → deployment, "spotting" → spott but "spot" → spot).
+    from whoosh.lang.porter2 import stem  # pure Python; small import
 
     return stem(word)
 
@@ -149,6 +152,50 @@ def term_counts(text: str) -> dict[str, int]:
         else:
             for t in tokenize(word):
                 out[t.text] = out.get(t.text, 0) + n
+    return out
+
+
+def counts_with_exact(text: str) -> tuple[dict[str, int], dict[str, int]]:
+    """``term_counts(text)``, and the same words as written (folded, never stemmed) with their counts:
+    what the exact-form field holds. CJK pairs have no exact form of their own (they are never
+    stemmed, so it would say nothing new). One pass over the words for both."""
+    from collections import Counter
+
+    stems: dict[str, int] = {}
+    exact: dict[str, int] = {}
+    for word, n in Counter(_WORD.findall(text)).items():
+        if word.isascii() and word.isalnum():
+            term = normalize_term(word)
+            if term not in STOPWORDS:
+                stems[term] = stems.get(term, 0) + n
+                w = word.lower()
+                exact[w] = exact.get(w, 0) + n
+        else:
+            for t in tokenize(word):
+                stems[t.text] = stems.get(t.text, 0) + n
+                if not is_cjk(t.text[0]):
+                    w = fold(word[t.start : t.end])
+                    exact[w] = exact.get(w, 0) + n
+    return stems, exact
+
+
+def exact_counts(text: str) -> dict[str, int]:
+    """The exact-form field's terms of ``text`` and their counts (``counts_with_exact``)."""
+    return counts_with_exact(text)[1]
+
+
+def exact_forms(text: str) -> list[str]:
+    """Each term of ``tokenize(text)`` as written (folded, unstemmed), CJK pairs left out."""
+    return [fold(text[t.start : t.end]) for t in tokenize(text) if not is_cjk(t.text[0])]
+
+
+def exact_words(text: str) -> dict[str, str]:
+    """Each index term of a query and its form as written (folded, unstemmed; the first one written,
+    CJK pairs left out): ``"deployed pipelines"`` → ``{"deploy": "deployed", "pipelin": "pipelines"}``."""
+    out: dict[str, str] = {}
+    for t in tokenize(text):
+        if t.text not in out and not is_cjk(t.text[0]):
+            out[t.text] = fold(text[t.start : t.end])
     return out
 
 

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from .lexical import LexicalDoc
     from .state import IndexState
 
-SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
+SCHEMA_VERSION = 9  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities;
+# 8: packed chunks; 9: Snowball stems and the exact-form field
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job

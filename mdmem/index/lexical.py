@@ -24,8 +24,9 @@ from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: 
 from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
-from ..core.text import Token, index_terms, tokenize  # noqa: E402
+from ..core.text import Token, counts_with_exact, exact_counts, index_terms, tokenize  # noqa: E402
 from ..core.text import term_counts as counted_terms  # noqa: E402
+from .lexical_spelling import EXACT_FIELD, Word  # noqa: E402
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
@@ -44,7 +45,10 @@ FIELD_WEIGHTS = {
     "headings": 1.5,
     "body": 1.0,
 }
-TEXT_FIELDS = (*spelling.NAME_FIELDS, "body")  # the TermsText fields
+# A query word also scores in the exact-form field, so of the notes one stem finds (deploy, deployed,
+# deployment) those with the word as written rank first; an identifier's form is its own stem.
+EXACT_WEIGHT = 0.5
+TEXT_FIELDS = (*spelling.NAME_FIELDS, "body", EXACT_FIELD)  # the TermsText fields
 
 
 def engine_version() -> str:
@@ -116,6 +120,13 @@ class TermsText(TEXT):
         return [(w.encode("utf-8"), f, f * boost, pack_uint(f)) for w, f in counts.items()]
 
 
+class ExactText(TermsText):
+    """The exact-form field: every word of a note's text fields as written (folded, never stemmed)."""
+
+    def index(self, value: Any, **kwargs: Any) -> list[tuple[bytes, int, float, bytes]]:
+        return self.postings(exact_counts(value))
+
+
 def make_schema() -> Schema:
     """The index schema. Changing it means bumping the manifest's schema version."""
     analyzer = MdmemTokenizer()
@@ -129,6 +140,7 @@ def make_schema() -> Schema:
         tags=TermsText(analyzer=analyzer, phrase=False),
         headings=TermsText(analyzer=analyzer, phrase=False),
         body=TermsText(analyzer=analyzer, phrase=False),
+        exact=ExactText(analyzer=analyzer, phrase=False),
         tagf=KEYWORD(lowercase=True, commas=True, stored=True),
         type=ID(stored=True),
         scope=ID(stored=True),
@@ -195,6 +207,7 @@ class LexicalIndex:
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
         self._name_words: tuple[Any, dict[str, set[str]]] | None = None  # corrections' vocabulary, per searcher
         self._searches = 0  # queries answered by the current searcher
+        self._expanded: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}  # _prefixes' answers
 
     @classmethod
     def create(cls, directory: Path) -> LexicalIndex:
@@ -243,24 +256,44 @@ class LexicalIndex:
         """Spelling fixes for the query's words that no note has, read against the vault's names
         (``lexical_spelling``): "dataveiw" → dataview, "Graphview" → graph view, "Quick Add" → quickadd."""
         s = self._current_searcher()
-        return spelling.corrections(s, text, lambda: self._names(s))
+        return spelling.corrections(s, text, lambda: self._names(s), self._prefixes(s, text))
 
     def term_weights(self, text: str, corrections: dict[str, str] | None = None) -> dict[str, float]:
         """The query's index terms with the IDF weights ``LexicalHit.coverage`` counts them by."""
-        return _coverage_idf(self._current_searcher(), spelling.query_terms(text, corrections))
+        s = self._current_searcher()
+        return _coverage_idf(s, spelling.query_words(text, corrections, self._prefixes(s, text)))
 
     def unknown_names(
         self, text: str, corrections: dict[str, str] | None = None, *, first_word: bool = False
     ) -> list[str]:
         """The query's names that no note has (``lexical_spelling.unknown_names``)."""
-        return spelling.unknown_names(self._current_searcher(), text, corrections, first_word=first_word)
+        s = self._current_searcher()
+        return spelling.unknown_names(s, text, corrections, first_word=first_word, prefixes=self._prefixes(s, text))
 
     def unknown_share(self, text: str, corrections: dict[str, str] | None = None) -> float:
         """The share of the query (IDF-weighted, as coverage counts it) in words no note has."""
         s = self._current_searcher()
-        weights = _coverage_idf(s, spelling.query_terms(text, corrections))
-        missing = set(spelling.unknown_terms(s, text, corrections))
+        prefixes = self._prefixes(s, text)
+        weights = _coverage_idf(s, spelling.query_words(text, corrections, prefixes))
+        missing = set(spelling.unknown_terms(s, text, corrections, prefixes))
         return sum(w for t, w in weights.items() if t in missing) / (sum(weights.values()) or 1.0)
+
+    def _prefixes(self, s: Any, text: str) -> dict[str, tuple[str, ...]]:
+        """The query's prefix words (``deploy*``) that expand, each to the terms it searches; per
+        searcher and query, since one question asks for them several times."""
+        if "*" not in text:
+            return {}
+        key = (id(s), text)
+        got = self._expanded.get(key)
+        if got is None:
+            got = {}
+            for own, prefix in spelling.prefix_words(text).items():
+                if found := spelling.expand(s, prefix):
+                    got[own] = found
+            if len(self._expanded) > 64:
+                self._expanded.clear()
+            self._expanded[key] = got
+        return got
 
     def _names(self, s: Any) -> dict[str, set[str]]:
         """The words of the name fields by first letter, read once per searcher."""
@@ -283,14 +316,20 @@ class LexicalIndex:
         ``coverage`` fills ``LexicalHit.coverage``: how much of the query (IDF-weighted) matched.
         ``corrections`` (from ``corrections``) replace misspelled query terms.
         """
-        qterms = spelling.query_terms(text, corrections)
-        weighted = [(t, 1.0) for t in qterms] + [(t, w) for t, w in extra_terms]
+        s = self._current_searcher()
+        words = spelling.query_words(text, corrections, self._prefixes(s, text))
+        weighted = [(w, 1.0) for w in words] + [(Word(t, (t,)), w) for t, w in extra_terms]
         if not weighted:
             return []
         query = Or(
-            [Term(field, term, boost=weight * fw) for term, weight in weighted for field, fw in FIELD_WEIGHTS.items()]
+            [
+                Term(field, term, boost=weight * fw)
+                for word, weight in weighted
+                for term in word.terms
+                for field, fw in FIELD_WEIGHTS.items()
+            ]
+            + [Term(EXACT_FIELD, word.exact, boost=weight * EXACT_WEIGHT) for word, weight in weighted if word.exact]
         )
-        s = self._current_searcher()
         flt = self._filter_docs(s, filters) if filters else None
         if flt is not None and not flt:
             return []  # nothing passes the filter (whoosh would read an empty set as "no filter")
@@ -301,7 +340,7 @@ class LexicalIndex:
             # arrays, many times faster than whoosh's matcher tree once the terms have been seen.
             if self._scorer is None or self._scorer.searcher is not s:
                 self._scorer = _ArrayBM25(s)
-            return self._scorer.search(weighted, limit, flt, mask, _coverage_idf(s, qterms) if coverage else None)
+            return self._scorer.search(weighted, limit, flt, mask, _coverage_idf(s, words) if coverage else None)
         # A tie at the limit is cut by docnum, i.e. by the order notes entered the index: ask for more
         # until the boundary's whole tie is in, so the sort below picks by path and an incremental
         # index and a full rebuild return the same notes (CI saw them differ among 60 equal notes).
@@ -312,11 +351,15 @@ class LexicalIndex:
             if results.scored_length() < want or round(results[limit - 1].score, 9) > round(results[want - 1].score, 9):
                 break
             want *= 2
-        idf = _coverage_idf(s, qterms) if coverage else {}
+        idf = _coverage_idf(s, words) if coverage else {}
         total = sum(idf.values()) or 1.0
+        heads = _heads(words)
 
         def covered(r: Any) -> float:
-            matched = {tb.decode() if isinstance(tb, bytes) else tb for _, tb in (r.matched_terms() or [])}
+            matched = {
+                heads.get((f == EXACT_FIELD, tb.decode() if isinstance(tb, bytes) else tb))
+                for f, tb in (r.matched_terms() or [])
+            }
             return sum(w for t, w in idf.items() if t in matched) / total
 
         hits = [_hit(r, float(r.score), covered(r) if coverage else 1.0) for r in results]
@@ -369,13 +412,21 @@ class LexicalIndex:
 
 
 def _texts(doc: LexicalDoc) -> tuple[str, ...]:
-    """The values of TEXT_FIELDS."""
-    return doc.title, doc.aliases, doc.entities, " ".join(doc.tags), doc.headings, doc.body
+    """The values of TEXT_FIELDS (the exact-form field's: all the others')."""
+    texts = (doc.title, doc.aliases, doc.entities, " ".join(doc.tags), doc.headings, doc.body)
+    return (*texts, "\n".join(texts))
 
 
 def term_counts(doc: LexicalDoc) -> tuple[dict[str, int], ...]:
     """Each of TEXT_FIELDS' terms and how often it occurs: what indexing ``doc`` counts, counted ahead."""
-    return tuple(counted_terms(text) for text in _texts(doc))
+    out: list[dict[str, int]] = []
+    exact: dict[str, int] = {}
+    for text in _texts(doc)[:-1]:
+        stems, forms = counts_with_exact(text)
+        out.append(stems)
+        for w, n in forms.items():
+            exact[w] = exact.get(w, 0) + n
+    return (*out, exact)
 
 
 def _counted(schema: Any, doc: LexicalDoc) -> dict[str, Any] | None:
@@ -404,11 +455,28 @@ def _fields(doc: LexicalDoc) -> dict[str, Any]:
     )
 
 
-def _coverage_idf(searcher: Any, qterms: Sequence[str]) -> dict[str, float]:
-    """Each query term's weight in ``LexicalHit.coverage``: its IDF over the fields (a word no note
-    has weighs most: it is missing)."""
+def _coverage_idf(searcher: Any, words: Sequence[Word]) -> dict[str, float]:
+    """Each query word's weight in ``LexicalHit.coverage``, by its head: its IDF over the fields, from
+    the busiest of its terms (a word no note has weighs most: it is missing)."""
     n = max(1, searcher.doc_count())
-    return {t: math.log(1 + n / max(1, max(searcher.doc_frequency(f, t) for f in FIELD_WEIGHTS))) for t in qterms}
+    out: dict[str, float] = {}
+    for w in words:
+        df = max(searcher.doc_frequency(f, t) for t in w.terms for f in FIELD_WEIGHTS)
+        if w.exact:
+            df = max(df, searcher.doc_frequency(EXACT_FIELD, w.exact))
+        out.setdefault(w.head, math.log(1 + n / max(1, df)))
+    return out
+
+
+def _heads(words: Sequence[Word]) -> dict[tuple[bool, str], str]:
+    """(in the exact-form field, term) → the head of the query word it belongs to."""
+    out: dict[tuple[bool, str], str] = {}
+    for w in words:
+        for t in w.terms:
+            out.setdefault((False, t), w.head)
+        if w.exact:
+            out.setdefault((True, w.exact), w.head)
+    return out
 
 
 class _ArrayBM25:
@@ -490,7 +558,7 @@ class _ArrayBM25:
 
     def search(
         self,
-        weighted: Sequence[tuple[str, float]],
+        weighted: Sequence[tuple[Word, float]],
         limit: int,
         flt: set[int] | None,
         mask: set[int] | None,
@@ -501,10 +569,13 @@ class _ArrayBM25:
         scores = np.zeros(self.n)
         matched = np.zeros(self.n, dtype=bool)
         covered = np.zeros(self.n)
-        pending = dict(idf or {})  # each query term counts once, however often it is in the query
-        for term, weight in weighted:
-            has = np.zeros(self.n, dtype=bool) if term in pending else None
-            for field, fw in FIELD_WEIGHTS.items():
+        pending = dict(idf or {})  # each query word counts once, however often it is in the query
+        for word, weight in weighted:
+            has = np.zeros(self.n, dtype=bool) if word.head in pending else None
+            parts = [(f, t, fw) for t in word.terms for f, fw in FIELD_WEIGHTS.items()]
+            if word.exact:
+                parts.append((EXACT_FIELD, word.exact, EXACT_WEIGHT))
+            for field, term, fw in parts:
                 docs, sc = self._term(field, term)
                 if len(docs):
                     scores[docs] += (weight * fw) * sc
@@ -512,7 +583,7 @@ class _ArrayBM25:
                     if has is not None:
                         has[docs] = True
             if has is not None:
-                covered[has] += pending.pop(term)
+                covered[has] += pending.pop(word.head)
         total = sum((idf or {}).values()) or 1.0
         if flt is not None:
             matched &= self._allowed(flt)

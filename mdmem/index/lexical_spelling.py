@@ -1,13 +1,18 @@
-"""Misspelled query words read against the vault's own names (a part of ``lexical``): the words of
-titles, aliases, entities, tags and headings. Works on the lexical index's searcher (whoosh's API:
-``doc_frequency``, the fields' lexicons) without importing whoosh.
+"""A query's words as BM25 searches them (a part of ``lexical``): misspellings read against the
+vault's own names (the words of titles, aliases, entities, tags and headings), prefix words expanded.
+Works on the lexical index's searcher (whoosh's API: ``doc_frequency``, the fields' lexicons) without
+importing whoosh.
 
-A query word no note has is read as the name word it most likely misspells: one edit away (a swapped,
+A query word no note has in any form (neither its stem nor as written: "spotting" is never "corrected"
+in a vault that says "spot" or "spotted") is read as the name word it most likely misspells: one edit away (a swapped,
 missing, doubled or, in a long word, replaced letter; two from 9 letters on), or two name words it
 joins ("Graphview" → graph view, "Tagwrangler" → tag wrangler). Two query words that one name joins
 ("Quick Add" → quickadd, "git hub" → github) also search for the name. The index stores stems, so a
-word is compared both as its stem and as written ("Hotkyes": the stem "hotkye" is two edits from
-"hotkei", the word one swap from "hotkeys").
+word is compared both as its stem and as written ("Hotkyes": the stem "hotky", the word one swap from
+"hotkeys").
+
+A prefix word (``deploy*``) searches the vault's words that start with it: a bounded read of the
+exact-form field's lexicon (``expand``).
 
 Corrections are ``{query term: replacement terms}``, where a key of two terms ("work space") names a
 pair of query words and its value the term both join; ``query_terms`` applies them.
@@ -15,12 +20,19 @@ pair of query words and its value the term both join; ``query_terms`` applies th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
-from ..core.text import edit_distance, fold, looks_like_name, normalize_term, terms, tokenize
+from ..core.text import edit_distance, exact_words, fold, looks_like_name, normalize_term, terms, tokenize
 
 FIELDS = ("title", "aliases", "entities", "tags", "headings", "body")  # where a word counts as known
+EXACT_FIELD = "exact"  # every word of a note as written (folded, unstemmed)
+PREFIX_SCAN = 5000  # exact forms read for one prefix at most, so a short prefix costs no more than this
+PREFIX_TERMS = 32  # of those, the forms most notes have are searched
+_PREFIX = re.compile(r"([^\W_][\w.\-]*)\*", re.UNICODE)
 NAME_FIELDS = ("title", "aliases", "entities", "tags", "headings")  # where a misspelled name is looked up
 TITLE_FIELDS = ("title", "aliases")  # where a name two query words join is looked up (every query pays for it)
 MIN_TYPO = 5  # letters a word needs before it is read as a typo (shorter words are too often other words)
@@ -32,6 +44,36 @@ OPENERS = frozenset(
     pourquoi comment quand quel quelle quels quelles combien qu'est""".split()
 )
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a query as BM25 searches it."""
+
+    head: str  # the term coverage counts it by (its stem; a prefix's own term)
+    terms: tuple[str, ...]  # searched in the weighted fields: the stem, or a prefix's expansions
+    exact: str | None = None  # the form as written, searched in the exact-form field
+
+
+def prefix_words(text: str) -> dict[str, str]:
+    """The query's prefix words (``deploy*``): each one's own index term and the prefix its forms
+    start with, folded (``{"deploy": "deploy"}``; ``ERR_PAY*`` → ``{"err_pay": "err_pay"}``)."""
+    out: dict[str, str] = {}
+    for m in _PREFIX.finditer(text):
+        word = m.group(1)
+        own = tokenize(word, stopwords=False)
+        if own and len(fold(word)) >= 2:
+            out.setdefault(own[0].text, fold(word))
+    return out
+
+
+def expand(s: Any, prefix: str) -> tuple[str, ...]:
+    """The index terms of the vault's words that start with ``prefix``: at most ``PREFIX_TERMS`` of
+    the first ``PREFIX_SCAN`` exact forms in the lexicon, those most notes have (a bounded, linear read)."""
+    reader = s.reader()
+    forms = [b.decode("utf-8") for b in islice(reader.expand_prefix(EXACT_FIELD, prefix), PREFIX_SCAN)]
+    forms.sort(key=lambda w: -reader.doc_frequency(EXACT_FIELD, w))
+    return tuple(dict.fromkeys(normalize_term(w) if w.isalpha() else w for w in forms[:PREFIX_TERMS]))
 
 
 def known(s: Any, term: str, fields: Iterable[str] = FIELDS) -> int:
@@ -103,13 +145,22 @@ def _split(s: Any, written: str) -> str | None:
     return best[1] if best else None
 
 
-def corrections(s: Any, text: str, names: Any) -> dict[str, str]:
+def corrections(s: Any, text: str, names: Any, prefixes: Iterable[str] = ()) -> dict[str, str]:
     """The query's corrections (see the module docstring). ``names`` is called for the name words
-    (``name_words``, cached by the caller) only when a word needs them."""
+    (``name_words``, cached by the caller) only when a word needs them. A word the vault has in any
+    form (its stem, or as written) is never corrected, nor a prefix word (``prefixes``: their terms)."""
     fixes: dict[str, str] = {}
+    skip = set(prefixes)
     words = [(tok.text, fold(text[tok.start : tok.end])) for tok in tokenize(text)]
     for term, written in words:
-        if term in fixes or not term.isalpha() or len(written) < MIN_TYPO or known(s, term):
+        if (
+            term in fixes
+            or term in skip
+            or not term.isalpha()
+            or len(written) < MIN_TYPO
+            or known(s, term)
+            or known(s, written, (EXACT_FIELD,))
+        ):
             continue
         fixed = _fix_word(s, term, written, names())
         if fixed is None and written.isalpha() and len(written) >= 2 * MIN_PART:
@@ -126,21 +177,43 @@ def corrections(s: Any, text: str, names: Any) -> dict[str, str]:
     return fixes
 
 
-def query_terms(text: str, corrections: dict[str, str] | None) -> list[str]:
-    """The query's distinct index terms with ``corrections`` applied: a misspelled term replaced, a
-    split one by both parts, and after two words one name joins, the name too."""
-    fixes = corrections or {}
+def query_words(
+    text: str, corrections: dict[str, str] | None, prefixes: dict[str, tuple[str, ...]] | None = None
+) -> list[Word]:
+    """The query's distinct words with ``corrections`` applied (a misspelled term replaced, a split one
+    by both parts, and after two words one name joins, the name too) and ``prefixes`` (a prefix
+    word's term → the terms it expands to). A word as typed is also searched by its exact form."""
+    fixes, pre = corrections or {}, prefixes or {}
+    written = exact_words(text)
     qterms = terms(text)
-    out: list[str] = []
+    out: dict[str, Word] = {}
     for i, t in enumerate(qterms):
-        out += fixes.get(t, t).split()
+        if t in pre:
+            out.setdefault(t, Word(t, pre[t]))
+        elif t in fixes:
+            for part in fixes[t].split():
+                out.setdefault(part, Word(part, (part,)))
+        else:
+            out.setdefault(t, Word(t, (t,), written.get(t)))
         if fixes and i + 1 < len(qterms) and (joined := fixes.get(f"{t} {qterms[i + 1]}")):
-            out.append(joined)
-    return list(dict.fromkeys(out))
+            out.setdefault(joined, Word(joined, (joined,)))
+    return list(out.values())
+
+
+def query_terms(
+    text: str, corrections: dict[str, str] | None, prefixes: dict[str, tuple[str, ...]] | None = None
+) -> list[str]:
+    """The query's distinct index terms (``query_words``' heads)."""
+    return [w.head for w in query_words(text, corrections, prefixes)]
 
 
 def unknown_names(
-    s: Any, text: str, corrections: dict[str, str] | None = None, *, first_word: bool = False
+    s: Any,
+    text: str,
+    corrections: dict[str, str] | None = None,
+    *,
+    first_word: bool = False,
+    prefixes: Iterable[str] = (),
 ) -> list[str]:
     """The query's names that no note has: words written like a name (GDPR, iOS, or capitalised
     after the first word: "at Datadog"; with ``first_word`` the first word too, capitalised by habit,
@@ -148,7 +221,7 @@ def unknown_names(
     and not a typo of one. A question about a thing the vault never mentions ("our account manager
     at Datadog") has no answer here."""
     fixes = corrections or {}
-    joined = {w for k in fixes if " " in k for w in k.split()}
+    joined = {w for k in fixes if " " in k for w in k.split()} | set(prefixes)
     out: list[str] = []
     start = len(text) - len(text.lstrip())
     for tok in tokenize(text):
@@ -167,8 +240,13 @@ def unknown_names(
     return out
 
 
-def unknown_terms(s: Any, text: str, corrections: dict[str, str] | None = None) -> list[str]:
-    """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any field."""
+def unknown_terms(
+    s: Any, text: str, corrections: dict[str, str] | None = None, prefixes: dict[str, tuple[str, ...]] | None = None
+) -> list[str]:
+    """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any
+    field (a prefix that expands is known)."""
     return [
-        t for t in query_terms(text, corrections) if t.isascii() and t.isalpha() and len(t) >= 4 and not known(s, t)
+        t
+        for t in query_terms(text, corrections, prefixes)
+        if t.isascii() and t.isalpha() and len(t) >= 4 and t not in (prefixes or {}) and not known(s, t)
     ]

@@ -35,7 +35,7 @@ def test_token_spans_point_at_source() -> None:
 
 
 def test_terms_dedupe_in_order() -> None:
-    assert terms("Deploy deploys deployed") == ["deploi"]  # Porter stems
+    assert terms("Deploy deploys deployed deployment") == ["deploy"]  # Snowball English stems
     assert terms("the of and") == []
 
 
