@@ -148,8 +148,9 @@ EDGE_TYPES = Param(
 ROWS: tuple[Command, ...] = (
     retrieval_row(
         "search",
-        """Full-text (BM25) search for exact words, names and identifiers; a misspelled name finds the
-    name one edit away. No model is loaded.""",
+        """Full-text (BM25) search for exact words, names and identifiers; other forms of a word count
+    (deploy finds deployment, the form typed first), deploy* finds the words it starts, and a misspelled
+    name finds the name one edit away. No model is loaded.""",
         """Exact-word full-text search (BM25, no model; fast). Best for identifiers, error codes, file and
         function names, people and product names, e.g. ERR_PAY_504 or max_pool_size.""",
         "Show each score's parts (bm25, the share of the query covered).",
