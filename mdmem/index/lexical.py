@@ -48,6 +48,9 @@ FIELD_WEIGHTS = {
 # A query word also scores in the exact-form field, so of the notes one stem finds (deploy, deployed,
 # deployment) those with the word as written rank first; an identifier's form is its own stem.
 EXACT_WEIGHT = 0.5
+# Without length normalisation there: that a note has the form says it, and its length is the stem
+# fields' to weigh (else a title word more in one of two notes with the same body reordered them).
+EXACT_B = 0.0
 TEXT_FIELDS = (*spelling.NAME_FIELDS, "body", EXACT_FIELD)  # the TermsText fields
 
 
@@ -392,7 +395,7 @@ class LexicalIndex:
             self._searcher.close()
             self._searcher = None
         if self._searcher is None:
-            self._searcher = self.ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1))
+            self._searcher = self.ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1, **{f"{EXACT_FIELD}_B": EXACT_B}))
             self._searches = 0
             self._scorer = None
         return self._searcher
@@ -532,7 +535,8 @@ class _ArrayBM25:
             else:
                 fl = np.array([s.doc_field_length(d, field, 1) for d in ids], dtype=np.float64)
             tf = np.array(weights, dtype=np.float64)
-            scores = idf * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * ((1 - BM25_B) + BM25_B * fl / avgfl)))
+            b = EXACT_B if field == EXACT_FIELD else BM25_B
+            scores = idf * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * ((1 - b) + b * fl / avgfl)))
         else:
             scores = np.zeros(0)
         if self._size + len(ids) > self.MAX_POSTINGS:
