@@ -175,7 +175,7 @@ def test_two_topics_share_the_top_of_the_list(dated: Path) -> None:
     from mdmem import Vault
 
     v = Vault.open(dated)
-    whole = v.query("the login bug and the database migration", 2)
+    whole = v.search("the login bug and the database migration", 2)
     assert "notes/migration.md" not in [h.path for h in whole]  # the crowded-out topic, without a split
     hits = v.recall("the login bug and the database migration", 2, explain=True)
     assert "notes/migration.md" in [h.path for h in hits]
