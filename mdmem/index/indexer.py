@@ -173,9 +173,10 @@ class Indexer:
                 report = replace(report, commit=head)
         return replace(report, seconds=time.perf_counter() - started)
 
-    def update(self, paths: list[str]) -> ReindexReport:
-        """Under the writer lock: index these vault-relative paths now (after a write)."""
-        return self._update(False, None, paths)
+    def update(self, paths: list[str], *, head: str | None = None) -> ReindexReport:
+        """Under the writer lock: index these vault-relative paths now (after a write); ``head``: the
+        commit that has just recorded them (mdmem's own, made from the last indexed one), which dates them."""
+        return self._update(False, None, paths, head)
 
     def _update(
         self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None = None
