@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..results.graph import NeighborsAnswer, TimelineAnswer, WhyAnswer
     from ..results.notes import NoteBatch, NoteText
     from ..results.reports import VaultStatus, VaultStatuses
+    from ..results.review import ReviewQueue
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
@@ -297,3 +298,18 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d
+
+
+@_mcp.register
+def _review(r: ReviewQueue) -> tuple[str, dict[str, Any]]:
+    if not r.items:
+        return "Nothing to review.", r.to_dict()
+    lines = [f"{r.total} item(s) to review" + (f", the first {len(r.items)}:" if r.total > len(r.items) else ":")]
+    for i, it in enumerate(r.items, 1):
+        notes = "; ".join(f"{n.title} (id {n.id}, {n.type}{', ' + n.date if n.date else ''})" for n in it.notes)
+        lines.append(f"{i}. {it.kind}: {it.summary}. Notes: {notes}.")
+        if it.evidence:
+            lines.append("   Evidence: " + "; ".join(it.evidence) + ".")
+        lines.append("   Settle with: " + " | ".join(it.commands) + f" (key {it.key})")
+    lines.append("Settle an item only when its evidence convinces you; dismiss it otherwise.")
+    return "\n".join(lines), r.to_dict()
