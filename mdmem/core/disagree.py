@@ -150,3 +150,24 @@ def disagreement(a: str, b: str) -> list[str]:
         if va[key] != vb[key]:
             evidence.append(f"{key}: {va[key]} vs {vb[key]}")
     return evidence[:4]
+
+
+SUBJECT_COSINE = 0.75  # same subject by meaning, when no entity, title word or names are shared
+
+
+def subject(a: tuple[str, list[str], str], b: tuple[str, list[str], str], cosine: float | None = None) -> list[str]:
+    """Why two notes, each (title, entities, text), are about the same thing: shared entities, title
+    words, two or more names, or (``cosine``) meaning; as evidence lines, empty when they are not."""
+    from .graph import entity_norm
+    from .text import terms
+
+    shared = sorted({entity_norm(e) for e in a[1]} & {entity_norm(e) for e in b[1]})
+    if shared:
+        return [f"both about {', '.join(shared)}"]
+    same = sorted(names(a[2]) & names(b[2]))
+    if len(same) >= 2:
+        return [f"both name {', '.join(same[:5])}"]
+    ta, tb = set(terms(a[0])), set(terms(b[0]))
+    if ta & tb and len(ta & tb) * 2 >= min(len(ta), len(tb)):
+        return [f"titles share {', '.join(sorted(ta & tb))}"]
+    return ["close in meaning"] if cosine is not None and cosine >= SUBJECT_COSINE else []

@@ -427,11 +427,23 @@ def sweep(
 # -- duplicates --------------------------------------------------------------------------------------
 
 
-def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_vectors: bool = True) -> DuplicateCheck:
-    """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
-    correcting it) or NOOP (the same text is already there). Never merges anything itself."""
+def duplicates(
+    store: IndexStore,
+    sem: Semantic,
+    title: str,
+    body: str,
+    *,
+    use_vectors: bool = True,
+    type: str | None = None,
+    entities: list[str] | None = None,
+) -> DuplicateCheck:
+    """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: its text
+    is merged into it) or NOOP (the same text is already there). With ``type``, an active note of that
+    type on the same subject that says otherwise is reported in ``contradicts`` (``core.disagree``),
+    and is not merged into. Never writes anything itself."""
     import hashlib
 
+    from ..core.disagree import disagreement, subject
     from ..core.text import terms
 
     with store.reading() as idx:
@@ -441,8 +453,9 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_v
         cands: list[dict[str, Any]] = []
         hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
         qset = set(terms(text))
+        notes: dict[str, Note] = {}
         for h in hits:
-            note = store.files.read_note(h.path)[0]
+            note = notes[h.path] = store.files.read_note(h.path)[0]
             other = f"{note.title}\n{note.body}".strip()
             if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
                 return DuplicateCheck(
@@ -468,36 +481,125 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_v
                     c["cosine"] = round(float(qv @ vec), 3)
             except MdmemError:
                 pass
-        near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
+        against: list[DuplicateMatch] = []
+        for c in cands if type else ():
+            n = notes[c["path"]]
+            if n.type != type or n.status != "active":
+                continue
+            mine, theirs = (title, entities or [], text), (n.title, n.entities, f"{n.title}\n{n.body}")
+            about = subject(mine, theirs, c.get("cosine"))
+            differ = disagreement(f"{title}. {body}", f"{n.title}. {n.body}") if about else []
+            if differ:
+                against.append(DuplicateMatch(**c, evidence=[*about, *differ]))
+        contra = {m.path for m in against}
+        near = [c for c in cands if c["path"] not in contra and (c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92)]
         if near:
             best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
             return DuplicateCheck(
                 "UPDATE",
-                f'a near duplicate exists; consider "mdmem correct {best["id"]}" instead of a new note',
+                f"a near duplicate exists: {best['title']} (id {best['id']})",
                 [DuplicateMatch(**c) for c in near],
+                against,
             )
-        return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
+        reason = "it may contradict an active note" if against else "no similar note"
+        return DuplicateCheck("ADD", reason, [DuplicateMatch(**c) for c in cands[:3]], against)
 
 
 def add_checked(
-    store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True, **kwargs: Any
-) -> tuple[DuplicateCheck, AddResult | None]:
-    """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
+    store: IndexStore,
+    sem: Semantic,
+    title: str,
+    body: str,
+    *,
+    force: bool = False,
+    dedupe: bool = True,
+    supersedes: str | None = None,
+    **kwargs: Any,
+) -> tuple[DuplicateCheck, AddResult | Change | None]:
+    """``add`` after the duplicate check: (check, AddResult); (check, Change) when a near duplicate
+    (UPDATE, unless ``force``) took the new text (``merge_into``); (check, None) when nothing was
+    written. ``supersedes``: the note the new one replaces (archived, pointing to it; one commit).
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
     writer lock, right before the write: the same memory saved by several agents at once is
     written once (before, each process checked, then all of them wrote).
     """
     check = DuplicateCheck("ADD", "not checked")
+    old = store.get(supersedes) if supersedes else None  # a wrong name is refused before anything is written
     if dedupe:
         with store.reading() as idx:
             done, _ = idx.coverage()
-            check = duplicates(store, sem, title, body, use_vectors=done > 0)
-        if check.decision == "NOOP" or (check.decision == "UPDATE" and not force):
+            check = duplicates(
+                store,
+                sem,
+                title,
+                body,
+                use_vectors=done > 0,
+                type=kwargs.get("type", "note"),
+                entities=kwargs.get("entities"),
+            )
+        if old is not None:  # what it replaces is neither a contradiction nor a note to merge into
+            check = replace(
+                check,
+                decision="ADD" if check.decision == "UPDATE" else check.decision,
+                matches=[m for m in check.matches if m.path != old.path],
+                contradicts=[m for m in check.contradicts if m.path != old.path],
+            )
+        if check.decision == "NOOP":
             return check, None
+        if check.decision == "UPDATE" and not force:
+            return check, merge_into(store, check.matches[0].path, body, kwargs)
     with store.writer_lock():
         if dedupe:
             again = duplicates(store, sem, title, body, use_vectors=False)
             if again.decision == "NOOP":
                 return again, None
-        return check, add(store, title, body, **kwargs)
+        if old is None:
+            return check, add(store, title, body, **kwargs)
+        commit = kwargs.pop("commit", None)
+        extra = {**(kwargs.pop("extra", None) or {}), "supersedes": old.id}
+        added = add(store, title, body, commit=False, extra=extra, **kwargs)
+        update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "supersede", commit=False)
+    sha = None
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([added.path, old.path], f'mdmem: add {added.title!r}, superseding "{old.title}"')
+    return check, replace(added, commit=sha)
+
+
+def merge_into(store: IndexStore, ref: str, body: str, fields: dict[str, Any]) -> Change:
+    """A near duplicate's text goes into the note it repeats: the body grows by the new text (or becomes
+    it, when the new text holds the old one whole), new tags and entities are added; one commit, the
+    old text in git. Nothing changes when the note holds the new text already."""
+    from ..core.note import split_frontmatter
+
+    def norm(t: str) -> str:  # words only: "three days." is held by "three days, then …"
+        return " ".join(re.findall(r"\w+", t.casefold()))
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        old = split_frontmatter(text)[1].strip("\n")
+        new = body.strip("\n")
+        if not new or norm(new) in norm(old):
+            merged = old
+        elif norm(old) in norm(new):
+            merged = new
+        else:
+            merged = f"{old}\n\n{new}"
+        updates: dict[str, Any] = {}
+        for key in ("tags", "entities"):
+            have = [str(x) for x in note.meta.get(key) or []] if isinstance(note.meta.get(key), list) else []
+            more = [x for x in fields.get(key) or [] if x not in have]
+            if more:
+                updates[key] = have + more
+        if merged == old and not updates:
+            return text, {}
+        head = set_fields(text, {**updates, "updated": now_iso()})
+        return head[: split_frontmatter(head)[2]] + merged + "\n", {"body": "merged", **updates}
+
+    return edit_note(
+        store,
+        ref,
+        edit,
+        "update",
+        commit=fields.get("commit"),
+        message=lambda rel, title, changed: f'mdmem: update "{title}" with a near-duplicate note\'s text',
+    )

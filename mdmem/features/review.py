@@ -13,8 +13,8 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from ..core.disagree import disagreement, names
+from ..core.disagree import subject as core_subject
 from ..core.errors import MdmemError
-from ..core.graph import entity_norm
 from ..core.text import terms
 from ..results.review import Dismissal, ReviewItem, ReviewNote, ReviewQueue, Superseded
 
@@ -33,7 +33,6 @@ SCAN = 200  # the newest notes whose neighbours are looked at: new notes are wha
 NEIGHBOURS = 6  # per scanned note
 DUPLICATE_COSINE = 0.9  # a paraphrase: closer than related notes, a little below the add check's near duplicate
 DUPLICATE_WORDS = 0.6  # or this share of words in common (as the add check)
-SUBJECT_COSINE = 0.75  # same subject by meaning, when no entity or title word is shared
 # A paraphrase keeps the names (Kamal, Hetzner, Tuesday) while its words change: with most names shared,
 # a lower cosine than a near duplicate's is enough.
 PARAPHRASE_COSINE = 0.55
@@ -105,7 +104,9 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
             cos = s.cosine or 0.0
             na, nb = names(f"{a.title}\n{a.body}"), names(f"{b.title}\n{b.body}")
             same_names = sorted(na & nb)
-            subject = _subject(a, b, cos, same_names)
+            subject = core_subject(
+                (a.title, a.entities, f"{a.title}\n{a.body}"), (b.title, b.entities, f"{b.title}\n{b.body}"), cos
+            )
             evidence = [f"similarity: cosine {cos:.2f}, {jac:.0%} of words shared"] if s.cosine else []
             evidence = evidence or [f"{jac:.0%} of words shared"]
             differ = disagreement(f"{a.title}. {a.body}", f"{b.title}. {b.body}") if subject else []
@@ -129,19 +130,6 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
 def _versions(g: Graph, a: str, b: str) -> bool:
     """Whether one of the two notes supersedes the other (they are versions, not rivals)."""
     return any(e.type == "supersedes" and e.dst in (a, b) for p in (a, b) for e in g.out.get(p, ()))
-
-
-def _subject(a: Note, b: Note, cosine: float, same_names: list[str]) -> list[str]:
-    """Why two notes are about the same thing (shared entities, title words, names, meaning), as evidence."""
-    shared = sorted({entity_norm(e) for e in a.entities} & {entity_norm(e) for e in b.entities})
-    if shared:
-        return [f"both about {', '.join(shared)}"]
-    if len(same_names) >= 2:
-        return [f"both name {', '.join(same_names[:5])}"]
-    words = set(terms(a.title)) & set(terms(b.title))
-    if words and len(words) * 2 >= min(len(set(terms(a.title))), len(set(terms(b.title)))):
-        return [f"titles share {', '.join(sorted(words))}"]
-    return ["close in meaning"] if cosine >= SUBJECT_COSINE else []
 
 
 def _node(g: Graph, n: Note | str) -> ReviewNote:

@@ -179,11 +179,23 @@ def _context(ctx: MemoryContext, p: Printer) -> None:
 
 @_cli.register
 def _add(r: AddReport, p: Printer) -> None:
-    if r.added is None:
+    if r.updated is not None:
+        u = r.updated
+        if u.changed:
+            p(f"UPDATE: {r.check.reason}; it took the new text: {u.path}  (id {u.id})" + commit_suffix(u.commit))
+        else:
+            p(f"UPDATE: {u.path} (id {u.id}) holds this text already; nothing written.")
+        p('(a new note instead: "mdmem add --force …")', err=True)
+    elif r.added is None:
         m = r.check.matches[0]
         p(f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.path} (id {m.id})")
         return
-    p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    else:
+        p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    for m in r.check.contradicts:
+        new = r.added.id if r.added else "NEW"
+        p(f"may contradict {m.path} ({m.title}, id {m.id}): {'; '.join(m.evidence)}")
+        p(f"  if the new note replaces it: mdmem supersede {shell_path(new)} {shell_path(m.id)}")
     if r.suggested_links:
         p("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
         for sg in r.suggested_links:

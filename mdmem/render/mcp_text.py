@@ -132,7 +132,16 @@ def compact_add(r: AddReport) -> dict[str, Any]:
 
 @_mcp.register
 def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
-    if r.added is not None:
+    if r.updated is not None:
+        u = r.updated
+        text = (
+            f"UPDATE: {r.check.reason}; the new text went into it ({u.path}, id {u.id})"
+            + commit_suffix(u.commit, ", ")
+            + ". Add with force=true for a new note instead."
+            if u.changed
+            else f"UPDATE: {u.title} (id {u.id}) holds this text already; nothing written."
+        )
+    elif r.added is not None:
         text = f"{r.check.decision}: wrote {r.added.path} (id {r.added.id})" + commit_suffix(r.added.commit, ", ") + "."
         if r.suggested_links:
             text += (
@@ -144,6 +153,11 @@ def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
         m = r.check.matches[0]
         text = f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). " + (
             "Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""
+        )
+    for m in r.check.contradicts:
+        text += (
+            f" It may contradict {m.title} (id {m.id}): {'; '.join(m.evidence)}. If the new note replaces it, "
+            f"call supersede with new={r.added.id if r.added else 'the new id'} and old={m.id}; else leave both."
         )
     if r.redacted:
         text += f" {r.redacted} secret(s) redacted."
