@@ -116,8 +116,8 @@ def choices(text: str) -> dict[str, str]:
 
 
 def values(text: str) -> dict[str, str]:
-    """Key → value for "key: value" and "key = value" and for each number (with its unit) after a word:
-    "timeout: 30s", "retries = 5", "port 5432"."""
+    """Key → value for "key: value" and "key = value" lines, and for each number (with its unit) after a
+    word (the number a "timeout", a "port" or a "limit is" is given)."""
     out: dict[str, str] = {}
     for m in re.finditer(r"(?m)^\s*[-*]?\s*([\w][\w .-]{0,40}?)\s*[:=]\s*(\S[^\n]{0,60})$", text):
         out.setdefault(m.group(1).strip().casefold(), m.group(2).strip().casefold())

@@ -20,10 +20,12 @@ from . import hybrid
 
 if TYPE_CHECKING:
     from ..core.note import Note
+    from ..index.reading import IndexRead
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
 SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
+NEAR_WORDS = 0.6  # a near duplicate shares this much of its words (either way)
 
 
 def add(
@@ -112,6 +114,7 @@ def add_many(
     new: list[str] = []
     updated: list[str] = []
     skipped = 0
+    batch: dict[str, str] = {}  # folded title → body of the notes this call writes
     written = [] if dry_run else list(files or {})
     with store.writer_lock(), store.reading() as idx:
         for rel in written:
@@ -134,6 +137,16 @@ def add_many(
             if n.body is None:
                 skipped += 1  # only an update of a note that is not there (any more)
                 continue
+            twin = _twin(store, idx, title, n.body, batch)
+            if twin is not None:  # the same memory under the same title: two notes would make the title ambiguous
+                if twin.endswith(".md") and not dry_run:
+                    change = merge_into(store, twin, n.body, {"commit": False})
+                    if change.changed:
+                        updated.append(twin)
+                        continue
+                skipped += 1
+                continue
+            batch[" ".join(title.casefold().split())] = n.body
             if dry_run:
                 new.append(f"(new) {title}")
                 continue
@@ -150,6 +163,36 @@ def add_many(
     if changed and (store.config.git_commit if commit is None else commit):
         sha = store.commit(changed, message(len(new), len(updated)))
     return new, updated, skipped, sha
+
+
+def _twin(store: IndexStore, idx: IndexRead, title: str, body: str, batch: dict[str, str]) -> str | None:
+    """The note a new one repeats: one with the same title and nearly its text, or one whose text holds
+    all of its text; an active note's path, or the title when it is one written earlier in the same
+    batch; None when there is none."""
+    from ..core.text import terms
+
+    def near(other: str) -> bool:
+        a, b = set(terms(body)), set(terms(other))
+        return holds(other) or (bool(a | b) and len(a & b) / len(a | b) >= NEAR_WORDS)
+
+    words = " ".join(re.findall(r"\w+", body.casefold()))
+
+    def holds(other: str) -> bool:  # the other note says all this one says
+        return bool(words) and words in " ".join(re.findall(r"\w+", other.casefold()))
+
+    folded = " ".join(title.casefold().split())
+    if folded in batch:
+        return title if near(batch[folded]) else None
+    if any(holds(b) for b in batch.values()):
+        return title
+    for path, kind in idx.lookup(title):
+        row = idx.row(path)
+        if kind == "title" and row and row["status"] == "active" and near(store.files.read_note(path)[0].body):
+            return path
+    for hit in idx.search(f"{title} {body[:300]}", 3, store.filters()):  # the same text under another title
+        if holds(store.files.read_note(hit.path)[0].body):
+            return hit.path
+    return None
 
 
 def update_note(
@@ -492,7 +535,9 @@ def duplicates(
             if differ:
                 against.append(DuplicateMatch(**c, evidence=[*about, *differ]))
         contra = {m.path for m in against}
-        near = [c for c in cands if c["path"] not in contra and (c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92)]
+        near = [
+            c for c in cands if c["path"] not in contra and (c["lexical"] >= NEAR_WORDS or c.get("cosine", 0.0) >= 0.92)
+        ]
         if near:
             best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
             return DuplicateCheck(

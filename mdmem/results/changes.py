@@ -57,6 +57,12 @@ class DuplicateCheck(Result):
     matches: list[DuplicateMatch] = field(default_factory=list)
     contradicts: list[DuplicateMatch] = field(default_factory=list)  # active notes it may disagree with
 
+    def data(self) -> dict[str, Any]:
+        d = Result.data(self)
+        if not self.contradicts:
+            del d["contradicts"]
+        return d
+
 
 @dataclass(frozen=True, slots=True)
 class LinkSuggestion(Result):
@@ -85,11 +91,8 @@ class AddReport(Answer):
         return self.added is not None
 
     def data(self) -> dict[str, Any]:
-        if self.updated is not None:
-            u = self.updated
-            d = {**self.check.to_dict(), "written": u.changed, "updated": u.to_dict()}
-        elif self.added is None:
-            d = {**self.check.to_dict(), "written": False}
+        if self.added is None:
+            d = {**self.check.to_dict(), "written": self.updated is not None and self.updated.changed}
         else:
             d = {
                 "decision": self.check.decision,
@@ -100,6 +103,8 @@ class AddReport(Answer):
             }
             if self.check.contradicts:
                 d["contradicts"] = [m.to_dict() for m in self.check.contradicts]
+        if self.updated is not None:
+            d["updated"] = self.updated.to_dict()
         if self.redacted is not None:
             d["redacted"] = self.redacted
         return d
