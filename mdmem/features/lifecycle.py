@@ -177,8 +177,9 @@ def _twin(store: IndexStore, idx: IndexRead, title: str, body: str, batch: dict[
 
     words = " ".join(re.findall(r"\w+", body.casefold()))
 
-    def holds(other: str) -> bool:  # the other note says all this one says
-        return bool(words) and words in " ".join(re.findall(r"\w+", other.casefold()))
+    def holds(other: str) -> bool:  # the other note says all this one says, and not much more
+        theirs = " ".join(re.findall(r"\w+", other.casefold()))
+        return len(words.split()) >= 5 and words in theirs and len(words) * 2 >= len(theirs)
 
     folded = " ".join(title.casefold().split())
     if folded in batch:
