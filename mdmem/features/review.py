@@ -29,6 +29,7 @@ DISMISSED_FILE = ".mdmem-review.yaml"  # hidden in Obsidian, committed with the 
 KINDS = ("contradiction", "duplicate", "superseded_linked", "expired_linked", "unlinked", "stale_handoff")
 # Types whose notes make claims that can disagree (a handoff or a conversation only reports).
 CLAIM_TYPES = frozenset("decision preference fact domain problem antipattern feedback note project".split())
+REPORTS = frozenset({"handoff", "conversation"})  # alike by their form: never a duplicate or a link to make
 SCAN = 200  # the newest notes whose neighbours are looked at: new notes are what disagree with old ones
 NEIGHBOURS = 6  # per scanned note
 DUPLICATE_COSINE = 0.9  # a paraphrase: closer than related notes, a little below the add check's near duplicate
@@ -89,13 +90,15 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
     dup_pairs: list[tuple[str, str, list[str]]] = []
     filters = store.filters()
     for src in active:
+        if g.nodes[src].type in REPORTS:
+            continue
         try:
             found = similar(store, sem, src, NEIGHBOURS, filters, fresh=False)
         except (MdmemError, OSError):
             continue
         for s in found.results:
             pair = (min(src, s.path), max(src, s.path))
-            if s.path not in g.nodes or pair in seen or _versions(g, *pair):
+            if s.path not in g.nodes or s.type in REPORTS or pair in seen or _versions(g, *pair):
                 continue
             seen.add(pair)
             a, b = note(pair[0]), note(pair[1])

@@ -184,3 +184,22 @@ def test_import_does_not_write_a_second_note_of_the_same_memory(tmp_path: Path) 
     assert "link" in linked.stdout  # one note has the title, so it names one note
     again = json.loads(mdmem_in_process("--vault", str(v.root), "import", str(memory), "--json").stdout)
     assert again["written"] == [] and again["updated"] == [] and again["skipped"] == 2
+
+
+def test_the_stop_hook_counts_the_queue_and_session_start_says_so(fresh: Path, tmp_path: Path) -> None:
+    from mdmem.edges.agent_hooks import session_context
+
+    from ..edges.test_agent_hooks import hook, transcript_lines, write_transcript
+
+    project = tmp_path / "shop-api"
+    project.mkdir()
+    transcript = write_transcript(tmp_path / "s.jsonl", transcript_lines(project))
+    stop = hook(fresh, "stop", {"session_id": "abc", "transcript_path": str(transcript), "cwd": str(project)})
+    assert stop.returncode == 0, stop.stderr
+    total = Vault.open(fresh).review(1).total
+    (handoff,) = (fresh / "notes" / "handoffs").glob("*.md")
+    assert total >= 3 and f"review_items: {total}" in handoff.read_text()
+    payload = {"session_id": "new", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    # what the session-start hook answers (in process: its time budget is not what is tested here)
+    ctx = session_context(fresh, payload, 900) or ""
+    assert f"{total} memories to review: mdmem review" in ctx and "Last handoff" in ctx
