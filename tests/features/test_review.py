@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,3 +204,23 @@ def test_the_stop_hook_counts_the_queue_and_session_start_says_so(fresh: Path, t
     # what the session-start hook answers (in process: its time budget is not what is tested here)
     ctx = session_context(fresh, payload, 900) or ""
     assert f"{total} memories to review: mdmem review" in ctx and "Last handoff" in ctx
+
+
+def test_review_and_dismiss_are_mcp_tools(fresh: Path) -> None:
+    import anyio
+
+    from mdmem.edges.mcp_server import create_server
+    from mdmem.edges.mcp_tools import Served
+
+    with Vault.open(fresh) as vault:
+        server = create_server(Served(vault))
+        got: Any = anyio.run(server.call_tool, "review", {"limit": 2})
+        assert not got.is_error, got.content[0].text
+        text, data = got.content[0].text, got.structured_content
+        assert text.startswith(f"{data['total']} item(s) to review, the first 2:")
+        assert "1. contradiction:" in text and "supersede d-memcached d-redis" in text
+        key = data["items"][0]["key"]
+        done: Any = anyio.run(server.call_tool, "dismiss", {"keys": [key]})
+        assert not done.is_error and done.structured_content["keys"] == [key]
+        again: Any = anyio.run(server.call_tool, "review", {"limit": 2})
+        assert again.structured_content["items"][0]["kind"] == "duplicate"
