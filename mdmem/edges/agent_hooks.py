@@ -557,12 +557,14 @@ def review_items(vault: Any) -> int | None:
 
 
 def review_nudge(vault: Any, path: str) -> str | None:
-    """One line when the latest handoff counted review items: what to run."""
+    """One line when the latest handoff counted review items: what to run. The file's line is read as
+    written (no note lookup: that would be a second pass over the index in a hook with a deadline)."""
     try:
-        n = vault.get(path).meta.get(REVIEW_KEY)
-    except Exception:  # a broken note: no nudge
+        found = re.search(rf"(?m)^{REVIEW_KEY}:\s*(\d+)\s*$", vault.text(path).split("\n---", 1)[0])
+    except OSError:
         return None
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+    n = int(found.group(1)) if found else 0
+    if n <= 0:
         return None
     return f"{n} memor{'y' if n == 1 else 'ies'} to review: mdmem review (the review tool)\n"
 
