@@ -65,12 +65,25 @@ CHOICE_VERBS = (
 )
 _FILLER = frozenset("a an the our my their its this that to on for with of all".split())
 _COPULAS = frozenset("is are was were be been at about around now set max min up".split())
-_WORD = re.compile(r"[\w][\w.'+#/-]*", re.UNICODE)
+_WORD = re.compile(r"[\w][\w.'+#/:-]*", re.UNICODE)
+# The forms of a verb of choice, as one: "switched to" in one note and "switch to" in the other agree.
+_VERB_FORMS = {
+    "uses": "use",
+    "using": "use",
+    "chose": "choose",
+    "picked": "pick",
+    "prefers": "prefer",
+    "adopted": "adopt",
+    "switched to": "switch to",
+    "moved to": "move to",
+    "migrated to": "migrate to",
+    "went with": "go with",
+}
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)?[a-z%]*$")
 
 
 def _words(text: str) -> list[str]:
-    return [w.strip(".'").casefold().replace("\u2019", "'") for w in _WORD.findall(text.replace("\u2019", "'"))]
+    return [w.strip(".':").casefold() for w in _WORD.findall(text.replace("\u2019", "'"))]
 
 
 def _phrases(words: list[str], phrases: tuple[str, ...]) -> list[tuple[int, str]]:
@@ -98,7 +111,7 @@ def names(text: str) -> set[str]:
     out = set()
     for sentence in re.split(r"(?<=[.!?:])\s+|\n+", text):
         for i, w in enumerate(_WORD.findall(sentence)):
-            w = w.strip(".'")
+            w = w.strip(".':")
             if (i and w[:1].isupper()) or any(c.isdigit() for c in w) or (w[1:] != w[1:].lower() and len(w) > 1):
                 out.add(w.casefold())
     return out
@@ -111,7 +124,7 @@ def choices(text: str) -> dict[str, str]:
     for end, verb in _phrases(words, CHOICE_VERBS):
         rest = [w for w in words[end : end + 4] if w not in _FILLER]
         if rest and not _NUMBER.match(rest[0]):
-            out.setdefault(verb.split()[0].removesuffix("s").removesuffix("d"), rest[0])
+            out.setdefault(_VERB_FORMS.get(verb, verb), rest[0])
     return out
 
 
