@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+HEAD_CHARS = 4000  # what a note says first is what it claims; a long note's tail is not compared
 # Words that turn a statement round. "no longer" and the contractions are matched as written.
 NEGATIONS = (
     "not",
@@ -86,14 +87,25 @@ def _words(text: str) -> list[str]:
     return [w.strip(".':").casefold() for w in _WORD.findall(text.replace("\u2019", "'"))]
 
 
+def _by_first(phrases: tuple[str, ...]) -> dict[str, list[list[str]]]:
+    out: dict[str, list[list[str]]] = {}
+    for p in phrases:
+        out.setdefault(p.split()[0], []).append(p.split())
+    return out
+
+
+_FIRST = {id(NEGATIONS): _by_first(NEGATIONS), id(CHOICE_VERBS): _by_first(CHOICE_VERBS)}
+
+
 def _phrases(words: list[str], phrases: tuple[str, ...]) -> list[tuple[int, str]]:
-    """(index after the phrase, phrase) for each place a phrase of ``phrases`` occurs in ``words``."""
+    """(index after the phrase, phrase) for each place a phrase of ``phrases`` occurs in ``words``
+    (one pass: only the phrases that start with a word are tried there)."""
+    first = _FIRST.get(id(phrases)) or _by_first(phrases)
     out = []
-    for i in range(len(words)):
-        for p in phrases:
-            parts = p.split()
+    for i, w in enumerate(words):
+        for parts in first.get(w, ()):
             if words[i : i + len(parts)] == parts:
-                out.append((i + len(parts), p))
+                out.append((i + len(parts), " ".join(parts)))
     return out
 
 
@@ -149,6 +161,7 @@ def values(text: str) -> dict[str, str]:
 def disagreement(a: str, b: str) -> list[str]:
     """Evidence that texts ``a`` and ``b`` (two notes on one subject) say different things: each line
     names what differs. Empty when nothing cheap tells them apart."""
+    a, b = a[:HEAD_CHARS], b[:HEAD_CHARS]
     evidence: list[str] = []
     na, nb = negations(a, b), negations(b, a)
     if na != nb and not (na and nb):  # one negates, the other states
@@ -177,7 +190,7 @@ def subject(a: tuple[str, list[str], str], b: tuple[str, list[str], str], cosine
     shared = sorted({entity_norm(e) for e in a[1]} & {entity_norm(e) for e in b[1]})
     if shared:
         return [f"both about {', '.join(shared)}"]
-    same = sorted(names(a[2]) & names(b[2]))
+    same = sorted(names(a[2][:HEAD_CHARS]) & names(b[2][:HEAD_CHARS]))
     if len(same) >= 2:
         return [f"both name {', '.join(same[:5])}"]
     ta, tb = set(terms(a[0])), set(terms(b[0]))
