@@ -181,16 +181,23 @@ def disagreement(a: str, b: str) -> list[str]:
 SUBJECT_COSINE = 0.75  # same subject by meaning, when no entity, title word or names are shared
 
 
-def subject(a: tuple[str, list[str], str], b: tuple[str, list[str], str], cosine: float | None = None) -> list[str]:
+def subject(
+    a: tuple[str, list[str], str],
+    b: tuple[str, list[str], str],
+    cosine: float | None = None,
+    known: tuple[set[str], set[str]] | None = None,
+) -> list[str]:
     """Why two notes, each (title, entities, text), are about the same thing: shared entities, title
-    words, two or more names, or (``cosine``) meaning; as evidence lines, empty when they are not."""
+    words, two or more names, or (``cosine``) meaning; as evidence lines, empty when they are not.
+    ``known``: the two texts' ``names``, when the caller has them already."""
     from .graph import entity_norm
     from .text import terms
 
     shared = sorted({entity_norm(e) for e in a[1]} & {entity_norm(e) for e in b[1]})
     if shared:
         return [f"both about {', '.join(shared)}"]
-    same = sorted(names(a[2][:HEAD_CHARS]) & names(b[2][:HEAD_CHARS]))
+    na, nb = known or (names(a[2][:HEAD_CHARS]), names(b[2][:HEAD_CHARS]))
+    same = sorted(na & nb)
     if len(same) >= 2:
         return [f"both name {', '.join(same[:5])}"]
     ta, tb = set(terms(a[0])), set(terms(b[0]))

@@ -543,7 +543,7 @@ def capture_handoff(
 
 
 REVIEW_KEY = "review_items"  # in a handoff: how many items the review queue held when it was written
-REVIEW_SCAN = 30  # the newest notes the stop hook's review compares (a session adds a few)
+REVIEW_SCAN = 10  # the newest notes the stop hook's review compares (a session adds a few)
 
 
 def review_items(vault: Any) -> int | None:

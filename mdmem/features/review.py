@@ -78,11 +78,14 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
     from .linking import SUGGEST_MIN_COSINE, SUGGEST_MIN_SHARE
     from .similar import similar
 
-    notes: dict[str, Note] = {}
+    notes: dict[str, tuple[Note, set[str], set[str]]] = {}
 
-    def note(path: str) -> Note:
+    def note(path: str) -> tuple[Note, set[str], set[str]]:
+        """The note, its terms and its names: read and counted once however many pairs it is in."""
         if path not in notes:
-            notes[path] = store.files.read_note(path)[0]
+            n = store.files.read_note(path)[0]
+            text = f"{n.title}\n{n.body}"
+            notes[path] = (n, set(terms(text)), names(text))
         return notes[path]
 
     seen: set[tuple[str, str]] = set()
@@ -101,15 +104,11 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
             if s.path not in g.nodes or s.type in REPORTS or pair in seen or _versions(g, *pair):
                 continue
             seen.add(pair)
-            a, b = note(pair[0]), note(pair[1])
-            ta, tb = set(terms(f"{a.title}\n{a.body}")), set(terms(f"{b.title}\n{b.body}"))
+            (a, ta, na), (b, tb, nb) = note(pair[0]), note(pair[1])
             jac = len(ta & tb) / len(ta | tb) if ta | tb else 0.0
             cos = s.cosine or 0.0
-            na, nb = names(f"{a.title}\n{a.body}"), names(f"{b.title}\n{b.body}")
             same_names = sorted(na & nb)
-            subject = core_subject(
-                (a.title, a.entities, f"{a.title}\n{a.body}"), (b.title, b.entities, f"{b.title}\n{b.body}"), cos
-            )
+            subject = core_subject((a.title, a.entities, ""), (b.title, b.entities, ""), cos, (na, nb))
             evidence = [f"similarity: cosine {cos:.2f}, {jac:.0%} of words shared"] if s.cosine else []
             evidence = evidence or [f"{jac:.0%} of words shared"]
             differ = disagreement(f"{a.title}. {a.body}", f"{b.title}. {b.body}") if subject else []
