@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ..results.notes import NoteText
     from ..results.refs import CitesAnswer, PersonAnswer, RefsAnswer
     from ..results.reports import DoctorReport, VaultStatus
+    from ..results.review import Dismissal, ReviewQueue, Superseded
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
     from ..results.sync import Resolution, SyncReport
     from .reader import Ask
@@ -207,30 +208,12 @@ class Vault:
         return self.semantic.run_job()
 
     def warm_model(self, say: Callable[[str], None] | None = None) -> str:
-        """Load the embedding model and embed one query, exporting it first if this machine has no
-        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
-        embedder = self.semantic.embedder
-        prepare = getattr(embedder, "prepare", None)
-        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
-            prepare(say=say or (lambda line: None))
-        embedder.embed(["warm up"], query=True)
-        return str(getattr(embedder, "runtime", type(embedder).__name__))
+        """Load the embedding model and embed a query (``Semantic.warm``); returns the runtime that answered."""
+        return self.semantic.warm(say)
 
     def fill_vectors(self, max_new: int) -> float | None:
-        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
-        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
-        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
-        which another call is worth making (``LockHeld``: another process is writing)."""
-        sem = self.semantic
-        done, total = sem.coverage()
-        if done >= total:
-            return None
-        if sem.auto:  # the job (another process) embeds; its vectors reach the next read
-            if sem.embedding() != "in the background":
-                sem.keep_up()
-            return 2.0
-        sem.embed(max_new=max_new, wait=False)
-        return 0.05
+        """Move the vectors towards complete (``Semantic.fill``): None when complete, else seconds to wait."""
+        return self.semantic.fill(max_new)
 
     @answers
     def status(self) -> VaultStatus:
@@ -253,11 +236,7 @@ class Vault:
     def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> SyncReport:
         """Commit hand-edited notes, fetch, merge the upstream branch, push, then index what changed.
         Both sides' edits of a note are merged, or both texts kept (a conflict copy beside the note).
-
-        Args:
-            say: called with one line per step (commit, fetch, merge, push).
-            progress: let git print its network progress on stderr.
-        """
+        ``say`` gets a line per step (commit, fetch, merge, push); ``progress``: git's progress on stderr."""
         from ..features.sync import sync
 
         return sync(self.store, say=say, progress=progress)
@@ -561,6 +540,27 @@ class Vault:
         from ..results.changes import Correction
 
         return Correction(*correct(self.store, ref, body, title=title, commit=commit))
+
+    @answers
+    def review(self, limit: int = 20, *, scan: int = 200) -> ReviewQueue:
+        """What needs judgement (contradictions, duplicates, …; ``features.review``), those dismissed left out."""
+        from ..features.review import review
+
+        return review(self.store, self.semantic, limit, scan=scan)
+
+    @answers
+    def dismiss(self, keys: list[str], *, commit: bool | None = None) -> Dismissal:
+        """Remember review items as dismissed (in the vault's committed ``.mdmem-review.yaml``)."""
+        from ..features.review import dismiss
+
+        return dismiss(self.store, keys, commit=commit)
+
+    @answers
+    def supersede(self, new: str, olds: list[str], *, commit: bool | None = None) -> Superseded:
+        """``new`` replaces ``olds``: they are archived, pointing to it; their texts stay. One commit."""
+        from ..features.review import supersede
+
+        return supersede(self.store, new, olds, commit=commit)
 
     @answers
     def replace_body(self, ref: str, body: str, action: str, **options: Any) -> Change:

@@ -265,12 +265,17 @@ class Tools:
             ),
         ] = None,
         force: Annotated[bool, Field(description="Write even though a near duplicate exists.")] = False,
+        supersedes: Annotated[
+            str | None, Field(description="The note (id) this one replaces: it is archived and points to the new one.")
+        ] = None,
         vault: Which = None,
     ) -> CallToolResult:
         """Save a new memory that will matter in a later session: one decision, preference, fact or lesson
-        per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
-        nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
-        there). Secrets (keys, tokens, passwords) are redacted before writing."""
+        per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists: the
+        new text goes into that note instead, one commit; force=true writes a new note), NOOP (the same
+        text is already there). An active note of the same type that it may contradict is named with the
+        evidence: if the new one replaces it, call supersede (or pass supersedes next time). Secrets (keys,
+        tokens, passwords) are redacted before writing."""
         v = self.served.route(vault)[0]
         clean_title, clean_body = redact(title), redact(body)
         report = self.call(
@@ -278,6 +283,7 @@ class Tools:
                 clean_title.text,
                 clean_body.text,
                 force=force,
+                supersedes=supersedes,
                 type=type,
                 tags=tags,
                 scope=scope,

@@ -1,5 +1,6 @@
 """The command table's rows that keep notes and the vault: get, pin, unpin, snooze, forget, restore, set,
-link, unlink, history, diff, show, sweep, status (of each vault of a set) and doctor."""
+link, unlink, history, diff, show, sweep, status (of each vault of a set), doctor, and the review queue
+(review, dismiss, supersede)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,18 @@ def _status(r: Any) -> Any:
 
 def _doctor(v: Any) -> Any:
     return v.doctor()
+
+
+def _review(v: Any, limit: int, scan: int = 200) -> Any:
+    return v.review(limit, scan=scan)
+
+
+def _dismiss(v: Any, keys: tuple[str, ...] | list[str], commit: bool | None = None) -> Any:
+    return v.dismiss(list(keys), commit=commit)
+
+
+def _supersede(v: Any, new: str, old: tuple[str, ...] | list[str], commit: bool | None = None) -> Any:
+    return v.supersede(new, list(old), commit=commit)
 
 
 def tool_key(name: str, about: str, type: type = str, many: bool = False) -> Param:
@@ -394,5 +407,58 @@ ROWS: tuple[Command, ...] = (
                 on="render",  # the tool's answer lists them all
             ),
         ),
+    ),
+    Command(
+        "review",
+        _review,
+        help="""What needs judgement, most pressing first, each item with its evidence and the commands
+    that settle it: possible contradictions (notes of one type on one subject that disagree, the
+    newer not superseding the older), duplicates, links to superseded notes or expired facts,
+    closely related notes not linked, stale handoffs. Nothing is changed; "mdmem dismiss KEY"
+    keeps an item from coming back (in .mdmem-review.yaml, committed with the notes).""",
+        about="""What in the memory needs judgement: possible contradictions, duplicates, links to
+        superseded or expired notes, related notes not linked, stale handoffs, each with its evidence and
+        the commands that settle it (supersede, link, forget, dismiss). Nothing is changed by asking. Use
+        at the start of a session when told there are memories to review, or before tidying the vault;
+        settle an item only when the evidence convinces you (else dismiss it).""",
+        params=(
+            limit(20, 500, "The most items to show.", tool_high=50),
+            Param(
+                "scan",
+                "How many of the newest notes to compare with their neighbours.",
+                type=int,
+                default=200,
+                low=1,
+                high=100_000,
+            ),
+        ),
+    ),
+    Command(
+        "dismiss",
+        _dismiss,
+        help="""Keep review items (by KEY, as "mdmem review" prints it) from coming back.
+
+    The keys are written to .mdmem-review.yaml at the vault's root and committed, so the choice
+    survives a rebuild of the index and travels with the vault; delete a line to undo it.
+    """,
+        about="""Dismiss review items that need nothing done (a false contradiction, notes that are rightly
+        apart): they do not come back in review. Kept in a committed file of the vault.""",
+        params=(Param("keys", "The item keys from review.", many=True, kind="argument", metavar="KEY..."), COMMIT),
+        hints="idempotent",
+    ),
+    Command(
+        "supersede",
+        _supersede,
+        help="""NEW replaces OLD (one or more): each OLD is archived and points to NEW, which records that it
+    supersedes it; the texts stay, so history and "mdmem restore" can undo it. One commit.""",
+        about="""Settle a contradiction or a duplicate: the new note replaces the old ones (they are archived
+        and point to it; nothing is deleted; one commit). Use when review or add reports that a newer note
+        contradicts or repeats an older one and the newer one is right.""",
+        params=(
+            Param("new", "The note that stays (id, path, title).", kind="note", metavar="NEW"),
+            Param("old", "The notes it replaces.", many=True, kind="argument", metavar="OLD..."),
+            COMMIT,
+        ),
+        hints="idempotent",
     ),
 )

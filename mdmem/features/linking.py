@@ -179,5 +179,10 @@ def save(
 ) -> AddReport:
     """``add`` after the duplicate check (``lifecycle.add_checked``), with the links the new note may
     want (``suggest_links``, never written)."""
-    check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
-    return AddReport(check, added, suggest_links(store, sem, added.path) if added is not None else [])
+    check, done = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
+    if isinstance(done, Change):
+        return AddReport(check, updated=done)
+    if done is None:
+        return AddReport(check)
+    against = {m.path for m in check.contradicts}  # named already, with the command that settles them
+    return AddReport(check, done, [s for s in suggest_links(store, sem, done.path) if s.path not in against])

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         VaultStatus,
         VaultStatuses,
     )
+    from ..results.review import Dismissal, ReviewQueue, Superseded
     from ..results.search import Hits, MemoryContext, Profile, SimilarNotes
     from ..results.sync import Resolution, SyncReport
     from ..results.vaults import VaultChange, VaultList
@@ -178,11 +179,23 @@ def _context(ctx: MemoryContext, p: Printer) -> None:
 
 @_cli.register
 def _add(r: AddReport, p: Printer) -> None:
-    if r.added is None:
+    if r.updated is not None:
+        u = r.updated
+        if u.changed:
+            p(f"UPDATE: {r.check.reason}; it took the new text: {u.path}  (id {u.id})" + commit_suffix(u.commit))
+        else:
+            p(f"UPDATE: {u.path} (id {u.id}) holds this text already; nothing written.")
+        p('(a new note instead: "mdmem add --force …")', err=True)
+    elif r.added is None:
         m = r.check.matches[0]
         p(f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.path} (id {m.id})")
         return
-    p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    else:
+        p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    for m in r.check.contradicts:
+        new = r.added.id if r.added else "NEW"
+        p(f"may contradict {m.path} ({m.title}, id {m.id}): {'; '.join(m.evidence)}")
+        p(f"  if the new note replaces it: mdmem supersede {shell_path(new)} {shell_path(m.id)}")
     if r.suggested_links:
         p("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
         for sg in r.suggested_links:
@@ -283,6 +296,40 @@ def _sweep(r: SweepReport, p: Printer) -> None:
         p("Nothing to sweep.")
     elif not r.applied:
         p(f"\n{len(r.notes)} note(s). Run with --apply to archive them.")
+
+
+@_cli.register
+def _review(r: ReviewQueue, p: Printer) -> None:
+    for i, it in enumerate(r.items, 1):
+        p(f"{i}. {it.kind}: {it.summary}")
+        p("   notes: " + "; ".join(f"{n.title} ({n.id}, {n.type}{', ' + n.date if n.date else ''})" for n in it.notes))
+        if it.evidence:
+            p("   why: " + "; ".join(it.evidence))
+        p("   settle: " + "\n           ".join(it.commands))
+    more = r.total - len(r.items)
+    dismissed = f"{r.dismissed} dismissed (in {r.dismissals})" if r.dismissed else ""
+    if not r.items:
+        p("Nothing to review." + (f" {dismissed}." if dismissed else ""))
+    elif more or dismissed:
+        tail = [f"{more} more (-n {r.total})" if more else "", dismissed]
+        p("(" + "; ".join(t for t in tail if t) + ")", err=True)
+
+
+@_cli.register
+def _dismissal(r: Dismissal, p: Printer) -> None:
+    if r.keys:
+        p(f"dismissed {len(r.keys)} item(s) in {r.path}" + commit_suffix(r.commit))
+    if r.already:
+        p(f"already dismissed: {', '.join(r.already)}")
+
+
+@_cli.register
+def _superseded(r: Superseded, p: Printer) -> None:
+    olds = [c.path for c in r.changes if c.path != r.path]
+    if not any(c.changed for c in r.changes):
+        p(f"{r.path} already supersedes {', '.join(olds)}; nothing to do.")
+        return
+    p(f"{r.path} supersedes {', '.join(olds)} (archived, pointing to it)" + commit_suffix(r.commit))
 
 
 # -- vault reports ---------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..results.graph import NeighborsAnswer, TimelineAnswer, WhyAnswer
     from ..results.notes import NoteBatch, NoteText
     from ..results.reports import VaultStatus, VaultStatuses
+    from ..results.review import ReviewQueue
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
@@ -131,7 +132,16 @@ def compact_add(r: AddReport) -> dict[str, Any]:
 
 @_mcp.register
 def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
-    if r.added is not None:
+    if r.updated is not None:
+        u = r.updated
+        text = (
+            f"UPDATE: {r.check.reason}; the new text went into it ({u.path}, id {u.id})"
+            + commit_suffix(u.commit, ", ")
+            + ". Add with force=true for a new note instead."
+            if u.changed
+            else f"UPDATE: {u.title} (id {u.id}) holds this text already; nothing written."
+        )
+    elif r.added is not None:
         text = f"{r.check.decision}: wrote {r.added.path} (id {r.added.id})" + commit_suffix(r.added.commit, ", ") + "."
         if r.suggested_links:
             text += (
@@ -143,6 +153,11 @@ def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
         m = r.check.matches[0]
         text = f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). " + (
             "Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""
+        )
+    for m in r.check.contradicts:
+        text += (
+            f" It may contradict {m.title} (id {m.id}): {'; '.join(m.evidence)}. If the new note replaces it, "
+            f"call supersede with new={r.added.id if r.added else 'the new id'} and old={m.id}; else leave both."
         )
     if r.redacted:
         text += f" {r.redacted} secret(s) redacted."
@@ -297,3 +312,18 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d
+
+
+@_mcp.register
+def _review(r: ReviewQueue) -> tuple[str, dict[str, Any]]:
+    if not r.items:
+        return "Nothing to review.", r.to_dict()
+    lines = [f"{r.total} item(s) to review" + (f", the first {len(r.items)}:" if r.total > len(r.items) else ":")]
+    for i, it in enumerate(r.items, 1):
+        notes = "; ".join(f"{n.title} (id {n.id}, {n.type}{', ' + n.date if n.date else ''})" for n in it.notes)
+        lines.append(f"{i}. {it.kind}: {it.summary}. Notes: {notes}.")
+        if it.evidence:
+            lines.append("   Evidence: " + "; ".join(it.evidence) + ".")
+        lines.append("   Settle with: " + " | ".join(it.commands) + f" (key {it.key})")
+    lines.append("Settle an item only when its evidence convinces you; dismiss it otherwise.")
+    return "\n".join(lines), r.to_dict()
