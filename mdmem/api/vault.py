@@ -491,12 +491,7 @@ class Vault:
         from ..features.lifecycle import update_note
 
         return update_note(
-            self.store,
-            ref,
-            {"pinned": True if pinned else None},
-            "pin" if pinned else "unpin",
-            commit=commit,
-            touch=False,
+            self.store, ref, {"pinned": True if pinned else None}, "pin" if pinned else "unpin", commit=commit
         )
 
     @answers
@@ -504,25 +499,21 @@ class Vault:
         """Hide a note from retrieval until a date (``until``: YYYY-MM-DD)."""
         from ..features.lifecycle import update_note
 
-        return update_note(
-            self.store, ref, {"snoozed_until": until}, f"snooze until {until}", commit=commit, touch=False
-        )
+        return update_note(self.store, ref, {"snoozed_until": until}, f"snooze until {until}", commit=commit)
 
     @answers
     def forget(self, ref: str, *, commit: bool | None = None) -> Change:
         """Mark a note forgotten: kept on disk and in git, hidden from retrieval."""
         from ..features.lifecycle import update_note
 
-        return update_note(self.store, ref, {"status": "forgotten"}, "forget", commit=commit, touch=False)
+        return update_note(self.store, ref, {"status": "forgotten"}, "forget", commit=commit)
 
     @answers
     def restore(self, ref: str, *, commit: bool | None = None) -> Change:
         """Undo forget/archive/snooze: the note is active and visible again."""
         from ..features.lifecycle import update_note
 
-        return update_note(
-            self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit, touch=False
-        )
+        return update_note(self.store, ref, {"status": "active", "snoozed_until": None}, "restore", commit=commit)
 
     @answers
     def set(self, ref: str, values: dict[str, Any], *, commit: bool | None = None) -> Change:

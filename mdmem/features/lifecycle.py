@@ -126,7 +126,7 @@ def add_many(
                 rel = existing[0][0]
                 if n.replace and not dry_run:
                     if n.body is None:
-                        change = update_note(store, rel, n.updates or {}, "import", commit=False)
+                        change = update_note(store, rel, n.updates or {}, "import", commit=False, touch=True)
                     else:
                         change = replace_body(store, rel, n.body, "import", updates=n.updates, commit=False)
                     if change.changed:
@@ -204,12 +204,12 @@ def update_note(
     *,
     commit: bool | None = None,
     message: str | Callable[[str], str] | None = None,
-    touch: bool = True,
+    touch: bool = False,
 ) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
-    (``message``: the commit's, or a function of the note's title that makes it). ``touch`` False
-    leaves ``updated:`` as it is: a metadata edit is not a change of what the note says, and git
-    records when it was made."""
+    (``message``: the commit's, or a function of the note's title that makes it). ``updated:`` stays
+    as it is unless ``touch``: a metadata edit (a pin, a snooze, an archive) is not a change of what
+    the note says, and git records when it was made."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
 
     def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
@@ -402,7 +402,7 @@ def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: boo
     updates = check_settings(values)
     keys = ", ".join(updates)
     return update_note(
-        store, ref, updates, "set", commit=commit, touch=False, message=lambda title: f'mdmem: set {keys} of "{title}"'
+        store, ref, updates, "set", commit=commit, message=lambda title: f'mdmem: set {keys} of "{title}"'
     )
 
 
