@@ -102,7 +102,7 @@ def client(
         async with streamable_http_client(url) as (read, write):
             async with ClientSession(read, write) as s:
                 await s.initialize()
-                end, i, seen = time.monotonic() + seconds, 0, ["notes"]
+                end, i, seen = time.monotonic() + seconds, 0, [rng.choice(notes)]
                 while time.monotonic() < end:
                     i += 1
                     q = rng.choice(queries)
@@ -165,7 +165,7 @@ def start_server(vault: Path, env: dict[str, str]) -> tuple[subprocess.Popen[byt
 
 def lost_writes(vault: Path, added: dict[str, str], env: dict[str, str]) -> list[str]:
     """The words of the adds whose note is not on disk, not committed, or not found by a fresh search."""
-    committed = set(git(vault, "ls-files").splitlines())
+    committed = set(git(vault, "-c", "core.quotepath=off", "ls-files").splitlines())
     lost = []
     quiet = {**env, "MDMEM_NO_SERVE": "1"}
     for word, path in sorted(added.items()):

@@ -262,9 +262,11 @@ def vault_context(
             }
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
+                ctx = answer["context"]
+                if not explain:  # the text is all a prompt needs: the result types cost their imports
+                    return ServedText(str(ctx.get("text") or ""))
                 from ..results.search import MemoryContext
 
-                ctx = answer["context"]
                 try:
                     return MemoryContext.from_dict(ctx)
                 except (KeyError, TypeError):  # a server that sends the text alone
@@ -297,6 +299,13 @@ def vault_context(
         else:
             os.environ["MDMEM_CATCHUP_WAIT"] = waited
         vault.close()
+
+
+class ServedText:
+    """The text of a server's memory context (the prompt's answer when no other vault joins it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _with_footer(text: str) -> str:
