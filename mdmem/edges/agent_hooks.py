@@ -329,7 +329,7 @@ def project_scope(cwd: str | None) -> str | None:
     """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
     if not cwd:
         return None
-    from ..core.text import slugify
+    from ..core.slug import slugify  # not core.text: its imports cost every prompt
 
     name = slugify(Path(cwd).name)
     return f"project:{name}" if name and name != "note" else None

@@ -44,7 +44,7 @@ mdmem is long-term memory kept as markdown notes in a git repository; people edi
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-READ_LANES = 1  # views reads run on in parallel over HTTP (each a Vault of its own; the GIL shares 2 cores)
+READ_LANES = 2  # views reads run on at once over HTTP: more would starve the writes (benchmarks/README.md)
 
 
 def create_server(
