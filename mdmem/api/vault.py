@@ -206,11 +206,6 @@ class Vault:
         """Be the background embedding job: embed what lacks vectors, in rounds (what ``keep_up`` asked for)."""
         return self.semantic.run_job()
 
-    def share_model(self, other: Vault) -> None:
-        """Embed with ``other``'s model, one call at a time: several views of one vault in one process
-        (a server answering calls in parallel, one view each) load the model once."""
-        self.semantic.share_embedder(other.semantic)
-
     def warm_model(self, say: Callable[[str], None] | None = None) -> str:
         """Load the embedding model and embed one query, exporting it first if this machine has no
         export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""

@@ -74,6 +74,7 @@ def open_lanes(tools: Tools, count: int, *, warm: bool = True) -> None:
     model shared, warmed as the first one is (and watching the files: each view checks them before it
     reads); a lane joins once ready, so reads wait for none. Several vaults served: no lanes."""
     from ..api.vault import Vault
+    from ..api.vault_set import share_model
 
     if tools.served.group is not None:
         return
@@ -81,7 +82,7 @@ def open_lanes(tools: Tools, count: int, *, warm: bool = True) -> None:
     for _ in range(count):
         try:
             lane = Vault.open(primary.root)
-            lane.share_model(primary)
+            share_model(lane, primary)
             if warm:
                 warm_up(lane, threading.Lock(), "mdmem mcp")
         except Exception as exc:  # the calls still run, one at a time on the first view
