@@ -140,6 +140,44 @@ def default_threads() -> int:
     return max(1, min(n, MAX_AUTO_THREADS))
 
 
+class Shared:
+    """An embedder that several threads use: one call into the model at a time (counting tokens
+    changes the tokenizer's padding for the length of the call, which would spoil another's batch)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        import threading
+
+        self.inner = inner
+        self.lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        with self.lock:
+            return self.inner.embed(texts, query=query)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)  # what an embedder may also have: runtime, prepare, token_counts, …
+        if not callable(value):
+            return value
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                return value(*args, **kwargs)
+
+        return locked
+
+
 def make_embedder(settings: EmbedSettings) -> Embedder:
     """The embedder the settings name. Loads nothing until the first ``embed`` call."""
     if settings.model == "hash":

@@ -263,9 +263,11 @@ def vault_context(
             }
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
+                ctx = answer["context"]
+                if not explain:  # the text is all a prompt needs: the result types cost their imports
+                    return ServedText(str(ctx.get("text") or ""))
                 from ..results.search import MemoryContext
 
-                ctx = answer["context"]
                 try:
                     return MemoryContext.from_dict(ctx)
                 except (KeyError, TypeError):  # a server that sends the text alone
@@ -300,6 +302,13 @@ def vault_context(
         vault.close()
 
 
+class ServedText:
+    """The text of a server's memory context (the prompt's answer when no other vault joins it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _with_footer(text: str) -> str:
     if not text:
         return ""
@@ -321,7 +330,7 @@ def project_scope(cwd: str | None) -> str | None:
     """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
     if not cwd:
         return None
-    from ..core.text import slugify
+    from ..core.slug import slugify  # not core.text: its imports cost every prompt
 
     name = slugify(Path(cwd).name)
     return f"project:{name}" if name and name != "note" else None

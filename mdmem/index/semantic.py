@@ -113,6 +113,15 @@ class Semantic:
             self._cache = EmbeddingCache(self.store.state.dir / "embeddings.sqlite")
         return self._cache
 
+    def share_embedder(self, other: Semantic) -> None:
+        """Embed with ``other``'s embedder, one call at a time (``embed.Shared``): several views of one
+        vault in one process (a server's) keep one model in memory."""
+        from ..adapters.embed import Shared
+
+        shared = other.embedder if isinstance(other.embedder, Shared) else Shared(other.embedder)
+        other.embedder = shared
+        self.embedder = shared
+
     def close(self) -> None:
         if self._cache is not None:
             self._cache.close()
