@@ -1,0 +1,91 @@
+"""Whoosh writes on a disk that may fill: merges only with room for them, and a failed commit's files removed.
+
+A commit writes its new segment as separate files, then copies them into one compound file: for a moment
+it needs twice the segment. whoosh's default merge policy (``MERGE_SMALL``) may fold older segments into
+that one, the whole index when the Fibonacci rule says so; on a nearly full disk that merge, not the few
+notes written, is what filled it, and it was tried again by every later command. Here a merge is made only
+when the disk has room for it, and a commit that fails leaves no file the TOC does not name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..adapters.disk import MARGIN, free_bytes
+
+SEGMENT_PER_TEXT = 5  # bytes of segment per byte of note text (postings, stored fields, lengths): generous
+SEGMENT_FLOOR = 64 << 10  # a segment's own overhead (its files' headers, the column of lengths)
+
+
+def segment_estimate(texts: Iterable[str]) -> int:
+    """Bytes a new segment of these texts may take (the compound copy not counted)."""
+    return SEGMENT_FLOOR + SEGMENT_PER_TEXT * sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+
+
+def segment_bytes(storage: Any, segment: Any) -> int:
+    """Bytes the files of one segment take."""
+    total = 0
+    for name in segment.list_files(storage):
+        try:
+            total += int(storage.file_length(name))
+        except OSError:
+            continue
+    return total
+
+
+def merge_within(directory: Any, new_bytes: int) -> Callable[[Any, list[Any]], list[Any]]:
+    """A whoosh merge policy: ``MERGE_SMALL``'s choice of segments, made only when the disk under
+    ``directory`` holds the merged segment twice over (and the new one), else no merge at all: the next
+    commit with room makes it."""
+
+    def policy(writer: Any, segments: list[Any]) -> list[Any]:
+        from whoosh.reading import SegmentReader
+        from whoosh.util import fib
+
+        ordered = sorted(segments, key=lambda s: s.doc_count_all())
+        total, chosen = 0, []
+        for i, seg in enumerate(ordered):  # MERGE_SMALL's rule, without its side effect of adding readers
+            total += max(0, seg.doc_count_all())
+            chosen.append(seg)
+            if i > 3 and total < fib(i + 5):
+                break
+        else:
+            return segments
+        if len(chosen) < 2:
+            return segments
+        free = free_bytes(directory)
+        merged = sum(segment_bytes(writer.storage, seg) for seg in chosen)
+        if free is not None and free < 2 * (merged + new_bytes) + MARGIN:
+            return segments
+        for seg in chosen:
+            reader = SegmentReader(writer.storage, writer.schema, seg)
+            writer.add_reader(reader)
+            reader.close()
+        return [seg for seg in segments if seg not in chosen]
+
+    return policy
+
+
+def abandon(ix: Any, writer: Any) -> None:
+    """After a failed add or commit: close the writer's files, remove its scratch folder and every
+    segment file the current TOC does not name (a half-written segment, a merge's output), and release
+    whoosh's lock, so a later writer in this process and the disk find nothing of it."""
+    from whoosh.index import clean_files
+
+    for step in (writer._close_segment, writer._tempstorage.destroy):
+        try:
+            step()
+        except Exception:
+            pass  # (a file the full disk left half-written still closes; its name is removed below)
+    writer.is_closed = True
+    if writer.writelock:
+        try:
+            writer.writelock.release()
+        except Exception:
+            pass
+    try:
+        toc = ix._read_toc()
+        clean_files(ix.storage, ix.indexname, toc.generation, toc.segments)
+    except Exception:
+        pass  # what is left is removed by the next commit that succeeds (whoosh cleans then too)
