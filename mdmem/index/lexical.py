@@ -221,24 +221,25 @@ class LexicalIndex:
             write_new_segment(self.ix, ((_fields(doc), _counted(schema, doc)) for doc in upserts))
             return
         from ..adapters.disk import check_room
-        from .lexical_room import abandon, merge_within, segment_estimate
+        from .lexical_room import abandon, merge_within, opened_files, segment_estimate
 
         docs = list(upserts)
         new = segment_estimate(t for doc in docs for t in _texts(doc))
         check_room(self.directory, 2 * new)  # the segment's files, then their compound copy
-        writer = self.ix.writer(limitmb=96 if bulk else 32)
-        try:
-            for path in deletes:
-                writer.delete_by_term("path", path)
-            add = writer.add_document if bulk else writer.update_document
-            for doc in docs:
-                add(**_fields(doc))
-            writer.commit(mergetype=merge_within(self.directory, new))
-        except BaseException as exc:
-            abandon(self.ix, writer)
-            if isinstance(exc, OSError) and not hasattr(exc, "need"):
-                exc.need = 2 * new  # type: ignore[attr-defined]  # what to free, for the message
-            raise
+        with opened_files(self.ix.storage) as files:
+            writer = self.ix.writer(limitmb=96 if bulk else 32)
+            try:
+                for path in deletes:
+                    writer.delete_by_term("path", path)
+                add = writer.add_document if bulk else writer.update_document
+                for doc in docs:
+                    add(**_fields(doc))
+                writer.commit(mergetype=merge_within(self.directory, new))
+            except BaseException as exc:
+                abandon(self.ix, writer, files)
+                if isinstance(exc, OSError) and not hasattr(exc, "need"):
+                    exc.need = 2 * new  # type: ignore[attr-defined]  # what to free, for the message
+                raise
 
     def doc_count(self) -> int:
         return int(self.ix.doc_count())

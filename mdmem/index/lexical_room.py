@@ -9,10 +9,11 @@ when the disk has room for it, and a commit that fails leaves no file the TOC do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ..adapters.disk import MARGIN, free_bytes
+from ..adapters import disk
 
 SEGMENT_PER_TEXT = 5  # bytes of segment per byte of note text (postings, stored fields, lengths): generous
 SEGMENT_FLOOR = 64 << 10  # a segment's own overhead (its files' headers, the column of lengths)
@@ -54,9 +55,9 @@ def merge_within(directory: Any, new_bytes: int) -> Callable[[Any, list[Any]], l
             return segments
         if len(chosen) < 2:
             return segments
-        free = free_bytes(directory)
+        free = disk.free_bytes(directory)
         merged = sum(segment_bytes(writer.storage, seg) for seg in chosen)
-        if free is not None and free < 2 * (merged + new_bytes) + MARGIN:
+        if free is not None and free < 2 * (merged + new_bytes) + disk.MARGIN:
             return segments
         for seg in chosen:
             reader = SegmentReader(writer.storage, writer.schema, seg)
@@ -67,17 +68,50 @@ def merge_within(directory: Any, new_bytes: int) -> Callable[[Any, list[Any]], l
     return policy
 
 
-def abandon(ix: Any, writer: Any) -> None:
-    """After a failed add or commit: close the writer's files, remove its scratch folder and every
+@contextmanager
+def opened_files(storage: Any) -> Iterator[list[Any]]:
+    """The files whoosh opens in ``storage`` meanwhile: a writer the disk stopped half-way closes only
+    some of its own (the close of one flushes, fails, and leaves the rest open)."""
+    files: list[Any] = []
+
+    def tracking(open_: Callable[..., Any]) -> Callable[..., Any]:
+        def opened(*a: Any, **k: Any) -> Any:
+            f = open_(*a, **k)
+            files.append(f)
+            return f
+
+        return opened
+
+    storage.create_file, storage.open_file = tracking(storage.create_file), tracking(storage.open_file)
+    try:
+        yield files
+    finally:
+        del storage.create_file, storage.open_file  # (the class's methods again)
+
+
+def abandon(ix: Any, writer: Any, files: list[Any]) -> None:
+    """After a failed add or commit: close the writer's ``files``, remove its scratch folder and every
     segment file the current TOC does not name (a half-written segment, a merge's output), and release
     whoosh's lock, so a later writer in this process and the disk find nothing of it."""
     from whoosh.index import clean_files
 
-    for step in (writer._close_segment, writer._tempstorage.destroy):
+    for f in files:
+        for close in (f.close, getattr(getattr(f, "file", None), "close", None)):
+            try:
+                if close is not None and not getattr(f, "is_closed", False):
+                    close()
+            except Exception:
+                pass  # (flushing what the full disk refused fails; the file is closed below all the same)
+        raw = getattr(f, "file", None)
         try:
-            step()
+            if raw is not None and not raw.closed:
+                raw.close()
         except Exception:
-            pass  # (a file the full disk left half-written still closes; its name is removed below)
+            pass
+    try:
+        writer._tempstorage.destroy()
+    except Exception:
+        pass
     writer.is_closed = True
     if writer.writelock:
         try:
