@@ -173,8 +173,8 @@ def test_a_failed_add_leaves_no_file_and_a_failed_edit_puts_the_note_back(
     full_catalogue(monkeypatch)
     for args in (["add", "-t", "Full disk", "-b", "no room"], ["set", "notes/bare-date", "tags=full"]):
         proc = run_process_in(git_vault, *args)
-        one_clear_line(proc, "disk full", "untouched", "at least 1 MB")
         assert notes(git_vault) == before, args  # no new note, and the edited one as it was
+        one_clear_line(proc, "disk full", "untouched", "at least 1 MB")
         assert git(git_vault, "status", "--porcelain") == "", args
         assert list(git_vault.rglob(".*.tmp")) == []
     monkeypatch.undo()
