@@ -1,19 +1,21 @@
 """Benchmark of a full disk: a vault on a real, small ext4 filesystem filled to the last byte, every
 common command run on it, then twice the space the failed write named freed, and the vault checked.
 
-    sudo python benchmarks/bench_diskfull.py [--notes 400] [--size-mb 20] [--runs 3] [--timeout 60]
+    sudo python benchmarks/bench_diskfull.py [--notes 20] [--words 6000] [--size-mb 20] [--runs 3] [--timeout 60]
 
-Needs root (it loop-mounts a filesystem image under a temporary folder). Each run builds a git vault of
-``--notes`` generated notes on a fresh ``--size-mb`` MB ext4, indexes and embeds it (the hash embedder:
-the vector file and its saves are real usearch), then, with the disk full: ``add`` (a note with a new
-word), ``set``, ``search``, ``query``, ``status``, ``reindex``, ``embed``, and an MCP ``add``/``search``
-over stdio (the real SDK client). Each is timed and classed: exit code, one line of stderr or more, a
-traceback or none. Then it frees twice the largest "at least N MB" a failure named (1 MB if none did),
-runs ``add`` again and ``search`` for its word, and checks that no note file of a failed add, no temp
-file and no segment file the lexical index does not name is left. Goals: 0 tracebacks; every command
-answers within seconds in one line; the freed space is enough to recover. Figures are medians over
-``--runs``; the load average is printed with them. Results: a table on stdout, ``benchmarks/out/diskfull.md``
-and ``.json``.
+Needs root (it loop-mounts a filesystem image under a temporary folder). Each run builds a git vault
+of ``--notes`` generated notes on a fresh ``--size-mb`` MB ext4, indexes and embeds it (the hash
+embedder: the vector file and its saves are real usearch), then, with the disk full: ``add`` (a note
+with a new word), ``set``, ``search``, ``query``, ``status``, ``reindex``, ``embed``, and an MCP
+``add``/``search`` over stdio (the real SDK client). Each is timed and classed: exit code, one line of
+stderr or more, a traceback or none. Then it frees twice the largest "at least N MB" a failure named
+(1 MB if none did), runs ``add`` again and ``search`` for its word, and checks that no note file of a
+failed add, no temp file and no segment file the lexical index does not name is left. Last, as
+reported: the disk filled again, ``--nearly-mb`` MB given back, six small ``add``s (whoosh's policy
+merges the whole index into the fifth commit: the vault has few notes with many distinct words, so its
+one segment is big) and a search for each. Goals: 0 tracebacks; every command answers within seconds
+in one line; the freed space is enough to recover. Figures are medians over ``--runs``; the load
+average is printed with them. Results: a table on stdout, ``benchmarks/out/diskfull.md`` and ``.json``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench_spine import child_env, log, machine, write_results  # noqa: E402
 
-WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "po", "ru", "si", "te") for b in ("bra", "dun", "fex", "gol")]
+WORDS = [f"{a}{b}{c}" for a in "bdfgklmnprstvz" for b in ("a", "e", "i", "o", "u", "ai", "ou") for c in range(200)]
 GIT_ID = ["-c", "user.name=b", "-c", "user.email=b@x", "-c", "commit.gpgsign=false"]
 
 MCP_CLIENT = r"""
@@ -88,11 +90,11 @@ def fill(disk: Path) -> Path:
     return filler
 
 
-def make_vault(vault: Path, notes: int, seed: int) -> None:
+def make_vault(vault: Path, notes: int, words: int, seed: int) -> None:
     rnd = random.Random(seed)
     (vault / "notes").mkdir(parents=True)
     for i in range(notes):
-        body = "\n\n".join(" ".join(rnd.choice(WORDS) for _ in range(60)) for _ in range(6))
+        body = "\n\n".join(" ".join(rnd.choice(WORDS) for _ in range(words // 6)) for _ in range(6))
         (vault / "notes" / f"n{i:04d}.md").write_text(f"---\ntitle: Note {i}\n---\n# Note {i}\n\n{body}\n")
     (vault / "notes" / "descaling.md").write_text("# Descaling\n\ndescaling the kettle every month\n")
     sh("git", "init", "-q", cwd=vault)
@@ -150,7 +152,7 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     mount(tmp / "disk.img", mnt, args.size_mb)
     try:
         vault = mnt / "vault"
-        make_vault(vault, args.notes, seed)
+        make_vault(vault, args.notes, args.words, seed)
         m = [sys.executable, "-m", "mdmem", "--vault", str(vault)]
         for setup in (["init", str(vault)], ["--vault", str(vault), "embed"]):
             r = run([sys.executable, "-m", "mdmem", *setup], 600, home)
@@ -181,6 +183,15 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             "add": run([*m, "add", "-t", "After the disk", "-b", "zanzibarafter room again"], args.timeout, home),
         }
         after["search"] = run([*m, "search", "zanzibarafter", "--json"], args.timeout, home)
+        # The report: a few MB back, then small writes, each a whoosh commit; the fifth merges the index.
+        fill(mnt)
+        os.truncate(filler, max(0, filler.stat().st_size - (args.nearly_mb << 20)))
+        nearly = []
+        for i in range(6):
+            nearly.append(run([*m, "add", "-t", f"Small write {i}", "-b", f"smallword{i}x"], args.timeout, home))
+        nearly_found = sum(
+            '"path"' in run([*m, "search", f"smallword{i}x", "--json"], args.timeout, home)["out"] for i in range(6)
+        )
         after["status"] = run([*m, "status", "--json"], args.timeout, home)
         found = after["search"]["rc"] == 0 and '"path"' in after["search"]["out"]
         try:
@@ -196,6 +207,9 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             "recovered": bool(found and after["add"]["rc"] == 0),
             "fresh_after": fresh,
             "strays_after": stray_files(vault),
+            "nearly": nearly,
+            "nearly_found": nearly_found,
+            "nearly_strays": stray_files(vault),
         }
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
@@ -204,7 +218,9 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--notes", type=int, default=400, help="notes in the vault [400]")
+    ap.add_argument("--notes", type=int, default=20, help="notes in the vault [20]")
+    ap.add_argument("--words", type=int, default=6000, help="words per note, from a vocabulary of 19,600 [6000]")
+    ap.add_argument("--nearly-mb", type=int, default=3, help="MB given back before the six small writes [3]")
     ap.add_argument("--size-mb", type=int, default=20, help="size of the filesystem [20]")
     ap.add_argument("--runs", type=int, default=3, help="runs (a fresh filesystem each); medians [3]")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds before a command counts as hung [60]")
@@ -238,10 +254,17 @@ def main(argv: list[str] | None = None) -> None:
         f"| stray files on the full disk / after | {sum(len(r['stray_files']) for r in runs)} / "
         f"{sum(len(r['strays_after']) for r in runs)} |"
     )
+    ok = [sum(a["rc"] == 0 for a in r["nearly"]) for r in runs]
+    rows.append(f"| {args.nearly_mb} MB back, six small adds: exited 0 | {', '.join(f'{n}/6' for n in ok)} |")
+    rows.append(f"| … their notes found by search | {', '.join(str(r['nearly_found']) + '/6' for r in runs)} |")
+    rows.append(f"| … tracebacks | {sum(a['traceback'] for r in runs for a in r['nearly'])} |")
+    rows.append(f"| … stray files after | {sum(len(r['nearly_strays']) for r in runs)} |")
+    nearly_s = [a["seconds"] for r in runs for a in r["nearly"]]
+    rows.append(f"| … median / max s | {statistics.median(nearly_s):.2f} / {max(nearly_s):.2f} |")
     secs_after = [r["after"][k]["seconds"] for r in runs for k in r["after"]]
     rows.append(f"| median s of the commands after | {statistics.median(secs_after):.2f} |")
     md = (
-        f"Full disk: {args.notes} notes on a {args.size_mb} MB ext4, {args.runs} runs; "
+        f"Full disk: {args.notes} notes of {args.words} words on a {args.size_mb} MB ext4, {args.runs} runs; "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n\n" + "\n".join(rows) + "\n"
     )
     print(md)

@@ -93,7 +93,7 @@ def abandon(ix: Any, writer: Any, files: list[Any]) -> None:
     """After a failed add or commit: close the writer's ``files``, remove its scratch folder and every
     segment file the current TOC does not name (a half-written segment, a merge's output), and release
     whoosh's lock, so a later writer in this process and the disk find nothing of it."""
-    from whoosh.index import clean_files
+    from whoosh.index import TOC, clean_files
 
     for f in files:
         for close in (f.close, getattr(getattr(f, "file", None), "close", None)):
@@ -109,7 +109,7 @@ def abandon(ix: Any, writer: Any, files: list[Any]) -> None:
         except Exception:
             pass
     try:
-        writer._tempstorage.destroy()
+        writer.temp_storage().destroy()
     except Exception:
         pass
     writer.is_closed = True
@@ -119,7 +119,7 @@ def abandon(ix: Any, writer: Any, files: list[Any]) -> None:
         except Exception:
             pass
     try:
-        toc = ix._read_toc()
+        toc = TOC.read(ix.storage, ix.indexname)
         clean_files(ix.storage, ix.indexname, toc.generation, toc.segments)
     except Exception:
         pass  # what is left is removed by the next commit that succeeds (whoosh cleans then too)
