@@ -183,6 +183,7 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             "add": run([*m, "add", "-t", "After the disk", "-b", "zanzibarafter room again"], args.timeout, home),
         }
         after["search"] = run([*m, "search", "zanzibarafter", "--json"], args.timeout, home)
+        strays_after = stray_files(vault)
         # The report: a few MB back, then small writes, each a whoosh commit; the fifth merges the index.
         fill(mnt)
         os.truncate(filler, max(0, filler.stat().st_size - (args.nearly_mb << 20)))
@@ -206,7 +207,7 @@ def one_run(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             "after": after,
             "recovered": bool(found and after["add"]["rc"] == 0),
             "fresh_after": fresh,
-            "strays_after": stray_files(vault),
+            "strays_after": strays_after,
             "nearly": nearly,
             "nearly_found": nearly_found,
             "nearly_strays": stray_files(vault),

@@ -9,7 +9,7 @@ when the disk has room for it, and a commit that fails leaves no file the TOC do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,9 +19,9 @@ SEGMENT_PER_TEXT = 5  # bytes of segment per byte of note text (postings, stored
 SEGMENT_FLOOR = 64 << 10  # a segment's own overhead (its files' headers, the column of lengths)
 
 
-def segment_estimate(texts: Iterable[str]) -> int:
-    """Bytes a new segment of these texts may take (the compound copy not counted)."""
-    return SEGMENT_FLOOR + SEGMENT_PER_TEXT * sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+def segment_estimate(text: int) -> int:
+    """Bytes a new segment of ``text`` characters of notes may take (the compound copy not counted)."""
+    return SEGMENT_FLOOR + SEGMENT_PER_TEXT * text
 
 
 def segment_bytes(storage: Any, segment: Any) -> int:
@@ -63,7 +63,7 @@ def merge_within(directory: Any, new_bytes: int) -> Callable[[Any, list[Any]], l
             reader = SegmentReader(writer.storage, writer.schema, seg)
             writer.add_reader(reader)
             reader.close()
-        return [seg for seg in segments if seg not in chosen]
+        return ordered[len(chosen) :]  # (in MERGE_SMALL's order: the index is the one it would make)
 
     return policy
 
