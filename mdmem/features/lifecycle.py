@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import MdmemError
+from ..core.errors import IndexNotWritten, MdmemError, write_failure
 from ..core.note import TYPES, NewNote, now_iso, render_note, set_fields
 from ..results.changes import AddResult, Change, DuplicateCheck, DuplicateMatch, SweepCandidate, SweepReport, SweepRule
 from . import hybrid
@@ -90,7 +91,8 @@ def add(
     with store.writer_lock():
         rel = store.place(path, title)
         store.write_note(rel, text, exclusive=True)
-        store.update([rel])
+        with _undone_on_full_disk(store, rel, None):
+            store.update([rel])
     msg = f'mdmem: add {type} "{title}"'
     sha = store.commit([rel], msg) if (store.config.git_commit if commit is None else commit) else None
     return AddResult(id=note_id, path=rel, title=title, commit=sha)
@@ -255,11 +257,38 @@ def edit_note(
         if new_text == text:
             return Change(action, note.id, rel, note.title, fields, None, changed=False)
         store.write_note(rel, new_text)
-        store.update([rel])
+        with _undone_on_full_disk(store, rel, raw):
+            store.update([rel])
     sha = None
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([rel], message(rel, note.title, fields))
     return Change(action, note.id, rel, note.title, fields, sha)
+
+
+@contextmanager
+def _undone_on_full_disk(store: IndexStore, rel: str, before: bytes | None) -> Iterator[None]:
+    """Around the indexing of a note just written: when the disk refuses the index's write, the note is put
+    back as it was (``before``; None: a new note, removed), so a failed command leaves the files as they
+    were and its message ("Notes on disk are untouched") is true. A note that cannot be put back is named."""
+    try:
+        yield
+    except Exception as exc:
+        err = exc if isinstance(exc, IndexNotWritten) else write_failure(exc, store.root)
+        if err is None:
+            raise
+        try:
+            if before is None:
+                store.files.safe_path(rel).unlink(missing_ok=True)
+            else:
+                store.files.write(rel, before)
+        except OSError:
+            raise IndexNotWritten(
+                f"{store.files.safe_path(rel)} is written but not indexed or committed: the disk refused the "
+                'index\'s write. Free some space and run "mdmem reindex" (then commit it).'
+            ) from exc
+        if err is exc:
+            raise
+        raise err from exc
 
 
 def replace_body(

@@ -84,12 +84,32 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA + REFS_SCHEMA)
         self.refs = CatalogRefs(self.db)
+        self.read_only = False  # opened by ``frozen``
         # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
         # process (serve, eval) reads the same ones for every query. Another process's commit
         # changes PRAGMA data_version; our own writes bump _writes.
         self._caches: dict[str, dict[Any, Any]] = {}
         self._caches_key: tuple[int, int] = (-1, -1)
         self._writes = 0
+
+    @classmethod
+    def frozen(cls, path: Path) -> Catalog | None:
+        """The catalogue opened to read only, creating no file (on a full disk SQLite cannot make the
+        ``-shm`` file WAL mode reads through); None when a ``-wal`` file holds changes such a read would
+        miss. Writes through it fail (read-only)."""
+        import urllib.parse
+
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+        self = cls.__new__(cls)
+        self.path = path
+        uri = f"file:{urllib.parse.quote(str(path))}?immutable=1"
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        self.refs = CatalogRefs(self.db)
+        self._caches, self._caches_key, self._writes = {}, (-1, -1), 0
+        self.read_only = True
+        return self
 
     @functools.cached_property
     def near(self) -> CatalogNear:

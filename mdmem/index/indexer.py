@@ -240,12 +240,19 @@ class Indexer:
 
     def _full(self, progress: Progress | None) -> ReindexReport:
         """Build a new generation beside the current one, then switch the manifest to it."""
+        from ..adapters.disk import check_room, size_of
+
+        old = self.state.generation()
+        need = size_of([self.state.dir / old]) if old else 0  # the new one is about as big as the last
+        check_room(self.state.dir, need)  # fail before writing, not with a disk filled by half an index
         self.current.close()
         gen = self.state.new_generation()
         try:
             return self._build(gen, progress)
-        except BaseException:
+        except BaseException as exc:
             self.current.close()
+            if isinstance(exc, Exception) and not getattr(exc, "need", None):  # for a full disk's message:
+                exc.need = need or 2 * size_of([self.state.dir / gen])  # type: ignore[attr-defined]  # (no old: what fitted, twice)
             self.state.discard(gen)
             raise
 

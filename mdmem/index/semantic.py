@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..adapters.config import auto_embed
-from ..core.errors import LockHeld, MdmemError, write_failure
+from ..core.errors import IndexNotWritten, LockHeld, MdmemError, write_failure
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
@@ -109,8 +109,15 @@ class Semantic:
         if self._cache is None:
             from .catalog import EmbeddingCache
 
-            self.store.state.dir.mkdir(exist_ok=True)
-            self._cache = EmbeddingCache(self.store.state.dir / "embeddings.sqlite")
+            path = self.store.state.dir / "embeddings.sqlite"
+            try:
+                self.store.state.dir.mkdir(exist_ok=True)
+                self._cache = EmbeddingCache(path)
+            except Exception as exc:  # WAL mode writes a -shm file even to read
+                err = write_failure(exc, path)
+                if err is None:
+                    raise
+                raise err from exc
         return self._cache
 
     def share_embedder(self, other: Semantic) -> None:
@@ -448,6 +455,8 @@ class Semantic:
             self._fill()
         except LockHeld:
             pass  # another writer is busy; answer with the vectors we have
+        except IndexNotWritten as exc:  # a full disk: answer with the vectors there, and say why no more
+            self.store.warnings.append(f"vectors not updated: {exc}")
         try:
             self.reader()
         except DamagedVectorFile as exc:

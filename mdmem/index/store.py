@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..adapters.config import Config
 from ..adapters.files import Files, is_hidden
-from ..core.errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound
+from ..core.errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
 from ..core.note import Note, NoteDates, new_id, note_dates
 from ..core.schema import FilterArgs
 from ..core.text import slugify
@@ -175,6 +175,9 @@ class IndexStore:
         except MdmemError:
             raise
         except Exception as exc:
+            full = write_failure(exc, self.state.dir)
+            if full is not None:  # a full disk is no damage: a rebuild would need room for a whole index
+                raise full from exc
             self.repair(damaged=exc)
             return fn()
 
