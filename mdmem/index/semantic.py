@@ -437,8 +437,9 @@ class Semantic:
                         tracker = EmbedProgress(state.dir, 0, whole_job=True)
                     report = self.embed(rounds=JOB_ROUND, tracker=tracker, publish=True)
                     embedded += report.embedded
-                    if self.check_pack():
-                        continue  # a fetched pack was distrusted: its chunks are embedded here now
+                    # One round of the pack's check at a time: new chunks are embedded between rounds.
+                    if self.check_pack(rounds=1) or self.cache.unchecked(self.embedder.fingerprint, 1):
+                        continue  # more to check, or a pack distrusted: its chunks are embedded here now
                     if state.finish_job(token, EMBED_HOOK):
                         return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
             finally:
@@ -460,12 +461,13 @@ class Semantic:
 
         return vector_pack.report(self)
 
-    def check_pack(self) -> bool:
-        """Check the vectors taken from a fetched pack against the local model (``vector_pack.check_rest``);
-        True when one disagreed: they are gone from the cache and the vector file is rebuilt without them."""
+    def check_pack(self, rounds: int | None = None) -> bool:
+        """Check the vectors taken from a fetched pack against the local model (``vector_pack.check_rest``,
+        ``rounds`` of them); True when one disagreed: they are gone from the cache and the vector file is
+        rebuilt without them."""
         from . import vector_pack
 
-        line = vector_pack.check_rest(self)
+        line = vector_pack.check_rest(self, rounds=rounds)
         if "disagreed" not in line:
             return False
         print(f"mdmem: {line}; embedding those chunks here.", file=sys.stderr)
