@@ -117,7 +117,6 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
             store.state.mark_stale()  # the next command catches up
         raise
     changed, index = _reindex(store, top, prefix, start)
-    tell("sharing the vector pack")
     vectors = store.semantic.share(up.remote)
     return SyncReport(
         vault=str(store.root),

@@ -309,7 +309,7 @@ def check_rest(sem: Semantic, *, rounds: int | None = None) -> str:
         why = agree(sem, {h: v.astype("float16").tobytes() for h, v in vecs.items()}, text)
         if why is not None:
             dropped = sem.cache.drop_unchecked(fp)
-            _distrust({s for _, s in rows}, sem, why)
+            _distrust({s for _, s in rows}, sem, why, dropped)
             return f"a fetched vector pack disagreed with the local model ({why}): {dropped} vectors dropped"
         sem.cache.checked(fp, hashes)
         done += len(hashes) - len(gone)
@@ -327,8 +327,9 @@ def texts(sem: Semantic, hashes: Iterable[str]) -> dict[str, str]:
     return {h: rows[k]["embed_text"] for h, k in key_of.items() if k in rows}
 
 
-def _distrust(commits: set[str], sem: Semantic, why: str) -> None:
+def _distrust(commits: set[str], sem: Semantic, why: str, dropped: int) -> None:
     state = load_state(sem)
+    state["from_pack"] = max(0, int(state.get("from_pack", 0)) - dropped)
     for mark in state.get("remotes", {}).values():
         if mark.get("commit") in commits:
             mark["trusted"] = False
