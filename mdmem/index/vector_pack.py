@@ -261,8 +261,23 @@ def _take_one(
             return 0, len(sample), why
     rest = [(h, floats(raw)) for h, raw in found.items() if h not in set(sample)]
     sem.cache.put_many(emb.fingerprint, [(h, floats(found[h])) for h in sample])
-    sem.cache.put_unchecked(emb.fingerprint, rest, commit)
+    if check_all(sem):
+        sem.cache.put_unchecked(emb.fingerprint, rest, commit)
+    else:
+        sem.cache.put_many(emb.fingerprint, rest)
     return len(found), len(sample), None
+
+
+def check_all(sem: Semantic) -> bool:
+    """[embed] check_pack: "all" (the default: the background job checks every vector a pack gave) or
+    "sample" (a remote only trusted people push to: the sample before use is the whole check)."""
+    from ..core.errors import ConfigError
+
+    raw = sem.store.config.extra.get("embed", {})
+    value = raw.get("check_pack", "all") if isinstance(raw, dict) else "all"
+    if value not in ("all", "sample"):
+        raise ConfigError(f'[embed] check_pack must be "all" or "sample", got {value!r}.')
+    return value == "all"
 
 
 def agree(sem: Semantic, vectors: dict[str, bytes], texts: dict[str, str]) -> str | None:
