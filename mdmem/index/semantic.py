@@ -221,7 +221,7 @@ class Semantic:
             added, removed = self._sync()
         if interrupted:
             raise KeyboardInterrupt
-        if publish:
+        if publish and (rounds is None or embedded or taken or added or removed):  # the job: only on a change
             self.publish()
         done, total = self.store.catalog.coverage()
         return EmbedReport(
