@@ -180,7 +180,7 @@ def bundled_model_path() -> Path:
 # A model's content digest → the id its vectors had when the digest was of names and sizes: the bundled
 # MiniLM keeps its vectors (and packs made with it) across that change.
 KNOWN_IDS = {"59329dce16e5": "69fec7cedea7"}
-DIGESTS_FILE = "digests.json"  # in model_cache_dir(): each model file's content hash by its stat
+DIGESTS_FILE = "model-digests.json"  # beside model_cache_dir(): each model file's content hash by its stat
 
 
 def _model_digest(path: Path) -> str:
@@ -199,7 +199,7 @@ def _content_digest(path: Path) -> str:
 
     from .files import atomic_write
 
-    store = model_cache_dir() / DIGESTS_FILE
+    store = model_cache_dir().parent / DIGESTS_FILE
     try:
         known = json.loads(store.read_text())
         known = known if isinstance(known, dict) else {}
