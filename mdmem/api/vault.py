@@ -196,8 +196,8 @@ class Vault:
         Args:
             progress: called with (embedded, to embed).
             max_new: embed at most this many new chunks (the rest stay for later).
-        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes."""
-        return self.semantic.embed(progress, max_new=max_new)
+        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes. Fetched vector packs first."""
+        return self.semantic.embed(progress, max_new=max_new, publish=max_new is None)
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, chunks): how complete the vectors are."""

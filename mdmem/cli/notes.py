@@ -32,7 +32,9 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 
     \b
     Says what it created and what it appended to (.gitignore), and commits exactly those files
-    in one commit (not a .gitignore that already had uncommitted changes of yours).
+    in one commit (not a .gitignore that already had uncommitted changes of yours). In a clone,
+    each remote's vector pack is fetched (and "git fetch" set to bring it), so the first embedding
+    takes the vectors the pack holds instead of running the model.
     """
     from ..edges.scaffold import init_vault
 

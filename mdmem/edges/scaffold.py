@@ -64,6 +64,7 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
         messages.append(f"Initialised a git repository in {root}.")
     if use_git:
         messages += git.install_hooks(root)
+        messages += _vector_pack(root)  # before the first index: its vectors then come from the pack
     vault = Vault.open(root)
     report = vault.reindex()
     ours = created + appended
@@ -111,6 +112,22 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
         appended=appended,
         commit=sha,
     )
+
+
+def _vector_pack(root: Path) -> list[str]:
+    """Have ``git fetch`` bring each remote's vector pack too, and fetch it now where there is one."""
+    from ..adapters import git, gitpack
+
+    top = git.find_git_dir(root)
+    if top is None:
+        return []
+    lines = []
+    for remote in gitpack.remotes(top):
+        gitpack.add_fetch_refspec(top, remote)
+        if gitpack.fetch(top, remote) is None and gitpack.rev(top, gitpack.remote_ref(remote)):
+            who = gitpack.author(top, gitpack.remote_ref(remote)) or "someone"
+            lines.append(f"Fetched the vector pack of {remote} (by {who}); it is checked before use.")
+    return lines
 
 
 def _ensure_gitignore(root: Path, created: list[str]) -> list[str]:

@@ -47,6 +47,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         try:
             done, total = sem.coverage(notice=False)
             failure = getattr(sem.embedder, "export_failure", None)
+            pack = sem.pack_report()
             vectors = VectorStatus(
                 sem.embedder.name,
                 done,
@@ -56,6 +57,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
                 embedding=sem.embedding() if done < total else None,
                 running=sem.running_embed(),
                 note=failure() if failure else None,
+                from_pack=pack["from_pack"],
+                unchecked=pack["unchecked"],
             )
         except MdmemError as exc:
             vectors = VectorStatus(error=str(exc))
@@ -135,7 +138,29 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
                     "add a line '.mdmem/' to .gitignore",
                 )
             )
+        out += _pack_problems(store)
         return DoctorReport(out)
+
+
+def _pack_problems(store: IndexStore) -> list[Problem]:
+    """A fetched vector pack that disagreed with the local model: who made it, and why it was refused."""
+    try:
+        remotes = store.semantic.pack_report()["remotes"]
+    except (MdmemError, OSError):
+        return []
+    return [
+        Problem(
+            f"refs/mdmem/remotes/{remote}/vectors",
+            "vector pack",
+            f"the vector pack of {remote} (commit {str(mark.get('commit'))[:12]}, "
+            f"by {mark.get('author') or 'unknown'}) "
+            f"was refused: {mark.get('reason')}; its vectors were not used, the chunks are embedded here",
+            "ask its author to re-embed (mdmem embed, then mdmem sync); a pack that does not come from "
+            "mdmem with the same model is altered: check who can push to that remote",
+        )
+        for remote, mark in sorted(remotes.items())
+        if mark.get("trusted") is False
+    ]
 
 
 def _tracked_state(store: IndexStore) -> list[Problem]:

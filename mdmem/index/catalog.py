@@ -618,6 +618,11 @@ class EmbeddingCache:
             "CREATE TABLE IF NOT EXISTS vec (model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,"
             " PRIMARY KEY (model, hash)) WITHOUT ROWID"
         )
+        # Vectors taken from a fetched pack that the local model has not checked yet (see vector_pack).
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS unchecked (model TEXT NOT NULL, hash TEXT NOT NULL, source TEXT NOT NULL,"
+            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
+        )
 
     def _retry(self, fn: Callable[[], T]) -> T:
         """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
@@ -682,6 +687,41 @@ class EmbeddingCache:
                 self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
 
         self._retry(write)
+
+    def put_unchecked(self, model: str, items: Sequence[tuple[str, np.ndarray]], source: str) -> None:
+        """Store vectors from a pack (``source``: its commit) as not yet checked by the local model."""
+        import numpy as np
+
+        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
+
+        def write() -> None:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
+                marks = [(m, h, source) for m, h, _ in rows]
+                self.db.executemany("INSERT OR REPLACE INTO unchecked VALUES (?,?,?)", marks)
+
+        self._retry(write)
+
+    def unchecked(self, model: str, limit: int | None = None) -> list[tuple[str, str]]:
+        """(hash, source) of the vectors from a pack the local model has not checked yet."""
+        q = "SELECT hash, source FROM unchecked WHERE model=?" + (f" LIMIT {int(limit)}" if limit else "")
+        return self._retry(lambda: list(self.db.execute(q, (model,))))
+
+    def checked(self, model: str, hashes: Sequence[str]) -> None:
+        """These pack vectors agree with the local model (or are gone): no longer unchecked."""
+        with self.db:
+            self.db.executemany("DELETE FROM unchecked WHERE model=? AND hash=?", [(model, h) for h in hashes])
+
+    def drop_unchecked(self, model: str) -> int:
+        """Forget every unchecked pack vector of ``model`` (a pack failed its check); how many."""
+        with self.db:
+            self.db.execute("BEGIN")
+            n = self.db.execute(
+                "DELETE FROM vec WHERE model=? AND hash IN (SELECT hash FROM unchecked WHERE model=?)", (model, model)
+            ).rowcount
+            self.db.execute("DELETE FROM unchecked WHERE model=?", (model,))
+        return int(n)
 
     def close(self) -> None:
         self.db.close()

@@ -417,6 +417,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
         if vec.note:
             p(f"          {vec.note}")
+        if vec.from_pack:
+            checking = f", {vec.unchecked} still being checked in the background" if vec.unchecked else ""
+            p(f"          {vec.from_pack} came from a fetched vector pack{checking}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
     if s.catching_up:
@@ -490,7 +493,9 @@ def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
 @_cli.register
 def _embed(r: EmbedReport, p: Printer) -> None:
     p(
-        f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
+        f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache"
+        + (f" ({r.from_pack} from the vector pack)" if r.from_pack else "")
+        + f", removed {r.removed}; {r.done}/{r.total} "
         f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
         + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "")
         + ")."
@@ -696,6 +701,8 @@ def _sync(r: SyncReport, p: Printer) -> None:
     )
     if r.notes_changed:
         p(f"notes changed here: {len(r.notes_changed)}; index: {r.index}")
+    if r.vectors:
+        p(r.vectors)
     for note in r.merged_notes:
         p(f"merged    {note} (both sides changed it; the changes did not overlap)")
     for c in r.conflicts:

@@ -35,6 +35,8 @@ class VectorStatus(Result):
     # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
     running: dict[str, Any] | None = None
     note: str | None = None  # why the model runs slower than it could (a failed ONNX export), in one line
+    from_pack: int = 0  # chunks whose vector came from a fetched vector pack (not run through the model)
+    unchecked: int = 0  # of those, not yet checked against the local model (the background job does)
 
     def data(self) -> dict[str, Any]:
         if self.error is not None:
@@ -51,6 +53,9 @@ class VectorStatus(Result):
             d["running"] = self.running
         if self.note is not None:
             d["note"] = self.note
+        if self.from_pack:
+            d["from_pack"] = self.from_pack
+            d["unchecked"] = self.unchecked
         return d
 
 
