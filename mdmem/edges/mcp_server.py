@@ -44,7 +44,7 @@ mdmem is long-term memory kept as markdown notes in a git repository; people edi
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-READ_LANES = 1  # views reads run on beside the writer over HTTP: each one more starves the writes (benchmarks/README.md)
+READ_LANES = 1  # views reads run on beside the writer over HTTP: one more starves the writes (benchmarks/README.md)
 
 
 def create_server(
