@@ -195,7 +195,8 @@ def run(args: argparse.Namespace) -> tuple[bool, dict[str, Any], str]:
     port = free_port()
     procs: list[subprocess.Popen[bytes]] = []
     logs = {name: work / f"{name}.log" for name in ("serve", "http", "stdio")}
-    for name, extra in (("serve", ["serve", "--idle-timeout", "900"]), ("http", ["mcp", "--http", "--port", str(port)])):
+    servers = {"serve": ["serve", "--idle-timeout", "900"], "http": ["mcp", "--http", "--port", str(port)]}
+    for name, extra in servers.items():
         with open(logs[name], "w") as out:
             procs.append(
                 subprocess.Popen(

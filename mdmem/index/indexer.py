@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -43,6 +43,10 @@ CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transactio
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
 CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
+# Seconds a read with edits to index waits for another writer (a hook's catch-up, the embedding job adding a
+# round of vectors, another warm process indexing the same save hold the lock for a moment) before it
+# answers from the index as it is, saying so.
+READ_LOCK_WAIT = 5.0
 Progress = Callable[[int, int], None]
 
 
@@ -88,6 +92,11 @@ class Indexer:
         self.catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
         self.watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
         self.scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
+        # With a watch: notes it reported that no write has indexed since (the kernel hands an event over
+        # once; a read that could not index them keeps them here), and whether only a whole-tree pass can
+        # tell what changed (the watch just began, or lost track).
+        self.pending: set[str] = set()
+        self.unsure = False
         self._reading = 0  # inside ``reading()``: a read catching up, whose listeners must stay cheap
         self._deciding = 0  # inside ``deciding()``: the rebuild reason is told once
         self._decided: tuple[tuple[int, int, int] | None, str | None] | None = None  # (manifest stat, reason)
@@ -185,6 +194,9 @@ class Indexer:
         The "dirty" mark is written first and removed last: if this process is killed (or the
         disk fills) in between, the next command sees the mark and finishes the job.
         """
+        reported = set(self.pending)  # what the watch reported: each compared by its text, not its stat
+        if only is not None and reported:
+            only = sorted({*only, *reported})
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
@@ -193,26 +205,30 @@ class Indexer:
             # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
+        whole_check = self.watch is not None and only is None  # begun after the watch: it sees what came before
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
         # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         config = self.follow_config() if only is None else None
-        report = self._update_marked(full, progress, only, head)
+        report = self._update_marked(full, progress, only, head, reported)
         self.changed |= report.full or report.changed > 0  # chunks changed: vectors are due
         if folders is not None:
             self.record_scan(folders, taken, config)
         self.state.clear_dirty()
+        self.pending -= reported
+        if whole_check:
+            self.unsure = False
         return report
 
     def _update_marked(
-        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None
+        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None, recheck: set[str]
     ) -> ReindexReport:
         reason = self.rebuild_reason()
         if reason is None and not full:
             try:
-                return self._incremental(progress, only, head)
+                return self._incremental(progress, only, head, recheck)
             except MdmemError:
                 raise
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
@@ -298,7 +314,9 @@ class Indexer:
         self.current.follow()
         return ReindexReport(full=True, added=added, problems=problems, commit=commit)
 
-    def _incremental(self, progress: Progress | None, only: list[str] | None, head: str | None = None) -> ReindexReport:
+    def _incremental(
+        self, progress: Progress | None, only: list[str] | None, head: str | None = None, recheck: Collection[str] = ()
+    ) -> ReindexReport:
         from ..results.indexing import ReindexReport
         from .dating import Dating
 
@@ -335,7 +353,11 @@ class Indexer:
                     gone.append(rel)
             if attachments or lost:
                 catalog.set_attachments(attachments, lost)
-        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved]
+        # ``recheck``: notes the watch saw written; a save within the same mtime tick at the same size
+        # leaves the stat as it was, so their text decides
+        candidates = [
+            p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved or p in recheck
+        ]
         known = catalog.file_dates(candidates)
         dating.use_stored(known)
         dating.adopt([p for p in candidates if p not in known and p not in moved])
@@ -482,10 +504,13 @@ class Indexer:
         if edited == []:
             return
         try:
-            # the whole tree (None: what the commits and the edits changed), or the edited notes alone
-            self.reindex(wait=False, only=edited)
-        except LockHeld:
-            pass  # another writer is at work; the answer comes from the index as it is
+            # the whole tree (None: what the commits and the edits changed), or the edited notes alone;
+            # another writer holds the lock for a moment (a hook, the embedding job, another warm process)
+            self.reindex(timeout=read_lock_wait(self.state.lock_timeout), only=edited)
+        except LockHeld as exc:
+            # still held: the answer comes from the index as it is, and says so; the watch's reports stay
+            # pending, so the next read indexes them
+            self.warning = f"index not updated, answers may miss the latest edits: {exc}"
         except IndexNotWritten as exc:
             self.warning = f"index not updated: {exc}"
 
@@ -579,7 +604,8 @@ class Indexer:
             except OSError:
                 return False
             self._noticed_at = float("-inf")
-            self.notice()  # what changed before the watch began
+            self.unsure = True  # what changed before the watch began: compared file by file, once
+            self.notice()
         return True
 
     def follow_config(self) -> list[int] | None:
@@ -633,9 +659,11 @@ class Indexer:
 
         if self.watch is not None:
             changed = self.watch.changes()
-            if changed is None:
+            if changed is None or self.unsure:
+                self.unsure = True  # until a whole-tree pass begun since has compared every file
                 return None
-            candidates = [p for p in changed if p.lower().endswith(".md") and not is_hidden(p)]
+            self.pending.update(p for p in changed if p.lower().endswith(".md") and not is_hidden(p))
+            candidates = sorted(self.pending)
         elif git is not None:
             found = listed(git)
             if found is None:
@@ -658,9 +686,22 @@ class Indexer:
                 if rel in stamps:
                     out.append(rel)  # removed: dropped from the index
                 continue
-            if stamps.get(rel) != (st.st_mtime_ns, st.st_size):
+            if stamps.get(rel) != (st.st_mtime_ns, st.st_size) or (rel in self.pending and self._rewritten(rel)):
                 out.append(rel)
+        if self.watch is not None:
+            self.pending = set(out)  # the others are indexed as they are now
         return out
+
+    def _rewritten(self, rel: str) -> bool:
+        """Whether a note the watch saw written differs from the text indexed though its stat does not (a
+        save within the same mtime tick at the same size)."""
+        from ..adapters.files import content_hash
+
+        try:
+            raw = self.files.safe_path(rel).read_bytes()
+        except (OSError, MdmemError):
+            return True  # the reindex decides
+        return self.current.catalog.hashes([rel]).get(rel) != content_hash(raw)
 
     def _finish_job_here(self) -> bool:
         try:
@@ -691,6 +732,14 @@ def catchup_wait() -> float:
         return max(0.0, float(os.environ.get("MDMEM_CATCHUP_WAIT", CATCHUP_WAIT)))
     except ValueError:
         return CATCHUP_WAIT
+
+
+def read_lock_wait(lock_timeout: float) -> float:
+    """``READ_LOCK_WAIT`` (at most the vault's lock timeout), or $MDMEM_READ_LOCK_WAIT."""
+    try:
+        return max(0.0, float(os.environ.get("MDMEM_READ_LOCK_WAIT", min(READ_LOCK_WAIT, lock_timeout))))
+    except ValueError:
+        return min(READ_LOCK_WAIT, lock_timeout)
 
 
 def inline_max() -> int:
