@@ -43,9 +43,8 @@ CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transactio
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
 CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
-# Seconds a read with edits to index waits for another writer (a hook's catch-up, the embedding job adding a
-# round of vectors, another warm process indexing the same save hold the lock for a moment) before it
-# answers from the index as it is, saying so.
+# Seconds a read with edits to index waits for another writer (a hook, the embedding job adding a round of
+# vectors, another warm process indexing the same save: a moment each) before it answers as it is, saying so.
 READ_LOCK_WAIT = 5.0
 Progress = Callable[[int, int], None]
 
@@ -92,9 +91,8 @@ class Indexer:
         self.catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
         self.watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
         self.scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
-        # With a watch: notes it reported that no write has indexed since (the kernel hands an event over
-        # once; a read that could not index them keeps them here), and whether only a whole-tree pass can
-        # tell what changed (the watch just began, or lost track).
+        # With a watch: notes it reported that no write has indexed since (the kernel reports a save once), and
+        # whether only a whole-tree pass can tell what changed (the watch just began, or lost track).
         self.pending: set[str] = set()
         self.unsure = False
         self._reading = 0  # inside ``reading()``: a read catching up, whose listeners must stay cheap
@@ -491,9 +489,11 @@ class Indexer:
         ``mdmem.toml``'s stat, then each note file against the stat the catalogue recorded (``edited``:
         an editor's in-place save changes no folder). A change found is indexed now, or by the
         background job when it is big (more than ``inline_max()`` notes between the commits); when the
-        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Checked
-        before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
-        process without a watch), and never under this store's own writer lock."""
+        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Another
+        writer's lock is waited for ``read_lock_wait()`` seconds; past that the answer comes from the
+        index as it is, ``warning`` says so, and what the watch reported stays ``pending`` for the next
+        read. Checked before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per
+        store (a warm process without a watch), and never under this store's own writer lock."""
         early, self._early = self._early, None
         procs = [early]
         try:
@@ -693,8 +693,7 @@ class Indexer:
         return out
 
     def _rewritten(self, rel: str) -> bool:
-        """Whether a note the watch saw written differs from the text indexed though its stat does not (a
-        save within the same mtime tick at the same size)."""
+        """Whether a note the watch saw written differs from the text indexed (its stat may not: same tick)."""
         from ..adapters.files import content_hash
 
         try:
