@@ -41,7 +41,7 @@ SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: vis
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
-NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
+NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)
 CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
 # Seconds a read with edits to index waits for another writer (a hook, the embedding job adding a round of
 # vectors, another warm process indexing the same save: a moment each) before it answers as it is, saying so.
@@ -492,8 +492,8 @@ class Indexer:
         answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Another
         writer's lock is waited for ``read_lock_wait()`` seconds; past that the answer comes from the
         index as it is, ``warning`` says so, and what the watch reported stays ``pending`` for the next
-        read. Checked before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per
-        store (a warm process without a watch), and never under this store's own writer lock."""
+        read. Checked before every read in a process that asked for a watch, else at most every
+        ``NOTICE_EVERY`` seconds per store, and never under this store's own writer lock."""
         early, self._early = self._early, None
         procs = [early]
         try:
@@ -529,7 +529,7 @@ class Indexer:
 
     def _notice_due(self) -> bool:
         return not self.state.locked_here and (
-            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY
+            self.watch is not None or self.unsure or time.monotonic() - self._noticed_at >= NOTICE_EVERY
         )
 
     def _notice(
@@ -602,6 +602,7 @@ class Indexer:
             try:
                 self.watch = FolderWatch(self.root, list(self.files.folders()))
             except OSError:
+                self.unsure = True  # no watch: every read compares the files, as a cold read does
                 return False
             self._noticed_at = float("-inf")
             self.unsure = True  # what changed before the watch began: compared file by file, once

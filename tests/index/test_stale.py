@@ -129,3 +129,21 @@ def test_a_save_before_the_watch_began_is_found(git_vault: Path) -> None:
         save_in_place(git_vault / NOTE, "Hotwire", "Dugongs")
         assert v.watch_files()
         assert paths(v, "dugongs") == [NOTE]
+
+
+def test_a_process_that_cannot_watch_checks_the_files_before_every_read(
+    git_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mdmem.adapters.watch as watch_module
+    import mdmem.index.indexer as indexer_module
+
+    def no_watches(*args: Any) -> None:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watch_module, "FolderWatch", no_watches)
+    monkeypatch.setattr(indexer_module, "NOTICE_EVERY", 3600.0)  # reads close together, however loaded
+    with Vault.open(git_vault) as v:
+        assert not v.watch_files()
+        assert NOTE in paths(v, "hotwire")
+        save_in_place(git_vault / NOTE, "Hotwire", "Dugongs")
+        assert paths(v, "dugongs") == [NOTE]
