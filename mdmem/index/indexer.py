@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -41,8 +41,11 @@ SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: vis
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
-NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
+NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)
 CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
+# Seconds a read with edits to index waits for another writer (a hook, the embedding job adding a round of
+# vectors, another warm process indexing the same save: a moment each) before it answers as it is, saying so.
+READ_LOCK_WAIT = 5.0
 Progress = Callable[[int, int], None]
 
 
@@ -88,6 +91,10 @@ class Indexer:
         self.catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
         self.watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
         self.scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
+        # With a watch: notes it reported that no write has indexed since (the kernel reports a save once), and
+        # whether only a whole-tree pass can tell what changed (the watch just began, or lost track).
+        self.pending: set[str] = set()
+        self.unsure = False
         self._reading = 0  # inside ``reading()``: a read catching up, whose listeners must stay cheap
         self._deciding = 0  # inside ``deciding()``: the rebuild reason is told once
         self._decided: tuple[tuple[int, int, int] | None, str | None] | None = None  # (manifest stat, reason)
@@ -186,6 +193,9 @@ class Indexer:
         The "dirty" mark is written first and removed last: if this process is killed (or the
         disk fills) in between, the next command sees the mark and finishes the job.
         """
+        reported = set(self.pending)  # what the watch reported: each compared by its text, not its stat
+        if only is not None and reported:
+            only = sorted({*only, *reported})
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
@@ -194,26 +204,30 @@ class Indexer:
             # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
+        whole_check = self.watch is not None and only is None  # begun after the watch: it sees what came before
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
         # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         config = self.follow_config() if only is None else None
-        report = self._update_marked(full, progress, only, head)
+        report = self._update_marked(full, progress, only, head, reported)
         self.changed |= report.full or report.changed > 0  # chunks changed: vectors are due
         if folders is not None:
             self.record_scan(folders, taken, config)
         self.state.clear_dirty()
+        self.pending -= reported
+        if whole_check:
+            self.unsure = False
         return report
 
     def _update_marked(
-        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None
+        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None, recheck: set[str]
     ) -> ReindexReport:
         reason = self.rebuild_reason()
         if reason is None and not full:
             try:
-                return self._incremental(progress, only, head)
+                return self._incremental(progress, only, head, recheck)
             except MdmemError:
                 raise
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
@@ -306,7 +320,9 @@ class Indexer:
         self.current.follow()
         return ReindexReport(full=True, added=added, problems=problems, commit=commit)
 
-    def _incremental(self, progress: Progress | None, only: list[str] | None, head: str | None = None) -> ReindexReport:
+    def _incremental(
+        self, progress: Progress | None, only: list[str] | None, head: str | None = None, recheck: Collection[str] = ()
+    ) -> ReindexReport:
         from ..results.indexing import ReindexReport
         from .dating import Dating
 
@@ -343,7 +359,11 @@ class Indexer:
                     gone.append(rel)
             if attachments or lost:
                 catalog.set_attachments(attachments, lost)
-        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved]
+        # ``recheck``: notes the watch saw written; a save within the same mtime tick at the same size
+        # leaves the stat as it was, so their text decides
+        candidates = [
+            p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved or p in recheck
+        ]
         known = catalog.file_dates(candidates)
         dating.use_stored(known)
         dating.adopt([p for p in candidates if p not in known and p not in moved])
@@ -477,9 +497,11 @@ class Indexer:
         ``mdmem.toml``'s stat, then each note file against the stat the catalogue recorded (``edited``:
         an editor's in-place save changes no folder). A change found is indexed now, or by the
         background job when it is big (more than ``inline_max()`` notes between the commits); when the
-        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Checked
-        before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
-        process without a watch), and never under this store's own writer lock."""
+        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Another
+        writer's lock is waited for ``read_lock_wait()`` seconds; past that the answer comes from the
+        index as it is, ``warning`` says so, and what the watch reported stays ``pending`` for the next
+        read. Checked before every read in a process that asked for a watch, else at most every
+        ``NOTICE_EVERY`` seconds per store, and never under this store's own writer lock."""
         early, self._early = self._early, None
         procs = [early]
         try:
@@ -490,10 +512,13 @@ class Indexer:
         if edited == []:
             return
         try:
-            # the whole tree (None: what the commits and the edits changed), or the edited notes alone
-            self.reindex(wait=False, only=edited)
-        except LockHeld:
-            pass  # another writer is at work; the answer comes from the index as it is
+            # the whole tree (None: what the commits and the edits changed), or the edited notes alone;
+            # another writer holds the lock for a moment (a hook, the embedding job, another warm process)
+            self.reindex(timeout=read_lock_wait(self.state.lock_timeout), only=edited)
+        except LockHeld as exc:
+            # still held: the answer comes from the index as it is, and says so; the watch's reports stay
+            # pending, so the next read indexes them
+            self.warning = f"index not updated, answers may miss the latest edits: {exc}"
         except IndexNotWritten as exc:
             self.warning = f"index not updated: {exc}"
 
@@ -512,7 +537,7 @@ class Indexer:
 
     def _notice_due(self) -> bool:
         return not self.state.locked_here and (
-            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY
+            self.watch is not None or self.unsure or time.monotonic() - self._noticed_at >= NOTICE_EVERY
         )
 
     def _notice(
@@ -585,9 +610,11 @@ class Indexer:
             try:
                 self.watch = FolderWatch(self.root, list(self.files.folders()))
             except OSError:
+                self.unsure = True  # no watch: every read compares the files, as a cold read does
                 return False
             self._noticed_at = float("-inf")
-            self.notice()  # what changed before the watch began
+            self.unsure = True  # what changed before the watch began: compared file by file, once
+            self.notice()
         return True
 
     def follow_config(self) -> list[int] | None:
@@ -641,9 +668,11 @@ class Indexer:
 
         if self.watch is not None:
             changed = self.watch.changes()
-            if changed is None:
+            if changed is None or self.unsure:
+                self.unsure = True  # until a whole-tree pass begun since has compared every file
                 return None
-            candidates = [p for p in changed if p.lower().endswith(".md") and not is_hidden(p)]
+            self.pending.update(p for p in changed if p.lower().endswith(".md") and not is_hidden(p))
+            candidates = sorted(self.pending)
         elif git is not None:
             found = listed(git)
             if found is None:
@@ -666,9 +695,21 @@ class Indexer:
                 if rel in stamps:
                     out.append(rel)  # removed: dropped from the index
                 continue
-            if stamps.get(rel) != (st.st_mtime_ns, st.st_size):
+            if stamps.get(rel) != (st.st_mtime_ns, st.st_size) or (rel in self.pending and self._rewritten(rel)):
                 out.append(rel)
+        if self.watch is not None:
+            self.pending = set(out)  # the others are indexed as they are now
         return out
+
+    def _rewritten(self, rel: str) -> bool:
+        """Whether a note the watch saw written differs from the text indexed (its stat may not: same tick)."""
+        from ..adapters.files import content_hash
+
+        try:
+            raw = self.files.safe_path(rel).read_bytes()
+        except (OSError, MdmemError):
+            return True  # the reindex decides
+        return self.current.catalog.hashes([rel]).get(rel) != content_hash(raw)
 
     def _finish_job_here(self) -> bool:
         try:
@@ -699,6 +740,14 @@ def catchup_wait() -> float:
         return max(0.0, float(os.environ.get("MDMEM_CATCHUP_WAIT", CATCHUP_WAIT)))
     except ValueError:
         return CATCHUP_WAIT
+
+
+def read_lock_wait(lock_timeout: float) -> float:
+    """``READ_LOCK_WAIT`` (at most the vault's lock timeout), or $MDMEM_READ_LOCK_WAIT."""
+    try:
+        return max(0.0, float(os.environ.get("MDMEM_READ_LOCK_WAIT", min(READ_LOCK_WAIT, lock_timeout))))
+    except ValueError:
+        return min(READ_LOCK_WAIT, lock_timeout)
 
 
 def inline_max() -> int:
