@@ -268,3 +268,14 @@ def test_a_site_generators_repository_keeps_only_its_content(tmp_path: Path) -> 
     out = mdmem_in_process("init", "--no-git", str(tmp_path)).stdout
     assert "Excluded 3 repository file(s) (a Quartz site's repository: its notes are in content/)" in out, out
     assert ids(tmp_path) == {"content/love.md", "content/sub/habit.md"}
+
+
+def test_a_sequence_property_lends_relevance_along_it(tmp_path: Path) -> None:
+    write_files(tmp_path, {"day 1.md": '---\nnext: "[[day 2]]"\n---\nMorning.\n', "day 2.md": "Evening.\n"})
+    mdmem_in_process("init", "--no-git", str(tmp_path))
+    with Vault.open(tmp_path) as vault, vault.store.reading() as idx:
+        got = idx.sequence_neighbours({"day 1.md", "day 2.md"}, ("next",), 2000)
+    assert {k: set(v) for k, v in got.items()} == {
+        "day 1.md": {("day 2.md", "next")},
+        "day 2.md": {("day 1.md", "next⁻¹")},
+    }
