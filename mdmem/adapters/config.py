@@ -58,10 +58,10 @@ def load_config(root: Path) -> Config:
     skip_repository = vault.get("skip_repository_files", True)
     if not isinstance(skip_repository, bool):
         raise ConfigError(f"{path}: [vault] skip_repository_files must be true or false, got {skip_repository!r}.")
-    repository = repository_files(root) if skip_repository else RepositoryFiles()
     notes_dir = str(vault.get("notes_dir", "notes")).strip("/")
     if ".." in Path(notes_dir).parts or Path(notes_dir).is_absolute():
         raise ConfigError(f"{path}: [vault] notes_dir must be a folder inside the vault.")
+    repository = repository_files(root, notes_dir) if skip_repository else RepositoryFiles()
     commit = git.get("commit", True)
     if not isinstance(commit, bool):  # bool("no") is True
         raise ConfigError(f"{path}: [git] commit must be true or false, got {commit!r}.")

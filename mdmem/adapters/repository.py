@@ -4,8 +4,8 @@ Two rules, read off the vault's folder when its settings load:
 
 - A site generator's repository (its configuration file at the root: Quartz, Hugo, MkDocs, Docusaurus)
   keeps its notes in its content folder (``content/``, ``docs/``); every other top-level folder (the
-  generator's own documentation, themes, layouts) and every markdown file at the root is the
-  generator's, not a note.
+  generator's own documentation, themes, layouts) but ``notes_dir`` and every markdown file at the root
+  is the generator's, not a note.
 - Any other vault whose notes live in a subfolder: the repository's files at the root
   (``CODE_OF_CONDUCT.md``, ``CONTRIBUTING.md``, ``LICENSE.md``, ``SECURITY.md``, ``CHANGELOG.md`` …, named
   as repositories name them, in capitals) are not notes. A flat vault, all notes at the root, keeps them.
@@ -68,8 +68,9 @@ class RepositoryFiles:
     why: str = ""
 
 
-def repository_files(root: Path) -> RepositoryFiles:
-    """The repository files of the vault at ``root`` that are not notes (see the module's docstring)."""
+def repository_files(root: Path, notes_dir: str = "") -> RepositoryFiles:
+    """The repository files of the vault at ``root`` that are not notes (see the module's docstring);
+    the folder ``mdmem add`` writes to (``notes_dir``) is never one of them."""
     try:
         entries = [e for e in os.scandir(root) if not e.name.startswith(".")]
     except OSError:
@@ -80,7 +81,7 @@ def repository_files(root: Path) -> RepositoryFiles:
         kept = [c for c in content if c in folders and _holds_notes(root / c)]
         if marker in files and kept:
             md = sorted(f for f in files if f.lower().endswith(".md"))
-            others = [f"{d}/*" for d in folders if d not in kept]
+            others = [f"{d}/*" for d in folders if d not in kept and d != notes_dir.split("/")[0]]
             where = " and ".join(f"{k}/" for k in kept)
             return RepositoryFiles((*md, *others), f"a {name} site's repository: its notes are in {where}")
     found = sorted(files & BOILERPLATE)

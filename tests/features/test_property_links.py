@@ -263,11 +263,12 @@ def test_a_site_generators_repository_keeps_only_its_content(tmp_path: Path) -> 
             "quartz/components/readme.md": "Components.\n",
             "content/love.md": "Relationships need time.\n",
             "content/sub/habit.md": "Habits.\n",
+            "notes/added.md": "Written by mdmem add.\n",  # notes_dir: never the generator's
         },
     )
     out = mdmem_in_process("init", "--no-git", str(tmp_path)).stdout
     assert "Excluded 3 repository file(s) (a Quartz site's repository: its notes are in content/)" in out, out
-    assert ids(tmp_path) == {"content/love.md", "content/sub/habit.md"}
+    assert ids(tmp_path) == {"content/love.md", "content/sub/habit.md", "notes/added.md"}
 
 
 def test_a_sequence_property_lends_relevance_along_it(tmp_path: Path) -> None:
