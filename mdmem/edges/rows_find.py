@@ -334,8 +334,9 @@ ROWS: tuple[Command, ...] = (
         _links,
         params=(NOTE, EXPLAIN_LINKS),
         help="""Edges out of NOTE, one row per linked note and type: typed frontmatter links (with reasons),
-        [[wikilinks]], embeds and markdown links in the body (mentions, with how many and the first line
-        that has one), supersedes, and the entities it is about. Links resolve as Obsidian resolves
+        [[links]] in properties (typed by the property: parent: "[[X]]"), [[wikilinks]], embeds and
+        markdown links in the body (mentions, with how many and the first line that has one), supersedes,
+        and the entities it is about. Links resolve as Obsidian resolves
         them; attachments are listed, and dangling links and missing attachments are marked.""",
         about="""The links out of a memory: typed frontmatter links (with reasons), body mentions, what it
         supersedes, its entities. Use to see what a note depends on or points to.""",

@@ -392,11 +392,12 @@ ROWS: tuple[Command, ...] = (
         "doctor",
         _doctor,
         help="""Every problem with the vault, grouped by kind with counts and a few examples each (all of
-    them with --all or --json): broken frontmatter (file, field, fix), dangling links, missing
-    attachments, vault setup. Exits 1 if there is any.""",
-        about="""Every problem with the vault: broken frontmatter (file, field, how to fix it), dangling
-        links, missing attachments, the vault's setup (git hooks, .gitignore). Use when status counts
-        problems, or before tidying a vault.""",
+    them with --all or --json): broken frontmatter (file, field, fix), typed links: entries that name no
+    note, missing attachments, vault setup. Exits 1 if there is any. Apart from them, the links to
+    notes not written yet ([[Idea]] with no note Idea: Obsidian's way of planning one), no problem.""",
+        about="""Every problem with the vault: broken frontmatter (file, field, how to fix it), typed
+        links that name no note, missing attachments, the vault's setup (git hooks, .gitignore); and,
+        apart, the links to notes not written yet. Use when status counts problems, or before tidying a vault.""",
         params=(
             Param(
                 "show_all",

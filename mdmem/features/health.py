@@ -23,7 +23,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
 
     with store.reading(notice=False) as idx:  # status reports what the index lacks; reads catch up
         # doctor first (the same count as doctor's), in this read: a rebuild it has done is what the rest reads
-        problems = doctor(store, notice=False).problems
+        report = doctor(store, notice=False)
+        problems = report.problems
         others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
         disk = store.files.scan(attachments=others)
         stamps = idx.stamps()
@@ -84,6 +85,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
             catching_up=catching_up,
             conflicts=conflicts,
             vault_problems=sum(not is_note_problem(p) for p in problems),
+            unwritten_links=report.links_unwritten,
         )
 
 
@@ -96,13 +98,14 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     """Every problem with the vault: broken notes (file, field, fix) and vault setup (``notice``:
     catch up with what no hook reported first, as reads do; status does not)."""
     from ..adapters.git import HOOK_NAMES, find_git_dir, hooks_installed
-    from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
+    from .graph_view import dangling  # the graph: loaded only when a report is asked for
     from .people import identity_problems
     from .sync import conflict_problems
 
     with store.reading(notice=notice) as idx:
         out = idx.problems()
-        out += dangling_problems(store, notice=notice)
+        missing, unwritten = dangling(store, notice=notice)
+        out += missing
         out += identity_problems(store, notice=notice)
         out += conflict_problems(store)
         for tmp, target in store.files.unfinished_writes():
@@ -139,7 +142,7 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
                 )
             )
         out += _pack_problems(store)
-        return DoctorReport(out)
+        return DoctorReport(out, unwritten)
 
 
 def _pack_problems(store: IndexStore) -> list[Problem]:

@@ -46,7 +46,7 @@ CREATE INDEX IF NOT EXISTS names_norm ON names(norm);
 CREATE INDEX IF NOT EXISTS names_path ON names(path);
 CREATE TABLE IF NOT EXISTS links (
   src TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, label TEXT, heading TEXT, reason TEXT,
-  target_norm TEXT NOT NULL
+  target_norm TEXT NOT NULL, property TEXT
 );
 CREATE TABLE IF NOT EXISTS attachments (path TEXT PRIMARY KEY);
 CREATE INDEX IF NOT EXISTS links_norm ON links(target_norm);
@@ -182,9 +182,18 @@ class Catalog:
                     {(normalize_ref(n), note.path, k) for k, n in names if n},
                 )
                 cur.executemany(
-                    "INSERT INTO links VALUES (?,?,?,?,?,?,?)",
+                    "INSERT INTO links VALUES (?,?,?,?,?,?,?,?)",
                     [
-                        (note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason, normalize_ref(ln.target))
+                        (
+                            note.path,
+                            ln.target,
+                            ln.type,
+                            ln.label,
+                            ln.heading,
+                            ln.reason,
+                            normalize_ref(ln.target),
+                            ln.property,
+                        )
                         for ln in note.links
                     ],
                 )
@@ -488,7 +497,7 @@ class Catalog:
             ).fetchall()
             names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
             links = self.db.execute(
-                "SELECT src, target, type, label, heading, reason, target_norm FROM links ORDER BY rowid"
+                "SELECT src, target, type, label, heading, reason, target_norm, property FROM links ORDER BY rowid"
             ).fetchall()
             attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
             refs, identities = self.refs.refs_rows(), self.refs.identity_rows()

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from .lexical import LexicalDoc
     from .state import IndexState
 
-SCHEMA_VERSION = 8  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
-# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities; 8: packed chunks
+SCHEMA_VERSION = 9  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+# 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities;
+# 8: packed chunks; 9: links in frontmatter properties
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
@@ -80,7 +81,7 @@ class Indexer:
     ) -> None:
         self.root = root
         self.config = config
-        self.files = Files(root, config.exclude)
+        self.files = Files(root, config.not_notes, config.include)
         self.state = state
         self.current = current
         self.listeners = tuple(listeners)
@@ -625,7 +626,7 @@ class Indexer:
         stamp = self.state.config_stamp()
         if stamp != self._config_stamp:
             self.config = load_config(self.root)
-            self.files.exclude = self.config.exclude
+            self.files.exclude, self.files.include = self.config.not_notes, self.config.include
             self._config_stamp = stamp
         return stamp
 

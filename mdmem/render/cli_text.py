@@ -448,12 +448,15 @@ def _status(s: VaultStatus, p: Printer) -> None:
         where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
         where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
         p(f'problems  {", ".join(where)} — run "mdmem doctor"')
+    if s.unwritten_links:
+        p(f"planned   {unwritten_phrase(s.unwritten_links)}")
 
 
 @_cli.register
 def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
     if not r.problems:
         p("No problems found.")
+        _unwritten(r, p, show_all)
         return 0
     kinds = r.kinds(examples=len(r.problems) if show_all else 3)
     for k in kinds:
@@ -470,7 +473,28 @@ def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
         f"{len(r.problems)} problem(s) of {len(kinds)} kind(s){more}. Notes with problems are still indexed "
         "with defaults."
     )
+    _unwritten(r, p, show_all)
     return 1
+
+
+def _unwritten(r: DoctorReport, p: Printer, show_all: bool, examples: int = 3) -> None:
+    """The links to notes not written yet, apart from the problems: a count and the first few."""
+    if not r.unwritten:
+        return
+    files = len({u.path for u in r.unwritten})
+    shown = r.unwritten if show_all else r.unwritten[:examples]
+    p("")
+    p(f"{unwritten_phrase(r.links_unwritten)} (in {files} note(s); no problem: create them when you write them):")
+    for u in shown:
+        times = f" ({u.links} links)" if u.links > 1 else ""
+        p(f"  {u.path}: {u.field}: [[{u.target}]]{times}")
+    if len(r.unwritten) > len(shown):
+        p(f"  … and {len(r.unwritten) - len(shown)} more (all of them: mdmem doctor --all)")
+
+
+def unwritten_phrase(n: int) -> str:
+    """ "N link(s) to notes not written yet"."""
+    return f"{n} link{'' if n == 1 else 's'} to notes not written yet"
 
 
 @_cli.register
