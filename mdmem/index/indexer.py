@@ -27,6 +27,7 @@ from ..core.errors import IndexNotWritten, LockHeld, MdmemError, write_failure
 from ..core.note import Note, NoteDates, Problem, now_iso
 from .parsing import lexical_doc, read_notes
 from .state import JOB_HOOK
+from .waits import catchup_wait, inline_max, read_lock_wait
 
 if TYPE_CHECKING:
     from ..adapters.watch import FolderWatch
@@ -41,12 +42,7 @@ SCHEMA_VERSION = 9  # 2: chunks for vectors; 3: visibility, link targets; 4: vis
 # 8: packed chunks; 9: links in frontmatter properties
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
-INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)
-CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
-# Seconds a read with edits to index waits for another writer (a hook, the embedding job adding a round of
-# vectors, another warm process indexing the same save: a moment each) before it answers as it is, saying so.
-READ_LOCK_WAIT = 5.0
 Progress = Callable[[int, int], None]
 
 
@@ -732,28 +728,3 @@ def _stop(proc: subprocess.Popen[bytes] | None) -> None:
     if proc is not None and proc.returncode is None:
         proc.kill()
         proc.communicate()
-
-
-def catchup_wait() -> float:
-    """Seconds a read waits for the background catch-up before it answers from the index as it is:
-    ``CATCHUP_WAIT``, or $MDMEM_CATCHUP_WAIT (the prompt hook sets what its time budget leaves)."""
-    try:
-        return max(0.0, float(os.environ.get("MDMEM_CATCHUP_WAIT", CATCHUP_WAIT)))
-    except ValueError:
-        return CATCHUP_WAIT
-
-
-def read_lock_wait(lock_timeout: float) -> float:
-    """``READ_LOCK_WAIT`` (at most the vault's lock timeout), or $MDMEM_READ_LOCK_WAIT."""
-    try:
-        return max(0.0, float(os.environ.get("MDMEM_READ_LOCK_WAIT", min(READ_LOCK_WAIT, lock_timeout))))
-    except ValueError:
-        return min(READ_LOCK_WAIT, lock_timeout)
-
-
-def inline_max() -> int:
-    """``INLINE_MAX``, or $MDMEM_INLINE_MAX (tests use a small vault)."""
-    try:
-        return int(os.environ.get("MDMEM_INLINE_MAX", INLINE_MAX))
-    except ValueError:
-        return INLINE_MAX
