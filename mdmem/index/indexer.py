@@ -92,6 +92,7 @@ class Indexer:
         # whether only a whole-tree pass can tell what changed (the watch just began, or lost track).
         self.pending: set[str] = set()
         self.unsure = False
+        self.lock_busy = False  # the last read's wait for another writer's lock ran out
         self._reading = 0  # inside ``reading()``: a read catching up, whose listeners must stay cheap
         self._deciding = 0  # inside ``deciding()``: the rebuild reason is told once
         self._decided: tuple[tuple[int, int, int] | None, str | None] | None = None  # (manifest stat, reason)
@@ -511,10 +512,14 @@ class Indexer:
         try:
             # the whole tree (None: what the commits and the edits changed), or the edited notes alone;
             # another writer holds the lock for a moment (a hook, the embedding job, another warm process)
-            self.reindex(timeout=read_lock_wait(self.state.lock_timeout), only=edited)
+            # once per busy spell: after a wait ran out, reads only try the lock until they get it (a
+            # rebuild elsewhere holds it for minutes; a read that waited each time would add up)
+            self.reindex(timeout=0.0 if self.lock_busy else read_lock_wait(self.state.lock_timeout), only=edited)
+            self.lock_busy = False
         except LockHeld as exc:
             # still held: the answer comes from the index as it is, and says so; the watch's reports stay
             # pending, so the next read indexes them
+            self.lock_busy = True
             self.warning = f"index not updated, answers may miss the latest edits: {exc}"
         except IndexNotWritten as exc:
             self.warning = f"index not updated: {exc}"
