@@ -207,30 +207,13 @@ class Vault:
         return self.semantic.run_job()
 
     def warm_model(self, say: Callable[[str], None] | None = None) -> str:
-        """Load the embedding model and embed one query, exporting it first if this machine has no
-        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
-        embedder = self.semantic.embedder
-        prepare = getattr(embedder, "prepare", None)
-        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
-            prepare(say=say or (lambda line: None))
-        embedder.embed(["warm up"], query=True)
-        return str(getattr(embedder, "runtime", type(embedder).__name__))
+        """Load the embedding model and embed one query (``Semantic.warm``); returns the runtime that answered."""
+        return self.semantic.warm(say)
 
     def fill_vectors(self, max_new: int) -> float | None:
-        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
-        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
-        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
-        which another call is worth making (``LockHeld``: another process is writing)."""
-        sem = self.semantic
-        done, total = sem.coverage()
-        if done >= total:
-            return None
-        if sem.auto:  # the job (another process) embeds; its vectors reach the next read
-            if sem.embedding() != "in the background":
-                sem.keep_up()
-            return 2.0
-        sem.embed(max_new=max_new, wait=False)
-        return 0.05
+        """Move the vectors towards complete without waiting for the writer lock (``Semantic.fill``): None
+        when every chunk has a vector, else the seconds after which another call is worth making."""
+        return self.semantic.fill(max_new)
 
     @answers
     def status(self) -> VaultStatus:
@@ -371,6 +354,14 @@ class Vault:
         return build_context(
             self.store, self.semantic if use else None, prompt, budget=budget, scope=scope, as_of=as_of, explain=explain
         )
+
+    @answers
+    def list_notes(self, limit: int = 20, *, filters: FilterArgs | None = None, **given: Any) -> Hits:
+        """The notes the filters alone select (no query), newest first, each with its key line."""
+        from ..features.listing import list_notes
+
+        a = FilterArgs.of(filters, **given)
+        return list_notes(self.store, limit, self.store.filters(a), a.given())
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""

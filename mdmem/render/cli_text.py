@@ -128,7 +128,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if info.get("language"):
         p(language_line(info), err=True)
     if not hits:
-        p(f"No notes match {hits.query!r}.", err=True)
+        p("No notes pass these filters." if "listed" in info else f"No notes match {hits.query!r}.", err=True)
         return
     if info.get("relevant") is False:
         p(nothing_relevant(info))
@@ -139,7 +139,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         p(unmentioned_line(info))
     for i, h in enumerate(hits, 1):
         where = f"{h.vault}:{h.path}" if h.vault else h.path
-        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")
+        rank = f"{(h.date or 'undated')[:10]}" if "listed" in info else f"score {h.score:.4g}"
+        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  {rank}")
         if h.snippet:
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
