@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -211,8 +211,7 @@ class Vault:
         return self.semantic.warm(say)
 
     def fill_vectors(self, max_new: int) -> float | None:
-        """Move the vectors towards complete without waiting for the writer lock (``Semantic.fill``): None
-        when every chunk has a vector, else the seconds after which another call is worth making."""
+        """Move the vectors towards complete without waiting for the writer lock (``Semantic.fill``)."""
         return self.semantic.fill(max_new)
 
     @answers
@@ -690,13 +689,22 @@ class Vault:
         return person(self.store, name, filters=FilterArgs.of(filters, **given).given())
 
     @answers
-    def link(
-        self, a: str, b: str, type: str = "related", reason: str | None = None, *, commit: bool | None = None
+    def identity(
+        self, name: str, add: Sequence[str], remove: Sequence[str] = (), *, commit: bool | None = None
     ) -> Change:
-        """Add a typed link from note A to note B in A's frontmatter."""
+        """Add identities (e-mail addresses, @handles, names) to a person's note and remove others (a new
+        person note when no one goes by ``name``): its ``identities`` only, one commit."""
+        from ..features.people import write_identities
+
+        return write_identities(self.store, name, add, remove, commit=commit)
+
+    @answers
+    def link(self, a: str, b: str, type: str = "related", reason: str | None = None, **options: Any) -> Change:
+        """Add a typed link from note A to note B in A's frontmatter; B may be an entity (a name no note
+        has, or ``entity=True``: it joins A's ``entities``) or a person's identity. Options: entity, commit."""
         from ..features.linking import link
 
-        return link(self.store, a, b, type, reason, commit=commit)
+        return link(self.store, a, b, type, reason, **options)
 
     @answers
     def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Change:

@@ -169,7 +169,7 @@ def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, 
         title = (c.fields.get("to") or {}).get("title", "?")
         if not c.changed:
             return f"{c.path} already links to {title}; nothing changed.", c.to_dict()
-        typ = link_type if link_type is not None else c.fields["links"]["type"]
+        typ = link_type if link_type is not None else (c.fields.get("links") or {}).get("type", "about")
         return f"linked {c.path} -{typ}-> {title}" + commit_suffix(c.commit, ", "), c.to_dict()
     if not c.changed:
         return f"{c.path}: already so, nothing changed.", c.to_dict()
