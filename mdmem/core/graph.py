@@ -516,6 +516,8 @@ def build_graph(
             key = _entity_node(g, name, en)
             if key != src:
                 _add(g, Edge(src, key, ABOUT, name))
+    if g.dangling and g._entities:
+        _to_entities(g)
     for src, kind, value, written, origin in refs:
         if src not in nodes:
             continue
@@ -563,6 +565,22 @@ def _entity_node(g: Graph, name: str, en: str) -> str:
         g.nodes[key] = Node(key, ENTITY + " ".join(name.split()), " ".join(name.split()), "entity", "entity")
     g._entities[en] = key
     return key
+
+
+def _to_entities(g: Graph) -> None:
+    """A link that names no file but an entity some note is about (``link NOTE Railway --type
+    depends_on``) is an edge to the entity's node."""
+    left = []
+    for e in g.dangling:
+        key = g._entities.get(entity_norm(e.target))
+        if key is None or key == e.src or e.type == MENTIONS:  # a [[link]] in the body stays unresolved
+            left.append(e)
+            continue
+        moved = Edge(e.src, key, e.type, e.target, e.reason, e.label, e.heading, e.candidates, "entity")
+        edges = g.out[e.src]
+        edges[edges.index(e)] = moved
+        g.inc.setdefault(key, []).append(moved)
+    g.dangling[:] = left
 
 
 def _add(g: Graph, e: Edge) -> None:

@@ -1,12 +1,12 @@
 """The command table's rows that keep notes and the vault: get, pin, unpin, snooze, forget, restore, set,
-link, unlink, history, diff, show, sweep, status (of each vault of a set), doctor, and the review queue
-(review, dismiss, supersede)."""
+link, identity, unlink, history, diff, show, sweep, status (of each vault of a set), doctor, and the review
+queue (review, dismiss, supersede)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .table import COMMIT, NOTE, Command, Param, flag, limit, vaults_params
+from .table import COMMIT, NOTE, Command, Param, flag, limit, vaults_params, words
 
 
 def _pin(v: Any, note: str, pinned: bool = True, commit: bool | None = None) -> Any:
@@ -77,8 +77,24 @@ def _restore(v: Any, note: str, commit: bool | None = None) -> Any:
     return v.restore(note, commit=commit)
 
 
-def _link(v: Any, source: str, target: str, type: str, reason: str | None, commit: bool | None = None) -> Any:
-    return v.link(source, target, type, reason, commit=commit)
+def _link(
+    v: Any, source: str, target: str, type: str, reason: str | None, entity: bool = False, commit: bool | None = None
+) -> Any:
+    return v.link(source, target, type, reason, entity=entity, commit=commit)
+
+
+def _identity(
+    v: Any,
+    person: str,
+    email: tuple[str, ...] = (),
+    handle: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    remove: tuple[str, ...] = (),
+    commit: bool | None = None,
+) -> Any:
+    from ..core.refs import identities_given
+
+    return v.identity(person, identities_given(list(email), list(handle), list(names)), list(remove), commit=commit)
 
 
 def _unlink(v: Any, source: str, target: str, type: str | None, commit: bool | None = None) -> Any:
@@ -257,9 +273,15 @@ ROWS: tuple[Command, ...] = (
 
     B is written by its id when it has one, so renaming or moving it keeps the link. Only the
     `links` key changes; the note is written atomically, reindexed and committed.
+
+    B may be an entity instead of a note (a name no note has, or --entity): it joins A's
+    `entities`, a node of the graph ("mdmem neighbors B" lists A); a --type other than related
+    also writes a `links` entry to it. A person's e-mail address or @handle links to their note.
     """,
         about="""Record how two memories relate: adds {to, type, reason} to the source note's links (committed).
-        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them.""",
+        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them.
+        The target may be an entity (a system, product, person: a name no note has, or entity=true): the
+        note is then about it (its entities), and neighbors of the entity list the note.""",
         params=(
             SOURCE,
             TARGET,
@@ -276,10 +298,39 @@ ROWS: tuple[Command, ...] = (
                 default=None,
                 about="Why they are linked, in a few words.",
             ),
+            flag(
+                "entity",
+                "B is an entity (a system, product, person), not a note: it joins A's `entities`.",
+                "The target is an entity name (a system, product, person), not a note: it joins the note's entities.",
+            ),
             COMMIT,
         ),
         hints="idempotent",
         tool_view=lambda args: {"link_type": args["type"]},
+    ),
+    Command(
+        "identity",
+        _identity,
+        help="""Add identities to a person's note: e-mail addresses, handles (@dana, github:dana) and names
+    they go by; --remove takes one away. PERSON is found by any identity they have (or is a note).
+
+    
+    Only the note's `identities` key changes (atomically, one commit); an identity another person
+    note claims is refused. With no one known as PERSON, a person note of that title is written.
+    Example: mdmem identity "Dana Okafor" --email dana@example.com --handle dana
+    """,
+        about="""Record how someone is named: add e-mail addresses, handles (@dana, github:dana) or names to
+        their person note, or remove one (committed). Mentions of any identity in other notes then count as
+        mentions of them (person, recall's who-questions). Creates the person note when none exists.""",
+        params=(
+            words("person", "The person: a name, e-mail address or handle they go by.", metavar="PERSON"),
+            Param("email", "An e-mail address to add (repeatable).", many=True, default=(), metavar="ADDRESS"),
+            Param("handle", "A handle to add: @dana, dana, github:dana (repeatable).", many=True, default=()),
+            Param("names", "A name they go by (repeatable).", many=True, default=(), flag="--name", metavar="NAME"),
+            Param("remove", "An identity to remove (repeatable).", many=True, default=(), metavar="IDENTITY"),
+            COMMIT,
+        ),
+        hints="idempotent",
     ),
     Command(
         "unlink",

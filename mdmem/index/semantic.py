@@ -427,6 +427,31 @@ class Semantic:
         )
         return cost <= inline_seconds()
 
+    def warm(self, say: Callable[[str], None] | None = None) -> str:
+        """Load the embedding model and embed one query, exporting it first if this machine has no
+        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
+        embedder = self.embedder
+        prepare = getattr(embedder, "prepare", None)
+        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
+            prepare(say=say or (lambda line: None))
+        embedder.embed(["warm up"], query=True)
+        return str(getattr(embedder, "runtime", type(embedder).__name__))
+
+    def fill(self, max_new: int) -> float | None:
+        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
+        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
+        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
+        which another call is worth making (``LockHeld``: another process is writing)."""
+        done, total = self.coverage()
+        if done >= total:
+            return None
+        if self.auto:  # the job (another process) embeds; its vectors reach the next read
+            if self.embedding() != "in the background":
+                self.keep_up()
+            return 2.0
+        self.embed(max_new=max_new, wait=False)
+        return 0.05
+
     def embedding(self) -> str | None:
         """Whether the background embedding job is at work ("in the background"), was stopped before it
         finished ("interrupted"), or neither (None)."""
@@ -593,31 +618,6 @@ class Semantic:
         if not getattr(emb, "loaded", False) and float(getattr(emb, "load_seconds", 0.0)) > max_load:
             return False
         return self.store.catalog.get_meta("vector_model") == emb.fingerprint and self.store.catalog.coverage()[0] > 0
-
-    def warm(self, say: Callable[[str], None] | None = None) -> str:
-        """Load the embedding model and embed one query, exporting it first if this machine has no
-        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
-        embedder = self.embedder
-        prepare = getattr(embedder, "prepare", None)
-        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
-            prepare(say=say or (lambda line: None))
-        embedder.embed(["warm up"], query=True)
-        return str(getattr(embedder, "runtime", type(embedder).__name__))
-
-    def fill(self, max_new: int) -> float | None:
-        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
-        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
-        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
-        which another call is worth making (``LockHeld``: another process is writing)."""
-        done, total = self.coverage()
-        if done >= total:
-            return None
-        if self.auto:  # the job (another process) embeds; its vectors reach the next read
-            if self.embedding() != "in the background":
-                self.keep_up()
-            return 2.0
-        self.embed(max_new=max_new, wait=False)
-        return 0.05
 
     def running_embed(self) -> dict[str, Any] | None:
         """The progress of an ``embed`` running in another process, if one is (see ``EmbedProgress``)."""

@@ -129,7 +129,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if info.get("language"):
         p(language_line(info), err=True)
     if not hits:
-        p(f"No notes match {hits.query!r}.", err=True)
+        p("No notes pass these filters." if "listed" in info else f"No notes match {hits.query!r}.", err=True)
         return
     if info.get("relevant") is False:
         p(nothing_relevant(info))
@@ -140,7 +140,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         p(unmentioned_line(info))
     for i, h in enumerate(hits, 1):
         where = f"{h.vault}:{h.path}" if h.vault else h.path
-        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")
+        rank = f"{(h.date or 'undated')[:10]}" if "listed" in info else f"score {h.score:.4g}"
+        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  {rank}")
         if h.snippet:
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
@@ -213,6 +214,14 @@ def _change(c: Change, p: Printer) -> None:
         _link_change(c, p)
     elif not c.changed:
         p(f"{c.path}: already so, nothing to do.")
+    elif c.action == "identity":
+        f = c.fields
+        said = (
+            "new person note"
+            if f.get("created")
+            else ", ".join([*(f"+{x}" for x in f.get("added", [])), *(f"-{x}" for x in f.get("removed", []))])
+        )
+        p(f"identities of {c.title} ({c.path}): {said}; now {', '.join(f['identities'])}" + commit_suffix(c.commit))
     else:
         p(f"{c.action}: {c.path}  ({fields_text(c.fields)})" + commit_suffix(c.commit))
 
@@ -225,9 +234,12 @@ def _link_change(c: Change, p: Printer) -> None:
             p(f"{c.path} already links to {to.get('title', '?')}; nothing to do.")
         else:
             p(f'{c.path} has no frontmatter link to that note; nothing to do (see "mdmem links {c.id}").')
+    elif c.action == "link" and "links" not in f:  # an entity: the note is about it
+        p(f"linked {c.path} -about-> entity {to.get('title')} (entities){commit_suffix(c.commit)}")
     elif c.action == "link":
         entry = f["links"]
-        p(f"linked {c.path} -{entry['type']}-> {to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
+        what = "entity " if to.get("kind") == "entity" else ""
+        p(f"linked {c.path} -{entry['type']}-> {what}{to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
     else:
         n = f["removed"]
         p(

@@ -74,8 +74,15 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
     d = hits.to_dict()
     items = [compact_hit(h) for h in hits]
     data: dict[str, Any] = {"query": d["query"], "count": d["count"], "results": items}
-    head = f"{tool}: {len(items)} note(s) for {hits.query!r}"
     info = hits.info
+    if "listed" in info:  # no query: the filters chose them, newest first
+        data["listed"] = info["listed"]
+        what = ", ".join(f"{k} {v}" for k, v in info["listed"].items()) or "no filter"
+        head = f"{tool}: {len(items)} note(s), newest first ({what})"
+        if not items:
+            return head + ". No note passes these filters.", data
+    else:
+        head = f"{tool}: {len(items)} note(s) for {hits.query!r}"
     if info.get("intent"):
         data["intent"], data["route"] = info["intent"], info.get("route")
         head += f" (intent {info['intent']}: {info.get('route')})"
@@ -95,7 +102,8 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
         data["unknown"] = info["unknown"]
         lines.append(unmentioned_line(info))
     for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
-        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
+        rank = f"dated {(it.get('date') or 'never')[:10]}" if "listed" in info else f"score {it['score']:.3g}"
+        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, {rank})")
         if it["key"]:
             lines.append(f"   {it['key']}")
         if h.links:
@@ -176,7 +184,7 @@ def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, 
         title = (c.fields.get("to") or {}).get("title", "?")
         if not c.changed:
             return f"{c.path} already links to {title}; nothing changed.", c.to_dict()
-        typ = link_type if link_type is not None else c.fields["links"]["type"]
+        typ = link_type if link_type is not None else (c.fields.get("links") or {}).get("type", "about")
         return f"linked {c.path} -{typ}-> {title}" + commit_suffix(c.commit, ", "), c.to_dict()
     if not c.changed:
         return f"{c.path}: already so, nothing changed.", c.to_dict()
