@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.targets import names_attachment
+from . import cli_graph  # noqa: F401  (registers the graph answers)
+from .cli_base import CLI_TABLE, Output, Printer
 from .lines import (
-    Table,
     bold,
     commit_suffix,
-    dated_line,
-    edge_line,
     fields_text,
     highlight,
     hints_line,
     language_line,
     local_time,
-    node_line,
     nothing_relevant,
-    reason_suffix,
     revision_line,
     shell_path,
     similar_detail,
@@ -31,16 +26,6 @@ from .lines import (
 
 if TYPE_CHECKING:
     from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff, SweepReport
-    from ..results.graph import (
-        BacklinksAnswer,
-        EntityAnswer,
-        GraphEdge,
-        LinksAnswer,
-        NeighborsAnswer,
-        PathAnswer,
-        TimelineAnswer,
-        WhyAnswer,
-    )
     from ..results.indexing import EmbedReport, ReindexReport
     from ..results.notes import NoteDoc, NoteText
     from ..results.reports import (
@@ -59,30 +44,7 @@ if TYPE_CHECKING:
     from ..results.vaults import VaultChange, VaultList
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
-    """What a CLI command prints: stdout, stderr and its exit code."""
-
-    out: str = ""
-    err: str = ""
-    code: int = 0
-
-
-class Printer:
-    """Collects lines as ``click.echo`` prints them, for stdout or (``err``) stderr."""
-
-    def __init__(self) -> None:
-        self.out: list[str] = []
-        self.err: list[str] = []
-
-    def __call__(self, text: str = "", *, err: bool = False, nl: bool = True) -> None:
-        (self.err if err else self.out).append(text + ("\n" if nl else ""))
-
-    def done(self, code: int = 0) -> Output:
-        return Output("".join(self.out), "".join(self.err), code)
-
-
-_cli = Table("The CLI")
+_cli = CLI_TABLE
 
 
 def cli(result: Any, **options: Any) -> Output:
@@ -599,109 +561,6 @@ def _setup(r: SetupReport, p: Printer, *, remove: bool = False) -> None:
 @_cli.register
 def _export(r: ExportReport, p: Printer) -> None:
     p(f"wrote {r.output} ({r.format})", err=True)
-
-
-# -- the graph -------------------------------------------------------------------------------------------
-
-
-@_cli.register
-def _links(a: LinksAnswer, p: Printer, *, explain: bool = False) -> None:
-    p(node_line(a.note))
-    if not a.links:
-        p(f"  no links. Add one: mdmem link {a.note.id} OTHER --type TYPE")
-    for e in a.links:
-        if e.to is not None:
-            target = node_line(e.to)
-        elif names_attachment(e.written):
-            target = f"{e.written!r}  MISSING ATTACHMENT: no such file in the vault"
-        else:
-            target = f"{e.written!r}  DANGLING: no note matches"
-        p(f"  {e.type:<12} → {target}{_times(e.count)}{reason_suffix(e.reason)}")
-        _row_details(e, p, explain)
-
-
-@_cli.register
-def _backlinks(a: BacklinksAnswer, p: Printer, *, explain: bool = False) -> None:
-    p(node_line(a.note))
-    if not a.backlinks:
-        p("  no backlinks.")
-    for e in a.backlinks:
-        p(f"  {e.type:<12} ← {node_line(e.from_)}{_times(e.count)}{reason_suffix(e.reason)}")
-        _row_details(e, p, explain)
-
-
-def _times(count: int | None) -> str:
-    return f"  ×{count}" if count and count > 1 else ""
-
-
-def _row_details(e: GraphEdge, p: Printer, explain: bool) -> None:
-    """A links row's first context line; with ``explain``, how its target was found."""
-    if e.context:
-        p(f"{'':15}“{e.context}”")
-    if explain:
-        how = e.how or ("no file matches" if e.to is None else "?")
-        also = f"; candidates: {', '.join(e.ambiguous)}" if e.ambiguous else ""
-        p(f"{'':15}found by: {how} (written {e.written!r}){also}")
-
-
-@_cli.register
-def _neighbors(a: NeighborsAnswer, p: Printer) -> None:
-    p(f"{node_line(a.note)}: {len(a.neighbors)} neighbour(s) within {a.depth} hop(s)")
-    for n in a.neighbors:
-        p(f"  {n.distance}  {node_line(n.node)}")
-        p(f"       via {edge_line(n.via)}{reason_suffix(n.via.reason)}")
-
-
-@_cli.register
-def _path(a: PathAnswer, p: Printer) -> None:
-    if not a.found:
-        p(a.message or "")
-        return
-    p(f"{a.length} hop(s):")
-    p(f"  {node_line(a.from_)}")
-    for s in a.steps:
-        if s.direction == "out":
-            p(f"    -{s.type}->  {node_line(s.to)}{reason_suffix(s.reason)}")
-        else:
-            p(f"    <-{s.type}-  {node_line(s.from_)}{reason_suffix(s.reason)}")
-
-
-@_cli.register
-def _why(a: WhyAnswer, p: Printer) -> None:
-    if not a.results:
-        p(f'No notes match {a.query!r}. Try other words, or "mdmem search WORDS".', err=True)
-    for i, r in enumerate(a.results, 1):
-        p(f"{i:>2}. {node_line(r.node)}  — {r.role}")
-        for c in r.chain:
-            p(f"      {edge_line(c)}{reason_suffix(c.reason)}")
-
-
-@_cli.register
-def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = False) -> None:
-    """``ref``: the note or query as given (named when the anchor is a query's best match)."""
-    if a.from_query:
-        p(f"best match for {ref!r}:")
-    for n in a.before:
-        p(dated_line(" ", n, local=True))
-    p(bold(dated_line("▶", a.anchor, local=True), color))
-    for n in a.after:
-        p(dated_line(" ", n, local=True))
-    if not a.before and not a.after:
-        p("  (no related notes; try --all)")
-
-
-@_cli.register
-def _entity(a: EntityAnswer, p: Printer) -> None:
-    others = [n for n in a.names if n.casefold() != a.name.casefold()]
-    p(a.name + (f"  (also: {', '.join(others)})" if others else ""))
-    for node in a.notes:
-        p(f"  {'note':<9} {node_line(node)}")
-    for label, items in (("about", a.about), ("linked", a.linked)):
-        for e in items:
-            via = f"  via {e.via}" if label == "linked" else ""
-            p(f"  {label:<9} {node_line(e.node)}{via}{reason_suffix(e.reason)}")
-    for m in a.mentions:
-        p(f"  {'mentions':<9} {node_line(m.node)}")
 
 
 def _lines(result: Any, p: Printer) -> None:
