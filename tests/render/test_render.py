@@ -534,7 +534,8 @@ def test_warnings_after_a_commit_git_refused(wv: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(Vault, "pin", pin)
     try:
         out = run(wv, "pin", "Unconnected island")
-        as_json = json.loads(run(wv, "unpin", "Unconnected island", "--json").out)
+        # (not unpin: it restores the committed text, which leaves git nothing to refuse)
+        as_json = json.loads(run(wv, "forget", "Unconnected island", "--json").out)
     finally:
         hook.unlink()
     warnings = seen[0].warnings  # the answer carries what went wrong after the work was done
