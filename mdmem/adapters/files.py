@@ -46,11 +46,13 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 class Files:
-    """The note files under one vault root (``exclude``: vault-relative globs that are not notes)."""
+    """The note files under one vault root (``exclude``: vault-relative globs that are not notes,
+    ``include``: globs that are notes even so)."""
 
-    def __init__(self, root: Path, exclude: tuple[str, ...] = ()) -> None:
+    def __init__(self, root: Path, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()) -> None:
         self.root = root
         self.exclude = exclude
+        self.include = include
 
     def rel(self, path: Path) -> str:
         """The vault-relative POSIX path of an absolute path inside the vault."""
@@ -64,8 +66,11 @@ class Files:
         return p
 
     def excluded(self, rel: str) -> bool:
-        """Whether ``mdmem.toml``'s ``[vault] exclude`` globs leave this path out."""
-        return any(fnmatch.fnmatch(rel, pat) for pat in self.exclude)
+        """Whether ``mdmem.toml``'s ``[vault] exclude`` globs (or the repository's files) leave this path
+        out, and its ``include`` globs do not take it back."""
+        return any(fnmatch.fnmatch(rel, pat) for pat in self.exclude) and not any(
+            fnmatch.fnmatch(rel, pat) for pat in self.include
+        )
 
     def scan(self, attachments: list[str] | None = None) -> dict[str, os.stat_result]:
         """Every note file: vault-relative path → stat. Hidden folders and excludes are skipped;

@@ -4,23 +4,22 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..adapters.config import CONFIG_FILE, load_config
 from ..core.errors import VaultNotFound
 from ..core.schema import FilterArgs
 from ..index.state import STATE_DIR
 from ..index.store import IndexStore, Progress
-from ..results.base import with_warnings
+from .answering import answers
+from .vault_graph import GraphMethods
 
 if TYPE_CHECKING:
     from ..adapters.config import Config
-    from ..core.graph import Graph
     from ..core.note import NewNote, Note, NoteDates
     from ..index.semantic import Semantic
     from ..results.changes import (
@@ -29,55 +28,21 @@ if TYPE_CHECKING:
         Change,
         Correction,
         History,
-        LinkSuggestion,
         NoteAt,
         NoteDiff,
         SweepReport,
         Written,
     )
-    from ..results.graph import (
-        BacklinksAnswer,
-        EntityAnswer,
-        LinksAnswer,
-        NeighborsAnswer,
-        PathAnswer,
-        TimelineAnswer,
-        WhyAnswer,
-    )
     from ..results.indexing import EmbedReport, ReindexReport
     from ..results.notes import NoteText
-    from ..results.refs import CitesAnswer, PersonAnswer, RefsAnswer
     from ..results.reports import DoctorReport, VaultStatus
-    from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
+    from ..results.review import Dismissal, ReviewQueue, Superseded
+    from ..results.search import Hits, MemoryContext, Profile
     from ..results.sync import Resolution, SyncReport
     from .reader import Ask
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-def answers(method: Callable[Concatenate[Vault, P], R]) -> Callable[Concatenate[Vault, P], R]:
-    """A ``Vault`` method whose result is an answer: what went wrong after the work was done during the
-    call (a commit git refused, vectors not updated, a read from an index that could not be refreshed)
-    travels in the result's ``warnings``. Only the outermost call collects: one method may call another."""
-
-    @functools.wraps(method)
-    def call(self: Vault, *args: P.args, **kwargs: P.kwargs) -> R:
-        if self._calls:
-            return method(self, *args, **kwargs)
-        store = self.store
-        store.warnings.clear()
-        self._calls += 1
-        try:
-            result = method(self, *args, **kwargs)
-        finally:
-            self._calls -= 1
-        return with_warnings(result, store.take_warnings())
-
-    return call
-
-
-class Vault:
+class Vault(GraphMethods):
     """A folder of markdown notes and its sidecar index in ``.mdmem/``.
 
     Reads take the filters as ``filters=FilterArgs(...)`` or as keyword arguments: ``type``, ``tag``, ``scope``,
@@ -89,7 +54,7 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.store = IndexStore(root, load_config(root))
-        self._calls = 0  # facade calls under way (``answers``: the outermost collects the warnings)
+        self.answering = 0  # facade calls under way (``answers``: the outermost collects the warnings)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
@@ -195,8 +160,8 @@ class Vault:
         Args:
             progress: called with (embedded, to embed).
             max_new: embed at most this many new chunks (the rest stay for later).
-        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes."""
-        return self.semantic.embed(progress, max_new=max_new)
+        Interrupting (Ctrl-C) keeps what was embedded; the next run resumes. Fetched vector packs first."""
+        return self.semantic.embed(progress, max_new=max_new, publish=max_new is None)
 
     def coverage(self) -> tuple[int, int]:
         """(chunks with a vector, chunks): how complete the vectors are."""
@@ -207,30 +172,12 @@ class Vault:
         return self.semantic.run_job()
 
     def warm_model(self, say: Callable[[str], None] | None = None) -> str:
-        """Load the embedding model and embed one query, exporting it first if this machine has no
-        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
-        embedder = self.semantic.embedder
-        prepare = getattr(embedder, "prepare", None)
-        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
-            prepare(say=say or (lambda line: None))
-        embedder.embed(["warm up"], query=True)
-        return str(getattr(embedder, "runtime", type(embedder).__name__))
+        """Load the embedding model and embed a query (``Semantic.warm``); returns the runtime that answered."""
+        return self.semantic.warm(say)
 
     def fill_vectors(self, max_new: int) -> float | None:
-        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
-        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
-        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
-        which another call is worth making (``LockHeld``: another process is writing)."""
-        sem = self.semantic
-        done, total = sem.coverage()
-        if done >= total:
-            return None
-        if sem.auto:  # the job (another process) embeds; its vectors reach the next read
-            if sem.embedding() != "in the background":
-                sem.keep_up()
-            return 2.0
-        sem.embed(max_new=max_new, wait=False)
-        return 0.05
+        """Move the vectors towards complete (``Semantic.fill``): None when complete, else seconds to wait."""
+        return self.semantic.fill(max_new)
 
     @answers
     def status(self) -> VaultStatus:
@@ -253,11 +200,7 @@ class Vault:
     def sync(self, *, say: Callable[[str], None] | None = None, progress: bool = False) -> SyncReport:
         """Commit hand-edited notes, fetch, merge the upstream branch, push, then index what changed.
         Both sides' edits of a note are merged, or both texts kept (a conflict copy beside the note).
-
-        Args:
-            say: called with one line per step (commit, fetch, merge, push).
-            progress: let git print its network progress on stderr.
-        """
+        ``say`` gets a line per step (commit, fetch, merge, push); ``progress``: git's progress on stderr."""
         from ..features.sync import sync
 
         return sync(self.store, say=say, progress=progress)
@@ -371,6 +314,14 @@ class Vault:
         return build_context(
             self.store, self.semantic if use else None, prompt, budget=budget, scope=scope, as_of=as_of, explain=explain
         )
+
+    @answers
+    def list_notes(self, limit: int = 20, *, filters: FilterArgs | None = None, **given: Any) -> Hits:
+        """The notes the filters alone select (no query), newest first, each with its key line."""
+        from ..features.listing import list_notes
+
+        a = FilterArgs.of(filters, **given)
+        return list_notes(self.store, limit, self.store.filters(a), a.given())
 
     def resolve(self, ref: str) -> str:
         """The path of the note ``ref`` names: id, path (with or without .md), stem, title or alias."""
@@ -554,6 +505,27 @@ class Vault:
         return Correction(*correct(self.store, ref, body, title=title, commit=commit))
 
     @answers
+    def review(self, limit: int = 20, *, scan: int = 200) -> ReviewQueue:
+        """What needs judgement (contradictions, duplicates, …; ``features.review``), those dismissed left out."""
+        from ..features.review import review
+
+        return review(self.store, self.semantic, limit, scan=scan)
+
+    @answers
+    def dismiss(self, keys: list[str], *, commit: bool | None = None) -> Dismissal:
+        """Remember review items as dismissed (in the vault's committed ``.mdmem-review.yaml``)."""
+        from ..features.review import dismiss
+
+        return dismiss(self.store, keys, commit=commit)
+
+    @answers
+    def supersede(self, new: str, olds: list[str], *, commit: bool | None = None) -> Superseded:
+        """``new`` replaces ``olds``: they are archived, pointing to it; their texts stay. One commit."""
+        from ..features.review import supersede
+
+        return supersede(self.store, new, olds, commit=commit)
+
+    @answers
     def replace_body(self, ref: str, body: str, action: str, **options: Any) -> Change:
         """Replace a note's body, keeping its frontmatter (see ``lifecycle.replace_body``)."""
         from ..features.lifecycle import replace_body
@@ -576,175 +548,3 @@ class Vault:
             commit=commit,
             now=self.now(),
         )
-
-    # -- the graph -------------------------------------------------------------------------------
-
-    def graph(self) -> Graph:
-        """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
-        from ..features.graph_view import load_graph
-
-        return load_graph(self.store)
-
-    @answers
-    def links(self, ref: str) -> LinksAnswer:
-        """Edges out of a note: typed frontmatter links, body mentions, supersedes, entities."""
-        from ..features.connect import links
-
-        return links(self.store, ref)
-
-    @answers
-    def backlinks(self, ref: str) -> BacklinksAnswer:
-        """Edges into a note (or an entity) from other notes."""
-        from ..features.connect import backlinks
-
-        return backlinks(self.store, ref)
-
-    @answers
-    def neighbors(
-        self,
-        ref: str,
-        depth: int = 1,
-        *,
-        types: list[str] | None = None,
-        direction: str = "both",
-        limit: int | None = None,
-    ) -> NeighborsAnswer:
-        """Notes and entities within ``depth`` hops (only along ``types``; "out", "in" or "both")."""
-        from ..features.connect import neighbors
-
-        return neighbors(self.store, ref, depth, types=types, direction=direction, limit=limit)
-
-    @answers
-    def shortest_path(
-        self, a: str, b: str, *, types: list[str] | None = None, max_depth: int | None = None
-    ) -> PathAnswer:
-        """The fewest hops between two notes, in either edge direction (``found`` False if none)."""
-        from ..features.connect import shortest_path
-
-        return shortest_path(self.store, a, b, types=types, max_depth=max_depth)
-
-    @answers
-    def why(
-        self,
-        text: str,
-        limit: int = 10,
-        *,
-        depth: int = 3,
-        vectors: bool | None = None,
-        seeds: list[Hit] | None = None,
-        filters: FilterArgs | None = None,
-        **given: Any,
-    ) -> WhyAnswer:
-        """Causal answer: the best matches for ``text`` with their causes and effects.
-
-        Args:
-            depth: causal hops to follow from each match, each way.
-            vectors: True: hybrid matches; False: BM25 only; None: BM25, hybrid only if BM25 finds
-                nothing and the vault has vectors.
-            seeds: matches found elsewhere (e.g. by a warm server) instead of running a query.
-        """
-        from ..features.connect import why
-
-        sem = None if vectors is False else self.semantic  # vectors=False: no model code loads
-        f = FilterArgs.of(filters, **given).given()
-        return why(self.store, sem, text, limit, depth=depth, vectors=vectors, seeds=seeds, filters=f)
-
-    @answers
-    def timeline(
-        self,
-        ref: str,
-        window: int = 5,
-        *,
-        all_notes: bool = False,
-        vectors: bool | None = None,
-        filters: FilterArgs | None = None,
-        **given: Any,
-    ) -> TimelineAnswer:
-        """The ``window`` notes before and after a note (or a query's best match) in time, among its
-        related notes (``all_notes``: among all)."""
-        from ..features.connect import timeline
-
-        sem = None if vectors is False else self.semantic
-        f = FilterArgs.of(filters, **given).given()
-        return timeline(self.store, sem, ref, window, all_notes=all_notes, vectors=vectors, filters=f)
-
-    @answers
-    def entity(self, name: str, *, filters: FilterArgs | None = None, **given: Any) -> EntityAnswer:
-        """Everything about an entity and its aliases: its note, notes about it, links, mentions."""
-        from ..features.connect import entity
-
-        return entity(self.store, name, filters=FilterArgs.of(filters, **given).given())
-
-    @answers
-    def refs(self, ref: str) -> RefsAnswer:
-        """A note's external references (``refs:`` and the body's URLs and e-mail addresses): kind,
-        canonical value, as written, frontmatter or body, and the person an identity names."""
-        from ..features.connect import refs
-
-        return refs(self.store, ref)
-
-    @answers
-    def cites(self, ref: str, *, filters: FilterArgs | None = None, **given: Any) -> CitesAnswer:
-        """The notes citing a URL, e-mail address, ticket, DOI or path, given in any written form."""
-        from ..features.connect import cites
-
-        return cites(self.store, ref, filters=FilterArgs.of(filters, **given).given())
-
-    @answers
-    def person(self, name: str, *, filters: FilterArgs | None = None, **given: Any) -> PersonAnswer:
-        """Who someone is, found by any identity (name, e-mail, @handle, service:handle): their person
-        note, identities and summary, the notes that mention them, and their timeline."""
-        from ..features.people import person
-
-        return person(self.store, name, filters=FilterArgs.of(filters, **given).given())
-
-    @answers
-    def link(
-        self, a: str, b: str, type: str = "related", reason: str | None = None, *, commit: bool | None = None
-    ) -> Change:
-        """Add a typed link from note A to note B in A's frontmatter."""
-        from ..features.linking import link
-
-        return link(self.store, a, b, type, reason, commit=commit)
-
-    @answers
-    def unlink(self, a: str, b: str, type: str | None = None, *, commit: bool | None = None) -> Change:
-        """Remove A's frontmatter links to B (only of ``type`` if given)."""
-        from ..features.linking import unlink
-
-        return unlink(self.store, a, b, type, commit=commit)
-
-    @answers
-    def similar(
-        self, ref: str, limit: int = 10, *, vectors: bool = True, filters: FilterArgs | None = None, **given: Any
-    ) -> SimilarNotes:
-        """The notes most like ``ref`` by meaning (its vectors, when the index has them; no model runs)
-        and by its distinctive words, fused; itself left out, those already linked with it marked
-        (``SimilarNote.linked``). ``vectors`` False: words alone."""
-        from ..features.similar import similar
-
-        return similar(self.store, self.semantic if vectors else None, ref, limit, self.store.filters(filters, **given))
-
-    def suggest_links(self, ref: str, limit: int = 3) -> list[LinkSuggestion]:
-        """Similar notes ``ref`` does not link to yet, as ``mdmem link`` commands (nothing is written)."""
-        from ..features.linking import suggest_links
-
-        return suggest_links(self.store, self.semantic, ref, limit)
-
-    def export_graph(
-        self,
-        fmt: str = "json",
-        *,
-        types: list[str] | None = None,
-        entities: bool = True,
-        external: bool = True,
-        filters: FilterArgs | None = None,
-        **given: Any,
-    ) -> str:
-        """The graph as json, dot or a self-contained html page (``external``: with the URLs, e-mail
-        addresses, tickets, … notes cite, as nodes of their own)."""
-        from ..features.connect import export_graph
-
-        # Any filter given, even an empty one (include=[]), means only the notes retrieval would show.
-        f = FilterArgs.of(filters, **given).to_dict() if filters is not None or given else None
-        return export_graph(self.store, fmt, types=types, entities=entities, external=external, filters=f)

@@ -525,3 +525,9 @@ def same_model(vaults: Iterable[Vault]) -> bool:
         except MdmemError:
             return False
     return len(models) <= 1
+
+
+def share_model(view: Vault, of: Vault) -> None:
+    """``view`` embeds with the model of ``of``, one call at a time (``Semantic.share_embedder``): a
+    server's views of one vault, each a ``Vault`` of its own, load the model once."""
+    view.semantic.share_embedder(of.semantic)

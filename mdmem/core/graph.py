@@ -158,6 +158,7 @@ class Edge(NamedTuple):
     heading: str | None = None
     candidates: tuple[str, ...] = ()  # all files a shared name matched (dst is one of them)
     how: str = ""  # how the target was found (``LinkResolver``): "path", "name, same folder", …
+    property: str | None = None  # the frontmatter property a property link was written in
 
 
 class Step(NamedTuple):
@@ -454,7 +455,7 @@ def build_graph(
 
     notes: (path, id, title, type, status, entities JSON, aliases JSON, date, created, authored
     [, snoozed_until, valid_from, valid_until]); names: (norm, path, kind);
-    links: (src, target, type, label, heading, reason, target_norm); attachments: file paths;
+    links: (src, target, type, label, heading, reason, target_norm[, property]); attachments: file paths;
     refs: (src, kind, value, written, origin); identities of person notes: (path, key, strength).
 
     A person's identity resolves an entity, a link that names no file and an e-mail (or handle,
@@ -481,7 +482,7 @@ def build_graph(
     # (This loop is most of a cold graph command at 10k notes, hence the local names.)
     types: dict[str, str] = {}
     nodes, out, inc, dangling, resolve = g.nodes, g.out, g.inc, g.dangling, resolver.resolve
-    for src, target, typ, label, heading, reason, norm, *_ in links:
+    for src, target, typ, label, heading, reason, norm, *rest in links:
         if src not in nodes:
             continue
         dst, how, cands = resolve(target, norm, src)
@@ -494,7 +495,7 @@ def build_graph(
         t = types.get(typ)
         if t is None:
             t = types[typ] = edge_type(typ)
-        e = Edge(src, dst, t, target, reason, label, heading, cands, how)
+        e = Edge(src, dst, t, target, reason, label, heading, cands, how, rest[0] if rest else None)
         if src in out:
             out[src].append(e)
         else:
@@ -515,6 +516,8 @@ def build_graph(
             key = _entity_node(g, name, en)
             if key != src:
                 _add(g, Edge(src, key, ABOUT, name))
+    if g.dangling and g._entities:
+        _to_entities(g)
     for src, kind, value, written, origin in refs:
         if src not in nodes:
             continue
@@ -562,6 +565,22 @@ def _entity_node(g: Graph, name: str, en: str) -> str:
         g.nodes[key] = Node(key, ENTITY + " ".join(name.split()), " ".join(name.split()), "entity", "entity")
     g._entities[en] = key
     return key
+
+
+def _to_entities(g: Graph) -> None:
+    """A link that names no file but an entity some note is about (``link NOTE Railway --type
+    depends_on``) is an edge to the entity's node."""
+    left = []
+    for e in g.dangling:
+        key = g._entities.get(entity_norm(e.target))
+        if key is None or key == e.src or e.type == MENTIONS:  # a [[link]] in the body stays unresolved
+            left.append(e)
+            continue
+        moved = Edge(e.src, key, e.type, e.target, e.reason, e.label, e.heading, e.candidates, "entity")
+        edges = g.out[e.src]
+        edges[edges.index(e)] = moved
+        g.inc.setdefault(key, []).append(moved)
+    g.dangling[:] = left
 
 
 def _add(g: Graph, e: Edge) -> None:

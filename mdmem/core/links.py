@@ -9,7 +9,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from .refs import is_external_href, text_refs
@@ -29,6 +29,7 @@ class Link:
     label: str | None = None
     heading: str | None = None
     reason: str | None = None
+    property: str | None = None  # the frontmatter property it was written in (``parent: "[[X]]"``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +232,53 @@ def _file_href(href: str) -> tuple[str | None, str | None]:
     if not name or "." not in name.strip("."):
         return None, None
     return path, unquote(heading).strip() or None
+
+
+# Properties whose links are not property links: mdmem's own link fields (``links``, ``supersedes``) are
+# edges already, and Obsidian's tags and aliases are types of their own (a tag or another name of this
+# note), not text or list properties.
+NOT_LINK_PROPERTIES = frozenset({"links", "supersedes", "tags", "aliases"})
+
+
+def property_links(meta: dict[str, Any]) -> list[Link]:
+    """The ``[[links]]`` in a note's text and list properties, as Obsidian counts them, each typed by
+    its property's name: ``parent: "[[A]]"``, ``related: "[[A]], [[B]]"``, ``up: ["[[A|x]]", "[[B#h]]"]``,
+    and the unquoted ``up: [[A]]`` YAML reads as a list in a list (also as a list's item). Nested
+    mappings are no property Obsidian reads; numbers, dates and booleans hold no link."""
+    out: list[Link] = []
+    for key, value in meta.items():
+        if key.casefold() in NOT_LINK_PROPERTIES or not key.strip():
+            continue
+        if _unquoted(value):
+            inners = [value[0][0]]
+        elif isinstance(value, str):
+            inners = _PLAIN_WIKILINK.findall(value)
+        elif isinstance(value, list):
+            inners = []
+            for item in value:
+                if isinstance(item, str):
+                    inners += _PLAIN_WIKILINK.findall(item)
+                elif _unquoted(item):
+                    inners.append(item[0][0])
+        else:
+            continue
+        for inner in inners:
+            wl = split_wikilink(inner)
+            if wl.target:
+                out.append(Link(wl.target, key, wl.label, wl.heading, property=key))
+    return out
+
+
+def _unquoted(value: Any) -> bool:
+    """Whether YAML read this value from an unquoted ``[[X]]``: a list holding one list of one text."""
+    return (
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], list)
+        and len(value[0]) == 1
+        and isinstance(value[0][0], str)
+        and bool(value[0][0].strip())
+    )
 
 
 def normalize_ref(ref: str) -> str:

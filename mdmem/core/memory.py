@@ -191,3 +191,48 @@ def classify(text: str) -> str:
         if re.search(pattern, text, re.I):
             return name
     return "general"
+
+
+# -- newest first --------------------------------------------------------------------------------
+
+# A question asks for the newest notes of one type when it says both: a recency word ("latest",
+# "last", "yesterday", "now") and the type's name ("decisions", "handoff"). A session's record is its
+# handoff, so "last session" and "what did we do" ask for handoffs. "conversation" is left out: in a
+# chat log it names the medium every note shares, not a kind of memory.
+_RECENCY_CUE = (
+    r"\b(latest|newest|recent(ly)?|most recent|last|yesterday|today|tonight|this (morning|week|month)|"
+    r"current(ly)?|now|these days|nowadays|so far)\b"
+)
+_ASKED_TYPES: tuple[tuple[str, str], ...] = (
+    ("handoff", r"hand-?offs?|sessions?|what (did|have) (we|i) (do|done|work(ed)? on)|where did (we|i) leave off"),
+    ("decision", r"decisions?|decided|decide"),
+    ("preference", r"preferences?|prefer(red|s)?"),
+    ("fact", r"facts?"),
+    ("problem", r"problems?|incidents?|outages?|bugs?"),
+    ("idea", r"ideas?"),
+    ("feedback", r"feedback"),
+    ("milestone", r"milestones?"),
+    ("antipattern", r"anti-?patterns?"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NewestAsked:
+    """What a recency question asks for: the newest notes of ``type``; ``said`` the words that asked
+    (the recency cue and the type's name), which are no topic."""
+
+    type: str
+    said: tuple[str, ...]
+
+
+def newest_asked(text: str) -> NewestAsked | None:
+    """The type a question asks for newest first ("What are the latest decisions" → decision; "what
+    did we do yesterday" → handoff), or None when it names no recency or no type (first type wins)."""
+    cues = [m[0] for m in re.finditer(_RECENCY_CUE, text, re.I)]
+    if not cues:
+        return None
+    for name, pattern in _ASKED_TYPES:
+        named = [m[0] for m in re.finditer(r"\b(" + pattern + r")\b", text, re.I)]
+        if named:
+            return NewestAsked(name, (*cues, *named))
+    return None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .links import Heading, Link, analyze_body, split_wikilink
+from .links import Heading, Link, analyze_body, property_links, split_wikilink
 from .schema import DATE_KEYS, STATUSES, TYPES
 
 MAX_FRONTMATTER = 64 * 1024  # larger YAML blocks are not parsed (YAML bombs, pasted dumps)
@@ -260,7 +260,7 @@ def parse_note(text: str, path: str) -> Note:
     _apply_meta(note, meta, problems)
     seen = {t.casefold() for t in note.tags}
     note.tags += [t for t in info.tags if t.casefold() not in seen]
-    note.links = note.links + info.links
+    note.links = note.links + property_links(meta) + info.links
     if not note.title:
         h1 = next((h.text for h in info.headings if h.level == 1 and h.text), None)
         note.title = h1 or path.rsplit("/", 1)[-1].removesuffix(".md")

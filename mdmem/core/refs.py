@@ -245,3 +245,25 @@ def person_index(rows: Iterable[tuple[str, str, int]]) -> tuple[dict[str, str], 
         if len(top) > 1 and best == AS_WRITTEN:
             clashes.append(IdentityClash(key, top[0], tuple(top[1:])))
     return index, clashes
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def identities_given(emails: list[str], handles: list[str], names: list[str]) -> list[str]:
+    """The identities as the person note writes them: e-mail addresses as given (checked), handles with
+    their ``@`` (``dana`` → ``@dana``; ``github:dana`` as it is), names with their spaces collapsed."""
+    from .errors import BadValue
+
+    out = []
+    for e in emails:
+        if not _EMAIL.fullmatch(e.strip()):
+            raise BadValue(f"--email {e!r} is not an e-mail address; write it like dana@example.com.")
+        out.append(e.strip())
+    for h in handles:
+        h = h.strip()
+        if not re.fullmatch(r"@?[\w.-]*\w|[A-Za-z][\w.+-]*:[\w.-]*\w", h):
+            raise BadValue(f"--handle {h!r} is not a handle; write it like @dana or github:dana.")
+        out.append(h if h.startswith("@") or ":" in h else "@" + h)
+    out += [" ".join(n.split()) for n in names if n.strip()]
+    return out

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .slug import slugify  # noqa: F401  (where the other modules look for it)
+
 # A "word": letters/digits joined by _ . - (so ERR_X_42 and v1.2.3 stay one token).
 _WORD = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+)*|_+[^\W_]+(?:_[^\W_]+)*", re.UNICODE)
 _PART = re.compile(r"[^\W_]+", re.UNICODE)
@@ -318,13 +320,3 @@ def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((s, e))
     return merged
-
-
-def slugify(title: str) -> str:
-    """A file-name slug that keeps letters of every script: 'Use Hotwire!' → 'use-hotwire'."""
-    s = re.sub(r"[^\w\s-]", "", title.casefold(), flags=re.UNICODE)
-    s = re.sub(r"[\s_-]+", "-", s).strip("-")
-    s = s[:80]
-    while len(s.encode()) > 200:  # file names are at most 255 bytes; 80 CJK extension chars are 320
-        s = s[:-1]
-    return s.rstrip("-") or "note"

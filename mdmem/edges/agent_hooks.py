@@ -11,7 +11,8 @@ machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
   (hybrid); otherwise the hook answers from BM25 first and then, when the model loads quickly, tries
   hybrid with the time left: whichever is the best answer at the deadline is printed, so a busy
   machine costs the vector leg, never the memory. Trivial prompts are skipped.
-- session-start (SessionStart): pinned notes and the latest handoff of this project; it also starts the
+- session-start (SessionStart): pinned notes, a line when the review queue has items (as the last
+  handoff counted them) and the latest handoff of this project; it also starts the
   vault's warm server unless one runs (``start_server``), so the session's prompts get hybrid answers.
 - prompt and session-start stay in the session's project: its ``project:`` notes, topic notes and
   unscoped ones, never another project's (``scopes_for``).
@@ -262,9 +263,11 @@ def vault_context(
             }
             answer = call_server(root, "context", params, timeout=wait)
             if answer is not None and isinstance(answer.get("context"), dict):
+                ctx = answer["context"]
+                if not explain:  # the text is all a prompt needs: the result types cost their imports
+                    return ServedText(str(ctx.get("text") or ""))
                 from ..results.search import MemoryContext
 
-                ctx = answer["context"]
                 try:
                     return MemoryContext.from_dict(ctx)
                 except (KeyError, TypeError):  # a server that sends the text alone
@@ -299,6 +302,13 @@ def vault_context(
         vault.close()
 
 
+class ServedText:
+    """The text of a server's memory context (the prompt's answer when no other vault joins it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _with_footer(text: str) -> str:
     if not text:
         return ""
@@ -320,7 +330,7 @@ def project_scope(cwd: str | None) -> str | None:
     """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
     if not cwd:
         return None
-    from ..core.text import slugify
+    from ..core.slug import slugify  # not core.text: its imports cost every prompt
 
     name = slugify(Path(cwd).name)
     return f"project:{name}" if name and name != "note" else None
@@ -359,6 +369,10 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
             note = own = None
         if note is not None:
             rows = [{"path": own, "title": note.title, "id": note.id}] + [r for r in rows if r["path"] != own][:2]
+        nudge = review_nudge(vault, rows[0]["path"]) if rows else None
+        if nudge:
+            parts.append(nudge)
+            used += estimate_tokens(nudge)
         for i, row in enumerate(rows):
             if i == 0:
                 try:
@@ -496,12 +510,13 @@ def capture_handoff(
         session = slugify(t.session_id)[:12] or "session"
         day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
         rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
+        pending = review_items(vault)
         if vault.exists(rel):
             change = vault.replace_body(
                 rel,
                 handoff.body,
                 "handoff",
-                updates={"title": handoff.title},
+                updates={"title": handoff.title, REVIEW_KEY: pending},
                 commit=commit,
                 message=f'mdmem: handoff "{handoff.title}" (updated{when})',
             )
@@ -514,7 +529,12 @@ def capture_handoff(
                 "redacted": handoff.redacted,
             }
         scope = project_scope(t.cwd)
-        extra: dict[str, Any] = {"session": t.session_id or None, "cwd": t.cwd or None, "source": "claude-code"}
+        extra: dict[str, Any] = {
+            "session": t.session_id or None,
+            "cwd": t.cwd or None,
+            "source": "claude-code",
+            REVIEW_KEY: pending,
+        }
         if t.started:
             extra["created"] = t.started
         added = vault.add(
@@ -529,6 +549,33 @@ def capture_handoff(
         }
     finally:
         vault.close()
+
+
+REVIEW_KEY = "review_items"  # in a handoff: how many items the review queue held when it was written
+REVIEW_SCAN = 10  # the newest notes the stop hook's review compares (a session adds a few)
+
+
+def review_items(vault: Any) -> int | None:
+    """The review queue's size for the handoff (None, and no key, when there is nothing or it failed):
+    counted at stop, where a note is written anyway, so session start reads one number, not a review."""
+    try:
+        return vault.review(1, scan=REVIEW_SCAN).total or None
+    except Exception as exc:  # the handoff matters more than the count
+        _diag(f"review not counted: {exc}")
+        return None
+
+
+def review_nudge(vault: Any, path: str) -> str | None:
+    """One line when the latest handoff counted review items: what to run. The file's line is read as
+    written (no note lookup: that would be a second pass over the index in a hook with a deadline)."""
+    try:
+        found = re.search(rf"(?m)^{REVIEW_KEY}:\s*(\d+)\s*$", vault.text(path).split("\n---", 1)[0])
+    except OSError:
+        return None
+    n = int(found.group(1)) if found else 0
+    if n <= 0:
+        return None
+    return f"{n} memor{'y' if n == 1 else 'ies'} to review: mdmem review (the review tool)\n"
 
 
 # -- entry points -----------------------------------------------------------------------------------

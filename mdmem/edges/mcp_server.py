@@ -8,7 +8,7 @@ with the answer's warnings. Library errors come back as tool errors with the lib
 is wrong and what to do), never as a crash. One server may serve several vaults (``--vaults``).
 
 On stdio nothing but protocol may reach stdout: while serving, stray prints go to stderr. Over HTTP
-the server binds loopback unless given a bearer token.
+the server binds loopback unless given a bearer token, and reads run in parallel (``mcp_tools``).
 """
 
 from __future__ import annotations
@@ -44,15 +44,22 @@ mdmem is long-term memory kept as markdown notes in a git repository; people edi
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
+READ_LANES = 1  # views reads run on beside the writer over HTTP: one more starves the writes (benchmarks/README.md)
+
+
 def create_server(
-    served: Served, *, lock: threading.Lock | None = None, lifespan: Callable[[Any], Any] | None = None
+    served: Served,
+    *,
+    lock: threading.Lock | None = None,
+    lifespan: Callable[[Any], Any] | None = None,
+    tools: Tools | None = None,
 ) -> MCPServer:
-    """An MCP server whose tools call the vaults ``served`` names, one at a time (under ``lock``)."""
+    """An MCP server whose tools call the vaults ``served`` names (``tools``: its calls, else one at a
+    time under ``lock``)."""
     server: MCPServer = MCPServer(
         "mdmem", instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan, log_level="WARNING"
     )
-    tools = Tools(served, lock or threading.Lock())
-    for fn, hints in tools_of(tools):
+    for fn, hints in tools_of(tools or Tools(served, lock or threading.Lock())):
         server.add_tool(fn, name=fn.__name__, annotations=hints)
     return server
 
@@ -60,6 +67,34 @@ def create_server(
 def _warm_all(vaults: list[Vault], lock: threading.Lock) -> None:
     for v in vaults:
         warm_up(v, lock, "mdmem mcp")
+
+
+def open_lanes(tools: Tools, count: int, *, warm: bool = True) -> None:
+    """Give ``tools`` ``count`` reading lanes on its one vault, each a ``Vault`` of its own with the
+    model shared, warmed as the first one is (and watching the files: each view checks them before it
+    reads); a lane joins once ready, so reads wait for none. Several vaults served: no lanes."""
+    from ..api.vault import Vault
+    from ..api.vault_set import share_model
+
+    if tools.served.group is not None:
+        return
+    primary = tools.served.primary
+    for _ in range(count):
+        try:
+            lane = Vault.open(primary.root)
+            share_model(lane, primary)
+            if warm:
+                warm_up(lane, threading.Lock(), "mdmem mcp")
+        except Exception as exc:  # the calls still run, one at a time on the first view
+            print(f"mdmem mcp: a reading lane could not open: {exc}", file=sys.stderr)
+            return
+        tools.add_lane(Served(lane))
+
+
+def _warm_http(tools: Tools, lock: threading.Lock, warm: bool) -> None:
+    if warm:
+        _warm_all(tools.served.vaults, lock)
+    open_lanes(tools, READ_LANES, warm=warm)
 
 
 # -- running ---------------------------------------------------------------------------------------------
@@ -129,21 +164,24 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
-def http_app(served: Served, *, host: str, token: str | None, lock: threading.Lock | None = None) -> Any:
+def http_app(
+    served: Served, *, host: str, token: str | None, lock: threading.Lock | None = None, tools: Tools | None = None
+) -> Any:
     """The streamable-HTTP ASGI app at /mcp, behind the bearer check when a token is set."""
     check_bind(host, token)
-    app = create_server(served, lock=lock).streamable_http_app(host=host)
+    app = create_server(served, lock=lock, tools=tools).streamable_http_app(host=host)
     return BearerAuth(app, token) if token else app
 
 
 def run_http(served: Served, *, host: str, port: int, token: str | None, warm: bool = True) -> None:
-    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted."""
+    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted: reads in parallel on
+    ``READ_LANES`` views of the vault once they are ready, writes one at a time."""
     import uvicorn
 
     lock = threading.Lock()
-    app = http_app(served, host=host, token=token, lock=lock)
-    if warm:
-        threading.Thread(target=_warm_all, args=(served.vaults, lock), daemon=True).start()
+    tools = Tools(served, lock)
+    app = http_app(served, host=host, token=token, tools=tools)
+    threading.Thread(target=_warm_http, args=(tools, lock, warm), daemon=True).start()
     print(
         f"mdmem mcp: serving {served.primary.root} at http://{host}:{port}/mcp"
         + (" (bearer token required)" if token else ""),

@@ -8,17 +8,23 @@ each vault; a note argument written ``NAME:REF`` goes to vault NAME; anything el
 vault (the one ``--vault`` or the current folder names when it is in the set,
 else the set's first), which is where ``add`` writes.
 
-The SDK runs plain functions in worker threads; a ``Vault`` is not thread-safe, so every tool holds
-one lock.
+The SDK runs plain functions in worker threads, so calls arrive at once. A ``Vault`` is not
+thread-safe, so each call has a view of its own while it runs (a ``Served`` of its own ``Vault``s, a
+lane): a read takes any free reading lane, and they read the index in parallel as separate processes
+would (the index is read-only between generations, and each view checks the files before it reads);
+a write takes the writing lane, one write at a time, and the writer lock orders it with every other
+process. With no reading lanes (stdio, several vaults, before the warm-up made them) every call
+takes the writing lane, one at a time.
 """
 
 from __future__ import annotations
 
 import inspect
+import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -123,19 +129,39 @@ class Served:
 
 
 class Tools:
-    """The MCP tools, one call at a time (under ``lock``). Each method is a tool: its parameters and
-    docstring are what the model reads; the command table's rows become tools beside them
-    (``table_tool``)."""
+    """The MCP tools. Each method is a tool: its parameters and docstring are what the model reads; the
+    command table's rows become tools beside them (``table_tool``). Writes run on ``served`` under
+    ``lock``, one at a time; reads on a free reading lane (``add_lane``), else as the writes do."""
 
     def __init__(self, served: Served, lock: threading.Lock) -> None:
         self.served = served
         self.lock = lock
+        self.lanes: queue.SimpleQueue[Served] = queue.SimpleQueue()
+        self.lane_count = 0
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run one vault call under the lock; library errors become tool errors."""
-        with self.lock:
+    def add_lane(self, served: Served) -> None:
+        """A view of the same vault (a ``Vault`` of its own) that reads may run on beside the others."""
+        self.lanes.put(served)
+        self.lane_count += 1
+
+    @contextmanager
+    def lane(self, write: bool) -> Iterator[Served]:
+        """The view a call runs on, held for the call: a free reading lane for a read, else ``served``."""
+        if write or not self.lane_count:
+            with self.lock:
+                yield self.served
+            return
+        served = self.lanes.get()
+        try:
+            yield served
+        finally:
+            self.lanes.put(served)
+
+    def call(self, fn: Callable[[Served], Any], *, write: bool = True) -> Any:
+        """Run one vault call on a lane (``fn`` gets its ``Served``); library errors become tool errors."""
+        with self.lane(write) as served:
             try:
-                return fn()
+                return fn(served)
             except MdmemError as exc:
                 raise ToolError(str(exc)) from exc
 
@@ -168,24 +194,29 @@ class Tools:
 
         defaults = {p.name: None if p.many else p.mcp_default for p in shown if not p.required}
 
+        write = spec.hints != "read"
+
         def run(**given: Any) -> CallToolResult:
             kwargs = {**defaults, **given}  # a direct call, as the SDK's, leaves out what it does not set
             which = kwargs.pop("vault", None)
-            target: Any
-            if spec.target == "reader":
-                target = self.served.reader(which)
-            elif spec.target == "each" and which is None and self.served.group is not None:
-                target = self.served.group
-            else:
-                target, refs = self.served.route(which, *(kwargs[n] for n in notes))
-                kwargs.update(zip(notes, refs))
             for name in many & kwargs.keys():  # the call takes a list as the command line gives it: a tuple
                 kwargs[name] = tuple(_listed(kwargs[name]))
-            args = {**fixed, **kwargs}
-            view = spec.tool_view(args) if spec.tool_view else {}
-            if spec.takes_filters:
-                args = filters_of(args)
-            return self.answer(self.call(lambda: spec.run(target, **args)), **view)
+            view = spec.tool_view({**fixed, **kwargs}) if spec.tool_view else {}
+
+            def on(served: Served) -> Any:
+                target: Any
+                given = dict(kwargs)
+                if spec.target == "reader":
+                    target = served.reader(which)
+                elif spec.target == "each" and which is None and served.group is not None:
+                    target = served.group
+                else:
+                    target, refs = served.route(which, *(given[n] for n in notes))
+                    given.update(zip(notes, refs))
+                args = {**fixed, **given}
+                return spec.run(target, **(filters_of(args) if spec.takes_filters else args))
+
+            return self.answer(self.call(on, write=write), **view)
 
         # The SDK reads a tool's parameters (names, types, descriptions) from its signature.
         run.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
@@ -211,14 +242,20 @@ class Tools:
     ) -> CallToolResult:
         """Several whole notes in one call (e.g. the top hits of a recall). A note that cannot be found is
         reported in the result; the others are still returned."""
-        items: list[NoteText | MissingNote] = []
-        for ref in notes:
-            try:
-                v, (one,) = self.served.route(vault, ref)
-                items.append(self.call(partial(v.read, one, max_chars)))
-            except ToolError as exc:
-                items.append(MissingNote(ref, str(exc)))
-        return self.answer(NoteBatch(items))
+
+        def read_all(served: Served) -> list[NoteText | MissingNote]:
+            items: list[NoteText | MissingNote] = []
+            for ref in notes:
+                try:
+                    v, (one,) = served.route(vault, ref)
+                    items.append(v.read(one, max_chars))
+                except ToolError as exc:
+                    items.append(MissingNote(ref, str(exc)))
+                except MdmemError as exc:
+                    items.append(MissingNote(ref, str(exc)))
+            return items
+
+        return self.answer(NoteBatch(self.call(read_all, write=False)))
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -265,19 +302,24 @@ class Tools:
             ),
         ] = None,
         force: Annotated[bool, Field(description="Write even though a near duplicate exists.")] = False,
+        supersedes: Annotated[
+            str | None, Field(description="The note (id) this one replaces: it is archived and points to the new one.")
+        ] = None,
         vault: Which = None,
     ) -> CallToolResult:
         """Save a new memory that will matter in a later session: one decision, preference, fact or lesson
-        per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists, so
-        nothing is written: correct that note instead, or pass force=true), NOOP (the same text is already
-        there). Secrets (keys, tokens, passwords) are redacted before writing."""
-        v = self.served.route(vault)[0]
+        per note. Checks the vault first: ADD (written and committed), UPDATE (a near duplicate exists: the
+        new text goes into that note instead, one commit; force=true writes a new note), NOOP (the same
+        text is already there). An active note of the same type that it may contradict is named with the
+        evidence: if the new one replaces it, call supersede (or pass supersedes next time). Secrets (keys,
+        tokens, passwords) are redacted before writing."""
         clean_title, clean_body = redact(title), redact(body)
         report = self.call(
-            lambda: v.save(
+            lambda served: served.route(vault)[0].save(
                 clean_title.text,
                 clean_body.text,
                 force=force,
+                supersedes=supersedes,
                 type=type,
                 tags=tags,
                 scope=scope,
@@ -300,10 +342,14 @@ class Tools:
         """Replace a memory that is wrong or outdated: writes a successor that supersedes it; the old note
         keeps its text, is archived and points to the new one (both committed). Use when the user says
         something changed or was wrong — never add a second, contradicting note."""
-        v, (note,) = self.served.route(vault, note)
         clean, clean_title = redact(body), redact(title) if title else None
         new_title = clean_title.text if clean_title else None
-        done = self.call(lambda: v.correct(note, clean.text, title=new_title))
+
+        def on(served: Served) -> Any:
+            v, (ref,) = served.route(vault, note)
+            return v.correct(ref, clean.text, title=new_title)
+
+        done = self.call(on)
         return self.answer(replace(done, redacted=clean.count + (clean_title.count if clean_title else 0)))
 
     def import_memories(
@@ -330,7 +376,6 @@ class Tools:
         from .book_import import read_book
         from .importer import detect, import_path
 
-        v = self.served.route(vault)[0]
         source = Path(path).expanduser()
         if not source.is_absolute():
             raise ToolError(f"{path}: give an absolute path (the server's working folder is not yours).")
@@ -346,15 +391,16 @@ class Tools:
                 f"{path} is an Obsidian vault: adopting a folder as a vault is a step for its "
                 f"owner, in a shell: mdmem import {path}"
             )
-        return self.answer(self.call(lambda: import_path(v, source, dry_run=dry_run, book=book)))
+        return self.answer(
+            self.call(lambda served: import_path(served.route(vault)[0], source, dry_run=dry_run, book=book))
+        )
 
     def reindex(
         self, full: Annotated[bool, Field(description="Rebuild from scratch.")] = False, vault: Which = None
     ) -> CallToolResult:
         """Bring the index up to date with the files now (edits made outside mdmem). Use when status
         says the index is stale or a note you just edited by hand is not found."""
-        v = self.served.route(vault)[0]
-        return self.answer(self.call(lambda: v.reindex(full)))
+        return self.answer(self.call(lambda served: served.route(vault)[0].reindex(full)))
 
     def vaults(self) -> CallToolResult:
         """The vaults this server serves: each one's name (what ``vault`` takes), folder and status. Use

@@ -1,6 +1,6 @@
 """The command table's rows that find notes: the four retrieval modes and context (one parameter set),
 why, similar, neighbors, timeline, and the graph's reads (links, backlinks, path, entity, refs, cites,
-person) and profile."""
+person), list and profile."""
 
 from __future__ import annotations
 
@@ -120,6 +120,10 @@ def _cites(v: Any, ref: str, include: tuple[str, ...] = (), as_of: str | None = 
 
 def _person(v: Any, name: str, include: tuple[str, ...] = (), as_of: str | None = None) -> Any:
     return v.person(name, include=list(include), as_of=as_of)
+
+
+def _list(v: Any, limit: int, filters: FilterArgs) -> Any:
+    return v.list_notes(limit, filters=filters)
 
 
 def _profile(v: Any, budget: int = 600, scope: str | None = None) -> Any:
@@ -335,8 +339,9 @@ ROWS: tuple[Command, ...] = (
         _links,
         params=(NOTE, EXPLAIN_LINKS),
         help="""Edges out of NOTE, one row per linked note and type: typed frontmatter links (with reasons),
-        [[wikilinks]], embeds and markdown links in the body (mentions, with how many and the first line
-        that has one), supersedes, and the entities it is about. Links resolve as Obsidian resolves
+        [[links]] in properties (typed by the property: parent: "[[X]]"), [[wikilinks]], embeds and
+        markdown links in the body (mentions, with how many and the first line that has one), supersedes,
+        and the entities it is about. Links resolve as Obsidian resolves
         them; attachments are listed, and dangling links and missing attachments are marked.""",
         about="""The links out of a memory: typed frontmatter links (with reasons), body mentions, what it
         supersedes, its entities. Use to see what a note depends on or points to.""",
@@ -418,6 +423,18 @@ ROWS: tuple[Command, ...] = (
         them (in `entities`, a link, or an e-mail in `refs:` or the body) and their timeline.""",
         about="""Who someone is: their person note (identities, summary), the notes that mention any of their
         names, e-mail addresses or handles, and their timeline. Use for "who is …" and "what did … do".""",
+    ),
+    Command(
+        "list",
+        _list,
+        tool="list_notes",
+        params=(limit(20, 100_000, "Most notes to list.", tool_default=20, tool_high=200), FILTERS),
+        help="""The notes the filters alone select, newest first (no query): e.g. --type decision, --tag
+        billing, --since 2026-05-01. Dated as retrieval dates them: authored, updated, created; a note
+        without dates of its own by its last commit.""",
+        about="""List memories by filters alone, newest first, without a query: e.g. type decision for the
+        latest decisions, type handoff with since/until for a day's sessions, a tag or a scope. Use when the
+        question is which notes of a kind exist, not what answers some words.""",
     ),
     Command(
         "profile",

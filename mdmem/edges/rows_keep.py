@@ -1,11 +1,12 @@
 """The command table's rows that keep notes and the vault: get, pin, unpin, snooze, forget, restore, set,
-link, unlink, history, diff, show, sweep, status (of each vault of a set) and doctor."""
+link, identity, unlink, history, diff, show, sweep, status (of each vault of a set), doctor, and the review
+queue (review, dismiss, supersede)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .table import COMMIT, NOTE, Command, Param, flag, limit, vaults_params
+from .table import COMMIT, NOTE, Command, Param, flag, limit, vaults_params, words
 
 
 def _pin(v: Any, note: str, pinned: bool = True, commit: bool | None = None) -> Any:
@@ -76,8 +77,24 @@ def _restore(v: Any, note: str, commit: bool | None = None) -> Any:
     return v.restore(note, commit=commit)
 
 
-def _link(v: Any, source: str, target: str, type: str, reason: str | None, commit: bool | None = None) -> Any:
-    return v.link(source, target, type, reason, commit=commit)
+def _link(
+    v: Any, source: str, target: str, type: str, reason: str | None, entity: bool = False, commit: bool | None = None
+) -> Any:
+    return v.link(source, target, type, reason, entity=entity, commit=commit)
+
+
+def _identity(
+    v: Any,
+    person: str,
+    email: tuple[str, ...] = (),
+    handle: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    remove: tuple[str, ...] = (),
+    commit: bool | None = None,
+) -> Any:
+    from ..core.refs import identities_given
+
+    return v.identity(person, identities_given(list(email), list(handle), list(names)), list(remove), commit=commit)
 
 
 def _unlink(v: Any, source: str, target: str, type: str | None, commit: bool | None = None) -> Any:
@@ -102,6 +119,18 @@ def _status(r: Any) -> Any:
 
 def _doctor(v: Any) -> Any:
     return v.doctor()
+
+
+def _review(v: Any, limit: int, scan: int = 200) -> Any:
+    return v.review(limit, scan=scan)
+
+
+def _dismiss(v: Any, keys: tuple[str, ...] | list[str], commit: bool | None = None) -> Any:
+    return v.dismiss(list(keys), commit=commit)
+
+
+def _supersede(v: Any, new: str, old: tuple[str, ...] | list[str], commit: bool | None = None) -> Any:
+    return v.supersede(new, list(old), commit=commit)
 
 
 def tool_key(name: str, about: str, type: type = str, many: bool = False) -> Param:
@@ -244,9 +273,15 @@ ROWS: tuple[Command, ...] = (
 
     B is written by its id when it has one, so renaming or moving it keeps the link. Only the
     `links` key changes; the note is written atomically, reindexed and committed.
+
+    B may be an entity instead of a note (a name no note has, or --entity): it joins A's
+    `entities`, a node of the graph ("mdmem neighbors B" lists A); a --type other than related
+    also writes a `links` entry to it. A person's e-mail address or @handle links to their note.
     """,
         about="""Record how two memories relate: adds {to, type, reason} to the source note's links (committed).
-        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them.""",
+        Use causal types (caused_by, depends_on, led_to) when one explains the other: why follows them.
+        The target may be an entity (a system, product, person: a name no note has, or entity=true): the
+        note is then about it (its entities), and neighbors of the entity list the note.""",
         params=(
             SOURCE,
             TARGET,
@@ -263,10 +298,39 @@ ROWS: tuple[Command, ...] = (
                 default=None,
                 about="Why they are linked, in a few words.",
             ),
+            flag(
+                "entity",
+                "B is an entity (a system, product, person), not a note: it joins A's `entities`.",
+                "The target is an entity name (a system, product, person), not a note: it joins the note's entities.",
+            ),
             COMMIT,
         ),
         hints="idempotent",
         tool_view=lambda args: {"link_type": args["type"]},
+    ),
+    Command(
+        "identity",
+        _identity,
+        help="""Add identities to a person's note: e-mail addresses, handles (@dana, github:dana) and names
+    they go by; --remove takes one away. PERSON is found by any identity they have (or is a note).
+
+    
+    Only the note's `identities` key changes (atomically, one commit); an identity another person
+    note claims is refused. With no one known as PERSON, a person note of that title is written.
+    Example: mdmem identity "Dana Okafor" --email dana@example.com --handle dana
+    """,
+        about="""Record how someone is named: add e-mail addresses, handles (@dana, github:dana) or names to
+        their person note, or remove one (committed). Mentions of any identity in other notes then count as
+        mentions of them (person, recall's who-questions). Creates the person note when none exists.""",
+        params=(
+            words("person", "The person: a name, e-mail address or handle they go by.", metavar="PERSON"),
+            Param("email", "An e-mail address to add (repeatable).", many=True, default=(), metavar="ADDRESS"),
+            Param("handle", "A handle to add: @dana, dana, github:dana (repeatable).", many=True, default=()),
+            Param("names", "A name they go by (repeatable).", many=True, default=(), flag="--name", metavar="NAME"),
+            Param("remove", "An identity to remove (repeatable).", many=True, default=(), metavar="IDENTITY"),
+            COMMIT,
+        ),
+        hints="idempotent",
     ),
     Command(
         "unlink",
@@ -379,11 +443,12 @@ ROWS: tuple[Command, ...] = (
         "doctor",
         _doctor,
         help="""Every problem with the vault, grouped by kind with counts and a few examples each (all of
-    them with --all or --json): broken frontmatter (file, field, fix), dangling links, missing
-    attachments, vault setup. Exits 1 if there is any.""",
-        about="""Every problem with the vault: broken frontmatter (file, field, how to fix it), dangling
-        links, missing attachments, the vault's setup (git hooks, .gitignore). Use when status counts
-        problems, or before tidying a vault.""",
+    them with --all or --json): broken frontmatter (file, field, fix), typed links: entries that name no
+    note, missing attachments, vault setup. Exits 1 if there is any. Apart from them, the links to
+    notes not written yet ([[Idea]] with no note Idea: Obsidian's way of planning one), no problem.""",
+        about="""Every problem with the vault: broken frontmatter (file, field, how to fix it), typed
+        links that name no note, missing attachments, the vault's setup (git hooks, .gitignore); and,
+        apart, the links to notes not written yet. Use when status counts problems, or before tidying a vault.""",
         params=(
             Param(
                 "show_all",
@@ -394,5 +459,58 @@ ROWS: tuple[Command, ...] = (
                 on="render",  # the tool's answer lists them all
             ),
         ),
+    ),
+    Command(
+        "review",
+        _review,
+        help="""What needs judgement, most pressing first, each item with its evidence and the commands
+    that settle it: possible contradictions (notes of one type on one subject that disagree, the
+    newer not superseding the older), duplicates, links to superseded notes or expired facts,
+    closely related notes not linked, stale handoffs. Nothing is changed; "mdmem dismiss KEY"
+    keeps an item from coming back (in .mdmem-review.yaml, committed with the notes).""",
+        about="""What in the memory needs judgement: possible contradictions, duplicates, links to
+        superseded or expired notes, related notes not linked, stale handoffs, each with its evidence and
+        the commands that settle it (supersede, link, forget, dismiss). Nothing is changed by asking. Use
+        at the start of a session when told there are memories to review, or before tidying the vault;
+        settle an item only when the evidence convinces you (else dismiss it).""",
+        params=(
+            limit(20, 500, "The most items to show.", tool_high=50),
+            Param(
+                "scan",
+                "How many of the newest notes to compare with their neighbours.",
+                type=int,
+                default=200,
+                low=1,
+                high=100_000,
+            ),
+        ),
+    ),
+    Command(
+        "dismiss",
+        _dismiss,
+        help="""Keep review items (by KEY, as "mdmem review" prints it) from coming back.
+
+    The keys are written to .mdmem-review.yaml at the vault's root and committed, so the choice
+    survives a rebuild of the index and travels with the vault; delete a line to undo it.
+    """,
+        about="""Dismiss review items that need nothing done (a false contradiction, notes that are rightly
+        apart): they do not come back in review. Kept in a committed file of the vault.""",
+        params=(Param("keys", "The item keys from review.", many=True, kind="argument", metavar="KEY..."), COMMIT),
+        hints="idempotent",
+    ),
+    Command(
+        "supersede",
+        _supersede,
+        help="""NEW replaces OLD (one or more): each OLD is archived and points to NEW, which records that it
+    supersedes it; the texts stay, so history and "mdmem restore" can undo it. One commit.""",
+        about="""Settle a contradiction or a duplicate: the new note replaces the old ones (they are archived
+        and point to it; nothing is deleted; one commit). Use when review or add reports that a newer note
+        contradicts or repeats an older one and the newer one is right.""",
+        params=(
+            Param("new", "The note that stays (id, path, title).", kind="note", metavar="NEW"),
+            Param("old", "The notes it replaces.", many=True, kind="argument", metavar="OLD..."),
+            COMMIT,
+        ),
+        hints="idempotent",
     ),
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..adapters.config import CONFIG_FILE
+from ..adapters.config import CONFIG_FILE, Config
+from ..adapters.files import is_hidden
 from ..core.errors import MdmemError
 from ..results.reports import InitReport
 
@@ -64,6 +65,7 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
         messages.append(f"Initialised a git repository in {root}.")
     if use_git:
         messages += git.install_hooks(root)
+        messages += _vector_pack(root)  # before the first index: its vectors then come from the pack
     vault = Vault.open(root)
     report = vault.reindex()
     ours = created + appended
@@ -93,12 +95,22 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
                 else "git did not commit them"
             )
             messages.append(f"Not committed ({why}): {', '.join(str(root / p) for p in left)}.")
-    problems = vault.doctor().problems  # doctor's count (dangling links too), as status gives it
+    health = vault.doctor()  # doctor's count (missing attachments too), as status gives it
+    problems = health.problems
+    planned = health.links_unwritten  # Obsidian's planned notes: counted apart, no problem
     messages.append(
         f"Indexed {len(report.added) + len(report.updated) + report.unchanged} notes"
         + (f' ({len(problems)} problem(s): run "mdmem doctor")' if problems else "")
+        + (f"; {planned} link{'' if planned == 1 else 's'} to notes not written yet" if planned else "")
         + "."
     )
+    skipped = _repository_files(root, vault.config)
+    if skipped:
+        shown = ", ".join(skipped[:6]) + (f", … ({len(skipped) - 6} more)" if len(skipped) > 6 else "")
+        messages.append(
+            f"Excluded {len(skipped)} repository file(s) ({vault.config.repository_why}): {shown}; "
+            f'undo in {CONFIG_FILE}: [vault] include = ["{skipped[0]}"] (globs), or skip_repository_files = false.'
+        )
     vault.close()
     return InitReport(
         str(root),
@@ -110,6 +122,42 @@ def init_vault(path: Path, *, use_git: bool = True, commit: bool = True) -> Init
         created=created,
         appended=appended,
         commit=sha,
+    )
+
+
+def _vector_pack(root: Path) -> list[str]:
+    """Have ``git fetch`` bring each remote's vector pack too, and fetch it now where there is one."""
+    from ..adapters import git, gitpack
+
+    top = git.find_git_dir(root)
+    if top is None:
+        return []
+    lines = []
+    for remote in gitpack.remotes(top):
+        gitpack.add_fetch_refspec(top, remote)
+        if gitpack.fetch(top, remote) is None and gitpack.rev(top, gitpack.remote_ref(remote)):
+            who = gitpack.author(top, gitpack.remote_ref(remote)) or "someone"
+            lines.append(f"Fetched the vector pack of {remote} (by {who}); it is checked before use.")
+    return lines
+
+
+def _repository_files(root: Path, config: Config) -> list[str]:
+    """The markdown files the repository rule leaves out (and ``exclude`` does not, ``include`` keeps)."""
+    import fnmatch
+
+    def matches(rel: str, patterns: tuple[str, ...]) -> bool:
+        return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
+
+    if not config.repository:
+        return []
+    found = (p.relative_to(root).as_posix() for p in root.rglob("*.md"))
+    return sorted(
+        rel
+        for rel in found
+        if not is_hidden(rel)
+        and matches(rel, config.repository)
+        and not matches(rel, config.exclude)
+        and not matches(rel, config.include)
     )
 
 

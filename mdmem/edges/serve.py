@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api.reader import Ask
 from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
 
 if TYPE_CHECKING:
@@ -233,6 +232,8 @@ class Server:
             return {"pid": os.getpid(), "vault": str(self.vault.root.resolve())}
         if method not in ("ask", "context"):
             raise ValueError(f"unknown method {method!r}")
+        from ..api.reader import Ask  # here, not at the top: the prompt hook imports this module to ask
+
         ask = Ask.from_dict(params) if method == "ask" else None
         with self._count:
             self.waiting += 1

@@ -115,7 +115,7 @@ def _lookups(links: list[tuple[Any, ...]]) -> tuple[set[str], set[str]]:
     """The names (paths, ids, titles) and file names ``LinkResolver.resolve`` may look up for ``links``."""
     norms: set[str] = set()
     files: set[str] = set()
-    for src, target, *_, norm in links:
+    for src, target, _type, _label, _heading, _reason, norm, *_ in links:
         n = norm.lstrip("/")
         norms.add(n)
         files.add(n.rpartition("/")[2])

@@ -27,7 +27,7 @@ from ..core.links import normalize_ref
 from ..core.note import Problem
 from ..core.targets import names_attachment
 from ..results.graph import GraphEdge, GraphNode
-from ..results.reports import DANGLING_LINK, MISSING_ATTACHMENT
+from ..results.reports import DANGLING_LINK, MISSING_ATTACHMENT, Unwritten
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
@@ -289,9 +289,11 @@ class Visible:
         return self.cache[key]
 
 
-def dangling_problems(store: IndexStore, *, notice: bool = True) -> list[Problem]:
-    """One problem per note and target that matches no file: a dangling link, or a missing
-    attachment (a target with a file extension). A name several files share is not a problem:
+def dangling(store: IndexStore, *, notice: bool = True) -> tuple[list[Problem], list[Unwritten]]:
+    """The links that match no file: a missing attachment (a target with a file extension) and a
+    typed ``links:`` or ``supersedes`` entry that matches no note are problems, one per note and
+    target; a ``[[link]]`` in the body or a property to a name no note has is a note not written yet
+    (Obsidian's way of planning one), reported apart. A name several files share is not a problem:
     it resolves as Obsidian resolves it (``links --explain`` shows the choice)."""
     from shlex import quote
 
@@ -300,9 +302,12 @@ def dangling_problems(store: IndexStore, *, notice: bool = True) -> list[Problem
     for src, edges in sorted(g.out.items()):
         for e in edges:
             if e.dst is None:
-                fld = "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
+                fld = e.property or (
+                    "body" if e.type == MENTIONS else "supersedes" if e.type == "supersedes" else "links"
+                )
                 found.setdefault((src, fld, normalize_ref(e.target)), []).append(e)
-    out = []
+    out: list[Problem] = []
+    unwritten: list[Unwritten] = []
     for (src, fld, _), edges in found.items():
         e = edges[0]
         times = f" ({len(edges)} links)" if len(edges) > 1 else ""
@@ -316,13 +321,12 @@ def dangling_problems(store: IndexStore, *, notice: bool = True) -> list[Problem
                     f"add the file {name!r} to the vault (any folder), or correct the link",
                 )
             )
-            continue
-        if fld == "body":
-            fix = f"create a note named {e.target!r}, or correct the link in the body"
+        elif e.property is not None or e.type == MENTIONS:
+            unwritten.append(Unwritten(src, fld, e.target, len(edges)))
         else:
             fix = (
                 f"create a note named {e.target!r}, correct the target, or remove it: "
                 f"mdmem unlink {quote(src)} {quote(e.target)}"
             )
-        out.append(Problem(src, fld, f"{DANGLING_LINK}: {e.type} {e.target!r} matches no note{times}", fix))
-    return out
+            out.append(Problem(src, fld, f"{DANGLING_LINK}: {e.type} {e.target!r} matches no note{times}", fix))
+    return out, unwritten

@@ -23,7 +23,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
 
     with store.reading(notice=False) as idx:  # status reports what the index lacks; reads catch up
         # doctor first (the same count as doctor's), in this read: a rebuild it has done is what the rest reads
-        problems = doctor(store, notice=False).problems
+        report = doctor(store, notice=False)
+        problems = report.problems
         others: list[str] = []  # the files that are not notes (attachments …): their conflict copies too
         disk = store.files.scan(attachments=others)
         stamps = idx.stamps()
@@ -47,6 +48,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
         try:
             done, total = sem.coverage(notice=False)
             failure = getattr(sem.embedder, "export_failure", None)
+            pack = sem.pack_report()
             vectors = VectorStatus(
                 sem.embedder.name,
                 done,
@@ -56,6 +58,8 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
                 embedding=sem.embedding() if done < total else None,
                 running=sem.running_embed(),
                 note=failure() if failure else None,
+                from_pack=pack["from_pack"],
+                unchecked=pack["unchecked"],
             )
         except MdmemError as exc:
             vectors = VectorStatus(error=str(exc))
@@ -81,6 +85,7 @@ def status(store: IndexStore, sem: Semantic, served: dict[str, Any] | None = Non
             catching_up=catching_up,
             conflicts=conflicts,
             vault_problems=sum(not is_note_problem(p) for p in problems),
+            unwritten_links=report.links_unwritten,
         )
 
 
@@ -93,13 +98,14 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
     """Every problem with the vault: broken notes (file, field, fix) and vault setup (``notice``:
     catch up with what no hook reported first, as reads do; status does not)."""
     from ..adapters.git import HOOK_NAMES, find_git_dir, hooks_installed
-    from .graph_view import dangling_problems  # the graph: loaded only when a report is asked for
+    from .graph_view import dangling  # the graph: loaded only when a report is asked for
     from .people import identity_problems
     from .sync import conflict_problems
 
     with store.reading(notice=notice) as idx:
         out = idx.problems()
-        out += dangling_problems(store, notice=notice)
+        missing, unwritten = dangling(store, notice=notice)
+        out += missing
         out += identity_problems(store, notice=notice)
         out += conflict_problems(store)
         for tmp, target in store.files.unfinished_writes():
@@ -135,7 +141,29 @@ def doctor(store: IndexStore, *, notice: bool = True) -> DoctorReport:
                     "add a line '.mdmem/' to .gitignore",
                 )
             )
-        return DoctorReport(out)
+        out += _pack_problems(store)
+        return DoctorReport(out, unwritten)
+
+
+def _pack_problems(store: IndexStore) -> list[Problem]:
+    """A fetched vector pack that disagreed with the local model: who made it, and why it was refused."""
+    try:
+        remotes = store.semantic.pack_report()["remotes"]
+    except (MdmemError, OSError):
+        return []
+    return [
+        Problem(
+            f"refs/mdmem/remotes/{remote}/vectors",
+            "vector pack",
+            f"the vector pack of {remote} (commit {str(mark.get('commit'))[:12]}, "
+            f"by {mark.get('author') or 'unknown'}) "
+            f"was refused: {mark.get('reason')}; its vectors were not used, the chunks are embedded here",
+            "ask its author to re-embed (mdmem embed, then mdmem sync); a pack that does not come from "
+            "mdmem with the same model is altered: check who can push to that remote",
+        )
+        for remote, mark in sorted(remotes.items())
+        if mark.get("trusted") is False
+    ]
 
 
 def _tracked_state(store: IndexStore) -> list[Problem]:

@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import MdmemError
+from ..core.errors import IndexNotWritten, MdmemError, write_failure
 from ..core.note import TYPES, NewNote, now_iso, render_note, set_fields
 from ..results.changes import AddResult, Change, DuplicateCheck, DuplicateMatch, SweepCandidate, SweepReport, SweepRule
 from . import hybrid
 
 if TYPE_CHECKING:
     from ..core.note import Note
+    from ..index.reading import IndexRead
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
 SCOPE = re.compile(r"^(global|(project|topic):[\w.\-/]+)$")
+NEAR_WORDS = 0.6  # a near duplicate shares this much of its words (either way)
 
 
 def add(
@@ -88,7 +91,8 @@ def add(
     with store.writer_lock():
         rel = store.place(path, title)
         store.write_note(rel, text, exclusive=True)
-        store.update([rel])
+        with _undone_on_full_disk(store, rel, None):
+            store.update([rel])
     msg = f'mdmem: add {type} "{title}"'
     sha = store.commit([rel], msg) if (store.config.git_commit if commit is None else commit) else None
     return AddResult(id=note_id, path=rel, title=title, commit=sha)
@@ -112,6 +116,7 @@ def add_many(
     new: list[str] = []
     updated: list[str] = []
     skipped = 0
+    batch: dict[str, str] = {}  # folded title → body of the notes this call writes
     written = [] if dry_run else list(files or {})
     with store.writer_lock(), store.reading() as idx:
         for rel in written:
@@ -123,7 +128,7 @@ def add_many(
                 rel = existing[0][0]
                 if n.replace and not dry_run:
                     if n.body is None:
-                        change = update_note(store, rel, n.updates or {}, "import", commit=False)
+                        change = update_note(store, rel, n.updates or {}, "import", commit=False, touch=True)
                     else:
                         change = replace_body(store, rel, n.body, "import", updates=n.updates, commit=False)
                     if change.changed:
@@ -134,6 +139,16 @@ def add_many(
             if n.body is None:
                 skipped += 1  # only an update of a note that is not there (any more)
                 continue
+            twin = _twin(store, idx, title, n.body, batch)
+            if twin is not None:  # the same memory under the same title: two notes would make the title ambiguous
+                if twin.endswith(".md") and not dry_run:
+                    change = merge_into(store, twin, n.body, {"commit": False})
+                    if change.changed:
+                        updated.append(twin)
+                        continue
+                skipped += 1
+                continue
+            batch[" ".join(title.casefold().split())] = n.body
             if dry_run:
                 new.append(f"(new) {title}")
                 continue
@@ -152,6 +167,37 @@ def add_many(
     return new, updated, skipped, sha
 
 
+def _twin(store: IndexStore, idx: IndexRead, title: str, body: str, batch: dict[str, str]) -> str | None:
+    """The note a new one repeats: one with the same title and nearly its text, or one whose text holds
+    all of its text; an active note's path, or the title when it is one written earlier in the same
+    batch; None when there is none."""
+    from ..core.text import terms
+
+    def near(other: str) -> bool:
+        a, b = set(terms(body)), set(terms(other))
+        return holds(other) or (bool(a | b) and len(a & b) / len(a | b) >= NEAR_WORDS)
+
+    words = " ".join(re.findall(r"\w+", body.casefold()))
+
+    def holds(other: str) -> bool:  # the other note says all this one says, and not much more
+        theirs = " ".join(re.findall(r"\w+", other.casefold()))
+        return len(words.split()) >= 5 and words in theirs and len(words) * 2 >= len(theirs)
+
+    folded = " ".join(title.casefold().split())
+    if folded in batch:
+        return title if near(batch[folded]) else None
+    if any(holds(b) for b in batch.values()):
+        return title
+    for path, kind in idx.lookup(title):
+        row = idx.row(path)
+        if kind == "title" and row and row["status"] == "active" and near(store.files.read_note(path)[0].body):
+            return path
+    for hit in idx.search(f"{title} {body[:300]}", 3, store.filters()):  # the same text under another title
+        if holds(store.files.read_note(hit.path)[0].body):
+            return hit.path
+    return None
+
+
 def update_note(
     store: IndexStore,
     ref: str,
@@ -160,12 +206,12 @@ def update_note(
     *,
     commit: bool | None = None,
     message: str | Callable[[str], str] | None = None,
-    touch: bool = True,
+    touch: bool = False,
 ) -> Change:
     """Set frontmatter keys of one note (None removes a key), atomically, then index and commit
-    (``message``: the commit's, or a function of the note's title that makes it). ``touch`` False
-    leaves ``updated:`` as it is: a metadata edit is not a change of what the note says, and git
-    records when it was made."""
+    (``message``: the commit's, or a function of the note's title that makes it). ``updated:`` stays
+    as it is unless ``touch``: a metadata edit (a pin, a snooze, an archive) is not a change of what
+    the note says, and git records when it was made."""
     wanted = {k: v for k, v in updates.items() if k != "updated"}
 
     def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
@@ -211,11 +257,38 @@ def edit_note(
         if new_text == text:
             return Change(action, note.id, rel, note.title, fields, None, changed=False)
         store.write_note(rel, new_text)
-        store.update([rel])
+        with _undone_on_full_disk(store, rel, raw):
+            store.update([rel])
     sha = None
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([rel], message(rel, note.title, fields))
     return Change(action, note.id, rel, note.title, fields, sha)
+
+
+@contextmanager
+def _undone_on_full_disk(store: IndexStore, rel: str, before: bytes | None) -> Iterator[None]:
+    """Around the indexing of a note just written: when the disk refuses the index's write, the note is put
+    back as it was (``before``; None: a new note, removed), so a failed command leaves the files as they
+    were and its message ("Notes on disk are untouched") is true. A note that cannot be put back is named."""
+    try:
+        yield
+    except Exception as exc:
+        err = exc if isinstance(exc, IndexNotWritten) else write_failure(exc, store.root)
+        if err is None:
+            raise
+        try:
+            if before is None:
+                store.files.safe_path(rel).unlink(missing_ok=True)
+            else:
+                store.files.write(rel, before)
+        except OSError:
+            raise IndexNotWritten(
+                f"{store.files.safe_path(rel)} is written but not indexed or committed: the disk refused the "
+                'index\'s write. Free some space and run "mdmem reindex" (then commit it).'
+            ) from exc
+        if err is exc:
+            raise
+        raise err from exc
 
 
 def replace_body(
@@ -358,7 +431,7 @@ def set_keys(store: IndexStore, ref: str, values: dict[str, Any], *, commit: boo
     updates = check_settings(values)
     keys = ", ".join(updates)
     return update_note(
-        store, ref, updates, "set", commit=commit, touch=False, message=lambda title: f'mdmem: set {keys} of "{title}"'
+        store, ref, updates, "set", commit=commit, message=lambda title: f'mdmem: set {keys} of "{title}"'
     )
 
 
@@ -427,11 +500,23 @@ def sweep(
 # -- duplicates --------------------------------------------------------------------------------------
 
 
-def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_vectors: bool = True) -> DuplicateCheck:
-    """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: suggest
-    correcting it) or NOOP (the same text is already there). Never merges anything itself."""
+def duplicates(
+    store: IndexStore,
+    sem: Semantic,
+    title: str,
+    body: str,
+    *,
+    use_vectors: bool = True,
+    type: str | None = None,
+    entities: list[str] | None = None,
+) -> DuplicateCheck:
+    """How a new note relates to what is there: ADD (new), UPDATE (a near duplicate exists: its text
+    is merged into it) or NOOP (the same text is already there). With ``type``, an active note of that
+    type on the same subject that says otherwise is reported in ``contradicts`` (``core.disagree``),
+    and is not merged into. Never writes anything itself."""
     import hashlib
 
+    from ..core.disagree import disagreement, subject
     from ..core.text import terms
 
     with store.reading() as idx:
@@ -441,8 +526,9 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_v
         cands: list[dict[str, Any]] = []
         hits = hybrid.search(store, f"{title} {body[:500]}", 5, store.filters())
         qset = set(terms(text))
+        notes: dict[str, Note] = {}
         for h in hits:
-            note = store.files.read_note(h.path)[0]
+            note = notes[h.path] = store.files.read_note(h.path)[0]
             other = f"{note.title}\n{note.body}".strip()
             if hashlib.blake2b(" ".join(other.split()).casefold().encode(), digest_size=16).hexdigest() == digest:
                 return DuplicateCheck(
@@ -468,36 +554,127 @@ def duplicates(store: IndexStore, sem: Semantic, title: str, body: str, *, use_v
                     c["cosine"] = round(float(qv @ vec), 3)
             except MdmemError:
                 pass
-        near = [c for c in cands if c["lexical"] >= 0.6 or c.get("cosine", 0.0) >= 0.92]
+        against: list[DuplicateMatch] = []
+        for c in cands if type else ():
+            n = notes[c["path"]]
+            if n.type != type or n.status != "active":
+                continue
+            mine, theirs = (title, entities or [], text), (n.title, n.entities, f"{n.title}\n{n.body}")
+            about = subject(mine, theirs, c.get("cosine"))
+            differ = disagreement(f"{title}. {body}", f"{n.title}. {n.body}") if about else []
+            if differ:
+                against.append(DuplicateMatch(**c, evidence=[*about, *differ]))
+        contra = {m.path for m in against}
+        near = [
+            c for c in cands if c["path"] not in contra and (c["lexical"] >= NEAR_WORDS or c.get("cosine", 0.0) >= 0.92)
+        ]
         if near:
             best = max(near, key=lambda c: (c.get("cosine", 0.0), c["lexical"]))
             return DuplicateCheck(
                 "UPDATE",
-                f'a near duplicate exists; consider "mdmem correct {best["id"]}" instead of a new note',
+                f"a near duplicate exists: {best['title']} (id {best['id']})",
                 [DuplicateMatch(**c) for c in near],
+                against,
             )
-        return DuplicateCheck("ADD", "no similar note", [DuplicateMatch(**c) for c in cands[:3]])
+        reason = "it may contradict an active note" if against else "no similar note"
+        return DuplicateCheck("ADD", reason, [DuplicateMatch(**c) for c in cands[:3]], against)
 
 
 def add_checked(
-    store: IndexStore, sem: Semantic, title: str, body: str, *, force: bool = False, dedupe: bool = True, **kwargs: Any
-) -> tuple[DuplicateCheck, AddResult | None]:
-    """``add`` after the duplicate check: (check, AddResult), or (check, None) when nothing was written.
+    store: IndexStore,
+    sem: Semantic,
+    title: str,
+    body: str,
+    *,
+    force: bool = False,
+    dedupe: bool = True,
+    supersedes: str | None = None,
+    **kwargs: Any,
+) -> tuple[DuplicateCheck, AddResult | Change | None]:
+    """``add`` after the duplicate check: (check, AddResult); (check, Change) when a near duplicate
+    (UPDATE, unless ``force``) took the new text (``merge_into``); (check, None) when nothing was
+    written. ``supersedes``: the note the new one replaces (archived, pointing to it; one commit).
 
     The full check (vectors too) runs first, unlocked. The exact-text check runs again under the
     writer lock, right before the write: the same memory saved by several agents at once is
     written once (before, each process checked, then all of them wrote).
     """
     check = DuplicateCheck("ADD", "not checked")
+    old = store.get(supersedes) if supersedes else None  # a wrong name is refused before anything is written
     if dedupe:
         with store.reading() as idx:
             done, _ = idx.coverage()
-            check = duplicates(store, sem, title, body, use_vectors=done > 0)
-        if check.decision == "NOOP" or (check.decision == "UPDATE" and not force):
+            check = duplicates(
+                store,
+                sem,
+                title,
+                body,
+                use_vectors=done > 0,
+                type=kwargs.get("type", "note"),
+                entities=kwargs.get("entities"),
+            )
+        if old is not None:  # what it replaces is neither a contradiction nor a note to merge into
+            check = replace(
+                check,
+                decision="ADD" if check.decision == "UPDATE" else check.decision,
+                matches=[m for m in check.matches if m.path != old.path],
+                contradicts=[m for m in check.contradicts if m.path != old.path],
+            )
+        if check.decision == "NOOP":
             return check, None
+        if check.decision == "UPDATE" and not force:
+            return check, merge_into(store, check.matches[0].path, body, kwargs)
     with store.writer_lock():
         if dedupe:
             again = duplicates(store, sem, title, body, use_vectors=False)
             if again.decision == "NOOP":
                 return again, None
-        return check, add(store, title, body, **kwargs)
+        if old is None:
+            return check, add(store, title, body, **kwargs)
+        commit = kwargs.pop("commit", None)
+        extra = {**(kwargs.pop("extra", None) or {}), "supersedes": old.id}
+        added = add(store, title, body, commit=False, extra=extra, **kwargs)
+        update_note(store, old.path, {"status": "archived", "superseded_by": added.id}, "supersede", commit=False)
+    sha = None
+    if store.config.git_commit if commit is None else commit:
+        sha = store.commit([added.path, old.path], f'mdmem: add {added.title!r}, superseding "{old.title}"')
+    return check, replace(added, commit=sha)
+
+
+def merge_into(store: IndexStore, ref: str, body: str, fields: dict[str, Any]) -> Change:
+    """A near duplicate's text goes into the note it repeats: the body grows by the new text (or becomes
+    it, when the new text holds the old one whole), new tags and entities are added; one commit, the
+    old text in git. Nothing changes when the note holds the new text already."""
+    from ..core.note import split_frontmatter
+
+    def norm(t: str) -> str:  # words only: "three days." is held by "three days, then …"
+        return " ".join(re.findall(r"\w+", t.casefold()))
+
+    def edit(text: str, rel: str, note: Note) -> tuple[str, dict[str, Any]]:
+        old = split_frontmatter(text)[1].strip("\n")
+        new = body.strip("\n")
+        if not new or norm(new) in norm(old):
+            merged = old
+        elif norm(old) in norm(new):
+            merged = new
+        else:
+            merged = f"{old}\n\n{new}"
+        updates: dict[str, Any] = {}
+        for key in ("tags", "entities"):
+            have = [str(x) for x in note.meta.get(key) or []] if isinstance(note.meta.get(key), list) else []
+            more = [x for x in fields.get(key) or [] if x not in have]
+            if more:
+                updates[key] = have + more
+        if merged == old and not updates:
+            return text, {}
+        head = set_fields(text, {**updates, "updated": now_iso()})
+        return head[: split_frontmatter(head)[2]] + merged + "\n", {"body": "merged", **updates}
+
+    return edit_note(
+        store,
+        ref,
+        edit,
+        "update",
+        commit=fields.get("commit"),
+        message=lambda rel, title, changed: f'mdmem: update "{title}" with a near-duplicate note\'s text',
+    )

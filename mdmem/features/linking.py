@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import MdmemError, NoteNotFound
 from ..core.graph import MENTIONS, Graph, edge_type
 from ..core.linkedit import add_link_entry, remove_link_entries
-from ..core.note import to_link, yaml_scalar
+from ..core.note import set_fields, to_link, yaml_scalar
 from ..results.changes import AddReport, Change, LinkSuggestion
 from .graph_view import graph_node, load_graph
 from .lifecycle import add_checked, edit_note
 
 if TYPE_CHECKING:
+    from ..core.note import Note
     from ..index.semantic import Semantic
     from ..index.store import IndexStore
 
@@ -32,10 +33,18 @@ SUGGEST_MIN_COSINE = 0.8  # or when their vectors are this close
 
 
 def link(
-    store: IndexStore, a: str, b: str, type: str = "related", reason: str | None = None, *, commit: bool | None = None
+    store: IndexStore,
+    a: str,
+    b: str,
+    type: str = "related",
+    reason: str | None = None,
+    *,
+    entity: bool = False,
+    commit: bool | None = None,
 ) -> Change:
     """Add ``{to: B, type: T, reason: R}`` to A's frontmatter ``links`` (B by its id when it has one).
-    Secrets in the reason are redacted (every caller: CLI, MCP, Python)."""
+    A B that is no note (or ``entity``) is an entity: it joins A's ``entities`` (``_about_entity``); a
+    person's identity links to the person's note. Secrets in the reason are redacted (every caller)."""
     from ..core.redact import redact_text
 
     typ = edge_type(type)
@@ -43,8 +52,21 @@ def link(
         raise MdmemError(f"--type {type!r} is not a usable edge type; use a word like depends_on or caused_by.")
     reason = redact_text(reason.strip()) if reason and reason.strip() else None
 
-    def edit(text: str, src: str, g: Graph) -> tuple[str, dict[str, Any]]:
-        dst = store.resolve(b)
+    def edit(text: str, src: str, g: Graph, note: Note) -> tuple[str, dict[str, Any]]:
+        try:
+            dst = None if entity else store.resolve(b)
+        except NoteNotFound as e:
+            # not a note: a person's identity ("@dana") links to the person's note; any other name is an
+            # entity, a node of its own that the note is about (its ``entities``), unless it is so close
+            # to a note's name that it is more likely that note misspelt
+            dst = g.person(b)
+            if dst is None and e.suggestions and g.entity(b) is None:
+                raise MdmemError(
+                    f"{e} If {b!r} is an entity (a system, product or person) rather than a note, "
+                    f"link it with --entity."
+                ) from None
+        if dst is None:
+            return _about_entity(text, src, note, b, typ, reason, g)
         if dst == src:
             raise MdmemError("A note cannot link to itself; name two different notes.")
         target = store.files.read_note(dst)[0]
@@ -73,7 +95,7 @@ def link(
         edit,
         "link",
         commit,
-        lambda src, f: f'mdmem: link "{_title(store, src)}" -{typ}-> "{f["to"]["title"]}"',
+        lambda src, f: f'mdmem: link "{_title(store, src)}" -{typ if "links" in f else "about"}-> "{f["to"]["title"]}"',
     )
 
 
@@ -81,7 +103,7 @@ def unlink(store: IndexStore, a: str, b: str, type: str | None = None, *, commit
     """Remove A's frontmatter links to B (of one type, or all); body mentions are left alone."""
     typ = edge_type(type) if type else None
 
-    def edit(text: str, src: str, g: Graph) -> tuple[str, dict[str, Any]]:
+    def edit(text: str, src: str, g: Graph, note: Note) -> tuple[str, dict[str, Any]]:
         try:
             dst: str | None = store.resolve(b)
         except NoteNotFound:
@@ -105,6 +127,46 @@ def unlink(store: IndexStore, a: str, b: str, type: str | None = None, *, commit
         commit,
         lambda src, f: f'mdmem: unlink "{_title(store, src)}" from "{f["to"]["title"]}"',
     )
+
+
+ABOUT_TYPES = ("related", "about")  # a link of these types to an entity is the note's ``entities`` alone
+
+
+def _about_entity(
+    text: str, src: str, note: Note, name: str, typ: str, reason: str | None, g: Graph
+) -> tuple[str, dict[str, Any]]:
+    """Link a note to an entity that is no note: the name joins its ``entities`` (an ``about`` edge to
+    the entity's node) unless it is there in any spelling. A ``--type`` of its own also writes a
+    ``links`` entry to the name, which the graph resolves to that node."""
+    from ..core.graph import ENTITY, entity_norm
+
+    name = " ".join(name.split())
+    if not name or name.startswith(("[[", "http://", "https://")):
+        raise NoteNotFound(name, [])
+    raw = note.meta.get("entities")
+    have = [str(x) for x in raw] if isinstance(raw, list) else [str(raw)] if raw else []
+    fields: dict[str, Any] = {}
+    out = text
+    if entity_norm(name) not in {entity_norm(x) for x in have}:
+        out = set_fields(out, {"entities": [*have, name]})
+        fields["entities"] = [*have, name]
+    if typ not in ABOUT_TYPES:
+        entry: dict[str, Any] = {"to": name, "type": typ, **({"reason": reason} if reason else {})}
+        same = _entry_matcher(g, src, None, name, typ)
+        existing: list[Any] = []
+
+        def found(item: Any) -> bool:
+            if same(item):
+                existing.append(item)
+                return True
+            return False
+
+        out2, _, _ = remove_link_entries(out, found)
+        if not existing or (reason is not None and all(_reason(it) != reason for it in existing)):
+            out = add_link_entry(out2, yaml_scalar(entry))
+            fields["links"] = entry
+    to = {"id": ENTITY + name, "path": None, "title": name, "type": "entity", "kind": "entity", "status": "active"}
+    return out, ({**fields, "to": to} if fields else {"to": to})
 
 
 def _reason(item: Any) -> str | None:
@@ -138,7 +200,7 @@ def _edit_links(store: IndexStore, a: str, edit: Any, action: str, commit: bool 
     return edit_note(
         store,
         a,
-        lambda text, src, note: edit(text, src, load_graph(store)),
+        lambda text, src, note: edit(text, src, load_graph(store), note),
         action,
         commit=commit,
         message=lambda src, title, fields: message(src, fields),
@@ -179,5 +241,10 @@ def save(
 ) -> AddReport:
     """``add`` after the duplicate check (``lifecycle.add_checked``), with the links the new note may
     want (``suggest_links``, never written)."""
-    check, added = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
-    return AddReport(check, added, suggest_links(store, sem, added.path) if added is not None else [])
+    check, done = add_checked(store, sem, title, body, force=force, dedupe=dedupe, **fields)
+    if isinstance(done, Change):
+        return AddReport(check, updated=done)
+    if done is None:
+        return AddReport(check)
+    against = {m.path for m in check.contradicts}  # named already, with the command that settles them
+    return AddReport(check, done, [s for s in suggest_links(store, sem, done.path) if s.path not in against])

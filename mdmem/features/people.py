@@ -5,12 +5,14 @@ addresses, handles such as ``@alice`` or ``github:alice``); a mention of any of 
 
 The graph does the resolving (``graph.build_graph`` with the catalogue's identities): this module
 reads it. ``person`` answers who someone is; ``people_in`` finds the people a question names, for
-``recall``; ``identity_problems`` reports identities two person notes claim (for ``doctor``).
+``recall``; ``identity_problems`` reports identities two person notes claim (for ``doctor``);
+``write_identities`` adds and removes a person's identities (the ``identity`` command).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError, NoteNotFound
@@ -22,6 +24,7 @@ from .mentions import PROSE
 
 if TYPE_CHECKING:
     from ..index.store import IndexStore
+    from ..results.changes import Change
     from ..results.refs import PersonAnswer
 
 PERSON = "person"
@@ -184,3 +187,67 @@ def identity_problems(store: IndexStore, *, notice: bool = True) -> list[Problem
                 )
             )
     return out
+
+
+# -- writing a person's identities ------------------------------------------------------------------
+
+
+def write_identities(
+    store: IndexStore, name: str, add: Sequence[str], remove: Sequence[str], *, commit: bool | None = None
+) -> Change:
+    """Add identities to the person note ``name`` names (by any identity, or as a note) and remove
+    others, in its frontmatter ``identities`` (only that key; atomic; one commit). One another person
+    note claims is refused. With no person known by ``name`` and no note of that name, a person note
+    titled ``name`` is written, its identities ``name`` and ``add``."""
+    from ..core.refs import mention_key
+    from ..results.changes import Change
+    from .lifecycle import add as add_note
+    from .lifecycle import edit_note
+
+    g = load_graph(store)
+    try:
+        path = find_person(store, g, name)
+    except MdmemError:
+        try:
+            store.resolve(name)
+        except NoteNotFound:
+            path = None
+        else:
+            raise
+    for ident in add:
+        other = g.person(ident)
+        if other is not None and other != path:
+            raise MdmemError(
+                f"{ident!r} is already an identity of {g.title(other)} ({other}); an identity names one person. "
+                f'Remove it there first: mdmem identity "{g.title(other)}" --remove "{ident}".'
+            )
+    if path is None:
+        if remove:
+            raise MdmemError(f"No person is known as {name!r}; there is nothing to remove.")
+        wanted = list(dict.fromkeys([" ".join(name.split()), *add]))
+        made = add_note(store, name, "", type=PERSON, commit=commit, extra={"identities": wanted})
+        return Change("identity", made.id, made.path, made.title, {"identities": wanted, "created": True}, made.commit)
+    drop = {mention_key(x) for x in remove}
+
+    def edit(text: str, rel: str, note: Any) -> tuple[str, dict[str, Any]]:
+        from ..core.note import set_fields
+
+        raw = note.meta.get("identities")
+        have = [str(x) for x in raw] if isinstance(raw, list) else [str(raw)] if raw else []
+        missing = [x for x in remove if mention_key(x) not in {mention_key(h) for h in have}]
+        if missing:
+            raise MdmemError(f"{rel} has no identity {missing[0]!r}; its identities are: {', '.join(have) or 'none'}.")
+        kept = [h for h in have if mention_key(h) not in drop]
+        known = {mention_key(h) for h in kept}
+        new = kept + [x for x in dict.fromkeys(add) if mention_key(x) not in known]
+        if new == have:
+            return text, {}
+        added = [x for x in new if x not in have]
+        removed = [x for x in have if x not in new]
+        return set_fields(text, {"identities": new}), {"identities": new, "added": added, "removed": removed}
+
+    def message(rel: str, title: str, fields: dict[str, Any]) -> str:
+        said = [*(f"+{x}" for x in fields.get("added", [])), *(f"-{x}" for x in fields.get("removed", []))]
+        return f'mdmem: identities of "{title}": {", ".join(said)}'
+
+    return edit_note(store, path, edit, "identity", commit=commit, message=message)

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.graph import ABOUT, CAUSAL_TYPES, CITES, MENTIONS, VIRTUAL
 from ..core.links import display_text, shown_part
-from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, classify
+from ..core.memory import PRIOR_WEIGHT, RECALL_WHY_SEEDS, NewestAsked, classify, newest_asked
 from ..core.rank import Candidate, spread
-from ..core.text import terms
+from ..core.text import STOPWORDS, terms
 from ..core.topics import interleave, split
 from ..core.when import Window, around_anchor, named_in, strip, topic_terms, topic_text, window
 from ..results.search import ContextItem, Hits, MemoryContext
@@ -112,6 +112,12 @@ def _recall(
         info["window"] = win.describe()
         _window_answered(info, win, ranked)
         route = route if intent == "when" else route + " + time window"
+    wants = newest_asked(text) if intent != "why" else None
+    if wants is not None and (not filters.types or wants.type in filters.types):
+        ranked, newest = _newest_first(idx, text, wants, win, ranked, filters, pool)
+        if newest:
+            info["newest"] = {"type": wants.type, "notes": newest, "said": list(wants.said)}
+            route += f" + newest {wants.type} first"
     info.update({"intent": intent, "route": route})
     return ranked[:limit], info
 
@@ -374,6 +380,54 @@ def _in_window(
             c.score += boost * top
             c.explain["in_window"] = True
     return sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+
+
+def _newest_first(
+    idx: IndexRead,
+    text: str,
+    asked: NewestAsked,
+    win: Window | None,
+    ranked: list[Candidate],
+    filters: Filters,
+    pool: int,
+) -> tuple[list[Candidate], int]:
+    """ "the latest decisions", "what did we do yesterday": the notes of the asked type go first,
+    newest first, and the rest follow in their order. With a topic ("the latest decisions about
+    billing") they are the type's notes BM25 finds for it; without one, the type's newest notes. In a
+    time window only the type's notes dated in it count. Nothing moves when the vault has no such note
+    (a chat log has no handoffs). Returns the list and how many went first."""
+    rest = text
+    for said in (*asked.said, *([win.phrase] if win is not None else [])):
+        rest = strip(rest, said)
+    # stop words are dropped as written: the index stems before it drops them ("are" stays as "ar")
+    topic = " ".join(topic_terms(" ".join(w for w in rest.split() if w.casefold().strip("?.,!") not in STOPWORDS)))
+    typed = replace(filters, types=(asked.type,))
+    if win is not None and win.anchor is None:
+        typed = replace(typed, since=win.start, until=None if win.end is None else win.end - 1e-3)
+    if topic:
+        paths = [h.path for h in idx.search(topic, pool, typed)]
+    else:
+        newest = idx.newest_paths(asked.type, pool * 4)
+        rows = idx.rows(newest)
+        paths = [p for p in newest if p in rows and typed.matches(rows[p])][:pool]
+    if not paths:
+        return ranked, 0
+    rows = idx.rows(paths)
+
+    def date(path: str) -> float:
+        row = rows.get(path) or {}
+        return float(row.get("date") or 0.0)
+
+    first = sorted(paths, key=lambda p: (-date(p), p))
+    top = max((c.score for c in ranked), default=1.0) or 1.0
+    by_path = {c.path: c for c in ranked}
+    out = []
+    for i, path in enumerate(first):
+        c = by_path.pop(path, None) or Candidate(path=path, score=0.0)
+        c.score = top * (2.0 - i / len(first))  # above every other note, in date order
+        c.explain["newest_first"] = i + 1
+        out.append(c)
+    return out + [c for c in ranked if c.path in by_path], len(first)
 
 
 def _date_anchor(idx: IndexRead, win: Window, filters: Filters, now: float | None) -> Window | None:

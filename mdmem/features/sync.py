@@ -117,6 +117,7 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
             store.state.mark_stale()  # the next command catches up
         raise
     changed, index = _reindex(store, top, prefix, start)
+    vectors = store.semantic.share(up.remote)
     return SyncReport(
         vault=str(store.root),
         branch=up.branch,
@@ -131,6 +132,7 @@ def sync(store: IndexStore, *, say: Callable[[str], None] | None = None, progres
         retries=retries,
         index=index,
         staged_elsewhere=elsewhere,
+        vectors=vectors,
     )
 
 

@@ -46,7 +46,7 @@ CREATE INDEX IF NOT EXISTS names_norm ON names(norm);
 CREATE INDEX IF NOT EXISTS names_path ON names(path);
 CREATE TABLE IF NOT EXISTS links (
   src TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, label TEXT, heading TEXT, reason TEXT,
-  target_norm TEXT NOT NULL
+  target_norm TEXT NOT NULL, property TEXT
 );
 CREATE TABLE IF NOT EXISTS attachments (path TEXT PRIMARY KEY);
 CREATE INDEX IF NOT EXISTS links_norm ON links(target_norm);
@@ -84,12 +84,32 @@ class Catalog:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA + REFS_SCHEMA)
         self.refs = CatalogRefs(self.db)
+        self.read_only = False  # opened by ``frozen``
         # Decoded note rows, chunk paths and counts, kept while the database is unchanged: a warm
         # process (serve, eval) reads the same ones for every query. Another process's commit
         # changes PRAGMA data_version; our own writes bump _writes.
         self._caches: dict[str, dict[Any, Any]] = {}
         self._caches_key: tuple[int, int] = (-1, -1)
         self._writes = 0
+
+    @classmethod
+    def frozen(cls, path: Path) -> Catalog | None:
+        """The catalogue opened to read only, creating no file (on a full disk SQLite cannot make the
+        ``-shm`` file WAL mode reads through); None when a ``-wal`` file holds changes such a read would
+        miss. Writes through it fail (read-only)."""
+        import urllib.parse
+
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+        self = cls.__new__(cls)
+        self.path = path
+        uri = f"file:{urllib.parse.quote(str(path))}?immutable=1"
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        self.refs = CatalogRefs(self.db)
+        self._caches, self._caches_key, self._writes = {}, (-1, -1), 0
+        self.read_only = True
+        return self
 
     @functools.cached_property
     def near(self) -> CatalogNear:
@@ -162,9 +182,18 @@ class Catalog:
                     {(normalize_ref(n), note.path, k) for k, n in names if n},
                 )
                 cur.executemany(
-                    "INSERT INTO links VALUES (?,?,?,?,?,?,?)",
+                    "INSERT INTO links VALUES (?,?,?,?,?,?,?,?)",
                     [
-                        (note.path, ln.target, ln.type, ln.label, ln.heading, ln.reason, normalize_ref(ln.target))
+                        (
+                            note.path,
+                            ln.target,
+                            ln.type,
+                            ln.label,
+                            ln.heading,
+                            ln.reason,
+                            normalize_ref(ln.target),
+                            ln.property,
+                        )
                         for ln in note.links
                     ],
                 )
@@ -468,7 +497,7 @@ class Catalog:
             ).fetchall()
             names = self.db.execute("SELECT norm, path, kind FROM names").fetchall()
             links = self.db.execute(
-                "SELECT src, target, type, label, heading, reason, target_norm FROM links ORDER BY rowid"
+                "SELECT src, target, type, label, heading, reason, target_norm, property FROM links ORDER BY rowid"
             ).fetchall()
             attachments = [r[0] for r in self.db.execute("SELECT path FROM attachments")]
             refs, identities = self.refs.refs_rows(), self.refs.identity_rows()
@@ -598,6 +627,11 @@ class EmbeddingCache:
             "CREATE TABLE IF NOT EXISTS vec (model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,"
             " PRIMARY KEY (model, hash)) WITHOUT ROWID"
         )
+        # Vectors taken from a fetched pack that the local model has not checked yet (see vector_pack).
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS unchecked (model TEXT NOT NULL, hash TEXT NOT NULL, source TEXT NOT NULL,"
+            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
+        )
 
     def _retry(self, fn: Callable[[], T]) -> T:
         """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
@@ -662,6 +696,41 @@ class EmbeddingCache:
                 self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
 
         self._retry(write)
+
+    def put_unchecked(self, model: str, items: Sequence[tuple[str, np.ndarray]], source: str) -> None:
+        """Store vectors from a pack (``source``: its commit) as not yet checked by the local model."""
+        import numpy as np
+
+        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
+
+        def write() -> None:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
+                marks = [(m, h, source) for m, h, _ in rows]
+                self.db.executemany("INSERT OR REPLACE INTO unchecked VALUES (?,?,?)", marks)
+
+        self._retry(write)
+
+    def unchecked(self, model: str, limit: int | None = None) -> list[tuple[str, str]]:
+        """(hash, source) of the vectors from a pack the local model has not checked yet."""
+        q = "SELECT hash, source FROM unchecked WHERE model=?" + (f" LIMIT {int(limit)}" if limit else "")
+        return self._retry(lambda: list(self.db.execute(q, (model,))))
+
+    def checked(self, model: str, hashes: Sequence[str]) -> None:
+        """These pack vectors agree with the local model (or are gone): no longer unchecked."""
+        with self.db:
+            self.db.executemany("DELETE FROM unchecked WHERE model=? AND hash=?", [(model, h) for h in hashes])
+
+    def drop_unchecked(self, model: str) -> int:
+        """Forget every unchecked pack vector of ``model`` (a pack failed its check); how many."""
+        with self.db:
+            self.db.execute("BEGIN")
+            n = self.db.execute(
+                "DELETE FROM vec WHERE model=? AND hash IN (SELECT hash FROM unchecked WHERE model=?)", (model, model)
+            ).rowcount
+            self.db.execute("DELETE FROM unchecked WHERE model=?", (model,))
+        return int(n)
 
     def close(self) -> None:
         self.db.close()

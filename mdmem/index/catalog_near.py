@@ -174,7 +174,7 @@ class CatalogNear:
         )
         args += ["*[][#|\\]*"] * 2
         return self.db.execute(
-            "SELECT src, target, type, label, heading, reason, target_norm FROM links WHERE "
+            "SELECT src, target, type, label, heading, reason, target_norm, property FROM links WHERE "
             + " OR ".join(f"({c})" for c in cond)
             + " ORDER BY rowid",
             args,

@@ -59,6 +59,9 @@ class CurrentIndex:
     @property
     def catalog(self) -> Catalog:
         """The note catalogue of the current generation."""
+        if self._catalog is not None and self._catalog.read_only and _room(self._catalog.path):
+            self._catalog.close()  # space is back: a catalogue that can be written again
+            self._catalog = None
         if self._catalog is None:
             from .catalog import Catalog
 
@@ -69,7 +72,10 @@ class CurrentIndex:
                 err = write_failure(exc, path)
                 if err is None:
                     raise
-                raise err from exc
+                frozen = Catalog.frozen(path) if err.full else None  # a full disk: read what is there
+                if frozen is None:
+                    raise err from exc
+                self._catalog = frozen
         return self._catalog
 
     @property
@@ -80,3 +86,10 @@ class CurrentIndex:
 
             self._lexical = LexicalIndex(self.directory / "lexical")
         return self._lexical
+
+
+def _room(path: Path) -> bool:
+    from ..adapters.disk import MARGIN, free_bytes
+
+    free = free_bytes(path)
+    return free is None or free > MARGIN

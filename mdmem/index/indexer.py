@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +27,7 @@ from ..core.errors import IndexNotWritten, LockHeld, MdmemError, write_failure
 from ..core.note import Note, NoteDates, Problem, now_iso
 from .parsing import lexical_doc, read_notes
 from .state import JOB_HOOK
+from .waits import catchup_wait, inline_max, read_lock_wait
 
 if TYPE_CHECKING:
     from ..adapters.watch import FolderWatch
@@ -36,14 +37,12 @@ if TYPE_CHECKING:
     from .lexical import LexicalDoc
     from .state import IndexState
 
-SCHEMA_VERSION = 9  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+SCHEMA_VERSION = 10  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities;
-# 8: packed chunks; 9: Snowball stems and the exact-form field
+# 8: packed chunks; 9: links in frontmatter properties; 10: Snowball stems and the exact-form field
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
-INLINE_MAX = 150  # notes a hook (or a read) indexes itself (a hook's budget); more go to the background job
-NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a warm server)
-CATCHUP_WAIT = 30.0  # seconds a read waits for the background catch-up (a few hundred notes fit, loaded)
+NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)
 Progress = Callable[[int, int], None]
 
 
@@ -78,7 +77,7 @@ class Indexer:
     ) -> None:
         self.root = root
         self.config = config
-        self.files = Files(root, config.exclude)
+        self.files = Files(root, config.not_notes, config.include)
         self.state = state
         self.current = current
         self.listeners = tuple(listeners)
@@ -89,6 +88,11 @@ class Indexer:
         self.catching_up: str | None = None  # why reads answer while a background job catches up (None: not)
         self.watch: FolderWatch | None = None  # a long-running process's watch of the note folders (``watch_files``)
         self.scanned: dict[str, os.stat_result] | None = None  # the notes the last whole-tree pass found
+        # With a watch: notes it reported that no write has indexed since (the kernel reports a save once), and
+        # whether only a whole-tree pass can tell what changed (the watch just began, or lost track).
+        self.pending: set[str] = set()
+        self.unsure = False
+        self.lock_busy = False  # the last read's wait for another writer's lock ran out
         self._reading = 0  # inside ``reading()``: a read catching up, whose listeners must stay cheap
         self._deciding = 0  # inside ``deciding()``: the rebuild reason is told once
         self._decided: tuple[tuple[int, int, int] | None, str | None] | None = None  # (manifest stat, reason)
@@ -174,9 +178,10 @@ class Indexer:
                 report = replace(report, commit=head)
         return replace(report, seconds=time.perf_counter() - started)
 
-    def update(self, paths: list[str]) -> ReindexReport:
-        """Under the writer lock: index these vault-relative paths now (after a write)."""
-        return self._update(False, None, paths)
+    def update(self, paths: list[str], *, head: str | None = None) -> ReindexReport:
+        """Under the writer lock: index these vault-relative paths now (after a write); ``head``: the
+        commit that has just recorded them (mdmem's own, made from the last indexed one), which dates them."""
+        return self._update(False, None, paths, head)
 
     def _update(
         self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None = None
@@ -186,6 +191,9 @@ class Indexer:
         The "dirty" mark is written first and removed last: if this process is killed (or the
         disk fills) in between, the next command sees the mark and finishes the job.
         """
+        reported = set(self.pending)  # what the watch reported: each compared by its text, not its stat
+        if only is not None and reported:
+            only = sorted({*only, *reported})
         pending = self.state.dirty_paths()
         self.state.tidy()
         self.files.remove_placed_temps([p for p in pending or [] if p != "*"])
@@ -194,26 +202,30 @@ class Indexer:
             # mdmem.toml (what is a note may have changed): compare all
         elif only is not None and pending:
             only = sorted({*only, *pending})  # notes a killed writer placed but did not index
+        whole_check = self.watch is not None and only is None  # begun after the watch: it sees what came before
         self.state.mark_dirty(["*"] if only is None else only, replace=True)
         self.state.clear_stale()
         # A whole-tree pass records the folders' mtimes, taken before it scans (see notice()), and follows
         # the mdmem.toml it finds.
         taken, folders = (time.time_ns(), self.files.folders()) if only is None else (0, None)
         config = self.follow_config() if only is None else None
-        report = self._update_marked(full, progress, only, head)
+        report = self._update_marked(full, progress, only, head, reported)
         self.changed |= report.full or report.changed > 0  # chunks changed: vectors are due
         if folders is not None:
             self.record_scan(folders, taken, config)
         self.state.clear_dirty()
+        self.pending -= reported
+        if whole_check:
+            self.unsure = False
         return report
 
     def _update_marked(
-        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None
+        self, full: bool, progress: Progress | None, only: list[str] | None, head: str | None, recheck: set[str]
     ) -> ReindexReport:
         reason = self.rebuild_reason()
         if reason is None and not full:
             try:
-                return self._incremental(progress, only, head)
+                return self._incremental(progress, only, head, recheck)
             except MdmemError:
                 raise
             except Exception as exc:  # an unreadable index is rebuilt, never trusted
@@ -240,12 +252,19 @@ class Indexer:
 
     def _full(self, progress: Progress | None) -> ReindexReport:
         """Build a new generation beside the current one, then switch the manifest to it."""
+        from ..adapters.disk import check_room, size_of
+
+        old = self.state.generation()
+        need = size_of([self.state.dir / old]) if old else 0  # the new one is about as big as the last
+        check_room(self.state.dir, need)  # fail before writing, not with a disk filled by half an index
         self.current.close()
         gen = self.state.new_generation()
         try:
             return self._build(gen, progress)
-        except BaseException:
+        except BaseException as exc:
             self.current.close()
+            if isinstance(exc, Exception) and not getattr(exc, "need", None):  # for a full disk's message:
+                exc.need = need or 2 * size_of([self.state.dir / gen])  # type: ignore[attr-defined]  # (no old: what fitted, twice)
             self.state.discard(gen)
             raise
 
@@ -299,7 +318,9 @@ class Indexer:
         self.current.follow()
         return ReindexReport(full=True, added=added, problems=problems, commit=commit)
 
-    def _incremental(self, progress: Progress | None, only: list[str] | None, head: str | None = None) -> ReindexReport:
+    def _incremental(
+        self, progress: Progress | None, only: list[str] | None, head: str | None = None, recheck: Collection[str] = ()
+    ) -> ReindexReport:
         from ..results.indexing import ReindexReport
         from .dating import Dating
 
@@ -336,7 +357,11 @@ class Indexer:
                     gone.append(rel)
             if attachments or lost:
                 catalog.set_attachments(attachments, lost)
-        candidates = [p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved]
+        # ``recheck``: notes the watch saw written; a save within the same mtime tick at the same size
+        # leaves the stat as it was, so their text decides
+        candidates = [
+            p for p, st in stats.items() if stamps.get(p) != (st.st_mtime_ns, st.st_size) or p in moved or p in recheck
+        ]
         known = catalog.file_dates(candidates)
         dating.use_stored(known)
         dating.adopt([p for p in candidates if p not in known and p not in moved])
@@ -470,9 +495,11 @@ class Indexer:
         ``mdmem.toml``'s stat, then each note file against the stat the catalogue recorded (``edited``:
         an editor's in-place save changes no folder). A change found is indexed now, or by the
         background job when it is big (more than ``inline_max()`` notes between the commits); when the
-        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Checked
-        before every read with a watch, else at most every ``NOTICE_EVERY`` seconds per store (a warm
-        process without a watch), and never under this store's own writer lock."""
+        answer must come from the index as it is, ``catching_up`` and ``warning`` say so. Another
+        writer's lock is waited for ``read_lock_wait()`` seconds; past that the answer comes from the
+        index as it is, ``warning`` says so, and what the watch reported stays ``pending`` for the next
+        read. Checked before every read in a process that asked for a watch, else at most every
+        ``NOTICE_EVERY`` seconds per store, and never under this store's own writer lock."""
         early, self._early = self._early, None
         procs = [early]
         try:
@@ -483,10 +510,17 @@ class Indexer:
         if edited == []:
             return
         try:
-            # the whole tree (None: what the commits and the edits changed), or the edited notes alone
-            self.reindex(wait=False, only=edited)
-        except LockHeld:
-            pass  # another writer is at work; the answer comes from the index as it is
+            # the whole tree (None: what the commits and the edits changed), or the edited notes alone;
+            # another writer holds the lock for a moment (a hook, the embedding job, another warm process)
+            # once per busy spell: after a wait ran out, reads only try the lock until they get it (a
+            # rebuild elsewhere holds it for minutes; a read that waited each time would add up)
+            self.reindex(timeout=0.0 if self.lock_busy else read_lock_wait(self.state.lock_timeout), only=edited)
+            self.lock_busy = False
+        except LockHeld as exc:
+            # still held: the answer comes from the index as it is, and says so; the watch's reports stay
+            # pending, so the next read indexes them
+            self.lock_busy = True
+            self.warning = f"index not updated, answers may miss the latest edits: {exc}"
         except IndexNotWritten as exc:
             self.warning = f"index not updated: {exc}"
 
@@ -505,7 +539,7 @@ class Indexer:
 
     def _notice_due(self) -> bool:
         return not self.state.locked_here and (
-            self.watch is not None or time.monotonic() - self._noticed_at >= NOTICE_EVERY
+            self.watch is not None or self.unsure or time.monotonic() - self._noticed_at >= NOTICE_EVERY
         )
 
     def _notice(
@@ -578,9 +612,11 @@ class Indexer:
             try:
                 self.watch = FolderWatch(self.root, list(self.files.folders()))
             except OSError:
+                self.unsure = True  # no watch: every read compares the files, as a cold read does
                 return False
             self._noticed_at = float("-inf")
-            self.notice()  # what changed before the watch began
+            self.unsure = True  # what changed before the watch began: compared file by file, once
+            self.notice()
         return True
 
     def follow_config(self) -> list[int] | None:
@@ -591,7 +627,7 @@ class Indexer:
         stamp = self.state.config_stamp()
         if stamp != self._config_stamp:
             self.config = load_config(self.root)
-            self.files.exclude = self.config.exclude
+            self.files.exclude, self.files.include = self.config.not_notes, self.config.include
             self._config_stamp = stamp
         return stamp
 
@@ -634,9 +670,11 @@ class Indexer:
 
         if self.watch is not None:
             changed = self.watch.changes()
-            if changed is None:
+            if changed is None or self.unsure:
+                self.unsure = True  # until a whole-tree pass begun since has compared every file
                 return None
-            candidates = [p for p in changed if p.lower().endswith(".md") and not is_hidden(p)]
+            self.pending.update(p for p in changed if p.lower().endswith(".md") and not is_hidden(p))
+            candidates = sorted(self.pending)
         elif git is not None:
             found = listed(git)
             if found is None:
@@ -659,9 +697,21 @@ class Indexer:
                 if rel in stamps:
                     out.append(rel)  # removed: dropped from the index
                 continue
-            if stamps.get(rel) != (st.st_mtime_ns, st.st_size):
+            if stamps.get(rel) != (st.st_mtime_ns, st.st_size) or (rel in self.pending and self._rewritten(rel)):
                 out.append(rel)
+        if self.watch is not None:
+            self.pending = set(out)  # the others are indexed as they are now
         return out
+
+    def _rewritten(self, rel: str) -> bool:
+        """Whether a note the watch saw written differs from the text indexed (its stat may not: same tick)."""
+        from ..adapters.files import content_hash
+
+        try:
+            raw = self.files.safe_path(rel).read_bytes()
+        except (OSError, MdmemError):
+            return True  # the reindex decides
+        return self.current.catalog.hashes([rel]).get(rel) != content_hash(raw)
 
     def _finish_job_here(self) -> bool:
         try:
@@ -683,20 +733,3 @@ def _stop(proc: subprocess.Popen[bytes] | None) -> None:
     if proc is not None and proc.returncode is None:
         proc.kill()
         proc.communicate()
-
-
-def catchup_wait() -> float:
-    """Seconds a read waits for the background catch-up before it answers from the index as it is:
-    ``CATCHUP_WAIT``, or $MDMEM_CATCHUP_WAIT (the prompt hook sets what its time budget leaves)."""
-    try:
-        return max(0.0, float(os.environ.get("MDMEM_CATCHUP_WAIT", CATCHUP_WAIT)))
-    except ValueError:
-        return CATCHUP_WAIT
-
-
-def inline_max() -> int:
-    """``INLINE_MAX``, or $MDMEM_INLINE_MAX (tests use a small vault)."""
-    try:
-        return int(os.environ.get("MDMEM_INLINE_MAX", INLINE_MAX))
-    except ValueError:
-        return INLINE_MAX

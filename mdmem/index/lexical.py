@@ -236,17 +236,28 @@ class LexicalIndex:
             schema = self.ix.schema
             write_new_segment(self.ix, ((_fields(doc), _counted(schema, doc)) for doc in upserts))
             return
-        writer = self.ix.writer(limitmb=96 if bulk else 32)
-        try:
-            for path in deletes:
-                writer.delete_by_term("path", path)
-            add = writer.add_document if bulk else writer.update_document
-            for doc in upserts:
-                add(**_fields(doc))
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit(optimize=False)
+        from ..adapters.disk import check_room
+        from .lexical_room import abandon, merge_within, opened_files, segment_estimate
+
+        with opened_files(self.ix.storage) as files:
+            writer = self.ix.writer(limitmb=96 if bulk else 32)
+            new = 0
+            try:
+                for path in deletes:
+                    writer.delete_by_term("path", path)
+                add = writer.add_document if bulk else writer.update_document
+                text = 0
+                for doc in upserts:
+                    add(**_fields(doc))
+                    text += sum(len(t) for t in _texts(doc))
+                new = segment_estimate(text)
+                check_room(self.directory, 2 * new)  # the segment's files, then their compound copy
+                writer.commit(mergetype=merge_within(self.directory, new))
+            except BaseException as exc:
+                abandon(self.ix, writer, files)
+                if isinstance(exc, OSError) and new and not hasattr(exc, "need"):
+                    exc.need = 2 * new  # type: ignore[attr-defined]  # what to free, for the message
+                raise
 
     def doc_count(self) -> int:
         return int(self.ix.doc_count())

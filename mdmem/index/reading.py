@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ..core.errors import MdmemError
+from ..core.errors import MdmemError, write_failure
 
 if TYPE_CHECKING:
     from ..adapters.config import Config
@@ -100,6 +100,9 @@ class IndexRead:
         except MdmemError:
             raise
         except Exception as exc:
+            full = write_failure(exc, self.store.files.root)
+            if full is not None:  # a full disk is no damage: a rebuild would need room for a whole index
+                raise full from exc
             if self.rebuilt:
                 raise
             self.rebuilt = True

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..adapters.config import auto_embed
-from ..core.errors import LockHeld, MdmemError, write_failure
+from ..core.errors import IndexNotWritten, LockHeld, MdmemError, write_failure
 from .state import EMBED_HOOK
 
 if TYPE_CHECKING:
@@ -109,9 +109,25 @@ class Semantic:
         if self._cache is None:
             from .catalog import EmbeddingCache
 
-            self.store.state.dir.mkdir(exist_ok=True)
-            self._cache = EmbeddingCache(self.store.state.dir / "embeddings.sqlite")
+            path = self.store.state.dir / "embeddings.sqlite"
+            try:
+                self.store.state.dir.mkdir(exist_ok=True)
+                self._cache = EmbeddingCache(path)
+            except Exception as exc:  # WAL mode writes a -shm file even to read
+                err = write_failure(exc, path)
+                if err is None:
+                    raise
+                raise err from exc
         return self._cache
+
+    def share_embedder(self, other: Semantic) -> None:
+        """Embed with ``other``'s embedder, one call at a time (``embed.Shared``): several views of one
+        vault in one process (a server's) keep one model in memory."""
+        from ..adapters.embed import Shared
+
+        shared = other.embedder if isinstance(other.embedder, Shared) else Shared(other.embedder)
+        other.embedder = shared
+        self.embedder = shared
 
     def close(self) -> None:
         if self._cache is not None:
@@ -141,11 +157,14 @@ class Semantic:
         wait: bool = True,
         tracker: EmbedProgress | None = None,
         rounds: int | None = None,
+        publish: bool = False,
     ) -> EmbedReport:
         """Embed chunks that have no vector (cache first), then add them to the vector index. A note's
         first chunk (its title and lead) comes before any note's second one, so every note can be found
         by meaning early. ``rounds``: add the vectors every this many chunks (the background job), so
-        readers get them as they come; ``tracker``: the whole job's progress, which this call advances."""
+        readers get them as they come; ``tracker``: the whole job's progress, which this call advances.
+        Chunks a fetched vector pack holds are taken from it first (``vector_pack.take``); ``publish``:
+        then write the local pack (``vector_pack.publish``; the foreground embed and the job do)."""
         from ..adapters.embed import release_memory
         from ..results.indexing import EmbedReport
         from .progress import EmbedProgress
@@ -160,6 +179,13 @@ class Semantic:
         # of every chunk still without a vector (a second a round in a big vault without vectors).
         key_of = {h: k for k, h in cat.pending_hashes(every=cat.get_meta("vector_model") != fp)}
         missing = self.cache.missing(fp, key_of)
+        taken = 0
+        if missing and max_new is None:
+            from . import vector_pack
+
+            taken = vector_pack.take(self, missing).vectors
+            if taken:
+                missing = self.cache.missing(fp, missing)
         if tracker is not None:
             tracker.expect(len(missing))  # the whole job's total: what is left now
         if max_new is not None:
@@ -211,6 +237,8 @@ class Semantic:
             added, removed = self._sync()
         if interrupted:
             raise KeyboardInterrupt
+        if publish and (rounds is None or embedded or taken or added or removed):  # the job: only on a change
+            self.publish()
         done, total = self.store.catalog.coverage()
         return EmbedReport(
             model=fp,
@@ -222,7 +250,18 @@ class Semantic:
             seconds=time.perf_counter() - started,
             runtime=getattr(self.embedder, "runtime", None) if embedded else None,
             threads=self.settings.thread_count if embedded else None,
+            from_pack=taken,
         )
+
+    def publish(self) -> str | None:
+        """Write the local vector pack from the cache (``vector_pack.publish``); a failure is a warning."""
+        from . import vector_pack
+
+        try:
+            return vector_pack.publish(self)
+        except Exception as exc:
+            self.store.warnings.append(f"vector pack not written: {exc}")
+            return None
 
     def _sync(self, only: set[str] | None = None) -> tuple[int, int]:
         """Under the writer lock: bring the usearch file in line with the catalogue's chunks (``only``: add
@@ -388,6 +427,31 @@ class Semantic:
         )
         return cost <= inline_seconds()
 
+    def warm(self, say: Callable[[str], None] | None = None) -> str:
+        """Load the embedding model and embed one query, exporting it first if this machine has no
+        export yet (``say`` gets a line about that); returns the runtime that answered (e.g. onnx)."""
+        embedder = self.embedder
+        prepare = getattr(embedder, "prepare", None)
+        if prepare is not None:  # the ONNX export, once per machine (slow); the query model loads next
+            prepare(say=say or (lambda line: None))
+        embedder.embed(["warm up"], query=True)
+        return str(getattr(embedder, "runtime", type(embedder).__name__))
+
+    def fill(self, max_new: int) -> float | None:
+        """Move the vectors towards complete without waiting for the writer lock: with ``[embed] auto``
+        the vault's own keep-up (a few chunks inline, else the background job), else embed at most
+        ``max_new`` chunks here. Returns None when every chunk has a vector, else the seconds after
+        which another call is worth making (``LockHeld``: another process is writing)."""
+        done, total = self.coverage()
+        if done >= total:
+            return None
+        if self.auto:  # the job (another process) embeds; its vectors reach the next read
+            if self.embedding() != "in the background":
+                self.keep_up()
+            return 2.0
+        self.embed(max_new=max_new, wait=False)
+        return 0.05
+
     def embedding(self) -> str | None:
         """Whether the background embedding job is at work ("in the background"), was stopped before it
         finished ("interrupted"), or neither (None)."""
@@ -412,13 +476,48 @@ class Semantic:
                     token = (state.job_request(EMBED_HOOK) or {}).get("token")
                     if tracker is None:
                         tracker = EmbedProgress(state.dir, 0, whole_job=True)
-                    report = self.embed(rounds=JOB_ROUND, tracker=tracker)
+                    report = self.embed(rounds=JOB_ROUND, tracker=tracker, publish=True)
                     embedded += report.embedded
+                    # One round of the pack's check at a time: new chunks are embedded between rounds.
+                    if self.check_pack(rounds=1) or self.cache.unchecked(self.embedder.fingerprint, 1):
+                        continue  # more to check, or a pack distrusted: its chunks are embedded here now
                     if state.finish_job(token, EMBED_HOOK):
                         return f"{embedded} chunks embedded; {report.done}/{report.total} chunks have vectors"
             finally:
                 if tracker is not None:
                     tracker.close()
+
+    def share(self, remote: str) -> str:
+        """``sync``'s vector step (``vector_pack.share``): never fails the sync, says what it did."""
+        from . import vector_pack
+
+        try:
+            return vector_pack.share(self, remote)
+        except Exception as exc:
+            return f"vector pack not shared: {type(exc).__name__}: {exc}"
+
+    def pack_report(self) -> dict[str, Any]:
+        """What the vector packs gave and their verdicts (``vector_pack.report``), for status and doctor."""
+        from . import vector_pack
+
+        return vector_pack.report(self)
+
+    def check_pack(self, rounds: int | None = None) -> bool:
+        """Check the vectors taken from a fetched pack against the local model (``vector_pack.check_rest``,
+        ``rounds`` of them); True when one disagreed: they are gone from the cache and the vector file is
+        rebuilt without them."""
+        from . import vector_pack
+
+        line = vector_pack.check_rest(self, rounds=rounds)
+        if "disagreed" not in line:
+            return False
+        print(f"mdmem: {line}; embedding those chunks here.", file=sys.stderr)
+        with self.store.writer_lock():
+            self._reader = None
+            self.vector_path().unlink(missing_ok=True)
+            self.store.catalog.reset_vectors(self.embedder.fingerprint)
+            self._sync()
+        return True
 
     def _drop_vector_file(self, why: str) -> None:
         """Under the writer lock: delete a damaged usearch file; every chunk is re-added from the cache."""
@@ -439,6 +538,8 @@ class Semantic:
             self._fill()
         except LockHeld:
             pass  # another writer is busy; answer with the vectors we have
+        except IndexNotWritten as exc:  # a full disk: answer with the vectors there, and say why no more
+            self.store.warnings.append(f"vectors not updated: {exc}")
         try:
             self.reader()
         except DamagedVectorFile as exc:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..adapters.config import Config
 from ..adapters.files import Files, is_hidden
-from ..core.errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound
+from ..core.errors import AmbiguousNote, IndexNotWritten, LockHeld, MdmemError, NoteNotFound, write_failure
 from ..core.note import Note, NoteDates, new_id, note_dates
 from ..core.schema import FilterArgs
 from ..core.text import slugify
@@ -175,6 +175,9 @@ class IndexStore:
         except MdmemError:
             raise
         except Exception as exc:
+            full = write_failure(exc, self.state.dir)
+            if full is not None:  # a full disk is no damage: a rebuild would need room for a whole index
+                raise full from exc
             self.repair(damaged=exc)
             return fn()
 
@@ -230,8 +233,8 @@ class IndexStore:
                 # matches the new commit too (the git hook is skipped for our own commits).
                 self.repair()
                 if self.catalog.get_meta("last_commit") == parent:
+                    self._record_commit(paths, parent, sha)
                     self.catalog.set_meta("last_commit", sha)
-                    self._record_commit(parent, sha)
                 return sha
         except (CommitFailed, LockHeld) as exc:
             import shlex
@@ -243,11 +246,15 @@ class IndexStore:
             )
             return None
 
-    def _record_commit(self, parent: str | None, sha: str) -> None:
-        """Our commit's date as the git dates of the notes in it. Only those columns: the notes
-        mdmem writes carry ``created``/``updated`` of their own, which the index already dates them by."""
+    def _record_commit(self, paths: list[str], parent: str | None, sha: str) -> None:
+        """Our commit dates the notes in it. Most carry ``created``/``updated`` of their own (the notes
+        mdmem writes), so only their git columns move; one dated by its file's time (a hand-written
+        note mdmem pinned) is indexed again, now dated by the commit as a rebuild would."""
         from .dating import Dating
 
+        if any("mtime" in (d.created_from, d.updated_from) for _, d in self.catalog.file_dates(paths).values()):
+            self.indexer.update(paths, head=sha)
+            return
         changed = Dating(self.root, sha, since=parent).changes(self.catalog)
         self.catalog.set_git_dates({p: d for p, d in changed.items() if d is not None})
 

@@ -90,9 +90,23 @@ class VectorIndex:
 
     def save(self) -> None:
         """Write atomically: a reader never maps a half-written file."""
+        from ..adapters.disk import check_room, no_room
+
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
+        need = int(self._index.serialized_length)
+        check_room(self.path.parent, need)  # a save that cannot fit fails before it fills the disk
         try:
             self._index.save(str(tmp))
             os.replace(tmp, self.path)
+        except RuntimeError as exc:  # usearch: "Failed to serialize into stream", whatever the cause
+            raise no_room(tmp, need) if _full(self.path.parent, need) else OSError(5, str(exc), str(tmp)) from exc
         finally:
             tmp.unlink(missing_ok=True)
+
+
+def _full(directory: Path, need: int) -> bool:
+    """Whether the disk under ``directory`` lacks room for ``need`` bytes (what the failed save wrote counts)."""
+    from ..adapters.disk import free_bytes
+
+    free = free_bytes(directory)
+    return free is not None and free < 2 * need

@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.targets import names_attachment
+from . import cli_graph  # noqa: F401  (registers the graph answers)
+from .cli_base import CLI_TABLE, Output, Printer
 from .lines import (
-    Table,
     bold,
     commit_suffix,
-    dated_line,
-    edge_line,
     fields_text,
     highlight,
     hints_line,
     language_line,
     local_time,
-    node_line,
     nothing_relevant,
-    reason_suffix,
     revision_line,
     shell_path,
     similar_detail,
@@ -31,16 +26,6 @@ from .lines import (
 
 if TYPE_CHECKING:
     from ..results.changes import AddReport, Change, Correction, History, NoteAt, NoteDiff, SweepReport
-    from ..results.graph import (
-        BacklinksAnswer,
-        EntityAnswer,
-        GraphEdge,
-        LinksAnswer,
-        NeighborsAnswer,
-        PathAnswer,
-        TimelineAnswer,
-        WhyAnswer,
-    )
     from ..results.indexing import EmbedReport, ReindexReport
     from ..results.notes import NoteDoc, NoteText
     from ..results.reports import (
@@ -53,35 +38,13 @@ if TYPE_CHECKING:
         VaultStatus,
         VaultStatuses,
     )
+    from ..results.review import Dismissal, ReviewQueue, Superseded
     from ..results.search import Hits, MemoryContext, Profile, SimilarNotes
     from ..results.sync import Resolution, SyncReport
     from ..results.vaults import VaultChange, VaultList
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
-    """What a CLI command prints: stdout, stderr and its exit code."""
-
-    out: str = ""
-    err: str = ""
-    code: int = 0
-
-
-class Printer:
-    """Collects lines as ``click.echo`` prints them, for stdout or (``err``) stderr."""
-
-    def __init__(self) -> None:
-        self.out: list[str] = []
-        self.err: list[str] = []
-
-    def __call__(self, text: str = "", *, err: bool = False, nl: bool = True) -> None:
-        (self.err if err else self.out).append(text + ("\n" if nl else ""))
-
-    def done(self, code: int = 0) -> Output:
-        return Output("".join(self.out), "".join(self.err), code)
-
-
-_cli = Table("The CLI")
+_cli = CLI_TABLE
 
 
 def cli(result: Any, **options: Any) -> Output:
@@ -128,7 +91,7 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
     if info.get("language"):
         p(language_line(info), err=True)
     if not hits:
-        p(f"No notes match {hits.query!r}.", err=True)
+        p("No notes pass these filters." if "listed" in info else f"No notes match {hits.query!r}.", err=True)
         return
     if info.get("relevant") is False:
         p(nothing_relevant(info))
@@ -139,7 +102,8 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         p(unmentioned_line(info))
     for i, h in enumerate(hits, 1):
         where = f"{h.vault}:{h.path}" if h.vault else h.path
-        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  score {h.score:.4g}")
+        rank = f"{(h.date or 'undated')[:10]}" if "listed" in info else f"score {h.score:.4g}"
+        p(f"{i:>2}. {bold(h.title, color)}  [{h.type}]  {where}  {rank}")
         if h.snippet:
             p(f"    {highlight(h.snippet, color)}")
         p(f"    id: {h.id}")
@@ -178,11 +142,23 @@ def _context(ctx: MemoryContext, p: Printer) -> None:
 
 @_cli.register
 def _add(r: AddReport, p: Printer) -> None:
-    if r.added is None:
+    if r.updated is not None:
+        u = r.updated
+        if u.changed:
+            p(f"UPDATE: {r.check.reason}; it took the new text: {u.path}  (id {u.id})" + commit_suffix(u.commit))
+        else:
+            p(f"UPDATE: {u.path} (id {u.id}) holds this text already; nothing written.")
+        p('(a new note instead: "mdmem add --force …")', err=True)
+    elif r.added is None:
         m = r.check.matches[0]
         p(f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.path} (id {m.id})")
         return
-    p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    else:
+        p(f"added {r.added.path}  (id {r.added.id})" + commit_suffix(r.added.commit))
+    for m in r.check.contradicts:
+        new = r.added.id if r.added else "NEW"
+        p(f"may contradict {m.path} ({m.title}, id {m.id}): {'; '.join(m.evidence)}")
+        p(f"  if the new note replaces it: mdmem supersede {shell_path(new)} {shell_path(m.id)}")
     if r.suggested_links:
         p("maybe link it (pick the --type that fits: caused_by, depends_on, led_to, …):")
         for sg in r.suggested_links:
@@ -200,6 +176,14 @@ def _change(c: Change, p: Printer) -> None:
         _link_change(c, p)
     elif not c.changed:
         p(f"{c.path}: already so, nothing to do.")
+    elif c.action == "identity":
+        f = c.fields
+        said = (
+            "new person note"
+            if f.get("created")
+            else ", ".join([*(f"+{x}" for x in f.get("added", [])), *(f"-{x}" for x in f.get("removed", []))])
+        )
+        p(f"identities of {c.title} ({c.path}): {said}; now {', '.join(f['identities'])}" + commit_suffix(c.commit))
     else:
         p(f"{c.action}: {c.path}  ({fields_text(c.fields)})" + commit_suffix(c.commit))
 
@@ -212,9 +196,12 @@ def _link_change(c: Change, p: Printer) -> None:
             p(f"{c.path} already links to {to.get('title', '?')}; nothing to do.")
         else:
             p(f'{c.path} has no frontmatter link to that note; nothing to do (see "mdmem links {c.id}").')
+    elif c.action == "link" and "links" not in f:  # an entity: the note is about it
+        p(f"linked {c.path} -about-> entity {to.get('title')} (entities){commit_suffix(c.commit)}")
     elif c.action == "link":
         entry = f["links"]
-        p(f"linked {c.path} -{entry['type']}-> {to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
+        what = "entity " if to.get("kind") == "entity" else ""
+        p(f"linked {c.path} -{entry['type']}-> {what}{to.get('title')} ({entry['to']}){commit_suffix(c.commit)}")
     else:
         n = f["removed"]
         p(
@@ -283,6 +270,40 @@ def _sweep(r: SweepReport, p: Printer) -> None:
         p("Nothing to sweep.")
     elif not r.applied:
         p(f"\n{len(r.notes)} note(s). Run with --apply to archive them.")
+
+
+@_cli.register
+def _review(r: ReviewQueue, p: Printer) -> None:
+    for i, it in enumerate(r.items, 1):
+        p(f"{i}. {it.kind}: {it.summary}")
+        p("   notes: " + "; ".join(f"{n.title} ({n.id}, {n.type}{', ' + n.date if n.date else ''})" for n in it.notes))
+        if it.evidence:
+            p("   why: " + "; ".join(it.evidence))
+        p("   settle: " + "\n           ".join(it.commands))
+    more = r.total - len(r.items)
+    dismissed = f"{r.dismissed} dismissed (in {r.dismissals})" if r.dismissed else ""
+    if not r.items:
+        p("Nothing to review." + (f" {dismissed}." if dismissed else ""))
+    elif more or dismissed:
+        tail = [f"{more} more (-n {r.total})" if more else "", dismissed]
+        p("(" + "; ".join(t for t in tail if t) + ")", err=True)
+
+
+@_cli.register
+def _dismissal(r: Dismissal, p: Printer) -> None:
+    if r.keys:
+        p(f"dismissed {len(r.keys)} item(s) in {r.path}" + commit_suffix(r.commit))
+    if r.already:
+        p(f"already dismissed: {', '.join(r.already)}")
+
+
+@_cli.register
+def _superseded(r: Superseded, p: Printer) -> None:
+    olds = [c.path for c in r.changes if c.path != r.path]
+    if not any(c.changed for c in r.changes):
+        p(f"{r.path} already supersedes {', '.join(olds)}; nothing to do.")
+        return
+    p(f"{r.path} supersedes {', '.join(olds)} (archived, pointing to it)" + commit_suffix(r.commit))
 
 
 # -- vault reports ---------------------------------------------------------------------------------------
@@ -370,6 +391,9 @@ def _status(s: VaultStatus, p: Printer) -> None:
         p(f"vectors   {vec.chunks_with_vectors}/{vec.chunks} chunks embedded ({vec.model}){todo}")
         if vec.note:
             p(f"          {vec.note}")
+        if vec.from_pack:
+            checking = f", {vec.unchecked} still being checked in the background" if vec.unchecked else ""
+            p(f"          {vec.from_pack} came from a fetched vector pack{checking}")
     if s.serve:
         p(f"serve     running on 127.0.0.1:{s.serve.port} (pid {s.serve.pid})")
     if s.catching_up:
@@ -398,12 +422,15 @@ def _status(s: VaultStatus, p: Printer) -> None:
         where = [f"{s.problems - s.vault_problems} in {s.notes_with_problems} note(s)"] if s.notes_with_problems else []
         where += [f"{s.vault_problems} in the vault's set-up"] if s.vault_problems else []
         p(f'problems  {", ".join(where)} — run "mdmem doctor"')
+    if s.unwritten_links:
+        p(f"planned   {unwritten_phrase(s.unwritten_links)}")
 
 
 @_cli.register
 def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
     if not r.problems:
         p("No problems found.")
+        _unwritten(r, p, show_all)
         return 0
     kinds = r.kinds(examples=len(r.problems) if show_all else 3)
     for k in kinds:
@@ -420,7 +447,28 @@ def _doctor(r: DoctorReport, p: Printer, *, show_all: bool = False) -> int:
         f"{len(r.problems)} problem(s) of {len(kinds)} kind(s){more}. Notes with problems are still indexed "
         "with defaults."
     )
+    _unwritten(r, p, show_all)
     return 1
+
+
+def _unwritten(r: DoctorReport, p: Printer, show_all: bool, examples: int = 3) -> None:
+    """The links to notes not written yet, apart from the problems: a count and the first few."""
+    if not r.unwritten:
+        return
+    files = len({u.path for u in r.unwritten})
+    shown = r.unwritten if show_all else r.unwritten[:examples]
+    p("")
+    p(f"{unwritten_phrase(r.links_unwritten)} (in {files} note(s); no problem: create them when you write them):")
+    for u in shown:
+        times = f" ({u.links} links)" if u.links > 1 else ""
+        p(f"  {u.path}: {u.field}: [[{u.target}]]{times}")
+    if len(r.unwritten) > len(shown):
+        p(f"  … and {len(r.unwritten) - len(shown)} more (all of them: mdmem doctor --all)")
+
+
+def unwritten_phrase(n: int) -> str:
+    """ "N link(s) to notes not written yet"."""
+    return f"{n} link{'' if n == 1 else 's'} to notes not written yet"
 
 
 @_cli.register
@@ -443,7 +491,9 @@ def _reindex(r: ReindexReport, p: Printer, *, quiet: bool = False) -> None:
 @_cli.register
 def _embed(r: EmbedReport, p: Printer) -> None:
     p(
-        f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache, removed {r.removed}; {r.done}/{r.total} "
+        f"Embedded {r.embedded} chunk(s), reused {r.reused} from the cache"
+        + (f" ({r.from_pack} from the vector pack)" if r.from_pack else "")
+        + f", removed {r.removed}; {r.done}/{r.total} "
         f"chunks have vectors ({r.seconds:.1f}s, model {r.model}"
         + (f", {r.runtime}, {r.threads} thread(s)" if r.runtime else "")
         + ")."
@@ -513,109 +563,6 @@ def _export(r: ExportReport, p: Printer) -> None:
     p(f"wrote {r.output} ({r.format})", err=True)
 
 
-# -- the graph -------------------------------------------------------------------------------------------
-
-
-@_cli.register
-def _links(a: LinksAnswer, p: Printer, *, explain: bool = False) -> None:
-    p(node_line(a.note))
-    if not a.links:
-        p(f"  no links. Add one: mdmem link {a.note.id} OTHER --type TYPE")
-    for e in a.links:
-        if e.to is not None:
-            target = node_line(e.to)
-        elif names_attachment(e.written):
-            target = f"{e.written!r}  MISSING ATTACHMENT: no such file in the vault"
-        else:
-            target = f"{e.written!r}  DANGLING: no note matches"
-        p(f"  {e.type:<12} → {target}{_times(e.count)}{reason_suffix(e.reason)}")
-        _row_details(e, p, explain)
-
-
-@_cli.register
-def _backlinks(a: BacklinksAnswer, p: Printer, *, explain: bool = False) -> None:
-    p(node_line(a.note))
-    if not a.backlinks:
-        p("  no backlinks.")
-    for e in a.backlinks:
-        p(f"  {e.type:<12} ← {node_line(e.from_)}{_times(e.count)}{reason_suffix(e.reason)}")
-        _row_details(e, p, explain)
-
-
-def _times(count: int | None) -> str:
-    return f"  ×{count}" if count and count > 1 else ""
-
-
-def _row_details(e: GraphEdge, p: Printer, explain: bool) -> None:
-    """A links row's first context line; with ``explain``, how its target was found."""
-    if e.context:
-        p(f"{'':15}“{e.context}”")
-    if explain:
-        how = e.how or ("no file matches" if e.to is None else "?")
-        also = f"; candidates: {', '.join(e.ambiguous)}" if e.ambiguous else ""
-        p(f"{'':15}found by: {how} (written {e.written!r}){also}")
-
-
-@_cli.register
-def _neighbors(a: NeighborsAnswer, p: Printer) -> None:
-    p(f"{node_line(a.note)}: {len(a.neighbors)} neighbour(s) within {a.depth} hop(s)")
-    for n in a.neighbors:
-        p(f"  {n.distance}  {node_line(n.node)}")
-        p(f"       via {edge_line(n.via)}{reason_suffix(n.via.reason)}")
-
-
-@_cli.register
-def _path(a: PathAnswer, p: Printer) -> None:
-    if not a.found:
-        p(a.message or "")
-        return
-    p(f"{a.length} hop(s):")
-    p(f"  {node_line(a.from_)}")
-    for s in a.steps:
-        if s.direction == "out":
-            p(f"    -{s.type}->  {node_line(s.to)}{reason_suffix(s.reason)}")
-        else:
-            p(f"    <-{s.type}-  {node_line(s.from_)}{reason_suffix(s.reason)}")
-
-
-@_cli.register
-def _why(a: WhyAnswer, p: Printer) -> None:
-    if not a.results:
-        p(f'No notes match {a.query!r}. Try other words, or "mdmem search WORDS".', err=True)
-    for i, r in enumerate(a.results, 1):
-        p(f"{i:>2}. {node_line(r.node)}  — {r.role}")
-        for c in r.chain:
-            p(f"      {edge_line(c)}{reason_suffix(c.reason)}")
-
-
-@_cli.register
-def _timeline(a: TimelineAnswer, p: Printer, *, ref: str = "", color: bool = False) -> None:
-    """``ref``: the note or query as given (named when the anchor is a query's best match)."""
-    if a.from_query:
-        p(f"best match for {ref!r}:")
-    for n in a.before:
-        p(dated_line(" ", n, local=True))
-    p(bold(dated_line("▶", a.anchor, local=True), color))
-    for n in a.after:
-        p(dated_line(" ", n, local=True))
-    if not a.before and not a.after:
-        p("  (no related notes; try --all)")
-
-
-@_cli.register
-def _entity(a: EntityAnswer, p: Printer) -> None:
-    others = [n for n in a.names if n.casefold() != a.name.casefold()]
-    p(a.name + (f"  (also: {', '.join(others)})" if others else ""))
-    for node in a.notes:
-        p(f"  {'note':<9} {node_line(node)}")
-    for label, items in (("about", a.about), ("linked", a.linked)):
-        for e in items:
-            via = f"  via {e.via}" if label == "linked" else ""
-            p(f"  {label:<9} {node_line(e.node)}{via}{reason_suffix(e.reason)}")
-    for m in a.mentions:
-        p(f"  {'mentions':<9} {node_line(m.node)}")
-
-
 def _lines(result: Any, p: Printer) -> None:
     """refs, cites, person: their lines (``refs_text``) as they are."""
     from .refs_text import cites_lines, person_lines, refs_lines
@@ -649,6 +596,8 @@ def _sync(r: SyncReport, p: Printer) -> None:
     )
     if r.notes_changed:
         p(f"notes changed here: {len(r.notes_changed)}; index: {r.index}")
+    if r.vectors:
+        p(r.vectors)
     for note in r.merged_notes:
         p(f"merged    {note} (both sides changed it; the changes did not overlap)")
     for c in r.conflicts:

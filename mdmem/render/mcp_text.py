@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..results.graph import NeighborsAnswer, TimelineAnswer, WhyAnswer
     from ..results.notes import NoteBatch, NoteText
     from ..results.reports import VaultStatus, VaultStatuses
+    from ..results.review import ReviewQueue
     from ..results.search import Hit, Hits, MemoryContext, Profile, SimilarNotes
 
 
@@ -73,8 +74,15 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
     d = hits.to_dict()
     items = [compact_hit(h) for h in hits]
     data: dict[str, Any] = {"query": d["query"], "count": d["count"], "results": items}
-    head = f"{tool}: {len(items)} note(s) for {hits.query!r}"
     info = hits.info
+    if "listed" in info:  # no query: the filters chose them, newest first
+        data["listed"] = info["listed"]
+        what = ", ".join(f"{k} {v}" for k, v in info["listed"].items()) or "no filter"
+        head = f"{tool}: {len(items)} note(s), newest first ({what})"
+        if not items:
+            return head + ". No note passes these filters.", data
+    else:
+        head = f"{tool}: {len(items)} note(s) for {hits.query!r}"
     if info.get("intent"):
         data["intent"], data["route"] = info["intent"], info.get("route")
         head += f" (intent {info['intent']}: {info.get('route')})"
@@ -94,7 +102,8 @@ def _hits(hits: Hits, *, tool: str = "search") -> tuple[str, dict[str, Any]]:
         data["unknown"] = info["unknown"]
         lines.append(unmentioned_line(info))
     for i, (h, it) in enumerate(zip(hits, items, strict=True), 1):
-        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, score {it['score']:.3g})")
+        rank = f"dated {(it.get('date') or 'never')[:10]}" if "listed" in info else f"score {it['score']:.3g}"
+        lines.append(f"{i}. [{it['type']}] {it['title']} (id {it['id']}, {rank})")
         if it["key"]:
             lines.append(f"   {it['key']}")
         if h.links:
@@ -131,7 +140,16 @@ def compact_add(r: AddReport) -> dict[str, Any]:
 
 @_mcp.register
 def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
-    if r.added is not None:
+    if r.updated is not None:
+        u = r.updated
+        text = (
+            f"UPDATE: {r.check.reason}; the new text went into it ({u.path}, id {u.id})"
+            + commit_suffix(u.commit, ", ")
+            + ". Add with force=true for a new note instead."
+            if u.changed
+            else f"UPDATE: {u.title} (id {u.id}) holds this text already; nothing written."
+        )
+    elif r.added is not None:
         text = f"{r.check.decision}: wrote {r.added.path} (id {r.added.id})" + commit_suffix(r.added.commit, ", ") + "."
         if r.suggested_links:
             text += (
@@ -143,6 +161,11 @@ def _add(r: AddReport) -> tuple[str, dict[str, Any]]:
         m = r.check.matches[0]
         text = f"{r.check.decision}: not written — {r.check.reason}. Existing: {m.title} (id {m.id}). " + (
             "Call correct on it to change it, or add with force=true." if r.check.decision == "UPDATE" else ""
+        )
+    for m in r.check.contradicts:
+        text += (
+            f" It may contradict {m.title} (id {m.id}): {'; '.join(m.evidence)}. If the new note replaces it, "
+            f"call supersede with new={r.added.id if r.added else 'the new id'} and old={m.id}; else leave both."
         )
     if r.redacted:
         text += f" {r.redacted} secret(s) redacted."
@@ -161,7 +184,7 @@ def _change(c: Change, *, link_type: str | None = None) -> tuple[str, dict[str, 
         title = (c.fields.get("to") or {}).get("title", "?")
         if not c.changed:
             return f"{c.path} already links to {title}; nothing changed.", c.to_dict()
-        typ = link_type if link_type is not None else c.fields["links"]["type"]
+        typ = link_type if link_type is not None else (c.fields.get("links") or {}).get("type", "about")
         return f"linked {c.path} -{typ}-> {title}" + commit_suffix(c.commit, ", "), c.to_dict()
     if not c.changed:
         return f"{c.path}: already so, nothing changed.", c.to_dict()
@@ -297,3 +320,18 @@ def _status(s: VaultStatus) -> tuple[str, dict[str, Any]]:
     if s.problems:
         lines.append(f"problems: {s.problems} (run mdmem doctor)")
     return "\n".join(lines), d
+
+
+@_mcp.register
+def _review(r: ReviewQueue) -> tuple[str, dict[str, Any]]:
+    if not r.items:
+        return "Nothing to review.", r.to_dict()
+    lines = [f"{r.total} item(s) to review" + (f", the first {len(r.items)}:" if r.total > len(r.items) else ":")]
+    for i, it in enumerate(r.items, 1):
+        notes = "; ".join(f"{n.title} (id {n.id}, {n.type}{', ' + n.date if n.date else ''})" for n in it.notes)
+        lines.append(f"{i}. {it.kind}: {it.summary}. Notes: {notes}.")
+        if it.evidence:
+            lines.append("   Evidence: " + "; ".join(it.evidence) + ".")
+        lines.append("   Settle with: " + " | ".join(it.commands) + f" (key {it.key})")
+    lines.append("Settle an item only when its evidence convinces you; dismiss it otherwise.")
+    return "\n".join(lines), r.to_dict()

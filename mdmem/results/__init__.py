@@ -16,7 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-MODULES = ("base", "search", "notes", "changes", "graph", "refs", "reports", "indexing", "sync", "vaults")
+MODULES = ("base", "search", "notes", "changes", "graph", "refs", "reports", "indexing", "sync", "vaults", "review")
 
 
 def __getattr__(name: str) -> Any:

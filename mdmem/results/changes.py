@@ -42,9 +42,10 @@ class DuplicateMatch(Result):
     similarity: float | None = None  # these three are left out when None
     lexical: float | None = None
     cosine: float | None = None
+    evidence: list[str] = field(default_factory=list)  # why it may contradict the new note (left out when empty)
 
     def data(self) -> dict[str, Any]:
-        return {k: v for k, v in Result.data(self).items() if v is not None}
+        return {k: v for k, v in Result.data(self).items() if v is not None and v != []}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,13 @@ class DuplicateCheck(Result):
     decision: str
     reason: str = ""  # a written note's JSON has none
     matches: list[DuplicateMatch] = field(default_factory=list)
+    contradicts: list[DuplicateMatch] = field(default_factory=list)  # active notes it may disagree with
+
+    def data(self) -> dict[str, Any]:
+        d = Result.data(self)
+        if not self.contradicts:
+            del d["contradicts"]
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +77,14 @@ class LinkSuggestion(Result):
 
 @dataclass(frozen=True, slots=True)
 class AddReport(Answer):
-    """``add`` after its duplicate check: the note written (None: not written) and likely links."""
+    """``add`` after its duplicate check: the note written (None: not written), or the near duplicate
+    that took its text (``updated``), and likely links."""
 
     check: DuplicateCheck = field(metadata=FLAT)
     added: AddResult | None = field(default=None, metadata=FLAT)
     suggested_links: list[LinkSuggestion] = field(default_factory=list)
     redacted: int | None = None  # secrets redacted: MCP reports it, the CLI says it on stderr
+    updated: Change | None = None
 
     @property
     def written(self) -> bool:
@@ -82,7 +92,7 @@ class AddReport(Answer):
 
     def data(self) -> dict[str, Any]:
         if self.added is None:
-            d = {**self.check.to_dict(), "written": False}
+            d = {**self.check.to_dict(), "written": self.updated is not None and self.updated.changed}
         else:
             d = {
                 "decision": self.check.decision,
@@ -91,6 +101,10 @@ class AddReport(Answer):
                 "matches": [m.to_dict() for m in self.check.matches],
                 "suggested_links": [s.to_dict() for s in self.suggested_links],
             }
+            if self.check.contradicts:
+                d["contradicts"] = [m.to_dict() for m in self.check.contradicts]
+        if self.updated is not None:
+            d["updated"] = self.updated.to_dict()
         if self.redacted is not None:
             d["redacted"] = self.redacted
         return d

@@ -45,3 +45,4 @@ class EmbedReport(Answer):
     seconds: float = 0.0
     runtime: str | None = None  # what ran the model: "onnx" or "torch" (None: nothing was embedded)
     threads: int | None = None
+    from_pack: int = 0  # chunks whose vector came from a fetched vector pack

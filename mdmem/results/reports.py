@@ -35,6 +35,8 @@ class VectorStatus(Result):
     # Its vectors join ``chunks_with_vectors`` when it finishes; until then this is its progress.
     running: dict[str, Any] | None = None
     note: str | None = None  # why the model runs slower than it could (a failed ONNX export), in one line
+    from_pack: int = 0  # chunks whose vector came from a fetched vector pack (not run through the model)
+    unchecked: int = 0  # of those, not yet checked against the local model (the background job does)
 
     def data(self) -> dict[str, Any]:
         if self.error is not None:
@@ -51,6 +53,9 @@ class VectorStatus(Result):
             d["running"] = self.running
         if self.note is not None:
             d["note"] = self.note
+        if self.from_pack:
+            d["from_pack"] = self.from_pack
+            d["unchecked"] = self.unchecked
         return d
 
 
@@ -100,6 +105,7 @@ class VaultStatus(Answer):
     catching_up: str | None = None  # a background job is indexing a big git change (why), or None
     conflicts: dict[str, str] = field(default_factory=dict)  # conflict copy → the note it is a version of (sync)
     vault_problems: int = 0  # of ``problems``, those of the vault's set-up (git hooks, .gitignore), in no note
+    unwritten_links: int = 0  # links to notes not written yet (no problem: Obsidian's planned notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +142,23 @@ class ProblemKind(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class Unwritten(Result):
+    """Links in a note to a note not written yet (``[[Idea]]`` where no note is named Idea): Obsidian's
+    way of planning a note, so no problem; ``field`` is ``body`` or the property the links are in."""
+
+    path: str
+    field: str
+    target: str  # as written
+    links: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class DoctorReport(Answer):
-    """Every problem with the vault (``doctor``), and the same grouped by kind."""
+    """Every problem with the vault (``doctor``), and the same grouped by kind; apart from them, the
+    links to notes not written yet (``unwritten``)."""
 
     problems: list[Problem] = field(default_factory=list)
+    unwritten: list[Unwritten] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[Problem]:  # type: ignore[override]  # Result is not a sequence; this report is a list of problems
         return iter(self.problems)
@@ -157,7 +176,17 @@ class DoctorReport(Answer):
 
     def data(self) -> dict[str, Any]:
         kinds = [{"kind": k.kind, "count": k.count, "files": k.files} for k in self.kinds()]
-        return {"count": len(self.problems), "kinds": kinds, **Result.data(self)}
+        return {
+            "count": len(self.problems),
+            "kinds": kinds,
+            **Result.data(self),
+            "unwritten_links": self.links_unwritten,
+        }
+
+    @property
+    def links_unwritten(self) -> int:
+        """How many links name a note not written yet (each written link counted)."""
+        return sum(u.links for u in self.unwritten)
 
 
 @dataclass(frozen=True, slots=True)

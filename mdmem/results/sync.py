@@ -39,6 +39,7 @@ class SyncReport(Answer):
     retries: int = 0  # pushes the remote rejected because it moved meanwhile
     index: str = ""  # what the index did: "n notes reindexed", or the background job's line
     staged_elsewhere: list[str] = field(default_factory=list)  # the user's other staged changes: left uncommitted
+    vectors: str = ""  # what the vector pack did: fetched, pushed, up to date, refused (and why)
 
 
 @dataclass(frozen=True, slots=True)

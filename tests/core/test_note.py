@@ -307,3 +307,24 @@ def test_every_list_field_says_what_yaml_read(frontmatter: str, field: str, word
     assert problem.field == field
     for w in words:
         assert w in problem.message + " " + problem.fix, (w, problem)
+
+
+@pytest.mark.parametrize(
+    ("front", "links"),
+    [
+        ('parent: ["[[habit]]"]', [("habit", "parent", None, None)]),
+        ('up: "[[A|the a]]"', [("A", "up", "the a", None)]),
+        ("up: [[A]]", [("A", "up", None, None)]),  # unquoted: YAML reads [["A"]]
+        ("up:\n  - [[A]]\n  - '[[B#Part]]'", [("A", "up", None, None), ("B", "up", None, "Part")]),
+        ("related: [[[A]], [[B|b]]]", [("A", "related", None, None), ("B", "related", "b", None)]),
+        ('related: "[[A]], [[B]]"', [("A", "related", None, None), ("B", "related", None, None)]),
+        ('See Also: "see [[A#h|x]] too"', [("A", "See Also", "x", "h")]),
+        ('tags: ["[[A]]"]\naliases: ["[[B]]"]', []),  # types of their own, no links
+        ("meta: {up: '[[A]]'}\nn: 3\nok: true\nday: 2024-01-02\nplain: [A, B]", []),
+        ('links: ["[[A]]"]\nsupersedes: "[[B]]"', [("B", "supersedes", None, None), ("A", "related", None, None)]),
+    ],
+)
+def test_links_in_properties(front: str, links: list[tuple[str, str, str | None, str | None]]) -> None:
+    note = parse_note(f"---\n{front}\n---\nBody.\n", "n.md")
+    assert [(ln.target, ln.type, ln.label, ln.heading) for ln in note.links] == links
+    assert all(ln.property == ln.type for ln in note.links if ln.type not in ("related", "supersedes"))

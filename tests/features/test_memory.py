@@ -157,8 +157,15 @@ def test_lifecycle_commands_edit_only_their_keys_and_commit(mem: Path) -> None:
     v = Vault.open(mem)
     c = v.pin("Deploy window")
     text = (mem / "notes" / "active.md").read_text()
-    assert text.startswith("---\ntitle: Deploy window   # keep me\ntype: fact\ncustom: {a: 1}\npinned: true\nupdated: ")
+    # Only the key it sets: ``updated:`` is not written (git records when), the rest line for line.
+    assert text == (
+        "---\ntitle: Deploy window   # keep me\ntype: fact\ncustom: {a: 1}\npinned: true\n---\n"
+        "Deploys happen on Tuesday mornings.\n"
+    )
     assert c.commit and git(mem, "log", "-1", "--format=%s").strip() == 'mdmem: pin "Deploy window"'
+    # The index dates it by the pin's commit, as a rebuild from the files does (not by the file's time).
+    indexed = v.dates(v.get("Deploy window"))
+    assert (indexed.updated_from, indexed.updated) == ("git", dates_after_rebuild(mem, "notes/active.md"))
     assert v.pin("Deploy window").changed is False  # idempotent: no new commit
     v.forget("notes/active.md")
     assert v.search("tuesday") == []
@@ -168,7 +175,35 @@ def test_lifecycle_commands_edit_only_their_keys_and_commit(mem: Path) -> None:
     assert v.search("tuesday") == []
     v.restore("notes/active.md")
     assert "snoozed_until" not in (mem / "notes" / "active.md").read_text()
+    assert "updated:" not in (mem / "notes" / "active.md").read_text()
     assert git(mem, "status", "--porcelain") == ""
+
+
+def dates_after_rebuild(root: Path, path: str) -> str | None:
+    """The note's ``updated`` as a full rebuild in another copy of the vault dates it."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "copy"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".mdmem"))
+        with Vault.open(copy) as other:
+            other.reindex(full=True)
+            return other.dates(other.get(path)).updated
+
+
+def test_pin_keeps_a_notes_own_updated_date(mem: Path) -> None:
+    git(mem, "init", "-q")
+    (mem / "notes" / "dated.md").write_text("---\ntitle: Dated\nupdated: 2024-05-01\n---\nA dated note.\n")
+    git(mem, "add", "-A")
+    git(mem, "commit", "-qm", "init")
+    v = Vault.open(mem)
+    for act in (lambda: v.pin("Dated"), lambda: v.snooze("Dated", "2031-01-01"), lambda: v.forget("Dated")):
+        act()
+        assert "updated: 2024-05-01\n" in (mem / "notes" / "dated.md").read_text()
+    v.restore("Dated")
+    got = v.dates(v.get("Dated"))
+    assert (got.updated, got.updated_from) == ("2024-05-01", "frontmatter")
 
 
 def test_correct_makes_a_version_chain(mem: Path) -> None:

@@ -68,6 +68,7 @@ from mdmem.results import (
     SweepRule,
     TimelineAnswer,
     TimelineItem,
+    Unwritten,
     VaultStatus,
     VectorStatus,
     Version,
@@ -293,7 +294,14 @@ def test_note_doc_of_a_parsed_note() -> None:
         "2025-06-15T15:06:40Z",
         "git",
     ]
-    assert d["links"][0] == {"target": "m-b", "type": "led_to", "label": None, "heading": None, "reason": "r"}
+    assert d["links"][0] == {
+        "target": "m-b",
+        "type": "led_to",
+        "label": None,
+        "heading": None,
+        "reason": "r",
+        "property": None,
+    }
     assert same(NoteDoc.from_dict(d).to_dict(), d)
     assert [ln.type for ln in NoteDoc.from_dict(d).links] == ["led_to", "mentions", "mentions"]
 
@@ -357,7 +365,9 @@ def test_notes_read() -> None:
     )
     d = doc.to_dict()
     assert list(d)[-5:] == ["supersedes", "links", "headings", "problems", "body"]
-    assert d["links"] == [{"target": "m-b", "type": "led_to", "label": None, "heading": None, "reason": "r"}]
+    assert d["links"] == [
+        {"target": "m-b", "type": "led_to", "label": None, "heading": None, "reason": "r", "property": None}
+    ]
     assert d["problems"] == [{"path": "a.md", "field": "tags", "message": "bad", "fix": ""}]
     text = NoteText(doc, "---\ntitle: A\n---\nbody\n").to_dict()
     assert list(text)[-3:] == ["links", "text", "truncated"] and not {"body", "headings", "problems"} & set(text)
@@ -451,6 +461,7 @@ def test_reports() -> None:
         "catching_up",
         "conflicts",
         "vault_problems",
+        "unwritten_links",
     ]
     assert d["catching_up"] is None  # a background job's reason while one catches up (test_catchup.py)
     assert d["vectors"] == {"error": "no model"} and d["serve"] == {"pid": 12, "port": 8080}
@@ -466,8 +477,14 @@ def test_reports() -> None:
             "count": 1,
             "kinds": [{"kind": "f", "count": 1, "files": 1}],
             "problems": [{"path": "a.md", "field": "f", "message": "m", "fix": "x"}],
+            "unwritten": [],
+            "unwritten_links": 0,
         },
     )
+    planned = DoctorReport([], [Unwritten("a.md", "parent", "Idea", 2), Unwritten("b.md", "body", "Idea")])
+    assert planned.links_unwritten == 3 and planned["count"] == 0
+    assert planned["unwritten"][0] == {"path": "a.md", "field": "parent", "target": "Idea", "links": 2}
+    assert same(DoctorReport.from_dict(planned.to_dict()).to_dict(), planned.to_dict())
     ctx = MemoryContext("t", 10, 600, [ContextItem("m", "p", "T", "fact", "pinned", None)], "why", 1.5)
     assert list(ctx.to_dict()) == ["text", "tokens", "budget", "items", "intent", "ms", "vectors"]
     assert list(SetupReport("/v", True).to_dict()) == ["vault", "dry_run", "files"]
