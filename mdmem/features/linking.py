@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MdmemError, NoteNotFound
@@ -74,16 +75,7 @@ def link(
         entry: dict[str, Any] = {"to": to, "type": typ}
         if reason:
             entry["reason"] = reason
-        same = _entry_matcher(g, src, dst, b, typ)
-        existing: list[Any] = []
-
-        def found(item: Any) -> bool:
-            if same(item):
-                existing.append(item)
-                return True
-            return False
-
-        text2, _, _ = remove_link_entries(text, found)
+        text2, existing = _without_entries(text, _entry_matcher(g, src, dst, b, typ))
         if existing and (reason is None or any(_reason(it) == reason for it in existing)):
             return text, {"to": graph_node(g, dst).to_dict()}  # already linked so
         # A new reason replaces the old entry for the same target and type.
@@ -152,16 +144,7 @@ def _about_entity(
         fields["entities"] = [*have, name]
     if typ not in ABOUT_TYPES:
         entry: dict[str, Any] = {"to": name, "type": typ, **({"reason": reason} if reason else {})}
-        same = _entry_matcher(g, src, None, name, typ)
-        existing: list[Any] = []
-
-        def found(item: Any) -> bool:
-            if same(item):
-                existing.append(item)
-                return True
-            return False
-
-        out2, _, _ = remove_link_entries(out, found)
+        out2, existing = _without_entries(out, _entry_matcher(g, src, None, name, typ))
         if not existing or (reason is not None and all(_reason(it) != reason for it in existing)):
             out = add_link_entry(out2, yaml_scalar(entry))
             fields["links"] = entry
@@ -172,6 +155,19 @@ def _about_entity(
 def _reason(item: Any) -> str | None:
     r = item.get("reason") if isinstance(item, dict) else None
     return str(r).strip() if r is not None and str(r).strip() else None
+
+
+def _without_entries(text: str, same: Callable[[Any], bool]) -> tuple[str, list[Any]]:
+    """The text without the ``links:`` entries ``same`` picks, and those entries (a new reason replaces them)."""
+    existing: list[Any] = []
+
+    def found(item: Any) -> bool:
+        if same(item):
+            existing.append(item)
+            return True
+        return False
+
+    return remove_link_entries(text, found)[0], existing
 
 
 def _entry_matcher(g: Graph, src: str, dst: str | None, written: str, typ: str | None) -> Any:
