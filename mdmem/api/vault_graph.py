@@ -4,7 +4,6 @@ people and their identities, references, similar notes, and the graph's export (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.schema import FilterArgs
@@ -31,13 +30,13 @@ if TYPE_CHECKING:
 class GraphMethods:
     """The graph's half of the facade; it delegates to ``features`` as the rest of ``Vault`` does."""
 
-    root: Path
     store: IndexStore
-    answering: int
+    answering: int  # ``answers`` counts the calls under way
 
-    @property
-    def semantic(self) -> Semantic:
-        raise NotImplementedError  # the Vault's
+    if TYPE_CHECKING:
+
+        @property
+        def semantic(self) -> Semantic: ...  # the Vault's
 
     def graph(self) -> Graph:
         """The note graph (typed edges, entity nodes, adjacency both ways), cached until the index changes."""
