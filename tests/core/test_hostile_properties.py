@@ -21,13 +21,22 @@ from mdmem.core.redact import redact
 from mdmem.core.text import index_terms, snippet
 
 MARKUP = "[]()!*_`<>#|-~=%^\\&:/@. a\n\t"
-CPU_PER_EXAMPLE = 4.0  # seconds: the passes take ~0.1–1 s on these sizes; quadratic ones, minutes
+CPU_FLOOR = 1.0  # seconds: under this an example passes without a comparison
+RATIO = 25  # a hostile example may cost this many times prose of its size; quadratic passes cost hundreds
+YARDSTICK = 4_000  # characters of prose timed to learn what linear work costs on this machine now
 BYTES_PER_CHAR = 400  # peak Python allocation per input character (tokens, chunks, copies) …
 BYTES_FLOOR = 32 << 20  # … plus this
+WORDS = "the team chose [[Postgres]] for *billing* after a `load test` on #infra, see notes".split()
 
 
-def within_budget(fn: Callable[[], Any], size: int) -> Any:
-    """Run ``fn``; fail if it took more CPU or memory than the budget allows for ``size`` characters."""
+def prose(size: int) -> str:
+    """Ordinary markdown of ``size`` characters: the yardstick a hostile example is measured against."""
+    text = " ".join(WORDS[i % len(WORDS)] for i in range(size // 4 + 1))
+    return text[:size]
+
+
+def measured(fn: Callable[[], Any]) -> tuple[Any, float, int]:
+    """``fn``'s result, the calling thread's CPU seconds and its peak Python allocation."""
     tracemalloc.start()
     start = time.thread_time()
     try:
@@ -36,8 +45,25 @@ def within_budget(fn: Callable[[], Any], size: int) -> Any:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert spent < CPU_PER_EXAMPLE, f"{spent:.1f} s of CPU for {size} characters"
+    return out, spent, peak
+
+
+def within_budget(fn: Callable[[str], Any], text: str) -> Any:
+    """Run ``fn`` on ``text``; fail if it took more memory than the budget allows, or more CPU than
+    ``RATIO`` times what the same passes cost on prose of that size, at linear cost. CPU time on a shared
+    runner varies several times over (a virtual machine's stolen time counts as the thread's), so a slow
+    example is compared with prose timed at that moment, on that machine, and run again: a quadratic pass is
+    slow both times. The prose is short and scaled by size, so a pass quadratic on any text fails too."""
+    size = len(text)
+    out, spent, peak = measured(lambda: fn(text))
     assert peak < BYTES_FLOOR + BYTES_PER_CHAR * size, f"{peak >> 20} MB for {size} characters"
+    if spent < CPU_FLOOR:
+        return out
+    _, short, _ = measured(lambda: fn(prose(YARDSTICK)))
+    yardstick = short * size / YARDSTICK
+    _, again, _ = measured(lambda: fn(text))
+    spent = min(spent, again)
+    assert spent < CPU_FLOOR + RATIO * yardstick, f"{spent:.1f} s of CPU for {size} characters, prose {yardstick:.2f} s"
     return out
 
 
@@ -52,15 +78,15 @@ bodies = st.lists(st.one_of(runs, st.text(max_size=200)), min_size=1, max_size=4
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(body=bodies)
 def test_any_markdown_passes_every_text_pass_in_bounded_time_and_memory(body: str) -> None:
-    def passes() -> None:
-        note = parse_note(body, "x.md")
-        shown = display_text(body)
+    def passes(text: str) -> None:
+        note = parse_note(text, "x.md")
+        shown = display_text(text)
         snippet(shown, {"a", "word"})
         chunk_note(note.title, note.body)
-        redact(body)
+        redact(text)
         index_terms(note.text)
 
-    within_budget(passes, len(body))
+    within_budget(passes, body)
 
 
 scalars = st.one_of(
@@ -99,5 +125,5 @@ def frontmatters(draw: st.DrawFn) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=frontmatters())
 def test_any_frontmatter_is_parsed_in_bounded_time_and_memory(text: str) -> None:
-    note = within_budget(lambda: parse_note(text, "x.md"), len(text))
+    note = within_budget(lambda t: parse_note(t, "x.md"), text)
     assert "still here" in note.body  # the body survives whatever the YAML does
