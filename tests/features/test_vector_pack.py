@@ -162,3 +162,21 @@ def test_a_pack_of_another_model_is_never_used(shared: tuple[Path, Path], tmp_pa
     with_settings.write_text(with_settings.read_text() + '\n[embed]\nmodel = "hash"\n')
     report = run(b, "embed")
     assert report["from_pack"] == 0 and report["embedded"] == report["total"]
+
+
+def test_check_pack_sample_trusts_a_pack_once_its_sample_agrees(shared: tuple[Path, Path], tmp_path: Path) -> None:
+    bare, a = shared
+    b = clone(bare, tmp_path / "b")
+    settings = b / "mdmem.toml"
+    settings.write_text(settings.read_text() + '\n[embed]\ncheck_pack = "sample"\n')
+    report = run(b, "embed")
+    assert report["embedded"] == 0 and report["from_pack"] == report["total"]
+    # The sample was the whole check: nothing is left for the background job to embed.
+    assert run(b, "status")["vectors"]["unchecked"] == 0
+    assert cached(b) == cached(a) and answers(b) == answers(a)
+    # A value it does not know is named, and the pack is not used rather than trusted.
+    c = clone(bare, tmp_path / "c")
+    (c / "mdmem.toml").write_text(settings.read_text().replace('"sample"', '"some"'))
+    out = mdmem_in_process("--vault", str(c), "embed", "--json")
+    assert 'check_pack must be "all" or "sample"' in out.stderr
+    assert json.loads(out.stdout)["from_pack"] == 0
