@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from ..conftest import git, mdmem, mdmem_in_process, write_files
-from .test_agent_hooks import context_of, hook, prompt_payload
+from .test_agent_hooks import context_of, context_of_text, hook, prompt_payload
 
 # Terse notes, as a team writes them: none says "know", "about" or "want". Forty of them, so that a
 # word no note has weighs in the prompt as it does in a large vault (its IDF is the highest).
@@ -76,3 +77,56 @@ def test_the_served_prompt_hook_answers_a_chatty_prompt(terse_vault: Path, monke
         assert "GraphQL idempotency keys" in context_of(hook(terse_vault, "prompt", payload), "UserPromptSubmit")
     finally:
         mdmem("--vault", str(terse_vault), "serve", "--stop")
+
+
+HEAVY = ("re", "json", "socket", "pathlib", "typing", "hashlib", "click", "yaml", "numpy", "mdmem.api", "site")
+
+
+def test_the_installed_prompt_hook_asks_the_server_having_loaded_almost_nothing(
+    terse_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command ``setup claude-code`` installs, answered by a running server: no re, json, socket,
+    pathlib, typing, hashlib, click, yaml, numpy, mdmem.api or even site is imported (``-X importtime``
+    lists every module); without the server the same command loads them and answers from BM25."""
+    import shlex
+    import subprocess
+
+    from mdmem.edges.claude_setup import hook_command
+
+    monkeypatch.setenv("MDMEM_EMBED_MODEL", "hash")
+    cmd = shlex.split(hook_command(sys.executable, terse_vault, "prompt"))
+    payload = json.dumps(prompt_payload(PROMPT, terse_vault))
+
+    def run() -> tuple[str, set[str]]:
+        proc = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], input=payload, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        loaded = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+        return context_of_text(proc.stdout, "UserPromptSubmit"), loaded
+
+    text, loaded = run()
+    assert "GraphQL idempotency keys" in text and {"re", "json", "site"} <= loaded
+    mdmem("--vault", str(terse_vault), "serve", "--detach", "--idle-timeout", "60")
+    try:
+        text, loaded = run()
+        assert "GraphQL idempotency keys" in text
+        assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+        assert "mdmem.edges.agent_hooks" not in loaded
+    finally:
+        mdmem("--vault", str(terse_vault), "serve", "--stop")
+
+
+def test_the_served_paths_seal_is_the_servers(tmp_path: Path) -> None:
+    """The hook's own HMAC and ``serve.json`` reader agree with the server's (hmac, index.state)."""
+    import hashlib
+    import hmac
+    import os
+
+    from mdmem.index import served, state
+
+    for key, msg in ((b"k", b""), (os.urandom(32), b"mdmem serve 1 2 t /v"), (os.urandom(100), os.urandom(300))):
+        assert served.hmac_sha256(key, msg) == hmac.new(key, msg, hashlib.sha256).hexdigest()
+    (tmp_path / ".mdmem").mkdir()
+    info = {"pid": os.getpid(), "port": 1, "token": "t", "vault": str(tmp_path.resolve())}
+    for sealed in (state.server_seal(info), "forged"):
+        (tmp_path / ".mdmem" / "serve.json").write_text(json.dumps({**info, "seal": sealed}))
+        assert (served.server_info(tmp_path) is None) is (state.server_info(tmp_path) is None) is (sealed == "forged")
