@@ -5,8 +5,9 @@ per core, each bounded in time), counting how many prompts added context within 
 
     python benchmarks/bench_hooks.py [--notes 2000] [--runs 15] [--busy-runs 20] [--model hash]
 
-The command is exactly what ``mdmem setup claude-code`` installs: ``PYTHON -m mdmem --vault V hook
-prompt``. Every answer is checked: stdout must be empty or one JSON document in Claude Code's hook
+The command is exactly what ``mdmem setup claude-code`` installs (``claude_setup.hook_command``:
+``PYTHON -S …/mdmem/__main__.py --vault V hook prompt``; ``python -m mdmem`` where that is not there).
+Every answer is checked: stdout must be empty or one JSON document in Claude Code's hook
 format. Results: a markdown table on stdout and in ``benchmarks/out/hooks.md``, raw samples in
 ``benchmarks/out/hooks.json``. See ``benchmarks/README.md``.
 """
@@ -68,7 +69,7 @@ def run_hook(vault: Path, prompt: str, env: dict[str, str]) -> dict[str, Any]:
     )
     t = time.perf_counter()
     p = subprocess.run(
-        [sys.executable, "-m", "mdmem", "--vault", str(vault), "hook", "prompt"],
+        hook_argv(vault),
         input=payload,
         env=env,
         text=True,
@@ -84,6 +85,17 @@ def run_hook(vault: Path, prompt: str, env: dict[str, str]) -> dict[str, Any]:
         except (ValueError, KeyError, TypeError):
             valid = False
     return {"ms": round(wall, 1), "answered": answered, "valid": valid, "stderr": p.stderr.strip()[-300:]}
+
+
+def hook_argv(vault: Path) -> list[str]:
+    """The prompt hook's command as ``mdmem setup claude-code`` writes it for this checkout."""
+    try:
+        from mdmem.edges.claude_setup import hook_command
+    except ImportError:
+        return [sys.executable, "-m", "mdmem", "--vault", str(vault), "hook", "prompt"]
+    import shlex
+
+    return shlex.split(hook_command(sys.executable, vault, "prompt"))
 
 
 def series(vault: Path, prompts: list[str], env: dict[str, str], label: str) -> list[dict[str, Any]]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .core.version import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing is a fifth of what a served prompt hook costs
 
 __all__ = ["Vault", "Note", "Hit", "MdmemError", "__version__"]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api.vault import Vault
     from .core.errors import MdmemError
     from .core.note import Note

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported at run time: the served prompt hook loads no pathlib
+    from pathlib import Path
 
 
-def read_plain(path: Path, limit: int) -> str | None:
+def read_plain(path: str | os.PathLike[str], limit: int) -> str | None:
     """A small file's text; None when it is missing, not a plain file (never followed: a link, a FIFO, a
     device) or larger than ``limit`` bytes."""
     try:
@@ -23,7 +26,7 @@ def read_plain(path: Path, limit: int) -> str | None:
         return None
 
 
-def read_small(path: Path, limit: int, *, follow: bool = False, errors: str = "replace") -> str:
+def read_small(path: str | os.PathLike[str], limit: int, *, follow: bool = False, errors: str = "replace") -> str:
     """A small file's text, read without blocking (a FIFO cannot hang the read) and, unless ``follow``
     (the user's own file: a dotfiles link), without following a link; ``OSError`` saying why not
     (missing, a FIFO, a device, a folder, more than ``limit`` bytes). ``errors``: as ``bytes.decode``."""

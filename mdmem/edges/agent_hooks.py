@@ -23,9 +23,9 @@ machine) it exits 0 with nothing or valid JSON on stdout and says why on stderr.
   before Claude Code compacts the conversation; the SessionStart that follows (``source``
   "compact") puts that note back in front of the model.
 
-The prompt hook is on the path of every prompt, so this module imports nothing heavy at the top:
-with a server running it needs only json and http.client (``python -m mdmem`` reaches it without
-click, see ``fast_main``).
+The prompt hook is on the path of every prompt, so this module imports nothing heavy at the top; when
+a server runs, the prompt is answered before this module loads at all (``hook_client``, reached from
+``mdmem/__main__.py`` without click or ``site``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+# defined where the served prompt hook needs them, which loads nothing of this module
+from .hook_client import is_trivial as is_trivial
+from .hook_client import process_started as process_started
+from .hook_client import project_scope as project_scope
 
 EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop", "pre-compact": "PreCompact"}
 PROMPT_BUDGET = 600  # tokens of memory added to a prompt
@@ -165,23 +170,6 @@ def run_hook(
 
 
 # -- prompt ------------------------------------------------------------------------------------------
-
-_ACK = re.compile(
-    r"^(ok(ay)?|k|y(es|ep|eah)?|no(pe)?|n|sure|thanks?( you)?|thx|ty|great|cool|nice|good|done|go( on| ahead)?|"
-    r"continue|proceed|next|lgtm|sounds good|perfect|right|agreed|hmm+|hi|hello|hey)\W*$",
-    re.I,
-)
-
-
-def is_trivial(prompt: str) -> bool:
-    """Prompts that need no memory: empty, slash commands, acknowledgements, a few characters."""
-    p = prompt.strip()
-    if not p or p.startswith("/") or _ACK.match(p):
-        return True
-    # A CJK character says as much as a short word (compared by code point: a character class of those
-    # ranges is slow to compile, paid on every prompt).
-    weight = sum(2 if "\u3040" <= ch <= "\ud7af" else 1 for ch in p if ch.isalnum())
-    return weight < 6
 
 
 def prompt_context(
@@ -324,16 +312,6 @@ def _spawn_reindex(vault: Any) -> None:
 
 
 # -- session start -----------------------------------------------------------------------------------
-
-
-def project_scope(cwd: str | None) -> str | None:
-    """``project:NAME`` for a working directory (its folder name), as handoffs record it."""
-    if not cwd:
-        return None
-    from ..core.slug import slugify  # not core.text: its imports cost every prompt
-
-    name = slugify(Path(cwd).name)
-    return f"project:{name}" if name and name != "note" else None
 
 
 def scopes_for(payload: dict[str, Any]) -> list[str] | None:
@@ -581,9 +559,10 @@ def review_nudge(vault: Any, path: str) -> str | None:
 # -- entry points -----------------------------------------------------------------------------------
 
 
-def fast_main(argv: list[str]) -> int | None:
+def fast_main(argv: list[str], stdin_text: str | None = None) -> int | None:
     """``[--vault V] hook EVENT [--budget N] [--time-budget MS] [--no-commit]`` without click, or None
-    (anything else, e.g. ``--help``, goes to the click CLI)."""
+    (anything else, e.g. ``--help``, goes to the click CLI). ``stdin_text``: the hook's input when the
+    served path (``hook_client``) has read it already."""
     args = list(argv)
     vault_path = None
     if args[:1] == ["--vault"] and len(args) >= 2:
@@ -601,21 +580,9 @@ def fast_main(argv: list[str]) -> int | None:
             opts["budget" if key == "--budget" else "time_budget_ms"] = int(rest.pop(0))
         else:
             return None
-    try:
-        stdin_text = sys.stdin.read()
-    except Exception:
-        stdin_text = ""
+    if stdin_text is None:
+        try:
+            stdin_text = sys.stdin.read()
+        except Exception:
+            stdin_text = ""
     return run_hook(event, vault_path, stdin_text, started=process_started(), **opts)
-
-
-def process_started() -> float | None:
-    """When this process started, on the ``time.monotonic`` scale (Linux: /proc), or None: Claude Code
-    waits from the spawn, so the interpreter's start-up is part of the hook's time budget."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        ticks = int(fields[19])  # starttime: clock ticks after boot (field 22 of stat, counted from state)
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-    return time.monotonic() - age if 0 <= age < 60 else None

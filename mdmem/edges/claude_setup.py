@@ -9,7 +9,8 @@ Where Claude Code reads them (code.claude.com/docs, "Hooks" and "MCP" → scopes
 Merging never clobbers: other keys, other hooks and other servers stay as they are; an mdmem entry
 that is already there is updated in place (a new vault path or interpreter), not duplicated. A file
 that is not valid JSON is left untouched and reported. The commands name ``sys.executable`` and the
-vault's absolute path, as the git hooks do, so they run the same mdmem from any working directory.
+vault's absolute path, as the git hooks do, so they run the same mdmem from any working directory
+(the hooks name its ``__main__.py``, run without ``site``: ``hook_command``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ SERVER_NAME = "mdmem"
 
 
 def hook_command(python: str, vault: Path, hook: str) -> str:
-    return f"{shlex.quote(python)} -m mdmem --vault {shlex.quote(str(vault))} hook {hook}"
+    """The command Claude Code runs for ``hook``: this mdmem's ``__main__.py`` as a file, without ``site``
+    (``-S``), so that a prompt the warm server answers loads almost nothing (``edges/hook_client``);
+    every other path loads ``site`` itself (``mdmem/__main__.py``)."""
+    main = Path(__file__).resolve().parent.parent / "__main__.py"
+    return f"{shlex.quote(python)} -S {shlex.quote(str(main))} --vault {shlex.quote(str(vault))} hook {hook}"
 
 
 def _is_ours(command: Any, hook: str) -> bool:

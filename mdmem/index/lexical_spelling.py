@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice
 from typing import Any
 
@@ -42,6 +43,14 @@ OPENERS = frozenset(
     """what which whose where when why how would could should will shall does were have list name
     tell show give find please about after before during since warum wann welche welcher welches wieso weshalb
     pourquoi comment quand quel quelle quels quelles combien qu'est""".split()
+)
+# Words a person asks with, not words of what is asked ("what do we know about X? I want to change it"):
+# that no note has one says nothing about whether the vault holds the answer. A prompt is chat, and a
+# vault of terse notes may never say "want" or "know"; counted, they silenced every such prompt.
+ASKING = frozenset(
+    """about again also anything change could everything explain find give help just know like look make
+    maybe mean might need please really remember should show something tell thing think update want
+    wonder work would""".split()
 )
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -244,9 +253,21 @@ def unknown_terms(
     s: Any, text: str, corrections: dict[str, str] | None = None, prefixes: dict[str, tuple[str, ...]] | None = None
 ) -> list[str]:
     """The query's words (Latin letters, 4+ of them, after ``corrections``) that no note has in any
-    field (a prefix that expands is known)."""
+    field (a prefix that expands is known), words of asking (``ASKING``) left out."""
+    asking = asking_terms()
     return [
         t
         for t in query_terms(text, corrections, prefixes)
-        if t.isascii() and t.isalpha() and len(t) >= 4 and t not in (prefixes or {}) and not known(s, t)
+        if t.isascii()
+        and t.isalpha()
+        and len(t) >= 4
+        and t not in (prefixes or {})
+        and t not in asking
+        and not known(s, t)
     ]
+
+
+@cache
+def asking_terms() -> frozenset[str]:
+    """``ASKING`` as index terms (stemmed as the query's words are)."""
+    return frozenset(normalize_term(w) for w in ASKING)

@@ -21,9 +21,10 @@ from typing import Any
 from ..adapters.locks import flock_within
 from ..adapters.plain import open_plain, read_plain
 from ..core.errors import LockHeld, MdmemError, write_failure
+from . import served
+from .served import SERVE_FILE as SERVE_FILE  # defined where the served prompt hook reads them
+from .served import STATE_DIR
 
-STATE_DIR = ".mdmem"
-SERVE_FILE = "serve.json"  # a running ``mdmem serve``: pid, port, token (mode 0600)
 JOB_MARK, JOB_QUEUED, JOB_RUNNING = "catchup", "catchup.queued", "catchup.running"
 JOB_HOOK = "catch-up"  # ``reindex --git-hook catch-up``: the background job (githook.py)
 EMBED_HOOK = "embed"  # ``reindex --git-hook embed``: the background embedding job, a sibling with its own files
@@ -467,24 +468,12 @@ def server_info(root: Path) -> dict[str, Any] | None:
     manifest is) over its pid, port, token and vault, and its pid alive. A ``serve.json`` that came
     with a clone names no server (it made ``status`` show one, and ``serve --stop`` signal its pid;
     stopping also asks the server who it is first: ``edges.serve.prove``)."""
-    try:
-        info = json.loads(read_plain(root / STATE_DIR / SERVE_FILE, 64 << 10) or "")
-        if not isinstance(info, dict) or not hmac_equal(str(info.get("seal", "")), server_seal(info)):
-            return None
-        if str(info.get("vault")) != str(root.resolve()):
-            return None
-        os.kill(int(info["pid"]), 0)
-        return info
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return served.server_info(root, machine_key())
 
 
 def server_seal(info: dict[str, Any], key: bytes | None = None) -> str:
     """The seal of a server's ``serve.json`` (its pid, port, token and vault) under this user's key."""
-    import hmac
-
-    what = f"mdmem serve {info.get('pid')} {info.get('port')} {info.get('token')} {info.get('vault')}"
-    return hmac.new(key or machine_key(), what.encode(), "sha256").hexdigest()
+    return served.server_seal(info, key or machine_key())
 
 
 def hmac_equal(stamp: str, expected: str) -> bool:
@@ -504,8 +493,8 @@ def machine_key() -> bytes:
     Kept outside every vault ($MDMEM_HOME, else ~/.local/state/mdmem), so a vault's own files
     cannot forge it. Without a writable home, a per-process key: the index is rebuilt each run.
     """
-    home = Path(os.environ.get("MDMEM_HOME") or Path.home() / ".local" / "state" / "mdmem")
-    path = home / "index.key"
+    path = Path(served.key_path())
+    home = path.parent
     if path in _KEYS:
         return _KEYS[path]
     try:
