@@ -411,7 +411,8 @@ _MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{1,200})\]\(([^()\s]{1,2000})\)")
 
 def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> Suite:
     """The queries the vault at ``folder`` provides itself (``core.self_queries``), as a suite of
-    level "self" whose queries name notes by path; reads the vault's notes and its link graph."""
+    level "self" whose queries name notes by path; reads the vault's notes and its link graph. A note
+    retrieval hides by default (not active, snoozed, with an end of validity, superseded) asks nothing."""
     from urllib.parse import unquote
 
     from ..api.vault import Vault
@@ -422,11 +423,16 @@ def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> S
         graph = v.graph()
         links: list[tuple[str, str, str]] = []
         notes = []
+        replaced: set[str] = set()  # a superseded note ranks below its successor by design
         for rel in v.notes():
             try:
                 n = v.get(rel)
             except Exception:  # noqa: BLE001 - a note that does not parse offers no queries
                 continue
+            if n.supersedes:
+                replaced.add(graph.resolve(n.supersedes, rel)[0] or "")
+            if n.status != "active" or n.snoozed_until or n.valid_until:
+                continue  # retrieval hides it (forgotten, archived, snoozed, expiring) by design
             for e in graph.out.get(rel, []):
                 if e.dst and e.label:
                     links.append((rel, e.dst, e.label))
@@ -447,7 +453,7 @@ def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> S
                 )
             )
     anchors = anchor_map(links)
-    notes = [replace(n, anchors=tuple(anchors.get(n.path, ()))) for n in notes]
+    notes = [replace(n, anchors=tuple(anchors.get(n.path, ()))) for n in notes if n.path not in replaced]
     return Suite(dataset, "self", [(folder, self_queries(notes, per_kind=per_kind, seed=seed))], key="path")
 
 
