@@ -174,6 +174,9 @@ class QuerySettings:
     large_vault_words: int = 50_000
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
+    # "rules": fusion and the rules on it; "model": one learned probability of relevance ranks the
+    # candidates and its threshold says nothing is relevant (core/relevance.py, docs/retrieval.md)
+    ranking: str = "rules"
     rerank_top: int = 30
     min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
     strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
@@ -205,6 +208,8 @@ class QuerySettings:
         ):
             if not low <= getattr(self, name) <= high:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
+        if self.ranking not in ("rules", "model"):
+            raise ConfigError(f'[query] ranking must be "rules" or "model", got {self.ranking!r}.')
         for name in (
             "bm25_weight",
             "vector_weight",

@@ -79,6 +79,23 @@ def _path_option(value: str | None, default: Path) -> Path | None:
     metavar="DIR",
     help="Where the evaluation vaults and their indexes live [default: ~/.cache/mdmem/eval].",
 )
+@click.option(
+    "--self",
+    "self_eval",
+    is_flag=True,
+    help="Ask each vault the queries it provides itself (titles, aliases, headings, link anchor text, "
+    "first sentences; each its note's known answer) instead of written questions: the vault of --vault "
+    "(or the current folder), or the --gold and --corpus vaults when named. Rows of level 'self', one "
+    "group per kind with --by-kind.",
+)
+@click.option(
+    "--self-size",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    metavar="N",
+    help="With --self: at most N queries of each kind (a seeded draw: the same vault gives the same queries).",
+)
 @click.option("--rebuild", is_flag=True, help="Rewrite the evaluation vaults and their indexes from scratch.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def eval_command(
@@ -92,6 +109,8 @@ def eval_command(
     question_files: tuple[Path, ...],
     conversations: int | None,
     cache_dir: Path | None,
+    self_eval: bool,
+    self_size: int,
     rebuild: bool,
     as_json: bool,
 ) -> None:
@@ -107,6 +126,9 @@ def eval_command(
     A corpus (--corpus CLONE --questions FILE) is checked out at the file's commit; its questions
     count as answered when any of their answers is in the top k; the held-out ones are reported
     on rows of their own (level "heldout").
+    With --self the queries come from the vault itself (see --self; docs/benchmarks.md says what
+    each kind measures): on your own vault, how well mdmem finds your notes, with no questions written;
+    its index is brought up to date and embedded, its notes are only read.
     The vaults are built once under the cache directory and reused; --rebuild remakes them.
     The embedding model is [embed] model's default; compare another with $MDMEM_EMBED_MODEL
     (e.g. multilingual-e5-small) and its own --cache-dir.
@@ -122,7 +144,6 @@ def eval_command(
         build_locomo,
         default_cache_dir,
         file_sha,
-        format_table,
         index_suite,
         run_suite,
         summarize_groups,
@@ -143,6 +164,8 @@ def eval_command(
             param_hint="--corpus",
         )
     specs = [_load_corpus(f) for f in question_files]
+    if self_eval:
+        return _self_eval(specs, corpora, gold_opt, requested, by_kind, cache_dir, self_size, rebuild, as_json)
     locomo = _path_option(locomo_opt, DEFAULT_LOCOMO) if not specs or locomo_opt else None
     gold = _path_option(gold_opt, DEFAULT_GOLD) if not specs or gold_opt else None
     if locomo_opt is None and locomo is None and not specs:
@@ -221,6 +244,13 @@ def eval_command(
                 rows += [per_mode[m][i] for m in requested]
     except MdmemError as exc:
         raise click.ClickException(str(exc)) from exc
+    _report(rows, info, timings, started, as_json)
+
+
+def _report(rows: list[Any], info: dict[str, Any], timings: dict[str, Any], started: float, as_json: bool) -> None:
+    """The rows as the table (with the timings) or as one JSON document."""
+    from ..edges.evaluate import format_table
+
     info["timings"] = timings
     info["total_s"] = round(time.perf_counter() - started, 2)
     if as_json:
@@ -236,7 +266,7 @@ def eval_command(
             "leak = share of queries with excluded notes that showed one in the top 10 (/count); "
             "muted = share of answerable queries that said nothing matches well."
         )
-    click.echo(f"total {info['total_s']:.1f} s; vaults in {cache}")
+    click.echo(f"total {info['total_s']:.1f} s; vaults in {', '.join(info.get('vaults', [info['cache_dir']]))}")
 
 
 def _load_corpus(path: Path) -> Any:
@@ -249,3 +279,76 @@ def _load_corpus(path: Path) -> Any:
         return parse_corpus(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
     except (ValueError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise click.BadParameter(str(exc).splitlines()[0], param_hint="--questions") from exc
+
+
+def _self_eval(
+    specs: list[Any],
+    corpora: tuple[Path, ...],
+    gold_opt: str | None,
+    modes: list[str],
+    by_kind: bool,
+    cache_dir: Path | None,
+    per_kind: int,
+    rebuild: bool,
+    as_json: bool,
+) -> None:
+    """``eval --self``: the self-generated queries of the named gold and corpus vaults, else of the
+    vault --vault (or the current folder) names."""
+    from ..core.errors import MdmemError
+    from ..core.self_queries import KINDS
+    from ..edges.evaluate import (
+        build_corpus,
+        build_gold,
+        default_cache_dir,
+        index_suite,
+        run_suite,
+        self_suite,
+        summarize_groups,
+    )
+
+    started = time.perf_counter()
+    cache = (cache_dir or default_cache_dir()).expanduser()
+    gold = _path_option(gold_opt, DEFAULT_GOLD) if gold_opt else None
+    if gold is not None and not (gold / "vault").is_dir():
+        raise click.BadParameter(f"{gold} has no vault/ folder.", param_hint="--gold")
+    info: dict[str, Any] = {"modes": modes, "cache_dir": str(cache), "self": {"per_kind": per_kind, "kinds": KINDS}}
+    targets: list[tuple[Path, str]] = []
+    try:
+        if gold is not None:
+            targets.append((build_gold(gold, cache, rebuild).vaults[0][0], "gold"))
+        for spec, clone in zip(specs, corpora, strict=True):
+            folder = build_corpus(spec, clone, cache, rebuild)[0].vaults[0][0]
+            targets.append((folder, spec.slug))
+        if not targets:
+            root = _vault_root()
+            targets.append((root, root.name))
+        info["vaults"] = [str(f) for f, _ in targets]
+        rows: list[Any] = []
+        timings: dict[str, Any] = {}
+        for folder, name in targets:
+            suite = self_suite(folder, name, per_kind=per_kind)
+            if not suite.n_queries:
+                click.echo(f"mdmem eval: {folder} offers no queries (no titled notes).", err=True)
+                continue
+            index_s = index_suite(suite, modes)
+            t0 = time.perf_counter()
+            results = run_suite(suite, modes)
+            timings[f"{name}/self"] = {"index_s": round(index_s, 2), "query_s": round(time.perf_counter() - t0, 2)}
+            per_mode = {
+                m: summarize_groups(results[m], dataset=name, level="self", mode=m, by_group=by_kind, order=list(KINDS))
+                for m in modes
+            }
+            for i in range(len(per_mode[modes[0]])):
+                rows += [per_mode[m][i] for m in modes]
+    except MdmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    _report(rows, info, timings, started, as_json)
+
+
+def _vault_root() -> Path:
+    """The vault --vault names, else the one at or above the current folder."""
+    from ..api.vault import Vault
+    from .options import State
+
+    state = click.get_current_context().find_object(State)
+    return state.vault_root if state is not None else Vault.find_root()

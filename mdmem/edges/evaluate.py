@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import shutil
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -405,6 +406,57 @@ def build_corpus(corpus: Corpus, source: Path, cache: Path, rebuild: bool) -> li
     ]
 
 
+_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{1,200})\]\(([^()\s]{1,2000})\)")
+
+
+def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> Suite:
+    """The queries the vault at ``folder`` provides itself (``core.self_queries``), as a suite of
+    level "self" whose queries name notes by path; reads the vault's notes and its link graph. A note
+    retrieval hides by default (not active, snoozed, with an end of validity, superseded) asks nothing."""
+    from urllib.parse import unquote
+
+    from ..api.vault import Vault
+    from ..core.self_queries import SelfNote, anchor_map, self_queries
+
+    with Vault.open(folder) as v:
+        v.reindex()
+        graph = v.graph()
+        links: list[tuple[str, str, str]] = []
+        notes = []
+        replaced: set[str] = set()  # a superseded note ranks below its successor by design
+        for rel in v.notes():
+            try:
+                n = v.get(rel)
+            except Exception:  # noqa: BLE001 - a note that does not parse offers no queries
+                continue
+            if n.supersedes:
+                replaced.add(graph.resolve(n.supersedes, rel)[0] or "")
+            if n.status != "active" or n.snoozed_until or n.valid_until:
+                continue  # retrieval hides it (forgotten, archived, snoozed, expiring) by design
+            for e in graph.out.get(rel, []):
+                if e.dst and e.label:
+                    links.append((rel, e.dst, e.label))
+            for m in _MD_LINK.finditer(n.body):  # a markdown link's words are its label
+                href = unquote(m.group(2).split("#", 1)[0])
+                if href and "://" not in href and not href.startswith("mailto:"):
+                    dst = graph.resolve(href, rel)[0]
+                    if dst:
+                        links.append((rel, dst, m.group(1)))
+            notes.append(
+                SelfNote(
+                    path=rel,
+                    title=n.title,
+                    aliases=tuple(a for a in n.aliases if isinstance(a, str)),
+                    headings=tuple(h.text for h in n.headings),
+                    text=n.text,
+                    names=(Path(rel).stem,),
+                )
+            )
+    anchors = anchor_map(links)
+    notes = [replace(n, anchors=tuple(anchors.get(n.path, ()))) for n in notes if n.path not in replaced]
+    return Suite(dataset, "self", [(folder, self_queries(notes, per_kind=per_kind, seed=seed))], key="path")
+
+
 def note_paths(root: Path) -> list[str]:
     """The markdown files under ``root`` outside hidden folders, as relative POSIX paths."""
     out = []
@@ -459,8 +511,9 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
     from ..api.vault import Vault
 
     results: dict[str, list[Outcome]] = {m: [] for m in modes}
-    with _clock(suite.as_of), _progress(suite.vaults, f"querying {suite.dataset}/{suite.level}") as bar:
-        for folder, queries in bar:
+    label = f"querying {suite.dataset}/{suite.level}"
+    with _clock(suite.as_of), _counting(suite.n_queries * len(modes), label) as step:
+        for folder, queries in suite.vaults:
             with Vault.open(folder) as v:
                 for mode in modes:
                     search = make_searcher(v, mode, suite.key)
@@ -468,7 +521,19 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
                         t0 = time.perf_counter()
                         ranked, silenced = search(q.text)
                         results[mode].append(Outcome(q, tuple(ranked[:LIMIT]), time.perf_counter() - t0, silenced))
+                        step()
     return results
+
+
+@contextmanager
+def _counting(total: int, label: str) -> Iterator[Callable[[], None]]:
+    """A progress bar of ``total`` steps on stderr when it is a terminal (a step per query asked):
+    a vault's self-generated queries are a thousand questions in one vault."""
+    if not sys.stderr.isatty():
+        yield lambda: None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield lambda: bar.update(1)
 
 
 @contextmanager

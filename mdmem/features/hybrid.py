@@ -227,7 +227,8 @@ def _hybrid(
         info["stages"].append("typos:" + ",".join(f"{a}→{b}" for a, b in fixes.items()))
     info["stages"].append(f"bm25:{len(lex)}")
     lap("bm25")
-    strong = _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
+    judged = qs.ranking == "model"  # the model reads both legs' evidence for every query
+    strong = not judged and _clear_winner(text, lex, qs.strong_ratio, qs.blend_coverage)
     sized: list[bool] = []
 
     def large() -> bool:  # whether the vault holds enough text for a missing word to mean something (once)
@@ -298,7 +299,14 @@ def _hybrid(
         info["section_coverage"] = round(best, 3)
     else:
         best = max((h.coverage for h in lex), default=0.0)
-    share = flatness(best, qs.blend_coverage_full, qs.blend_coverage)
+    share = 0.0 if judged else flatness(best, qs.blend_coverage_full, qs.blend_coverage)
+    chance = None
+    if judged:
+        from .judged import evidence, judge
+
+        missing = idx.unknown_share(text, fixes)
+        chance = judge(by_path, evidence(idx, text, lex, vec), best_coverage=best, unknown_share=missing)
+        info["stages"].append(f"model:{chance:.2f}")
     if share > 0 and lists["vec"]:
         # BM25 matched little of the query (a paraphrase): trust the vectors' scores, not just their
         # ranks (see QuerySettings.blend_coverage and docs/retrieval.md).
@@ -316,14 +324,14 @@ def _hybrid(
             c.score = score
             c.explain["blend"] = round(score, 6)
         info["stages"].append(f"blend:{share:.2f}")
-    winner = clear_winner(lists["vec"], qs.winner_gap, qs.winner_cosine, qs.min_similarity)
+    winner = None if judged else clear_winner(lists["vec"], qs.winner_gap, qs.winner_cosine, qs.min_similarity)
     if winner is not None and winner in by_path and not (lex and lex[0].coverage >= FULL and lex[0].path != winner):
         # the vectors' clear first goes first, unless BM25's first holds every word of the query
         best_score = max(c.score for c in by_path.values())
         by_path[winner].score = max(by_path[winner].score, best_score * WINNER_MARGIN)
         by_path[winner].explain["vector_winner"] = 1
         info["stages"].append("vector-winner")
-    if keep_titles(lex, by_path, fixes, text):
+    if not judged and keep_titles(lex, by_path, fixes, text):
         info["stages"].append("titles-kept")
     if qs.min_coverage > 0:
         # A score floor: drop candidates that match only a sliver of the query (a shared common
@@ -361,21 +369,26 @@ def _hybrid(
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
-    info["relevant"] = not (
-        ranked
-        and no_answer(
-            unknown,
-            missing,
-            best,
-            best_cosine,
-            big=bool(unknown or missing) and large(),
-            covered=qs.blend_coverage,
-            strong=qs.strong_similarity,
-            share=qs.unknown_share,
-            weak_share=qs.weak_unknown_share,
-            weak_cosine=qs.weak_similarity,
+    if chance is not None:
+        from .judged import shipped_model
+
+        info["relevant"] = not ranked or chance >= shipped_model().threshold
+    else:
+        info["relevant"] = not (
+            ranked
+            and no_answer(
+                unknown,
+                missing,
+                best,
+                best_cosine,
+                big=bool(unknown or missing) and large(),
+                covered=qs.blend_coverage,
+                strong=qs.strong_similarity,
+                share=qs.unknown_share,
+                weak_share=qs.weak_unknown_share,
+                weak_cosine=qs.weak_similarity,
+            )
         )
-    )
     if unknown:
         info["unknown"] = unknown  # said above the notes shown, when they are shown
     if missing:

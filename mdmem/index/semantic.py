@@ -638,16 +638,21 @@ class Semantic:
             matches = index.search(qvec, want)
             chunks = cat.chunks_by_key((key for key, sim in matches if sim >= min_similarity), text=False)
             best: dict[str, Candidate] = {}
+            top: dict[str, list[float]] = {}  # a note's first three chunks by cosine: the note as a whole
             for key, sim in matches:
                 ch = chunks.get(key)
                 if ch is None or sim < min_similarity:
                     continue
+                top.setdefault(ch["path"], []).append(sim)
                 if ch["path"] not in best:
                     best[ch["path"]] = Candidate(
                         path=ch["path"],
                         chunk_key=key,
                         explain={"cosine": round(sim, 4), "chunk": ch["heading"] or "(top)"},
                     )
+            for path, c in best.items():
+                sims = top[path][:3]
+                c.explain["cosine_top3"] = round(sum(sims) / len(sims), 4)
             out = _first_matching(list(best.values()), k, filters, cat)
             enough = len(out) >= k or want >= len(index) or (matches and matches[-1][1] < min_similarity)
             if enough:

@@ -110,7 +110,10 @@ def _hits(hits: Hits, p: Printer, *, color: bool = False, explain: bool = False)
         if h.links:
             p("    links: " + hints_line(h.links, short=True))
         if explain and h.explain:
-            p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items()))
+            p("    explain: " + ", ".join(f"{k}={v}" for k, v in h.explain.items() if not isinstance(v, dict)))
+            for k, v in h.explain.items():  # the relevance model's features and their log-odds, a line each
+                if isinstance(v, dict):
+                    p(f"    {k}: " + ", ".join(f"{n}={x}" for n, x in v.items()))
     if explain and info.get("stages"):
         p("pipeline: " + " → ".join(info["stages"]) + (" (served)" if info.get("served") else ""))
 
