@@ -47,6 +47,16 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 READ_LANES = 1  # views reads run on beside the writer over HTTP: one more starves the writes (benchmarks/README.md)
 
 
+def read_lanes() -> int:
+    """How many reading lanes ``mcp --http`` opens: ``READ_LANES``, or $MDMEM_READ_LANES (0: none)."""
+    import os
+
+    try:
+        return max(0, int(os.environ.get("MDMEM_READ_LANES", READ_LANES)))
+    except ValueError:
+        return READ_LANES
+
+
 def create_server(
     served: Served,
     *,
@@ -94,7 +104,7 @@ def open_lanes(tools: Tools, count: int, *, warm: bool = True) -> None:
 def _warm_http(tools: Tools, lock: threading.Lock, warm: bool) -> None:
     if warm:
         _warm_all(tools.served.vaults, lock)
-    open_lanes(tools, READ_LANES, warm=warm)
+    open_lanes(tools, read_lanes(), warm=warm)
 
 
 # -- running ---------------------------------------------------------------------------------------------
@@ -175,7 +185,7 @@ def http_app(
 
 def run_http(served: Served, *, host: str, port: int, token: str | None, warm: bool = True) -> None:
     """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted: reads in parallel on
-    ``READ_LANES`` views of the vault once they are ready, writes one at a time."""
+    ``read_lanes()`` views of the vault once they are ready, writes one at a time."""
     import uvicorn
 
     lock = threading.Lock()

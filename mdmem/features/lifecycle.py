@@ -601,9 +601,11 @@ def add_checked(
     """
     check = DuplicateCheck("ADD", "not checked")
     old = store.get(supersedes) if supersedes else None  # a wrong name is refused before anything is written
+    seen: tuple[str, str | None] | None = None  # the index the full check read (generation, rows)
     if dedupe:
         with store.reading() as idx:
             done, _ = idx.coverage()
+            seen = (store.generation, idx.rows_token())
             check = duplicates(
                 store,
                 sem,
@@ -625,7 +627,7 @@ def add_checked(
         if check.decision == "UPDATE" and not force:
             return check, merge_into(store, check.matches[0].path, body, kwargs)
     with store.writer_lock():
-        if dedupe:
+        if dedupe and not unchanged_since(store, seen):
             again = duplicates(store, sem, title, body, use_vectors=False)
             if again.decision == "NOOP":
                 return again, None
@@ -639,6 +641,15 @@ def add_checked(
     if store.config.git_commit if commit is None else commit:
         sha = store.commit([added.path, old.path], f'mdmem: add {added.title!r}, superseding "{old.title}"')
     return check, replace(added, commit=sha)
+
+
+def unchanged_since(store: IndexStore, seen: tuple[str, str | None] | None) -> bool:
+    """Whether no note was indexed since the full check read the index (``seen``): its exact-text
+    check then holds under the writer lock too, and a second search would find the same notes."""
+    if seen is None or seen[1] is None:
+        return False
+    with store.reading(notice=False) as idx:
+        return (store.generation, idx.rows_token()) == seen
 
 
 def merge_into(store: IndexStore, ref: str, body: str, fields: dict[str, Any]) -> Change:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.rank import rrf
 from ..core.text import terms, tokenize
 from ..results.search import SimilarNote, SimilarNotes
-from .graph_view import graph_of
+from .graph_view import hints_graph
 
 if TYPE_CHECKING:
     from ..core.rank import Filters
@@ -50,7 +50,7 @@ def _similar(
         meaning = [(c.path, c.explain["cosine"]) for c in cands if c.path != src]
     fused = rrf({"words": words, "meaning": meaning}, WEIGHTS)
     order = sorted(fused, key=lambda p: (-fused[p]["rrf"], p))[:limit]
-    g = graph_of(idx)
+    g = hints_graph(store, [src])  # its edges as the whole graph has them, without building that graph
     out_of = {e.dst for e in g.out.get(src, ())}
     into = {e.src for e in g.inc.get(src, ())}
     mine = set(terms(f"{note.title}\n{note.body}"))

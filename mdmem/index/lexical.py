@@ -209,7 +209,7 @@ class LexicalIndex:
         self._filter_cache: dict[Any, set[int]] = {}
         self._scorer: _ArrayBM25 | None = None  # the warm path, for the searcher's generation
         self._name_words: tuple[Any, dict[str, set[str]]] | None = None  # corrections' vocabulary, per searcher
-        self._searches = 0  # queries answered by the current searcher
+        self._searches = 0  # queries answered in this process, across searchers: more than one is a warm process
         self._expanded: dict[tuple[int, str], dict[str, tuple[str, ...]]] = {}  # _prefixes' answers
 
     @classmethod
@@ -407,7 +407,8 @@ class LexicalIndex:
             self._searcher = None
         if self._searcher is None:
             self._searcher = self.ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1, **{f"{EXACT_FIELD}_B": EXACT_B}))
-            self._searches = 0
+            # a warm process stays warm when a writer commits: its next search reads the postings it
+            # needs into arrays again rather than walking whoosh's matchers (several times slower)
             self._scorer = None
         return self._searcher
 

@@ -427,6 +427,38 @@ def test_add_suggests_links_but_never_writes_them(gv: Path) -> None:
     assert "maybe link it" in out and "mdmem link " in out
 
 
+def test_add_judges_its_suggestions_from_the_edges_at_the_new_note_alone(gv: Path) -> None:
+    """A save names the notes the new one already links as linked, and leaves the suggestions
+    unlinked ones, without building the whole vault's graph (seconds at 2,000 notes, every add)."""
+    v = Vault.open(gv)
+    report = v.save(
+        "Hotwire frontend follow-up",
+        "Following [[Team skills survey]]: we use Hotwire for new frontends, Turbo forms over React.",
+        dedupe=False,
+    )
+    assert report.added is not None
+    assert "graph" not in v.store.memo  # the edges at the new note came from the rows around it
+    found = {s.title: s for s in v.similar(report.added.path, 5).results}
+    assert found["Team skills survey"].linked == "out"
+    assert "Team skills survey" not in [s.title for s in report.suggested_links]
+    v.close()
+
+
+def test_a_save_checks_the_exact_text_again_only_when_a_note_was_indexed_meanwhile(gv: Path) -> None:
+    """The duplicate check's exact-text look runs again under the writer lock only if the index
+    changed since the full check: another process's write of the same text is then still caught."""
+    from mdmem.features.lifecycle import unchanged_since
+
+    a, b = Vault.open(gv), Vault.open(gv)
+    with a.store.reading() as idx:
+        seen = (a.store.generation, idx.rows_token())
+    assert unchanged_since(a.store, seen)
+    assert b.save("Another process wrote this", "Its very own words.", dedupe=False).added is not None
+    assert not unchanged_since(a.store, seen)
+    assert not unchanged_since(a.store, None)
+    a.close(), b.close()
+
+
 # -- export ----------------------------------------------------------------------------------------
 
 EVIL = '</script><script>alert("x")</script><img src=x onerror=alert(1)>'

@@ -422,6 +422,29 @@ def test_warm_array_scorer_ranks_exactly_like_whoosh(tmp_path: Path, monkeypatch
             assert [(h.id, h.title, h.type, h.tags) for h in warm] == [(h.id, h.title, h.type, h.tags) for h in cold]
 
 
+def test_a_warm_index_stays_on_the_array_scorer_when_a_writer_commits(tmp_path: Path) -> None:
+    """A process that has searched before (serve, MCP) answers its first search after another
+    process's write from the array scorer on the new segments, with whoosh's ranking."""
+    root = tmp_path / "v"
+    (root / "notes").mkdir(parents=True)
+    for i in range(30):
+        (root / "notes" / f"n{i:02d}.md").write_text(f"---\ntitle: Note {i}\n---\nkafka lag {'retry ' * (i % 4)}\n")
+    warm, writer = Vault.open(root), Vault.open(root)
+    warm.reindex()
+    lx = warm.store.lexical
+    lx.search("kafka retry", 10), lx.search("kafka retry", 10)
+    (root / "notes" / "new.md").write_text("---\ntitle: New\n---\nkafka retry retry retry\n")
+    writer.reindex()
+    got = lx.search("kafka retry", 10)
+    assert lx._scorer is not None and lx._scorer.searcher is lx._current_searcher()  # the new generation's
+    cold = Vault.open(root)
+    want = cold.store.lexical.search("kafka retry", 10)  # a fresh process's first search: whoosh's matchers
+    assert [h.path for h in got] == [h.path for h in want] and "notes/new.md" in [h.path for h in got]
+    assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-9)
+    for v in (warm, writer, cold):
+        v.close()
+
+
 def test_a_new_mtime_redates_an_undated_note_as_a_full_rebuild_would(tmp_path: Path) -> None:
     """An undated note is dated by its file's mtime: touching it (same text) must move its date in
     the incremental index too, or the index differs from --full (seen when a reader indexed a note
