@@ -239,12 +239,15 @@ def eval_command(
                 )
                 for m in requested
             }
-            # Rows grouped so the modes of one group sit together: all, then each group.
-            for i in range(len(per_mode[requested[0]])):
-                rows += [per_mode[m][i] for m in requested]
+            rows += interleaved(per_mode, requested)
     except MdmemError as exc:
         raise click.ClickException(str(exc)) from exc
     _report(rows, info, timings, started, as_json)
+
+
+def interleaved(per_mode: dict[str, list[Any]], modes: list[str]) -> list[Any]:
+    """Rows grouped so the modes of one group sit together: all, then each group."""
+    return [per_mode[m][i] for i in range(len(per_mode[modes[0]])) for m in modes]
 
 
 def _report(rows: list[Any], info: dict[str, Any], timings: dict[str, Any], started: float, as_json: bool) -> None:
@@ -338,8 +341,7 @@ def _self_eval(
                 m: summarize_groups(results[m], dataset=name, level="self", mode=m, by_group=by_kind, order=list(KINDS))
                 for m in modes
             }
-            for i in range(len(per_mode[modes[0]])):
-                rows += [per_mode[m][i] for m in modes]
+            rows += interleaved(per_mode, modes)
     except MdmemError as exc:
         raise click.ClickException(str(exc)) from exc
     _report(rows, info, timings, started, as_json)
