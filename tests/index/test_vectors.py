@@ -529,3 +529,29 @@ def test_a_title_that_holds_the_whole_query_keeps_its_place_near_bm25s() -> None
     assert order.index("templater.md") == 2 and by_path["templater.md"].explain["title_kept"] == 2
     assert order.index("ai.md") == 5  # "AI for Templater" lacks "plugin"
     assert not keep_titles(lex, by_path, {}, "Templater plugin")  # already in place: nothing to do
+
+
+def test_a_vault_of_25000_chunks_answers_exactly_whatever_order_its_vectors_came_in(tmp_path: Path) -> None:
+    """Two machines build the same vectors' index in different orders (one embedded, one took a pack):
+    they must answer alike, and as brute force does. usearch's HNSW graph depends on the order."""
+    import numpy as np
+
+    from mdmem.index import vectors
+
+    n, dim = 25_000, 64
+    rng = np.random.default_rng(7)
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    keys = np.arange(n)
+    first = vectors.VectorIndex.open(tmp_path / "a.usearch", dim, writable=True)
+    second = vectors.VectorIndex.open(tmp_path / "b.usearch", dim, writable=True)
+    first.add(list(keys), vecs)
+    order = rng.permutation(n)
+    second.add(list(keys[order]), vecs[order])
+    stored = first.vectors(list(keys))  # as kept (f16), so brute force ranks what the index holds
+    for q in rng.standard_normal((5, dim)).astype(np.float32):
+        q /= np.linalg.norm(q)
+        brute = list(np.argsort(-(stored @ q), kind="stable")[:30])
+        got = [k for k, _ in first.search(q, 30)]
+        assert got == [k for k, _ in second.search(q, 30)]
+        assert set(got) == {int(k) for k in brute}
