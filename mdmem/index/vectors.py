@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-EXACT_BELOW = 100_000  # below this many vectors brute force costs a few ms, and is exact: the same answer on every machine
+EXACT_BELOW = 100_000  # below this, brute force costs a few ms and is exact: the same answer on every machine
 EXPANSION_SEARCH = 256  # the default 64 gives poor recall on embedding-like data
 
 
