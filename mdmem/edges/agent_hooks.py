@@ -41,15 +41,15 @@ from pathlib import Path
 from typing import Any
 
 # defined where the served prompt hook needs them, which loads nothing of this module
+from .hook_client import FOOTER, LOCAL_RESERVE_S, PROMPT_CHARS
+from .hook_client import PROMPT_BUDGET as PROMPT_BUDGET
+from .hook_client import TIME_BUDGET_MS as TIME_BUDGET_MS
 from .hook_client import is_trivial as is_trivial
 from .hook_client import process_started as process_started
 from .hook_client import project_scope as project_scope
 
 EVENTS = {"prompt": "UserPromptSubmit", "session-start": "SessionStart", "stop": "Stop", "pre-compact": "PreCompact"}
-PROMPT_BUDGET = 600  # tokens of memory added to a prompt
 SESSION_BUDGET = 900  # tokens at session start (pinned notes + the last handoff)
-TIME_BUDGET_MS = 2000  # the prompt hook answers within this or not at all
-LOCAL_RESERVE_S = 0.9  # what a cold BM25 answer needs (2k notes, loaded machine): kept back from the server call
 LOCAL_VECTORS_S = 0.3  # time left after the BM25 answer that makes the vector leg worth trying here
 EXIT_MARGIN_S = 0.15  # kept back from the budget: waking at the deadline, printing and exiting on a loaded machine
 PERSONAL_MIN_S = 0.4  # time left that lets the hook ask the personal vault too (a cold BM25 context of a small vault)
@@ -184,7 +184,7 @@ def prompt_context(
     prompt = str(payload.get("prompt") or "")
     if is_trivial(prompt):
         return None
-    prompt = prompt[:2000]  # a pasted log is not a query
+    prompt = prompt[:PROMPT_CHARS]  # a pasted log is not a query
     from ..api import registry
 
     scope = scopes_for(payload)
@@ -300,7 +300,7 @@ class ServedText:
 def _with_footer(text: str) -> str:
     if not text:
         return ""
-    return text + "(Whole note: mdmem get ID, or the mdmem MCP tool get.)\n"
+    return text + FOOTER
 
 
 def _spawn_reindex(vault: Any) -> None:
