@@ -301,6 +301,7 @@ def _hybrid(
         best = max((h.coverage for h in lex), default=0.0)
     share = 0.0 if judged else flatness(best, qs.blend_coverage_full, qs.blend_coverage)
     chance = None
+    missing: float | None = None
     if judged:
         from .judged import evidence, judge
 
@@ -365,7 +366,8 @@ def _hybrid(
         lap("duplicates")
     # in a large vault the first word counts too ("Terraform state …"); in a chat it is often "Whose"
     unknown = [] if strong else idx.unknown_names(text, fixes, first_word=large())
-    missing = 0.0 if strong else idx.unknown_share(text, fixes)
+    if missing is None:  # (the model read it already)
+        missing = 0.0 if strong else idx.unknown_share(text, fixes)
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..core.rank import Candidate
@@ -12,16 +13,13 @@ from ..core.text import terms
 if TYPE_CHECKING:
     from ..index.reading import IndexRead
 
-_MODEL: list[Model] = []
 
-
+@cache
 def shipped_model() -> Model:
     """The model fitted offline on the corpora's self-generated queries (benchmarks/fit_relevance.py)."""
-    if not _MODEL:
-        from ..core.relevance_model import MODEL
+    from ..core.relevance_model import MODEL
 
-        _MODEL.append(Model.from_dict(MODEL))
-    return _MODEL[0]
+    return Model.from_dict(MODEL)
 
 
 def evidence(idx: IndexRead, text: str, lex: Sequence[Any], vec: Sequence[Candidate]) -> dict[str, Evidence]:
