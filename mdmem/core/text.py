@@ -82,6 +82,16 @@ def normalize_term(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=200_000)
+def _index_term(word: str) -> str:
+    """``normalize_term(word)``, or "" for a stop word: one as written (the stemmer turns "does" and
+    "why" into "doe" and "whi", which are no stop words) or one as stemmed ("doing" → "do")."""
+    if fold(word) in STOPWORDS:
+        return ""
+    term = normalize_term(word)
+    return "" if term in STOPWORDS else term
+
+
 def _split_cjk(text: str, offset: int) -> Iterator[tuple[str, int, bool]]:
     """Yield (piece, start, is_cjk) runs of a word that may mix CJK and other letters."""
     if text.isascii():  # the common case, decided in C
@@ -114,14 +124,13 @@ def tokenize(text: str, *, stopwords: bool = True) -> list[Token]:
                 # An identifier: the whole (for exact matches) and each part (for partial ones).
                 out.append(Token(fold(piece), pstart, pstart + len(piece)))
                 for p in parts:
-                    term = normalize_term(p.group())
-                    if not (stopwords and term in STOPWORDS):
+                    term = _index_term(p.group()) if stopwords else normalize_term(p.group())
+                    if term:
                         out.append(Token(term, pstart + p.start(), pstart + p.end()))
                 continue
-            term = normalize_term(piece)
-            if stopwords and term in STOPWORDS:
-                continue
-            out.append(Token(term, pstart, pstart + len(piece)))
+            term = _index_term(piece) if stopwords else normalize_term(piece)
+            if term:
+                out.append(Token(term, pstart, pstart + len(piece)))
     return out
 
 
@@ -131,8 +140,8 @@ def index_terms(text: str) -> list[str]:
     append = out.append
     for word in _WORD.findall(text):
         if word.isascii() and word.isalnum():  # a plain word: the vast majority
-            term = normalize_term(word)
-            if term not in STOPWORDS:
+            term = _index_term(word)
+            if term:
                 append(term)
         else:
             out.extend(t.text for t in tokenize(word))
@@ -148,8 +157,8 @@ def term_counts(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for word, n in Counter(_WORD.findall(text)).items():
         if word.isascii() and word.isalnum():
-            term = normalize_term(word)
-            if term not in STOPWORDS:
+            term = _index_term(word)
+            if term:
                 out[term] = out.get(term, 0) + n
         else:
             for t in tokenize(word):
@@ -167,8 +176,8 @@ def counts_with_exact(text: str) -> tuple[dict[str, int], dict[str, int]]:
     exact: dict[str, int] = {}
     for word, n in Counter(_WORD.findall(text)).items():
         if word.isascii() and word.isalnum():
-            term = normalize_term(word)
-            if term not in STOPWORDS:
+            term = _index_term(word)
+            if term:
                 stems[term] = stems.get(term, 0) + n
                 w = word.lower()
                 exact[w] = exact.get(w, 0) + n

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from .lexical import LexicalDoc
     from .state import IndexState
 
-SCHEMA_VERSION = 10  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
+SCHEMA_VERSION = 11  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities;
-# 8: packed chunks; 9: links in frontmatter properties; 10: Snowball stems and the exact-form field
+# 8: packed chunks; 9: links in frontmatter properties; 10: Snowball stems and the exact-form field;
+# 11: stop words told before stemming ("does", "why" were indexed as "doe", "whi")
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)

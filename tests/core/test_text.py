@@ -21,6 +21,11 @@ from mdmem.core.text import edit_distance, estimate_tokens, index_terms, looks_l
         ("v1.2.3", ["v1.2.3", "v1", "2", "3"]),
         ("Hotwire与React", ["hotwir", "与", "react"]),
         ("what is the plan", ["plan"]),
+        # Stop words are words as written: the stemmer makes "does" and "why" into "doe" and "whi",
+        # which no stop list holds, so they were indexed; a name spelled like a stem stays.
+        ("why does it fail", ["fail"]),
+        ("Why_Does fail", ["why_does", "fail"]),
+        ("John Doe is doing it", ["john", "doe"]),
         ("한국어 텍스트", ["한국", "국어", "텍스", "스트"]),
     ],
 )
@@ -32,6 +37,14 @@ def test_token_spans_point_at_source() -> None:
     text = "see ERR_X_42 now"
     tok = next(t for t in tokenize(text) if t.text == "err_x_42")
     assert text[tok.start : tok.end] == "ERR_X_42"
+
+
+def test_no_stop_word_reaches_the_index_as_written_or_stemmed() -> None:
+    from mdmem.core.text import STOPWORDS, normalize_term
+
+    for word in STOPWORDS:
+        assert index_terms(word) == [] and index_terms(word.title()) == [], word
+        assert [t.text for t in tokenize(word, stopwords=False)] == [normalize_term(word)]
 
 
 def test_terms_dedupe_in_order() -> None:
