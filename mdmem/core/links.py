@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -138,6 +138,7 @@ def analyze_body(body: str) -> BodyInfo:
             continue
         if tok.type != "inline" or not tok.children:
             continue
+        labelled: tuple[int, list[str]] | None = None  # a note link's place in info.links, its words so far
         for child in tok.children:
             if child.type == "wikilink":
                 link = split_wikilink(child.content)
@@ -149,15 +150,27 @@ def analyze_body(body: str) -> BodyInfo:
                 target, heading = _file_href(href)
                 if target:
                     info.links.append(Link(target=target, heading=heading))
+                    if child.type == "link_open":
+                        labelled = (len(info.links) - 1, [])
                 elif child.type == "link_open" and is_external_href(href):
                     info.refs.append(href)
+            elif child.type == "link_close" and labelled is not None:
+                at, words = labelled
+                label = "".join(words).strip()
+                if label:  # ``[the deploy runbook](ops/deploy.md)``: the words it is linked with
+                    info.links[at] = replace(info.links[at], label=label)
+                labelled = None
             elif child.type == "text":
+                if labelled is not None:
+                    labelled[1].append(child.content)
                 text_parts.append(child.content)
                 for m in _TAG.finditer(child.content):
                     tags.setdefault(m.group(1).lower(), None)
                 if "@" in child.content or "://" in child.content or "www." in child.content:
                     info.refs += text_refs(child.content)
             elif child.type == "code_inline":
+                if labelled is not None:
+                    labelled[1].append(child.content)
                 text_parts.append(child.content)
             elif child.type in ("softbreak", "hardbreak"):
                 text_parts.append("\n")
@@ -171,7 +184,7 @@ def analyze_body(body: str) -> BodyInfo:
 
 
 _PLAIN_WIKILINK = re.compile(r"\[\[([^\[\]\n]{1,1000})\]\]")
-_PLAIN_LINK = re.compile(r"\[[^\[\]\n]{0,1000}\]\(([^()\s]{1,2000})\)")
+_PLAIN_LINK = re.compile(r"\[([^\[\]\n]{0,1000})\]\(([^()\s]{1,2000})\)")
 _PLAIN_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+([^\n]+)$", re.MULTILINE)
 
 
@@ -187,11 +200,11 @@ def _plain_tail(info: BodyInfo, tail: str, tags: dict[str, None], line0: int) ->
         if link.target:
             info.links.append(link)
     for m in _PLAIN_LINK.finditer(tail):
-        target, heading = _file_href(m.group(1))
+        target, heading = _file_href(m.group(2))
         if target:
-            info.links.append(Link(target=target, heading=heading))
-        elif is_external_href(m.group(1)):
-            info.refs.append(m.group(1))
+            info.links.append(Link(target=target, label=m.group(1).strip() or None, heading=heading))
+        elif is_external_href(m.group(2)):
+            info.refs.append(m.group(2))
     for m in _TAG.finditer(tail):
         tags.setdefault(m.group(1).lower(), None)
     if "@" in tail or "://" in tail or "www." in tail:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import re
 import shutil
 import sys
 import time
@@ -406,15 +405,10 @@ def build_corpus(corpus: Corpus, source: Path, cache: Path, rebuild: bool) -> li
     ]
 
 
-_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{1,200})\]\(([^()\s]{1,2000})\)")
-
-
 def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> Suite:
     """The queries the vault at ``folder`` provides itself (``core.self_queries``), as a suite of
     level "self" whose queries name notes by path; reads the vault's notes and its link graph. A note
     retrieval hides by default (not active, snoozed, with an end of validity, superseded) asks nothing."""
-    from urllib.parse import unquote
-
     from ..api.vault import Vault
     from ..core.self_queries import SelfNote, anchor_map, self_queries
 
@@ -433,15 +427,9 @@ def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> S
                 replaced.add(graph.resolve(n.supersedes, rel)[0] or "")
             if n.status != "active" or n.snoozed_until or n.valid_until:
                 continue  # retrieval hides it (forgotten, archived, snoozed, expiring) by design
-            for e in graph.out.get(rel, []):
+            for e in graph.out.get(rel, []):  # a wikilink's label, a markdown link's words
                 if e.dst and e.label:
                     links.append((rel, e.dst, e.label))
-            for m in _MD_LINK.finditer(n.body):  # a markdown link's words are its label
-                href = unquote(m.group(2).split("#", 1)[0])
-                if href and "://" not in href and not href.startswith("mailto:"):
-                    dst = graph.resolve(href, rel)[0]
-                    if dst:
-                        links.append((rel, dst, m.group(1)))
             notes.append(
                 SelfNote(
                     path=rel,

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 11  # 2: chunks for vectors; 3: visibility, link targets; 4: visibility mask fields; 5: git dates;
 # 6: attachments, titles from the frontmatter told from H1 titles; 7: external refs, person identities;
 # 8: packed chunks; 9: links in frontmatter properties; 10: Snowball stems and the exact-form field;
-# 11: stop words told before stemming ("does", "why" were indexed as "doe", "whi")
+# 11: stop words told before stemming ("does", "why" were indexed as "doe", "whi"), markdown links' labels
 
 CATALOG_BATCH = 500  # notes a full build writes to the catalogue per transaction
 NOTICE_EVERY = 0.5  # seconds between two checks for what no hook reported, per store (a process that never watched)

@@ -104,6 +104,18 @@ def test_body_links_ignore_code_and_external_urls() -> None:
     assert n.tags == ["tag"]
 
 
+def test_a_markdown_links_words_are_its_label() -> None:
+    # Like a wikilink's ``[[target|label]]``: the anchor text another note names this one with (the
+    # graph's edges, ``eval --self``'s anchor queries), beyond MARKDOWN_MAX too; an image has none.
+    from mdmem.core.links import MARKDOWN_MAX, analyze_body
+
+    body = "See [the **deploy** `runbook`](ops/deploy.md#Steps), ![a chart](c.png) and [](e.md)."
+    want = [("ops/deploy.md", "the deploy runbook", "Steps"), ("c.png", None, None), ("e.md", None, None)]
+    assert [(ln.target, ln.label, ln.heading) for ln in analyze_body(body).links] == want
+    far = "word " * (MARKDOWN_MAX // 5) + "\n\nand [the runbook](ops/deploy.md)"
+    assert [(ln.target, ln.label) for ln in analyze_body(far).links] == [("ops/deploy.md", "the runbook")]
+
+
 def test_set_fields_edits_only_the_keys_it_sets() -> None:
     out = set_fields(WITH_COMMENTS, {"salience": 0.9, "pinned": True, "id": "m-2"})
     assert out == WITH_COMMENTS.replace("salience: 0.8", "salience: 0.9").replace(
