@@ -21,11 +21,11 @@ from whoosh.analysis import Token as WToken  # noqa: E402
 from whoosh.analysis import Tokenizer  # noqa: E402
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema  # noqa: E402
 from whoosh.query import And, NumericRange, Or, Prefix, Term, Wildcard  # noqa: E402
-from whoosh.scoring import BM25F  # noqa: E402
 from whoosh.system import pack_uint  # noqa: E402
 
 from ..core.text import Token, counts_with_exact, exact_counts, index_terms, tokenize  # noqa: E402
 from ..core.text import term_counts as counted_terms  # noqa: E402
+from .lexical_live import LiveBM25F, live_stats  # noqa: E402
 from .lexical_spelling import EXACT_FIELD, Word  # noqa: E402
 
 if TYPE_CHECKING:
@@ -406,7 +406,8 @@ class LexicalIndex:
             self._searcher.close()
             self._searcher = None
         if self._searcher is None:
-            self._searcher = self.ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1, **{f"{EXACT_FIELD}_B": EXACT_B}))
+            weighting = LiveBM25F(B=BM25_B, K1=BM25_K1, **{f"{EXACT_FIELD}_B": EXACT_B})
+            self._searcher = self.ix.searcher(weighting=weighting)
             # a warm process stays warm when a writer commits: its next search reads the postings it
             # needs into arrays again rather than walking whoosh's matchers (several times slower)
             self._scorer = None
@@ -414,8 +415,8 @@ class LexicalIndex:
 
     def doc_frequencies(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """Body document frequency of each term, and the number of documents."""
-        r = self._current_searcher().reader()
-        return {w: r.doc_frequency("body", w) for w in words}, r.doc_count()
+        live = live_stats(self._current_searcher())
+        return {w: live.df("body", w) for w in words}, live.n
 
     def close(self) -> None:
         if self._searcher is not None:
@@ -473,12 +474,13 @@ def _fields(doc: LexicalDoc) -> dict[str, Any]:
 def _coverage_idf(searcher: Any, words: Sequence[Word]) -> dict[str, float]:
     """Each query word's weight in ``LexicalHit.coverage``, by its head: its IDF over the fields, from
     the busiest of its terms (a word no note has weighs most: it is missing)."""
-    n = max(1, searcher.doc_count())
+    live = live_stats(searcher)
+    n = max(1, live.n)
     out: dict[str, float] = {}
     for w in words:
-        df = max(searcher.doc_frequency(f, t) for t in w.terms for f in FIELD_WEIGHTS)
+        df = max(live.df(f, t) for t in w.terms for f in FIELD_WEIGHTS)
         if w.exact:
-            df = max(df, searcher.doc_frequency(EXACT_FIELD, w.exact))
+            df = max(df, live.df(EXACT_FIELD, w.exact))
         out.setdefault(w.head, math.log(1 + n / max(1, df)))
     return out
 
@@ -495,7 +497,7 @@ def _heads(words: Sequence[Word]) -> dict[tuple[bool, str], str]:
 
 
 class _ArrayBM25:
-    """Whoosh's BM25F scores (the same formula, IDF, field lengths and boosts) computed with numpy
+    """Whoosh's BM25F scores (the same formula, IDF (``LiveBM25F``'s), field lengths and boosts) computed with numpy
     over postings read once per (field, term) and kept for the searcher's generation.
 
     Whoosh walks a tree of matchers in Python for every query (slow on a large vault); here a

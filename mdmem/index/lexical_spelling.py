@@ -1,7 +1,7 @@
 """A query's words as BM25 searches them (a part of ``lexical``): misspellings read against the
 vault's own names (the words of titles, aliases, entities, tags and headings), prefix words expanded.
-Works on the lexical index's searcher (whoosh's API: ``doc_frequency``, the fields' lexicons) without
-importing whoosh.
+Works on the lexical index's searcher (whoosh's API: the fields' lexicons; document counts of the
+undeleted notes from ``lexical_live``, imported where used) without importing whoosh itself.
 
 A query word no note has in any form (neither its stem nor as written: "spotting" is never "corrected"
 in a vault that says "spot" or "spotted") is read as the name word it most likely misspells: one edit away (a swapped,
@@ -81,13 +81,19 @@ def expand(s: Any, prefix: str) -> tuple[str, ...]:
     the first ``PREFIX_SCAN`` exact forms in the lexicon, those most notes have (a bounded, linear read)."""
     reader = s.reader()
     forms = [b.decode("utf-8") for b in islice(reader.expand_prefix(EXACT_FIELD, prefix), PREFIX_SCAN)]
-    forms.sort(key=lambda w: -reader.doc_frequency(EXACT_FIELD, w))
+    from .lexical_live import live_stats  # whoosh's module, imported with it
+
+    live = live_stats(s)
+    forms.sort(key=lambda w: -live.df(EXACT_FIELD, w))
     return tuple(dict.fromkeys(normalize_term(w) if w.isalpha() else w for w in forms[:PREFIX_TERMS]))
 
 
 def known(s: Any, term: str, fields: Iterable[str] = FIELDS) -> int:
     """How many notes have ``term`` in the busiest of ``fields`` (0: no note has it there)."""
-    return max(s.doc_frequency(f, term) for f in fields)
+    from .lexical_live import live_stats
+
+    live = live_stats(s)  # a word only a deleted version of a note had is one no note has
+    return max(live.df(f, term) for f in fields)
 
 
 def name_words(s: Any) -> dict[str, set[str]]:
