@@ -33,8 +33,10 @@ def run(vault: Path, *args: str, check: bool = True) -> dict:
     return json.loads(mdmem_in_process("--vault", str(vault), *args, "--json", check=check).stdout)
 
 
-def answers(vault: Path) -> list[list[str]]:
-    return [[h["path"] for h in run(vault, "vsearch", q, "--limit", "5")["results"]] for q in QUESTIONS]
+def answers(vault: Path, mode: str = "vsearch") -> list[list[tuple[str, float]]]:
+    return [
+        [(h["path"], round(h["score"], 9)) for h in run(vault, mode, q, "--limit", "5")["results"]] for q in QUESTIONS
+    ]
 
 
 def cached(vault: Path) -> dict[str, bytes]:
@@ -83,6 +85,7 @@ def test_a_clone_takes_the_vectors_from_the_pack_and_answers_the_same(
     assert report["done"] == report["total"]
     assert cached(b) == cached(a)  # the very vectors, bit for bit
     assert answers(b) == answers(a)
+    assert answers(b, "query") == answers(a, "query")  # BM25 too: the same notes, the same scores
     status = run(b, "status")["vectors"]
     assert status["from_pack"] == report["total"] and status["unchecked"] == report["total"] - vector_pack.SAMPLE
     # The background check embeds the rest here and finds them all as the pack said.
