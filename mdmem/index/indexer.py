@@ -466,9 +466,14 @@ class Indexer:
         return self.catch_up(timeout=timeout, whole_tree=whole_tree)
 
     def _change_size(self) -> int:
-        """Notes the commits since the last index touched (all notes when git cannot tell)."""
+        """Notes the commits since the last index touched that are here, on disk or indexed (all notes
+        when git cannot tell): a sparse checkout's diff also names the files outside it, which this
+        index never sees (a checkout of 3,662 notes said "17896 notes changed")."""
         diff = self.commit_changes()
-        return len(diff[0]) if diff is not None else self.current.catalog.count()
+        if diff is None:
+            return self.current.catalog.count()
+        indexed = self.current.catalog.stamps(diff[0])
+        return sum(1 for p in diff[0] if p in indexed or (self.root / p).exists())
 
     def run_job(self, *, wait: bool = True) -> bool:
         """The background catch-up (``reindex --git-hook catch-up``, or a read finishing a killed one):

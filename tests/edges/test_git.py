@@ -342,3 +342,31 @@ def test_only_git_lock_contention_is_retried(stderr: str, retry: bool) -> None:
     from mdmem.adapters.git import lock_contention
 
     assert lock_contention(stderr) is retry
+
+
+def test_a_sparse_checkout_counts_only_its_own_notes_as_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook weighs a change by the notes the commits touched that are here: a sparse checkout's diff
+    also names the files outside it, which made a pull of one note of this checkout "21 notes changed;
+    indexing them in the background" (3,662 notes on disk said "17896 notes changed")."""
+    import subprocess
+
+    monkeypatch.setenv("MDMEM_INLINE_MAX", "5")
+    origin, sparse = tmp_path / "origin", tmp_path / "sparse"
+    for name in ["a/a0", "a/a1", *(f"b/b{i:02}" for i in range(20))]:
+        (origin / "notes" / name).parent.mkdir(parents=True, exist_ok=True)
+        (origin / "notes" / f"{name}.md").write_text(f"# {name}\n\nFirst words of {name}.\n")
+    git(tmp_path, "init", "-q", "-b", "main", str(origin))
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "notes")
+    git(tmp_path, "clone", "-q", "--no-checkout", str(origin), str(sparse))
+    git(sparse, "sparse-checkout", "set", "notes/a")
+    git(sparse, "checkout", "-q", "main")
+    mdmem_in_process("init", "--no-commit", str(sparse))
+    for note in [origin / "notes" / "a" / "a0.md", *sorted((origin / "notes" / "b").glob("*.md"))]:
+        note.write_text(note.read_text() + "\nAlso about the okapi.\n")
+    git(origin, "commit", "-qam", "okapi everywhere")
+    pull = subprocess.run(["git", "pull", "-q"], cwd=sparse, capture_output=True, text=True, check=True)
+    assert "notes changed" not in pull.stderr, pull.stderr
+    assert search_paths(sparse, "okapi") == ["notes/a/a0.md"]  # indexed by the hook, not a job
