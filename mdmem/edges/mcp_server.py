@@ -8,7 +8,7 @@ with the answer's warnings. Library errors come back as tool errors with the lib
 is wrong and what to do), never as a crash. One server may serve several vaults (``--vaults``).
 
 On stdio nothing but protocol may reach stdout: while serving, stray prints go to stderr. Over HTTP
-the server binds loopback unless given a bearer token, and reads run in parallel (``mcp_tools``).
+the server binds loopback unless given a bearer token, and reads run in parallel (``lanes``).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ It also fills missing vectors in the background, and exits after an idle timeout
 vault disappears, or when another server takes over — it never lingers as an orphan. Its work runs in
 other threads while the main one waits for signals, so SIGTERM ends it within a second, mid-query
 too; ``stop_server`` (``serve --stop``) needs no answer from it, and kills one that outlasts SIGTERM.
+Requests run in parallel on reading lanes (``lanes``), as the HTTP MCP server's reads do.
 """
 
 from __future__ import annotations
