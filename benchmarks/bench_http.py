@@ -54,10 +54,12 @@ class Tally:
             self.calls.append((tool, ms, error))
 
 
-def env_for(model: str | None) -> dict[str, str]:
+def env_for(model: str | None, read_lanes: int | None = None) -> dict[str, str]:
     env = child_env()
     if model:
         env["MDMEM_EMBED_MODEL"] = model
+    if read_lanes is not None:
+        env["MDMEM_READ_LANES"] = str(read_lanes)
     return env
 
 
@@ -179,7 +181,7 @@ def lost_writes(vault: Path, added: dict[str, str], env: dict[str, str]) -> list
 
 
 def bench(args: argparse.Namespace, vault: Path, reuse: bool) -> dict[str, Any]:
-    env = env_for(args.model)
+    env = env_for(args.model, args.read_lanes)
     if not reuse:
         log(f"== {args.notes:,} notes in {vault}")
         make_corpus(vault, args.notes, args.seed)
@@ -225,6 +227,7 @@ def bench(args: argparse.Namespace, vault: Path, reuse: bool) -> dict[str, Any]:
         "clients": args.clients,
         "seconds": round(wall, 1),
         "model": args.model or "default",
+        "read_lanes": args.read_lanes,
         "calls": len(tally.calls),
         "calls_per_s": round(len(tally.calls) / wall, 2),
         "read_p95_ms": round(p95(reads), 1),
@@ -280,6 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=120.0, help="how long the clients call [120]")
     ap.add_argument("--write-every", type=int, default=20, help="each client's every Nth call is an add; 0: none [20]")
     ap.add_argument("--model", default=None, help="embedding model (e.g. hash for a quick run) [the default model]")
+    ap.add_argument("--read-lanes", type=int, default=None, help="the server's reading lanes [its default]")
     ap.add_argument(
         "--vault", type=Path, default=None, help="reuse a vault an earlier --keep run built (embedding then cached)"
     )

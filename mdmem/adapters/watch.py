@@ -109,6 +109,10 @@ class FolderWatch:
                     # Files written into it before its watch began are not reported: compare every file once.
                     self._watch_tree(rel)
                     lost = True
+                elif (mask & IN_ISDIR and mask & IN_MOVED_FROM and not is_hidden(rel)) or mask & IN_MOVE_SELF:
+                    # A folder moved away takes its notes without an event each (and a watched folder that
+                    # moved reports under its old path): compare every file once.
+                    lost = True
         return None if lost or self.fd is None else out
 
     def _watch_tree(self, rel: str) -> None:

@@ -8,7 +8,7 @@ with the answer's warnings. Library errors come back as tool errors with the lib
 is wrong and what to do), never as a crash. One server may serve several vaults (``--vaults``).
 
 On stdio nothing but protocol may reach stdout: while serving, stray prints go to stderr. Over HTTP
-the server binds loopback unless given a bearer token, and reads run in parallel (``mcp_tools``).
+the server binds loopback unless given a bearer token, and reads run in parallel (``lanes``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from mcp.server.mcpserver import MCPServer
 
 from ..core.errors import MdmemError
 from ..core.version import __version__
+from .lanes import open_lane, read_lanes, warm_up
 from .mcp_tools import Served, Tools, tools_of
-from .serve import warm_up
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
@@ -42,19 +42,6 @@ mdmem is long-term memory kept as markdown notes in a git repository; people edi
 """
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-READ_LANES = 1  # views reads run on beside the writer over HTTP: one more starves the writes (benchmarks/README.md)
-
-
-def read_lanes() -> int:
-    """How many reading lanes ``mcp --http`` opens: ``READ_LANES``, or $MDMEM_READ_LANES (0: none)."""
-    import os
-
-    try:
-        return max(0, int(os.environ.get("MDMEM_READ_LANES", READ_LANES)))
-    except ValueError:
-        return READ_LANES
 
 
 def create_server(
@@ -80,25 +67,17 @@ def _warm_all(vaults: list[Vault], lock: threading.Lock) -> None:
 
 
 def open_lanes(tools: Tools, count: int, *, warm: bool = True) -> None:
-    """Give ``tools`` ``count`` reading lanes on its one vault, each a ``Vault`` of its own with the
-    model shared, warmed as the first one is (and watching the files: each view checks them before it
-    reads); a lane joins once ready, so reads wait for none. Several vaults served: no lanes."""
-    from ..api.vault import Vault
-    from ..api.vault_set import share_model
-
+    """Give ``tools`` ``count`` reading lanes on its one vault (``lanes.open_lane``); a lane joins once
+    ready, so reads wait for none. Several vaults served: no lanes."""
     if tools.served.group is not None:
         return
-    primary = tools.served.primary
     for _ in range(count):
-        try:
-            lane = Vault.open(primary.root)
-            share_model(lane, primary)
-            if warm:
-                warm_up(lane, threading.Lock(), "mdmem mcp")
-        except Exception as exc:  # the calls still run, one at a time on the first view
-            print(f"mdmem mcp: a reading lane could not open: {exc}", file=sys.stderr)
+        lane = open_lane(tools.served.primary, warm=warm, who="mdmem mcp")
+        if lane is None:
             return
-        tools.add_lane(Served(lane))
+        if not tools.add_lane(Served(lane)):
+            lane.close()
+            return
 
 
 def _warm_http(tools: Tools, lock: threading.Lock, warm: bool) -> None:

@@ -8,22 +8,16 @@ each vault; a note argument written ``NAME:REF`` goes to vault NAME; anything el
 vault (the one ``--vault`` or the current folder names when it is in the set,
 else the set's first), which is where ``add`` writes.
 
-The SDK runs plain functions in worker threads, so calls arrive at once. A ``Vault`` is not
-thread-safe, so each call has a view of its own while it runs (a ``Served`` of its own ``Vault``s, a
-lane): a read takes any free reading lane, and they read the index in parallel as separate processes
-would (the index is read-only between generations, and each view checks the files before it reads);
-a write takes the writing lane, one write at a time, and the writer lock orders it with every other
-process. With no reading lanes (stdio, several vaults, before the warm-up made them) every call
-takes the writing lane, one at a time.
+The SDK runs plain functions in worker threads, so calls arrive at once: each runs on a lane
+(``lanes.Lanes``, a ``Served`` of its own ``Vault``s), reads in parallel on the reading lanes, writes
+one at a time on the writing lane.
 """
 
 from __future__ import annotations
 
 import inspect
-import queue
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,6 +32,7 @@ from ..core.redact import redact
 from ..render import mcp as render_mcp
 from ..results.notes import MissingNote, NoteBatch, NoteText
 from .commands import COMMANDS
+from .lanes import Lanes
 from .table import Command, Param, filters_of
 
 if TYPE_CHECKING:
@@ -136,30 +131,19 @@ class Tools:
     def __init__(self, served: Served, lock: threading.Lock) -> None:
         self.served = served
         self.lock = lock
-        self.lanes: queue.SimpleQueue[Served] = queue.SimpleQueue()
-        self.lane_count = 0
+        self.lanes: Lanes[Served] = Lanes(served, lock)
 
-    def add_lane(self, served: Served) -> None:
+    @property
+    def lane_count(self) -> int:
+        return self.lanes.count
+
+    def add_lane(self, served: Served) -> bool:
         """A view of the same vault (a ``Vault`` of its own) that reads may run on beside the others."""
-        self.lanes.put(served)
-        self.lane_count += 1
-
-    @contextmanager
-    def lane(self, write: bool) -> Iterator[Served]:
-        """The view a call runs on, held for the call: a free reading lane for a read, else ``served``."""
-        if write or not self.lane_count:
-            with self.lock:
-                yield self.served
-            return
-        served = self.lanes.get()
-        try:
-            yield served
-        finally:
-            self.lanes.put(served)
+        return self.lanes.add(served)
 
     def call(self, fn: Callable[[Served], Any], *, write: bool = True) -> Any:
         """Run one vault call on a lane (``fn`` gets its ``Served``); library errors become tool errors."""
-        with self.lane(write) as served:
+        with self.lanes.lane(write) as served:
             try:
                 return fn(served)
             except MdmemError as exc:

@@ -5,6 +5,7 @@ It also fills missing vectors in the background, and exits after an idle timeout
 vault disappears, or when another server takes over — it never lingers as an orphan. Its work runs in
 other threads while the main one waits for signals, so SIGTERM ends it within a second, mid-query
 too; ``stop_server`` (``serve --stop``) needs no answer from it, and kills one that outlasts SIGTERM.
+Requests run in parallel on reading lanes (``lanes``), as the HTTP MCP server's reads do.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..index.state import SERVE_FILE, STATE_DIR, server_info, server_seal
+from .lanes import Lanes, open_lane, read_lanes, warm_up
 
 if TYPE_CHECKING:
     from ..api.vault import Vault
 
+SERVE_LANES = 2  # reading lanes: reads run beside each other and the vector filling (none to starve but that)
 FILL_BATCH = 8  # chunks the server embeds between requests when [embed] auto is off (a short pause)
 STOP_GRACE = 0.7  # seconds a stopping server waits for the request or vector batch under way (longer than a batch)
 KILL_AFTER = 1.0  # seconds ``stop_server`` gives SIGTERM before SIGKILL (the server needs at most STOP_GRACE)
@@ -168,40 +171,10 @@ def with_client_now(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def warm_up(vault: Vault, lock: threading.Lock, who: str = "mdmem serve") -> dict[str, Any]:
-    """Catch edits made while no one was watching, load the model (exporting it first if this machine
-    has no ONNX export yet) and answer one hybrid query, so the first real call finds everything warm:
-    the model, the BM25 searcher, the vector index, the catalog. Failures are said and never fatal.
-    Returns what is warm: the model's runtime (None if it could not load) and the seconds it took."""
-    import sys
-
-    from ..core.errors import LockHeld
-
-    started, runtime = time.monotonic(), None
-    with lock:
-        try:
-            vault.watch_files()  # edits (in place too) reach every later read without a look at each file
-            vault.reindex(wait=False)
-        except LockHeld:
-            pass
-        except Exception as exc:  # the answers report index problems themselves
-            print(f"{who}: reindex at start failed: {exc}", file=sys.stderr)
-        try:
-            runtime = vault.warm_model(say=lambda line: print(f"{who}: {line}", file=sys.stderr))
-        except Exception as exc:  # BM25 still works; vector answers say what is wrong
-            print(f"{who}: the embedding model is not available: {exc}", file=sys.stderr)
-        try:
-            vault.query("warm up", 1)
-            # a cold query's hits take their hints from the graph around them (graph_near); a warm
-            # process keeps the whole graph, so that every answer's hints are free
-            vault.graph()
-        except Exception as exc:
-            print(f"{who}: a first query failed: {exc}", file=sys.stderr)
-    return {"runtime": runtime, "seconds": round(time.monotonic() - started, 3)}
-
-
 class Server:
-    """One vault, one thread of work at a time (the vault is not thread-safe), HTTP on 127.0.0.1."""
+    """One vault, HTTP on 127.0.0.1. The vault is not thread-safe, so requests run on lanes
+    (``lanes.Lanes``): reads in parallel on ``read_lanes(SERVE_LANES)`` views of their own, the vector
+    filling (the server's one write) on the first view, under ``lock``."""
 
     def __init__(
         self, root: Path, *, idle_timeout: float = 900.0, port: int = 0, fill_vectors: bool = True, warm: bool = True
@@ -217,6 +190,7 @@ class Server:
 
         self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()
+        self.lanes: Lanes[Vault] = Lanes(self.vault, self.lock)
         self.waiting = 0  # requests waiting for or holding ``lock``: the vector filling yields to them
         self._count = threading.Lock()
         self.last_used = time.monotonic()
@@ -238,13 +212,13 @@ class Server:
         with self._count:
             self.waiting += 1
         try:
-            with self.lock:
+            with self.lanes.lane(write=False) as vault:
                 self.last_used = time.monotonic()
                 if ask is not None:
-                    answer = ask.of(self.vault).to_dict()
+                    answer = ask.of(vault).to_dict()
                 else:
                     answer = {
-                        "context": self.vault.context(
+                        "context": vault.context(
                             str(params["prompt"]),
                             int(params.get("budget", 600)),
                             scope=params.get("scope"),
@@ -310,6 +284,7 @@ class Server:
                 return
             self._write_info()
             threading.Thread(target=self._watchdog, daemon=True).start()
+            threading.Thread(target=self._open_lanes, daemon=True).start()
             if self.fill_vectors:
                 threading.Thread(target=self._fill, daemon=True).start()
             self.httpd.serve_forever(poll_interval=0.5)
@@ -324,7 +299,7 @@ class Server:
             target=self.httpd.shutdown, daemon=True
         )  # the serving loop notices within its poll interval
         closing.start()
-        idle = self.lock.acquire(timeout=STOP_GRACE)  # held until exit: no request starts on a closed vault
+        idle = self.lanes.quiesce(STOP_GRACE)  # every lane held until exit: no request starts on a closed vault
         self._remove_info()
         if not idle:
             import sys
@@ -336,7 +311,19 @@ class Server:
             os._exit(0)
         closing.join(timeout=1.0)  # one poll of the loop (a second if it never started)
         self.httpd.server_close()
+        for lane in self.lanes.views:
+            lane.close()
         self.vault.close()
+
+    def _open_lanes(self) -> None:
+        """The reading lanes, each joining once warm (reads meanwhile run on the first view)."""
+        for _ in range(read_lanes(SERVE_LANES)):
+            lane = None if self.stopping.is_set() else open_lane(self.vault, warm=self.warm)
+            if lane is None:
+                return
+            if not self.lanes.add(lane):  # stopping meanwhile
+                lane.close()
+                return
 
     def stop(self) -> None:
         """Stop serving (what SIGTERM and the watchdog call): ``serve_forever`` returns soon after."""

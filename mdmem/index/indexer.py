@@ -587,7 +587,10 @@ class Indexer:
                         return []
                     return self._changes(head, git)  # the job caught up; edits since are still to see
             return None
-        if self.state.folders_changed(self.current.generation):
+        # A watch that has not lost track names each file added, removed or renamed (mdmem's own add in
+        # another process too): the folders' mtimes would only make every such save a whole-tree pass.
+        watched = self.watch is not None and self.watch.fd is not None and not self.unsure
+        if self.state.folders_changed(self.current.generation, dirs=not watched):
             return None
         return self.edited(git)
 

@@ -267,17 +267,21 @@ class IndexState:
 
     # -- what no hook reports: the folders' stamps ------------------------------------------------
 
-    def folders_changed(self, generation: str) -> bool:
+    def folders_changed(self, generation: str, *, dirs: bool = True) -> bool:
         """Whether a note folder changed since the index last compared every file (a note added,
         removed or renamed; git's checkout, reset and stash replace files, so they show here too), or
         ``mdmem.toml`` did (what is a note may have changed). One stat per folder; an edit that
-        rewrites a file in place does not change its folder (``Indexer.edited`` sees those)."""
+        rewrites a file in place does not change its folder (``Indexer.edited`` sees those).
+        ``dirs`` False: the record and ``mdmem.toml`` alone (a process whose folder watch names every
+        file added, removed or renamed needs no folder's mtime)."""
         try:
             data = self._folders()
             if data.get("generation") != generation or data.get("config") != self.config_stamp():
                 return True
             if "one_by_one" not in data:  # recorded by an older mdmem, which compared fewer notes one by one
                 return True
+            if not dirs:
+                return False
             racy = int(data["taken"]) - RACY_NS
             for rel, mtime in data["dirs"].items():
                 now = os.stat(self.root / rel if rel else self.root).st_mtime_ns

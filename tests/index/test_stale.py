@@ -147,3 +147,50 @@ def test_a_process_that_cannot_watch_checks_the_files_before_every_read(
         assert NOTE in paths(v, "hotwire")
         save_in_place(git_vault / NOTE, "Hotwire", "Dugongs")
         assert paths(v, "dugongs") == [NOTE]
+
+
+def whole_tree_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the indexer's whole-tree passes (a reindex with no list of notes) from here on."""
+    import mdmem.index.indexer as indexer_module
+
+    passes: list[int] = []
+    real = indexer_module.Indexer._update
+
+    def counted(self: Any, full: bool, progress: Any, only: list[str] | None, head: str | None = None) -> Any:
+        if only is None:
+            passes.append(id(self))
+        return real(self, full, progress, only, head)
+
+    monkeypatch.setattr(indexer_module.Indexer, "_update", counted)
+    return passes
+
+
+def test_after_an_add_in_another_warm_process_a_read_indexes_that_note_alone(
+    git_vault: Path, warm: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mdmem's own add changes its folder; a watching process learns the new file's name from the
+    watch, so neither it nor the writer compares every file again (each add was a whole-tree pass)."""
+    with Vault.open(git_vault) as writer:
+        assert writer.watch_files()
+        assert NOTE in paths(writer, "hotwire")
+        passes = whole_tree_passes(monkeypatch)
+        for word in ("zqfirstadd", "zqsecondadd"):
+            added = writer.save(f"Added {word}", f"The {word} note.", type="fact", force=True).added
+            assert added is not None
+            assert paths(warm, word) == [added.path]
+            assert paths(writer, word) == [added.path]
+        removed = git_vault / added.path
+        removed.unlink()
+        assert paths(warm, "zqsecondadd") == [] and paths(writer, "zqsecondadd") == []
+    assert passes == []
+
+
+def test_a_folder_moved_out_of_the_vault_is_noticed_by_a_watching_process(
+    git_vault: Path, warm: Vault, tmp_path: Path
+) -> None:
+    """Its notes leave without an event each: the watch says it lost track, and every file is compared."""
+    (git_vault / "away").mkdir()
+    (git_vault / "away" / "n.md").write_text("# N\n\nThe okapiway note.\n")
+    assert paths(warm, "okapiway") == ["away/n.md"]
+    os.replace(git_vault / "away", tmp_path / "away")
+    assert paths(warm, "okapiway") == []
