@@ -115,6 +115,18 @@ class IndexStore:
         """The BM25 index of the current generation (call ``repair`` first in a read)."""
         return self.current.lexical
 
+    def stamp(self, *also: Path) -> str | None:
+        """What the index is now, as a short digest that changes with every write to it (and to ``also``)."""
+        return self.state.stamp(*also)
+
+    def state_json(self, name: str) -> dict[str, Any] | None:
+        """A small JSON file mdmem keeps in ``.mdmem/`` (a cache), or None."""
+        return self.state.read_json(name)
+
+    def save_state_json(self, name: str, data: dict[str, Any]) -> bool:
+        """Write a small JSON file in ``.mdmem/`` atomically; False when it could not be written."""
+        return self.state.write_json(name, data)
+
     # -- repair: the one way a read writes ---------------------------------------------------------
 
     def repair(self, damaged: Exception | None = None, *, notice: bool = True) -> None:
