@@ -137,3 +137,14 @@ def test_mcp_review_shows_the_candidates(git_vault: Path, tmp_path: Path) -> Non
         assert "said: We decided to use Postgres LISTEN/NOTIFY instead of Redis." in got.content[0].text
         assert all(it["commands"][-1] == f"mdmem dismiss {it['key']}" for it in items)
     json.dumps(got.structured_content)  # plain data
+
+
+def test_a_hostile_sentence_stays_one_quoted_argument(git_vault: Path, tmp_path: Path) -> None:
+    said = "We decided to use $(touch /tmp/owned) and `rm -rf ~`; echo 'x' \"y\" | tee z."
+    transcript = write_transcript(tmp_path / "s.jsonl", [entry("user", said, tmp_path)])
+    stop = hook(git_vault, "stop", {"session_id": "cand-3", "transcript_path": str(transcript), "cwd": str(tmp_path)})
+    assert stop.returncode == 0, stop.stderr
+    (item,) = [it for it in Vault.open(git_vault).review(50).items if it.kind == "candidate"]
+    argv = shlex.split(item.commands[0])
+    assert argv[argv.index("--body") + 1] == said
+    assert argv[argv.index("&&") :] == ["&&", "mdmem", "dismiss", item.key]
