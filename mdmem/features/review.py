@@ -63,7 +63,7 @@ def review(store: IndexStore, sem: Semantic | None, limit: int = 20, *, scan: in
     items: list[ReviewItem] = []
     now = store.now()
     filters = store.filters()
-    with store.reading() as idx:
+    with store.reading() as idx, store.settled():  # one repair for the whole pass, not one per read
         g = graph_of(idx)
         stamp = count_stamp(store) if scan == SCAN else None  # after the read's repair, which may write
         recent = [p for p in idx.dated_between(None, None, scan * 3) if p in g.nodes]
@@ -112,15 +112,18 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
     from .linking import SUGGEST_MIN_COSINE, SUGGEST_MIN_SHARE
     from .similar import similar
 
-    notes: dict[str, tuple[Note, set[str], set[str]]] = {}
+    read: dict[str, tuple[Note, set[str]]] = {}  # shared with ``similar``: each note read and counted once
+    named: dict[str, set[str]] = {}
 
     def note(path: str) -> tuple[Note, set[str], set[str]]:
         """The note, its terms and its names: read and counted once however many pairs it is in."""
-        if path not in notes:
+        if path not in read:
             n = store.files.read_note(path)[0]
-            text = f"{n.title}\n{n.body}"
-            notes[path] = (n, set(terms(text)), names(text))
-        return notes[path]
+            read[path] = (n, set(terms(f"{n.title}\n{n.body}")))
+        n, words = read[path]
+        if path not in named:
+            named[path] = names(f"{n.title}\n{n.body}")
+        return n, words, named[path]
 
     seen: set[tuple[str, str]] = set()
     out: list[ReviewItem] = []
@@ -130,7 +133,7 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
         if g.nodes[src].type in REPORTS:
             continue
         try:
-            found = similar(store, sem, src, NEIGHBOURS, filters, fresh=False)
+            found = similar(store, sem, src, NEIGHBOURS, filters, fresh=False, notes=read)
         except (MdmemError, OSError):
             continue
         for s in found.results:
