@@ -61,6 +61,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Session-start hooks start no warm server by themselves (one process per test vault); the test of
     # that turns it on.
     monkeypatch.setenv("MDMEM_AUTOSERVE", "0")
+    monkeypatch.setenv("MDMEM_RECOUNT", "0")  # no background review after each stop hook (tests that want it say so)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

@@ -511,6 +511,13 @@ class Vault(GraphMethods):
 
         return review(self.store, self.semantic, limit, scan=scan)
 
+    def review_count(self) -> tuple[int, bool] | None:
+        """The review queue's size as the last whole review counted it, and whether it still holds (the
+        index, the dismissals and the day unchanged since); None if never counted. Opens no index."""
+        from ..features.review import cached_count
+
+        return cached_count(self.store)
+
     @answers
     def dismiss(self, keys: list[str], *, commit: bool | None = None) -> Dismissal:
         """Remember review items as dismissed (in the vault's committed ``.mdmem-review.yaml``)."""

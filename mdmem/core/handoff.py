@@ -133,6 +133,11 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of a turn as the handoff lists them (code blocks out, list marks off, clipped)."""
+    return _sentences(text)
+
+
 def _clip(s: str, n: int = ITEM_CHARS) -> str:
     from .text import shorten
 

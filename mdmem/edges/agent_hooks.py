@@ -347,7 +347,7 @@ def session_context(root: Path, payload: dict[str, Any], budget: int) -> str | N
             note = own = None
         if note is not None:
             rows = [{"path": own, "title": note.title, "id": note.id}] + [r for r in rows if r["path"] != own][:2]
-        nudge = review_nudge(vault, rows[0]["path"]) if rows else None
+        nudge = review_nudge(vault, rows[0]["path"] if rows else None)
         if nudge:
             parts.append(nudge)
             used += estimate_tokens(nudge)
@@ -392,41 +392,49 @@ def start_server(vault: Any) -> bool:
     if os.environ.get("MDMEM_AUTOSERVE", "1") == "0" or read_info(vault.root) is not None:
         return False
     try:
-        import fcntl
-        import subprocess
-
-        from ..adapters.plain import open_plain
-        from ..index.state import STATE_DIR
-
-        state = vault.root / STATE_DIR
-        if state.is_symlink() or not state.is_dir():  # never through a link someone committed
-            return False
-        fd = open_plain(state / SERVE_START_LOCK)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False  # one is starting or running
-        try:
-            log = open_plain(state / "serve.log", log=True)
-            try:
-                cmd = [sys.executable, "-m", "mdmem", "--vault", str(vault.root), "serve"]
-                subprocess.Popen(
-                    [*cmd, "--idle-timeout", str(SERVE_IDLE_S)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=log,
-                    start_new_session=True,
-                    pass_fds=(fd,),
-                )
-            finally:
-                os.close(log)
-        finally:
-            os.close(fd)  # the server holds the lock now
+        started = _spawn_holding(vault, SERVE_START_LOCK, ["serve", "--idle-timeout", str(SERVE_IDLE_S)], "serve.log")
     except Exception as exc:  # the session goes on; its prompts answer from BM25
         _diag(f"could not start mdmem serve: {type(exc).__name__}: {exc}")
         return False
-    _diag("started mdmem serve for this vault (warm in a few seconds; exits after 15 min idle)")
+    if started:
+        _diag("started mdmem serve for this vault (warm in a few seconds; exits after 15 min idle)")
+    return started
+
+
+def _spawn_holding(vault: Any, lock: str, args: list[str], log_name: str, *, nice: int = 0) -> bool:
+    """``mdmem --vault V ARGS`` in the background, holding a lock on ``.mdmem/LOCK`` for its life (so
+    there is one at a time, whoever starts it), output to ``.mdmem/LOG_NAME``; False when one holds it."""
+    import fcntl
+    import subprocess
+
+    from ..adapters.plain import open_plain
+    from ..index.state import STATE_DIR
+
+    state = vault.root / STATE_DIR
+    if state.is_symlink() or not state.is_dir():  # never through a link someone committed
+        return False
+    fd = open_plain(state / lock)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False  # one is starting or running
+    try:
+        log = open_plain(state / log_name, log=True)
+        try:
+            subprocess.Popen(
+                [sys.executable, "-m", "mdmem", "--vault", str(vault.root), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                pass_fds=(fd,),
+                preexec_fn=(lambda: os.nice(nice)) if nice else None,  # noqa: PLW1509 (no threads run here)
+            )
+        finally:
+            os.close(log)
+    finally:
+        os.close(fd)  # the child holds the lock now
     return True
 
 
@@ -471,6 +479,13 @@ def capture_handoff(
     handoff = build_handoff(t)
     if handoff is None:
         return None
+    from dataclasses import replace
+
+    cands = transcript_candidates(Path(str(path)).expanduser())
+    if cands:
+        from ..core.candidates import section
+
+        handoff = replace(handoff, body=handoff.body.rstrip("\n") + "\n\n" + section(cands))
     if dry_run:
         return {
             "action": "dry-run",
@@ -478,82 +493,139 @@ def capture_handoff(
             "title": handoff.title,
             "body": handoff.body,
             "redacted": handoff.redacted,
+            "candidates": [{"kind": c.kind, "text": c.text} for c in cands],
         }
     from ..api.vault import Vault
-    from ..core.text import slugify
 
     when = " before compaction" if event == "pre-compact" else ""
     vault = Vault.open(root)
     try:
-        session = slugify(t.session_id)[:12] or "session"
-        day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
-        rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
-        pending = review_items(vault)
-        if vault.exists(rel):
-            change = vault.replace_body(
-                rel,
-                handoff.body,
-                "handoff",
-                updates={"title": handoff.title, REVIEW_KEY: pending},
-                commit=commit,
-                message=f'mdmem: handoff "{handoff.title}" (updated{when})',
-            )
-            action = "updated" if change.changed else "unchanged"
-            return {
-                "action": action,
-                "path": rel,
-                "id": change.id,
-                "commit": change.commit,
-                "redacted": handoff.redacted,
-            }
-        scope = project_scope(t.cwd)
-        extra: dict[str, Any] = {
-            "session": t.session_id or None,
-            "cwd": t.cwd or None,
-            "source": "claude-code",
-            REVIEW_KEY: pending,
-        }
-        if t.started:
-            extra["created"] = t.started
-        added = vault.add(
-            handoff.title, handoff.body, type="handoff", scope=scope, path=rel, commit=commit, extra=extra
+        return _write_handoff(vault, t, handoff, commit, when)
+    finally:
+        try:
+            recount_in_background(vault)  # after the write: its count includes this handoff
+        finally:
+            vault.close()
+
+
+def _write_handoff(vault: Any, t: Any, handoff: Any, commit: bool | None, when: str) -> dict[str, Any]:
+    from ..core.text import slugify
+
+    session = slugify(t.session_id)[:12] or "session"
+    day = (t.started or "")[:10] or time.strftime("%Y-%m-%d")
+    rel = session_note(vault, t.session_id) or f"{_handoff_folder(vault)}/{day}-{session}.md"
+    pending = review_items(vault)
+    if vault.exists(rel):
+        change = vault.replace_body(
+            rel,
+            handoff.body,
+            "handoff",
+            updates={"title": handoff.title, REVIEW_KEY: pending},
+            commit=commit,
+            message=f'mdmem: handoff "{handoff.title}" (updated{when})',
         )
+        action = "updated" if change.changed else "unchanged"
         return {
-            "action": "written",
-            "path": added.path,
-            "id": added.id,
-            "commit": added.commit,
+            "action": action,
+            "path": rel,
+            "id": change.id,
+            "commit": change.commit,
             "redacted": handoff.redacted,
         }
-    finally:
-        vault.close()
+    scope = project_scope(t.cwd)
+    extra: dict[str, Any] = {
+        "session": t.session_id or None,
+        "cwd": t.cwd or None,
+        "source": "claude-code",
+        REVIEW_KEY: pending,
+    }
+    if t.started:
+        extra["created"] = t.started
+    added = vault.add(handoff.title, handoff.body, type="handoff", scope=scope, path=rel, commit=commit, extra=extra)
+    return {
+        "action": "written",
+        "path": added.path,
+        "id": added.id,
+        "commit": added.commit,
+        "redacted": handoff.redacted,
+    }
+
+
+def transcript_candidates(path: Path, limit: int | None = None) -> list[Any]:
+    """Decisions, preferences and facts said in the session (``core.candidates``), from at most the last
+    ``TAIL_BYTES`` of its transcript (a partial first line dropped), secrets redacted; [] if unreadable."""
+    from ..core.candidates import TAIL_BYTES, find_candidates
+    from ..core.handoff import parse_transcript, redacted
+
+    limit = limit or TAIL_BYTES
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - limit)
+            fh.seek(start)
+            lines = fh.read(limit).decode("utf-8", "replace").splitlines()
+    except OSError as exc:
+        _diag(f"transcript not read for candidates: {exc}")
+        return []
+    t, _ = redacted(parse_transcript(lines[1:] if start else lines))
+    prompts = set(t.prompts)
+    return find_candidates((text, text in prompts) for text in t.turns)
 
 
 REVIEW_KEY = "review_items"  # in a handoff: how many items the review queue held when it was written
-REVIEW_SCAN = 10  # the newest notes the stop hook's review compares (a session adds a few)
+RECOUNT_LOCK = "review.count"  # held by the background review that refreshes the cached count
+RECOUNT_NICE = 10
 
 
 def review_items(vault: Any) -> int | None:
-    """The review queue's size for the handoff (None, and no key, when there is nothing or it failed):
-    counted at stop, where a note is written anyway, so session start reads one number, not a review."""
+    """The review queue's size for the handoff (None, and no key, when not known to be true or empty):
+    the count the last whole review left (``Vault.review_count``), only while it still holds. A few
+    stat calls; the stop hook never runs a review itself (``recount_in_background`` does, after it)."""
     try:
-        return vault.review(1, scan=REVIEW_SCAN).total or None
+        found = vault.review_count()
     except Exception as exc:  # the handoff matters more than the count
         _diag(f"review not counted: {exc}")
         return None
+    return found[0] or None if found and found[1] else None
 
 
-def review_nudge(vault: Any, path: str) -> str | None:
-    """One line when the latest handoff counted review items: what to run. The file's line is read as
-    written (no note lookup: that would be a second pass over the index in a hook with a deadline)."""
+def recount_in_background(vault: Any) -> bool:
+    """Refresh the cached review count (``mdmem review -n 1``, niced, one at a time) unless it holds;
+    $MDMEM_RECOUNT=0 turns this off."""
+    if os.environ.get("MDMEM_RECOUNT", "1") == "0":
+        return False
     try:
-        found = re.search(rf"(?m)^{REVIEW_KEY}:\s*(\d+)\s*$", vault.text(path).split("\n---", 1)[0])
-    except OSError:
-        return None
-    n = int(found.group(1)) if found else 0
+        found = vault.review_count()
+        if found is not None and found[1]:
+            return False
+        return _spawn_holding(vault, RECOUNT_LOCK, ["review", "-n", "1"], "review.log", nice=RECOUNT_NICE)
+    except Exception as exc:  # the count is a nudge; the hook's work is done
+        _diag(f"review count not refreshed: {type(exc).__name__}: {exc}")
+        return False
+
+
+def review_nudge(vault: Any, path: str | None) -> str | None:
+    """One line when the review queue has items: the count the last whole review left (``about`` when
+    the index changed since, and a recount is started), else as the latest handoff recorded it."""
+    try:
+        found = vault.review_count()
+    except Exception:
+        found = None
+    if found is not None:
+        n, fresh = found
+        if not fresh:
+            recount_in_background(vault)
+    else:
+        try:
+            head = vault.text(path).split("\n---", 1)[0] if path else ""
+            line = re.search(rf"(?m)^{REVIEW_KEY}:\s*(\d+)\s*$", head)
+        except OSError:
+            line = None
+        n, fresh = (int(line.group(1)) if line else 0), False
     if n <= 0:
         return None
-    return f"{n} memor{'y' if n == 1 else 'ies'} to review: mdmem review (the review tool)\n"
+    about = "" if fresh else "about "
+    return f"{about}{n} memor{'y' if n == 1 else 'ies'} to review: mdmem review (the review tool)\n"
 
 
 # -- entry points -----------------------------------------------------------------------------------

@@ -466,11 +466,14 @@ ROWS: tuple[Command, ...] = (
         help="""What needs judgement, most pressing first, each item with its evidence and the commands
     that settle it: possible contradictions (notes of one type on one subject that disagree, the
     newer not superseding the older), duplicates, links to superseded notes or expired facts,
-    closely related notes not linked, stale handoffs. Nothing is changed; "mdmem dismiss KEY"
-    keeps an item from coming back (in .mdmem-review.yaml, committed with the notes).""",
+    closely related notes not linked, candidate memories the stop hook found in a session's
+    transcript (with the "mdmem add" that saves each), stale handoffs. Nothing is changed;
+    "mdmem dismiss KEY" keeps an item from coming back (in .mdmem-review.yaml, committed with the
+    notes).""",
         about="""What in the memory needs judgement: possible contradictions, duplicates, links to
-        superseded or expired notes, related notes not linked, stale handoffs, each with its evidence and
-        the commands that settle it (supersede, link, forget, dismiss). Nothing is changed by asking. Use
+        superseded or expired notes, related notes not linked, decisions, preferences and facts said in a
+        session but not saved (candidates), stale handoffs, each with its evidence and the commands that
+        settle it (supersede, link, add, forget, dismiss). Nothing is changed by asking. Use
         at the start of a session when told there are memories to review, or before tidying the vault;
         settle an item only when the evidence convinces you (else dismiss it).""",
         params=(

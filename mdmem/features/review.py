@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     from ..results.changes import Change
 
 DISMISSED_FILE = ".mdmem-review.yaml"  # hidden in Obsidian, committed with the notes
-KINDS = ("contradiction", "duplicate", "superseded_linked", "expired_linked", "unlinked", "stale_handoff")
+KINDS = (
+    "contradiction",
+    "duplicate",
+    "superseded_linked",
+    "expired_linked",
+    "unlinked",
+    "candidate",
+    "stale_handoff",
+)
 # Types whose notes make claims that can disagree (a handoff or a conversation only reports).
 CLAIM_TYPES = frozenset("decision preference fact domain problem antipattern feedback note project".split())
 REPORTS = frozenset({"handoff", "conversation"})  # alike by their form: never a duplicate or a link to make
@@ -40,35 +48,61 @@ PARAPHRASE_COSINE = 0.55
 PARAPHRASE_NAMES = 0.75  # share of the two notes' names in common (at least two of them)
 STALE_HANDOFF_DAYS = 14
 KEEP_HANDOFFS = 3  # the newest handoffs a session starts from are never stale
+CANDIDATE_HANDOFFS = 5  # the newest handoffs whose candidate memories (``## Candidates``) are listed
+COUNT_FILE = "review-count.json"  # in .mdmem/: the queue's size, with the index stamp it was counted at
 
 
 def review(store: IndexStore, sem: Semantic | None, limit: int = 20, *, scan: int = SCAN) -> ReviewQueue:
     """The items to judge, most pressing first (contradictions, duplicates, links to old versions,
-    links to expired facts, related notes not linked, stale handoffs), those dismissed left out."""
+    links to expired facts, related notes not linked, candidate memories from sessions, stale handoffs),
+    those dismissed left out. A whole review (the default ``scan``) leaves its count in ``COUNT_FILE``
+    for the session-start nudge (``cached_count``)."""
     from .graph_view import graph_of
 
     dismissed = dismissed_keys(store)
     items: list[ReviewItem] = []
     now = store.now()
     filters = store.filters()
-    with store.reading() as idx:
+    with store.reading() as idx, store.settled():  # one repair for the whole pass, not one per read
         g = graph_of(idx)
+        stamp = count_stamp(store) if scan == SCAN else None  # after the read's repair, which may write
         recent = [p for p in idx.dated_between(None, None, scan * 3) if p in g.nodes]
         rows = idx.rows(recent)
         active = [p for p in recent if p in rows and filters.matches(rows[p])][:scan]
         items += _pairs(store, sem, g, active)
         items += _old_targets(g, idx.superseded_by([p for p, n in g.nodes.items() if n.kind == "note"]), now)
         handoffs = idx.newest_paths("handoff", 200)
-        items += _stale_handoffs(g, handoffs, idx.rows(handoffs), now)
+        handoff_rows = idx.rows(handoffs)
+        items += _stale_handoffs(g, handoffs, handoff_rows, now)
+        items += _candidates(store, g, handoffs, handoff_rows)
     order = {k: i for i, k in enumerate(KINDS)}
     items.sort(key=lambda it: (order[it.kind], -it.score, it.key))
     kept = [it for it in items if it.key not in dismissed]
+    if stamp is not None:  # a write while it counted (vectors arriving) leaves a count marked as old
+        store.save_state_json(COUNT_FILE, {"stamp": stamp, "count": len(kept)})
     return ReviewQueue(kept[:limit], len(kept), len(items) - len(kept), len(active), DISMISSED_FILE)
 
 
 def review_count(store: IndexStore, sem: Semantic | None) -> int:
     """How many items the queue holds (for the session-start nudge)."""
     return review(store, sem, limit=1).total
+
+
+def count_stamp(store: IndexStore) -> str | None:
+    """What the queue's count depends on: the index (every write changes it), the dismissals and the day."""
+    stamp = store.stamp(store.root / DISMISSED_FILE)
+    day = dt.datetime.fromtimestamp(store.now(), dt.UTC).date().isoformat()
+    return f"{stamp}:{day}" if stamp else None
+
+
+def cached_count(store: IndexStore) -> tuple[int, bool] | None:
+    """The queue's size as the last whole review counted it, and whether it is still true (nothing
+    written to the index or the dismissals since, the same day); None when never counted. A few stat
+    calls: no index is opened, nothing is compared."""
+    data = store.state_json(COUNT_FILE)
+    if not data or not isinstance(data.get("count"), int):
+        return None
+    return int(data["count"]), data.get("stamp") == count_stamp(store)
 
 
 # -- pairs: contradictions, duplicates, related notes not linked -----------------------------------------
@@ -78,15 +112,18 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
     from .linking import SUGGEST_MIN_COSINE, SUGGEST_MIN_SHARE
     from .similar import similar
 
-    notes: dict[str, tuple[Note, set[str], set[str]]] = {}
+    read: dict[str, tuple[Note, set[str]]] = {}  # shared with ``similar``: each note read and counted once
+    named: dict[str, set[str]] = {}
 
     def note(path: str) -> tuple[Note, set[str], set[str]]:
         """The note, its terms and its names: read and counted once however many pairs it is in."""
-        if path not in notes:
+        if path not in read:
             n = store.files.read_note(path)[0]
-            text = f"{n.title}\n{n.body}"
-            notes[path] = (n, set(terms(text)), names(text))
-        return notes[path]
+            read[path] = (n, set(terms(f"{n.title}\n{n.body}")))
+        n, words = read[path]
+        if path not in named:
+            named[path] = names(f"{n.title}\n{n.body}")
+        return n, words, named[path]
 
     seen: set[tuple[str, str]] = set()
     out: list[ReviewItem] = []
@@ -96,7 +133,7 @@ def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str])
         if g.nodes[src].type in REPORTS:
             continue
         try:
-            found = similar(store, sem, src, NEIGHBOURS, filters, fresh=False)
+            found = similar(store, sem, src, NEIGHBOURS, filters, fresh=False, notes=read)
         except (MdmemError, OSError):
             continue
         for s in found.results:
@@ -298,6 +335,40 @@ def _stale_handoffs(g: Graph, newest: list[str], rows: dict[str, Any], now: floa
                 -date,
             )
         )
+    return out
+
+
+def _candidates(store: IndexStore, g: Graph, handoffs: list[str], rows: dict[str, Any]) -> list[ReviewItem]:
+    """Decisions, preferences and facts the stop hook found in a session (the ``## Candidates`` of the
+    newest active handoffs), each with its sentence and the command that saves it as a note."""
+    from ..core.candidates import parse_section
+    from ..core.text import shorten
+
+    out = []
+    live = [p for p in handoffs if p in rows and rows[p]["status"] == "active" and p in g.nodes]
+    for p in live[:CANDIDATE_HANDOFFS]:
+        try:
+            body = store.files.read_note(p)[0].body
+        except (MdmemError, OSError, ValueError):
+            continue
+        n = _node(g, p)
+        for c in parse_section(body):
+            key = f"candidate:{n.id}+{c.digest}"
+            title = shorten(c.text, 80)
+            out.append(
+                ReviewItem(
+                    key,
+                    "candidate",
+                    f'a {c.kind} said in the session of "{n.title}", not saved as a note',
+                    [n],
+                    [f"said: {c.text}"],
+                    [
+                        f"mdmem add --type {c.kind} --title {_q(title)} --body {_q(c.text)} && mdmem dismiss {_q(key)}",
+                        f"mdmem dismiss {_q(key)}",
+                    ],
+                    g.nodes[p].date or 0.0,  # the newest session's first
+                )
+            )
     return out
 
 

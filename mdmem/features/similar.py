@@ -15,6 +15,7 @@ from ..results.search import SimilarNote, SimilarNotes
 from .graph_view import hints_graph
 
 if TYPE_CHECKING:
+    from ..core.note import Note
     from ..core.rank import Filters
     from ..index.reading import IndexRead
     from ..index.semantic import Semantic
@@ -25,22 +26,42 @@ WEIGHTS = {"words": 1.0, "meaning": 1.0}
 
 
 def similar(
-    store: IndexStore, sem: Semantic | None, ref: str, limit: int, filters: Filters, *, fresh: bool = True
+    store: IndexStore,
+    sem: Semantic | None,
+    ref: str,
+    limit: int,
+    filters: Filters,
+    *,
+    fresh: bool = True,
+    notes: dict[str, tuple[Note, set[str]]] | None = None,
 ) -> SimilarNotes:
     """The ``limit`` notes most like ``ref`` that pass ``filters``, best first (``sem`` None: words only).
     ``fresh``: bring the vectors up to date first, as a vector read does (``Semantic.repair``, which may
-    embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``)."""
+    embed a few chunks); False for a writer's suggestions, which must not embed (``[embed] auto``).
+    ``notes``: notes read (with their terms) by earlier calls of one pass, shared, so each is read once."""
     if sem is not None and fresh:
         sem.repair()  # the store's repair, then pending chunks get vectors: a just-written note has its own
     with store.reading(notice=not (sem is not None and fresh)) as idx:  # the vector side's repair noticed
-        return _similar(store, idx, sem, ref, limit, filters)
+        return _similar(store, idx, sem, ref, limit, filters, {} if notes is None else notes)
 
 
 def _similar(
-    store: IndexStore, idx: IndexRead, sem: Semantic | None, ref: str, limit: int, filters: Filters
+    store: IndexStore,
+    idx: IndexRead,
+    sem: Semantic | None,
+    ref: str,
+    limit: int,
+    filters: Filters,
+    notes: dict[str, tuple[Note, set[str]]],
 ) -> SimilarNotes:
+    def read(path: str) -> tuple[Note, set[str]]:
+        if path not in notes:
+            n = store.files.read_note(path)[0]
+            notes[path] = (n, set(terms(f"{n.title}\n{n.body}")))
+        return notes[path]
+
     src = store.resolve(ref)
-    note = store.files.read_note(src)[0]
+    note, mine = read(src)
     text = f"{note.title}\n{note.title}\n{note.body}"  # the title counts twice, as BM25F weighs it
     words = _by_words(idx, text, src, limit * 3 + 5, filters)
     vec = sem.note_vector(src) if sem is not None else None
@@ -53,7 +74,6 @@ def _similar(
     g = hints_graph(store, [src])  # its edges as the whole graph has them, without building that graph
     out_of = {e.dst for e in g.out.get(src, ())}
     into = {e.src for e in g.inc.get(src, ())}
-    mine = set(terms(f"{note.title}\n{note.body}"))
     rows = idx.rows(order)
     cosines = dict(meaning)
     results = []
@@ -62,10 +82,9 @@ def _similar(
         if row is None:
             continue
         try:
-            other = store.files.read_note(path)[0]
+            shared = len(mine & read(path)[1])
         except OSError:
             continue
-        shared = len(mine & set(terms(f"{other.title}\n{other.body}")))
         linked = {(True, True): "both", (True, False): "out", (False, True): "in"}.get((path in out_of, path in into))
         results.append(
             SimilarNote(

@@ -321,6 +321,57 @@ class IndexState:
         data["one_by_one"] = sorted({*self.one_by_one(generation), *paths})
         atomic_write(self.dir / TREE_FILE, json.dumps(data))
 
+    def stamp(self, *also: Path) -> str | None:
+        """A digest of the current generation's BM25 and vector files (name, size, mtime) and of ``also``:
+        any write to the index (a note, a link, vectors arriving) changes it. None without a generation."""
+        import hashlib
+
+        gen = self.generation()
+        if gen is None:
+            return None
+        seen = [gen]
+        for folder in (self.dir / gen, self.dir / gen / "lexical"):
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                # Not the catalogue: SQLite checkpoints its log into it when a reader closes. Every note
+                # written is written to the BM25 index too, and vectors to their own file.
+                if not e.is_dir(follow_symlinks=False) and not e.name.startswith(("catalog.", "notes_WRITELOCK")):
+                    seen.append(f"{e.name}:{st.st_size}:{st.st_mtime_ns}")
+        for path in also:
+            try:
+                st = os.stat(path)
+                seen.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                seen.append(f"{path.name}:-")
+        return hashlib.sha1("\n".join(seen).encode()).hexdigest()[:16]
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        """A small state file of ``.mdmem/`` (``name``), or None when missing or unreadable."""
+        try:
+            data = json.loads(read_plain(self.dir / name, 1 << 20) or "")
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_json(self, name: str, data: dict[str, Any]) -> bool:
+        """Replace the state file ``name`` atomically; False (nothing written) when it cannot be."""
+        from ..adapters.files import atomic_write
+
+        if self.dir.is_symlink() or not self.dir.is_dir():  # never through a link someone committed
+            return False
+        try:
+            atomic_write(self.dir / name, json.dumps(data))
+        except OSError:
+            return False
+        return True
+
     def config_stamp(self) -> list[int] | None:
         """``mdmem.toml``'s (mtime, size, inode), or None without one: its edits are what a whole scan follows."""
         from ..adapters.config import CONFIG_FILE

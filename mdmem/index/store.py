@@ -11,9 +11,11 @@ a failed hook left, rebuild a damaged one). Features take a store and read throu
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +33,7 @@ from .semantic import Semantic
 from .state import IndexState
 
 if TYPE_CHECKING:
-    import contextlib
+    from collections.abc import Iterator
 
     from ..core.rank import Filters
     from ..results.indexing import ReindexReport
@@ -59,6 +61,7 @@ class IndexStore:
         # was built from, so close() keeps them: a reopened store rebuilds, and a CLI command does not
         # spend time freeing a graph the process is about to drop anyway.
         self.memo: dict[str, Any] = {}
+        self._settled: Any = threading.local()  # ``settled``'s depth, per thread
 
     @property
     def config(self) -> Config:
@@ -115,6 +118,18 @@ class IndexStore:
         """The BM25 index of the current generation (call ``repair`` first in a read)."""
         return self.current.lexical
 
+    def stamp(self, *also: Path) -> str | None:
+        """What the index is now, as a short digest that changes with every write to it (and to ``also``)."""
+        return self.state.stamp(*also)
+
+    def state_json(self, name: str) -> dict[str, Any] | None:
+        """A small JSON file mdmem keeps in ``.mdmem/`` (a cache), or None."""
+        return self.state.read_json(name)
+
+    def save_state_json(self, name: str, data: dict[str, Any]) -> bool:
+        """Write a small JSON file in ``.mdmem/`` atomically; False when it could not be written."""
+        return self.state.write_json(name, data)
+
     # -- repair: the one way a read writes ---------------------------------------------------------
 
     def repair(self, damaged: Exception | None = None, *, notice: bool = True) -> None:
@@ -123,6 +138,8 @@ class IndexStore:
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
+        if damaged is None and self._settled.__dict__.get("depth", 0) > 0:
+            return  # inside ``settled``: repaired once already
         if notice:
             self.indexer.start_notice()
         try:
@@ -130,6 +147,17 @@ class IndexStore:
                 self._repair(damaged, notice)
         finally:
             self.indexer.drop_early()  # a listing notice() did not read would be stale by the next read
+
+    @contextlib.contextmanager
+    def settled(self) -> Iterator[None]:
+        """Repaired once, then read as it is (this thread): for a long read-only pass (``review``) whose
+        hundreds of reads would otherwise each look for changes on disk. A damaged index still repairs."""
+        self.repair()
+        self._settled.depth = getattr(self._settled, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._settled.depth -= 1
 
     def _repair(self, damaged: Exception | None, notice: bool) -> None:
         if damaged is not None:

@@ -188,22 +188,39 @@ def test_import_does_not_write_a_second_note_of_the_same_memory(tmp_path: Path) 
 
 
 def test_the_stop_hook_counts_the_queue_and_session_start_says_so(fresh: Path, tmp_path: Path) -> None:
-    from mdmem.edges.agent_hooks import session_context
+    import os
+    import time
+
+    from mdmem.edges.agent_hooks import review_items, session_context
 
     from ..edges.test_agent_hooks import hook, transcript_lines, write_transcript
 
     project = tmp_path / "shop-api"
     project.mkdir()
     transcript = write_transcript(tmp_path / "s.jsonl", transcript_lines(project))
-    stop = hook(fresh, "stop", {"session_id": "abc", "transcript_path": str(transcript), "cwd": str(project)})
+    env = {**os.environ, "MDMEM_RECOUNT": "1"}  # the stop hook's background recount, as it runs for real
+    stop = hook(fresh, "stop", {"session_id": "abc", "transcript_path": str(transcript), "cwd": str(project)}, env=env)
     assert stop.returncode == 0, stop.stderr
-    total = Vault.open(fresh).review(1).total
-    (handoff,) = (fresh / "notes" / "handoffs").glob("*.md")
-    assert total >= 3 and f"review_items: {total}" in handoff.read_text()
+    count = fresh / ".mdmem" / "review-count.json"
+    waited = time.monotonic()
+    while not count.exists() and time.monotonic() - waited < 120:
+        time.sleep(0.2)
+    with Vault.open(fresh) as v:
+        assert v.review_count() == (json.loads(count.read_text())["count"], True)
+        total = v.review(1, scan=10).total  # not a whole review: leaves the cached count alone
+        assert v.review_count() == (v.review(1).total, True) and v.review_count()[0] >= 3
+        total = v.review_count()[0]
+        assert review_items(v) == total  # what the next handoff records
     payload = {"session_id": "new", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
     # what the session-start hook answers (in process: its time budget is not what is tested here)
     ctx = session_context(fresh, payload, 900) or ""
-    assert f"{total} memories to review: mdmem review" in ctx and "Last handoff" in ctx
+    assert f"\n{total} memories to review: mdmem review" in ctx and "Last handoff" in ctx
+    # the index changed since the count: the nudge says so rather than state an old number as true
+    mdmem_in_process("--vault", str(fresh), "add", "--title", "Pager escalation", "--body", "Escalate after 5 min.")
+    with Vault.open(fresh) as v:
+        assert v.review_count() == (total, False) and review_items(v) is None
+    ctx = session_context(fresh, payload, 900) or ""
+    assert f"about {total} memories to review: mdmem review" in ctx
 
 
 def test_review_and_dismiss_are_mcp_tools(fresh: Path) -> None:
