@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -230,3 +231,21 @@ def cli_commands(family: str | None = None) -> list[list[str]]:
     walk(cli, [])
     assert found, f"no command of the CLI is defined in a module named {family!r}"
     return found
+
+
+def hold_search(monkeypatch: pytest.MonkeyPatch, held: str) -> tuple[threading.Event, threading.Event]:
+    """Make ``Vault.search`` of the text ``held`` stop at a hook point: (entered, set when a search
+    reached it; release, set it to let that search go on). Other searches pass."""
+    from mdmem.api.vault import Vault
+
+    entered, release = threading.Event(), threading.Event()
+    search = Vault.search
+
+    def held_search(self: Vault, text: str, *args: object, **kwargs: object) -> object:
+        if text == held:
+            entered.set()
+            release.wait(60)
+        return search(self, text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Vault, "search", held_search)
+    return entered, release

@@ -22,7 +22,7 @@ from mdmem.api.vault import Vault
 from mdmem.edges.mcp_server import http_app, open_lanes
 from mdmem.edges.mcp_tools import Served, Tools
 
-from ..conftest import git
+from ..conftest import git, hold_search
 
 HELD = "held at the hook point"
 
@@ -71,16 +71,7 @@ def test_a_read_held_at_a_hook_point_does_not_hold_another_read(
     served_http: tuple[str, Tools], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, _ = served_http
-    entered, release = threading.Event(), threading.Event()
-    search = Vault.search
-
-    def held_search(self: Vault, text: str, *args: Any, **kwargs: Any) -> Any:
-        if text == HELD:
-            entered.set()
-            release.wait(60)
-        return search(self, text, *args, **kwargs)
-
-    monkeypatch.setattr(Vault, "search", held_search)
+    entered, release = hold_search(monkeypatch, HELD)
     done: dict[str, Any] = {}
 
     async def main() -> None:

@@ -18,7 +18,7 @@ import pytest
 from mdmem.api.vault import Vault
 from mdmem.edges.serve import Server, call_server, read_info
 
-from ..conftest import git
+from ..conftest import git, hold_search
 
 HELD = "held at the hook point"
 
@@ -52,16 +52,7 @@ def ask(root: Path, text: str, mode: str = "search") -> dict[str, Any] | None:
 def test_a_read_held_at_a_hook_point_does_not_hold_another_read(
     git_vault: Path, served: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    entered, release = threading.Event(), threading.Event()
-    search = Vault.search
-
-    def held_search(self: Vault, text: str, *args: Any, **kwargs: Any) -> Any:
-        if text == HELD:
-            entered.set()
-            release.wait(60)
-        return search(self, text, *args, **kwargs)
-
-    monkeypatch.setattr(Vault, "search", held_search)
+    entered, release = hold_search(monkeypatch, HELD)
     done: dict[str, Any] = {}
     held = threading.Thread(target=lambda: done.update(held=ask(git_vault, HELD)), daemon=True)
     held.start()
