@@ -405,6 +405,7 @@ def _spawn_holding(vault: Any, lock: str, args: list[str], log_name: str, *, nic
     """``mdmem --vault V ARGS`` in the background, holding a lock on ``.mdmem/LOCK`` for its life (so
     there is one at a time, whoever starts it), output to ``.mdmem/LOG_NAME``; False when one holds it."""
     import fcntl
+    import shutil
     import subprocess
 
     from ..adapters.plain import open_plain
@@ -422,14 +423,17 @@ def _spawn_holding(vault: Any, lock: str, args: list[str], log_name: str, *, nic
     try:
         log = open_plain(state / log_name, log=True)
         try:
+            # Lowered by nice(1), not by a function run between fork and exec (preexec_fn): that is safe
+            # only while no other thread runs, which a hook that opened a vault cannot promise.
+            lower = shutil.which("nice") if nice else None
             subprocess.Popen(
-                [sys.executable, "-m", "mdmem", "--vault", str(vault.root), *args],
+                [*([lower, "-n", str(nice)] if lower else []), sys.executable, "-m", "mdmem"]
+                + ["--vault", str(vault.root), *args],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
                 pass_fds=(fd,),
-                preexec_fn=(lambda: os.nice(nice)) if nice else None,  # noqa: PLW1509 (no threads run here)
             )
         finally:
             os.close(log)
