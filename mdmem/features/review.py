@@ -63,7 +63,7 @@ def review(store: IndexStore, sem: Semantic | None, limit: int = 20, *, scan: in
     items: list[ReviewItem] = []
     now = store.now()
     filters = store.filters()
-    with store.reading() as idx, store.settled():  # one repair for the whole pass, not one per read
+    with store.settled(), store.reading() as idx:  # one repair for the whole pass, not one per read
         g = graph_of(idx)
         stamp = count_stamp(store) if scan == SCAN else None  # after the read's repair, which may write
         recent = [p for p in idx.dated_between(None, None, scan * 3) if p in g.nodes]

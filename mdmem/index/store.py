@@ -138,7 +138,7 @@ class IndexStore:
         rebuild it when a read found it ``damaged``; then (``notice``) catch up with what no hook
         reported (``notice()``). The only step by which a read writes; what it writes gets its
         vectors from the background job or the next vector read, never by a model loaded here."""
-        if damaged is None and self._settled.__dict__.get("depth", 0) > 0:
+        if damaged is None and getattr(self._settled, "depth", 0) > 0:
             return  # inside ``settled``: repaired once already
         if notice:
             self.indexer.start_notice()
