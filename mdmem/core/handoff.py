@@ -124,18 +124,14 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ITEM_CHARS = 240
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """The sentences of a turn as the handoff lists them (code blocks out, list marks off, clipped)."""
     out = []
     for s in _SENTENCE.split(_FENCED.sub(" ", text)):
         s = re.sub(r"^[\s>*#\-\d.)]+", "", s).strip().replace("**", "")
         if len(s) >= 12:
             out.append(_clip(s))
     return out
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of a turn as the handoff lists them (code blocks out, list marks off, clipped)."""
-    return _sentences(text)
 
 
 def _clip(s: str, n: int = ITEM_CHARS) -> str:
@@ -197,15 +193,15 @@ def build_handoff(t: Transcript, *, max_items: int = 8) -> Handoff | None:
     asked = [_clip(t.prompts[0], 400)] + [_clip(p) for p in t.prompts[1:]]
     if len(asked) > max_items:  # the first request and the latest ones
         asked = asked[:1] + asked[-(max_items - 1) :]
-    decided = _unique((s for text in t.turns for s in _sentences(text) if _DECIDED.search(s)), max_items, last=True)
+    decided = _unique((s for text in t.turns for s in sentences(text) if _DECIDED.search(s)), max_items, last=True)
     learned = _unique(
-        (s for text in t.turns for s in _sentences(text) if _LEARNED.search(s) and not _DECIDED.search(s)),
+        (s for text in t.turns for s in sentences(text) if _LEARNED.search(s) and not _DECIDED.search(s)),
         max_items,
         last=True,
     )
     last = t.replies[-1] if t.replies else ""
-    open_items = [s for text in t.replies for s in _sentences(text) if _OPEN.search(s)]
-    open_items += [s for s in _sentences(last) if s.endswith("?")]
+    open_items = [s for text in t.replies for s in sentences(text) if _OPEN.search(s)]
+    open_items += [s for s in sentences(last) if s.endswith("?")]
     opened = _unique(open_items, max_items, last=True)
     cwd = t.cwd.rstrip("/") + "/" if t.cwd else ""
 
