@@ -69,12 +69,14 @@ def review(store: IndexStore, sem: Semantic | None, limit: int = 20, *, scan: in
         recent = [p for p in idx.dated_between(None, None, scan * 3) if p in g.nodes]
         rows = idx.rows(recent)
         active = [p for p in recent if p in rows and filters.matches(rows[p])][:scan]
-        items += _pairs(store, sem, g, active)
+        read: dict[str, tuple[Note, set[str]]] = {}  # each note read and counted once in the pass
+        items += _pairs(store, sem, g, active, read)
         items += _old_targets(g, idx.superseded_by([p for p, n in g.nodes.items() if n.kind == "note"]), now)
         handoffs = idx.newest_paths("handoff", 200)
         handoff_rows = idx.rows(handoffs)
         items += _stale_handoffs(g, handoffs, handoff_rows, now)
-        items += _candidates(store, g, handoffs, handoff_rows)
+        claims = [p for p in active if g.nodes[p].type not in REPORTS]
+        items += _candidates(store, g, handoffs, handoff_rows, claims, read)
     order = {k: i for i, k in enumerate(KINDS)}
     items.sort(key=lambda it: (order[it.kind], -it.score, it.key))
     kept = [it for it in items if it.key not in dismissed]
@@ -108,11 +110,13 @@ def cached_count(store: IndexStore) -> tuple[int, bool] | None:
 # -- pairs: contradictions, duplicates, related notes not linked -----------------------------------------
 
 
-def _pairs(store: IndexStore, sem: Semantic | None, g: Graph, active: list[str]) -> list[ReviewItem]:
+def _pairs(
+    store: IndexStore, sem: Semantic | None, g: Graph, active: list[str], read: dict[str, tuple[Note, set[str]]]
+) -> list[ReviewItem]:
+    """``read``: the pass's notes and their terms, shared with ``similar``, filled here."""
     from .linking import SUGGEST_MIN_COSINE, SUGGEST_MIN_SHARE
     from .similar import similar
 
-    read: dict[str, tuple[Note, set[str]]] = {}  # shared with ``similar``: each note read and counted once
     named: dict[str, set[str]] = {}
 
     def note(path: str) -> tuple[Note, set[str], set[str]]:
@@ -338,14 +342,24 @@ def _stale_handoffs(g: Graph, newest: list[str], rows: dict[str, Any], now: floa
     return out
 
 
-def _candidates(store: IndexStore, g: Graph, handoffs: list[str], rows: dict[str, Any]) -> list[ReviewItem]:
+def _candidates(
+    store: IndexStore,
+    g: Graph,
+    handoffs: list[str],
+    rows: dict[str, Any],
+    notes: list[str],
+    read: dict[str, tuple[Note, set[str]]],
+) -> list[ReviewItem]:
     """Decisions, preferences and facts the stop hook found in a session (the ``## Candidates`` of the
-    newest active handoffs), each with its sentence and the command that saves it as a note."""
+    newest active handoffs), each with its sentence and the command that saves it as a note. A
+    candidate whose sentence one of ``notes`` (the newest active notes, no reports) holds is saved:
+    it leaves the queue by itself, however the note was written (its ``add``, an agent's, an editor)."""
     from ..core.candidates import parse_section
     from ..core.text import shorten
 
     out = []
     live = [p for p in handoffs if p in rows and rows[p]["status"] == "active" and p in g.nodes]
+    saved: list[str] | None = None  # the notes' text as compared, read once the first candidate needs it
     for p in live[:CANDIDATE_HANDOFFS]:
         try:
             body = store.files.read_note(p)[0].body
@@ -353,6 +367,11 @@ def _candidates(store: IndexStore, g: Graph, handoffs: list[str], rows: dict[str
             continue
         n = _node(g, p)
         for c in parse_section(body):
+            if saved is None:
+                saved = _texts(store, notes, read)
+            said = _folded(c.text)
+            if any(said in t for t in saved):
+                continue
             key = f"candidate:{n.id}+{c.digest}"
             title = shorten(c.text, 80)
             out.append(
@@ -363,13 +382,33 @@ def _candidates(store: IndexStore, g: Graph, handoffs: list[str], rows: dict[str
                     [n],
                     [f"said: {c.text}"],
                     [
-                        f"mdmem add --type {c.kind} --title {_q(title)} --body {_q(c.text)} && mdmem dismiss {_q(key)}",
+                        f"mdmem add --type {c.kind} --title {_q(title)} --body {_q(c.text)}",
                         f"mdmem dismiss {_q(key)}",
                     ],
                     g.nodes[p].date or 0.0,  # the newest session's first
                 )
             )
     return out
+
+
+def _texts(store: IndexStore, paths: list[str], read: dict[str, tuple[Note, set[str]]]) -> list[str]:
+    """The notes' titles and bodies as ``_folded`` compares them (each read once in the pass)."""
+    out = []
+    for p in paths:
+        if p not in read:
+            try:
+                n = store.files.read_note(p)[0]
+            except (MdmemError, OSError, ValueError):
+                continue
+            read[p] = (n, set(terms(f"{n.title}\n{n.body}")))
+        n = read[p][0]
+        out.append(_folded(f"{n.title}\n{n.body}"))
+    return out
+
+
+def _folded(text: str) -> str:
+    """Text as a saved candidate is recognised in a note: case and runs of white space do not count."""
+    return " ".join(text.casefold().split())
 
 
 # -- dismiss, supersede ------------------------------------------------------------------------------------

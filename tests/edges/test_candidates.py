@@ -93,7 +93,7 @@ def test_the_stop_hook_puts_candidates_in_the_handoff_and_review_lists_them(git_
     assert pg.evidence == ["said: Let's use pg-boss for the job runner."]
     assert pg.notes[0].type == "handoff"
     assert pg.commands[0].startswith("mdmem add --type decision --title ")
-    assert pg.commands[0].endswith(f"&& mdmem dismiss {pg.key}") and pg.commands[1] == f"mdmem dismiss {pg.key}"
+    assert "&&" not in pg.commands[0] and pg.commands[1] == f"mdmem dismiss {pg.key}"
 
     # the same stop again (the session goes on): the same keys, nothing new
     assert hook(git_vault, "stop", payload).returncode == 0
@@ -109,14 +109,22 @@ def test_the_stop_hook_puts_candidates_in_the_handoff_and_review_lists_them(git_
     later = Vault.open(git_vault).review(50)
     assert pg.key not in {it.key for it in later.items} and later.dismissed == 1
 
-    # saving one with its command makes it a note (the agent's choice, not the hook's)
+    # saving one with its command makes it a note (the agent's choice, not the hook's), and the saved
+    # candidate leaves the queue by itself: no dismissal is written
     fact = next(it for it in cands if "db2.internal" in it.evidence[0])
-    add_cmd = fact.commands[0].split(" && ")[0]
-    argv = shlex.split(add_cmd)[1:]
-    mdmem_in_process("--vault", str(git_vault), *argv)
-    mdmem_in_process("--vault", str(git_vault), "dismiss", fact.key)
+    mdmem_in_process("--vault", str(git_vault), *shlex.split(fact.commands[0])[1:])
     saved = Vault.open(git_vault).get("The staging database is db2.internal on port 5433.")
     assert saved.type == "fact" and saved.body.strip() == "The staging database is db2.internal on port 5433."
+    after = Vault.open(git_vault).review(50)
+    assert fact.key not in {it.key for it in after.items} and after.dismissed == 1
+    assert {it.key for it in after.items if it.kind == "candidate"} == {it.key for it in cands} - {pg.key, fact.key}
+    # so does one an editor saved in other words around it, its sentence differently wrapped and cased
+    fridays = next(it for it in cands if "Never deploy" in it.evidence[0])
+    (git_vault / "notes" / "fridays.md").write_text(
+        "---\ntype: preference\n---\n# Deploys\n\nThe team agreed:\nnever   deploy\non FRIDAYS. Since March.\n"
+    )
+    left = {it.key for it in Vault.open(git_vault).review(50).items if it.kind == "candidate"}
+    assert fridays.key not in left and len(left) == 3
 
 
 def test_mcp_review_shows_the_candidates(git_vault: Path, tmp_path: Path) -> None:
@@ -146,5 +154,4 @@ def test_a_hostile_sentence_stays_one_quoted_argument(git_vault: Path, tmp_path:
     assert stop.returncode == 0, stop.stderr
     (item,) = [it for it in Vault.open(git_vault).review(50).items if it.kind == "candidate"]
     argv = shlex.split(item.commands[0])
-    assert argv[argv.index("--body") + 1] == said
-    assert argv[argv.index("&&") :] == ["&&", "mdmem", "dismiss", item.key]
+    assert argv[argv.index("--body") + 1] == said and argv[-2:] == ["--body", said]
