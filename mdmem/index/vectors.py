@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 
 EXACT_BELOW = 100_000  # below this, brute force costs a few ms and is exact: the same answer on every machine
 EXPANSION_SEARCH = 256  # the default 64 gives poor recall on embedding-like data
+# The HNSW graph approximate search walks (usearch's defaults), built once an index reaches EXACT_BELOW.
+GRAPH_CONNECTIVITY, GRAPH_EXPANSION_ADD = 16, 128
+# Below EXACT_BELOW exact search never reads the graph, so it is built as cheaply as usearch allows:
+# every answer is the same, the adds are two orders of magnitude faster (docs/benchmarks.md, Vectors).
+FLAT_CONNECTIVITY, FLAT_EXPANSION_ADD = 2, 1
+REGRAPH_BATCH = 10_000  # vectors moved at a time into the graph built at EXACT_BELOW (bounded memory)
 
 
 class DamagedVectorFile(Exception):
@@ -40,7 +46,7 @@ class VectorIndex:
         import_usearch_lean()
         from usearch.index import Index
 
-        index: Any = Index(ndim=dim, metric="cos", dtype="f16", expansion_search=EXPANSION_SEARCH)
+        index: Any = _new_index(Index, dim, graph=False)
         if path.exists():
             # Writers must load, never view: adding to a viewed index crashes the interpreter.
             try:
@@ -51,6 +57,8 @@ class VectorIndex:
             except (RuntimeError, ValueError) as exc:  # usearch: "File is corrupted: …"
                 raise DamagedVectorFile(f"{path.name}: {exc}") from exc
             index.expansion_search = EXPANSION_SEARCH
+            if index.connectivity < GRAPH_CONNECTIVITY:  # a flat graph (the file keeps its connectivity)
+                index.expansion_add = FLAT_EXPANSION_ADD
         return cls(index, path)
 
     def __len__(self) -> int:
@@ -66,7 +74,26 @@ class VectorIndex:
             present = arr[np.asarray(self._index.contains(arr), dtype=bool)]
             if len(present):
                 self._index.remove(present)
+            if self._flat() and len(self._index) + len(arr) >= EXACT_BELOW:
+                self._regraph()
             self._index.add(arr, vectors)
+
+    def _flat(self) -> bool:
+        """Whether the graph is the cheap one of a small index, which approximate search cannot walk."""
+        return int(self._index.connectivity) < GRAPH_CONNECTIVITY
+
+    def _regraph(self) -> None:
+        """Move every vector into a new index that builds the real graph: once, when the index grows to
+        EXACT_BELOW, after which search walks it. In key order, so two machines build the same graph."""
+        import numpy as np
+        from usearch.index import Index
+
+        keys = np.sort(np.asarray(self._index.keys, dtype=np.uint64))
+        graph: Any = _new_index(Index, int(self._index.ndim), graph=True)
+        for i in range(0, len(keys), REGRAPH_BATCH):
+            part = keys[i : i + REGRAPH_BATCH]
+            graph.add(part, np.asarray(self._index.get(part), dtype=np.float32))
+        self._index = graph
 
     def remove(self, keys: Sequence[int]) -> None:
         import numpy as np
@@ -79,7 +106,7 @@ class VectorIndex:
         n = len(self)
         if n == 0 or k <= 0:
             return []
-        matches = self._index.search(query, min(k, n), exact=n < EXACT_BELOW)
+        matches = self._index.search(query, min(k, n), exact=n < EXACT_BELOW or self._flat())
         return [(int(key), 1.0 - float(dist)) for key, dist in zip(matches.keys, matches.distances)]
 
     def vectors(self, keys: Sequence[int]) -> np.ndarray:
@@ -102,6 +129,21 @@ class VectorIndex:
             raise no_room(tmp, need) if _full(self.path.parent, need) else OSError(5, str(exc), str(tmp)) from exc
         finally:
             tmp.unlink(missing_ok=True)
+
+
+def _new_index(index_class: Any, dim: int, *, graph: bool) -> Any:
+    """An empty usearch index of cosine f16 vectors, its graph cheap (``graph`` False) or walkable."""
+    connectivity, expansion = (
+        (GRAPH_CONNECTIVITY, GRAPH_EXPANSION_ADD) if graph else (FLAT_CONNECTIVITY, FLAT_EXPANSION_ADD)
+    )
+    return index_class(
+        ndim=dim,
+        metric="cos",
+        dtype="f16",
+        connectivity=connectivity,
+        expansion_add=expansion,
+        expansion_search=EXPANSION_SEARCH,
+    )
 
 
 def _full(directory: Path, need: int) -> bool:

@@ -555,3 +555,39 @@ def test_a_vault_of_25000_chunks_answers_exactly_whatever_order_its_vectors_came
         got = [k for k, _ in first.search(q, 30)]
         assert got == [k for k, _ in second.search(q, 30)]
         assert set(got) == {int(k) for k in brute}
+
+
+def test_a_small_index_builds_no_graph_and_the_one_that_outgrows_it_builds_the_real_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below EXACT_BELOW search is exact and never reads usearch's graph, so none worth the name is
+    built; the add that reaches the bound moves every vector into the real graph, which search then
+    walks, and a reopened file keeps whichever it has."""
+    import numpy as np
+
+    from mdmem.index import vectors
+
+    monkeypatch.setattr(vectors, "EXACT_BELOW", 1_500)
+    n, dim = 2_000, 32
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    path = tmp_path / "v.usearch"
+    small = vectors.VectorIndex.open(path, dim, writable=True)
+    small.add(list(range(1_000)), vecs[:1_000])
+    assert small._index.connectivity == vectors.FLAT_CONNECTIVITY
+    small.save()
+    again = vectors.VectorIndex.open(path, dim, writable=True)
+    assert again._index.connectivity == vectors.FLAT_CONNECTIVITY and again._index.expansion_add == 1
+    again.add(list(range(1_000, n)), vecs[1_000:])  # past the bound: the real graph, every vector kept
+    assert again._index.connectivity == vectors.GRAPH_CONNECTIVITY and len(again) == n
+    stored = again.vectors(list(range(n)))
+    assert np.array_equal(stored[:1_000], small.vectors(list(range(1_000))))
+    again.save()
+    viewed = vectors.VectorIndex.open(path, dim)
+    assert viewed._index.connectivity == vectors.GRAPH_CONNECTIVITY
+    hits = 0
+    for q in vecs[:50]:
+        brute = set(np.argsort(-(stored @ q))[:10].tolist())
+        hits += len(brute & {k for k, _ in viewed.search(q, 10)})
+    assert hits >= 0.95 * 500  # approximate search over the real graph finds the true neighbours
