@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mdmem.adapters.embed import load_onnxruntime_first
+from mdmem.index import served
 
 # mdmem loads onnxruntime before usearch in every process (importing it after usearch segfaults); the
 # test process opens vector indexes outside a Semantic too, so it does the same once, up front.
@@ -171,17 +172,71 @@ def _deadline(args: tuple[str, ...], timeout: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.fixture
-def git_vault(vault_dir: Path) -> Path:
-    """The fixture notes in a real git repository, committed, with mdmem's hooks installed."""
-    git(vault_dir, "init", "-q", "-b", "main")
-    mdmem_in_process("init", str(vault_dir))
-    git(vault_dir, "add", "-A")
+@pytest.fixture(scope="session")
+def _git_vault_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[tuple[str, str], ...], Path]:
+    """``git_vault`` built once per worker and setting (``init``'s reindex, doctor and the post-commit
+    reindex cost ~2 s a test): each a folder holding the ``vault`` and the ``index.key`` its index is
+    sealed with. See ``git_vault``."""
+    return {}
+
+
+def _settings() -> tuple[tuple[str, str], ...]:
+    """The environment a built vault may depend on: every MDMEM_* variable but the key's home."""
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("MDMEM_") and k != "MDMEM_HOME"))
+
+
+def _listing(root: Path) -> set[tuple[str, int, int]]:
+    """Each file's path, size and mtime (a copy keeps the mtimes): what tells a folder changed."""
+    out = set()
+    for p in root.rglob("*"):
+        rel = p.relative_to(root)
+        if rel.parts[0] != ".mdmem" and p.is_file():
+            st = p.stat()
+            out.add((rel.as_posix(), st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _build_git_vault(vault: Path) -> None:
+    git(vault, "init", "-q", "-b", "main")
+    mdmem_in_process("init", str(vault))
+    git(vault, "add", "-A")
     # This commit's post-commit hook runs in process: the same run_git_hook that the hook script reaches
     # through "python -m mdmem", one Python start-up less per test. Hooks as git runs them are tested
     # on the tests' own commits (test_git, test_concurrency, ...).
-    git(vault_dir, "commit", "-qm", "fixture notes", env={"MDMEM_SKIP_HOOK": "1"})
-    mdmem_in_process("--vault", str(vault_dir), "reindex", "--git-hook", "post-commit")
+    git(vault, "commit", "-qm", "fixture notes", env={"MDMEM_SKIP_HOOK": "1"})
+    mdmem_in_process("--vault", str(vault), "reindex", "--git-hook", "post-commit")
+
+
+@pytest.fixture
+def git_vault(
+    vault_dir: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    _git_vault_templates: dict[tuple[tuple[str, str], ...], Path],
+) -> Path:
+    """The fixture notes in a real git repository, committed, with mdmem's hooks installed.
+
+    Built once per worker under this test's MDMEM_* settings, then copied (mtimes kept) to
+    ``vault_dir`` with its sealing key copied into this test's key home: the index is this test's own
+    and fresh, as ``init`` left it. Nothing in a built vault names its folder (``.git`` and ``.mdmem``
+    hold no absolute path; tests/test_fixtures.py checks), so the copy is that vault at another path."""
+    if _listing(vault_dir) != _listing(FIXTURE):  # a fixture wrote to the folder first: build it in place
+        _build_git_vault(vault_dir)
+        return vault_dir
+    settings = _settings()
+    if settings not in _git_vault_templates:
+        base = tmp_path_factory.mktemp("git-vault-template")
+        shutil.copytree(FIXTURE, base / "vault", ignore=FIXTURE_IGNORE)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("MDMEM_HOME", str(base / "home"))
+            _build_git_vault(base / "vault")
+            shutil.copy2(served.key_path(), base / "index.key")
+        _git_vault_templates[settings] = base
+    base = _git_vault_templates[settings]
+    shutil.rmtree(vault_dir)
+    shutil.copytree(base / "vault", vault_dir, symlinks=True)
+    key = Path(served.key_path())
+    key.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    shutil.copy2(base / "index.key", key)
     return vault_dir
 
 
