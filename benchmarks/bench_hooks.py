@@ -163,10 +163,10 @@ def bench(
     mdmem(vault, "embed", env=env)
     embed_s = time.perf_counter() - t
     log(f"  embedded in {embed_s:.1f} s")
-    prompts = [f"What do we know about {q}? I want to change it." for q in make_queries(runs, seed + 1)]
+    prompts = [f"What do we know about {q}? I want to change it." for q in make_queries(runs, seed + 1, seed)]
     result: dict[str, Any] = {"notes": notes, "runs": runs, "model": model or "default", "embed_s": round(embed_s, 1)}
 
-    busy_prompts = [f"What do we know about {q}? I want to change it." for q in make_queries(busy_runs, seed + 2)]
+    busy_prompts = [f"What do we know about {q}? I want to change it." for q in make_queries(busy_runs, seed + 2, seed)]
 
     result["cold"] = series(vault, prompts, env, "cold, no serve")
     result["in_process_bm25_ms"] = [round(x, 1) for x in in_process_ms(vault, prompts, vectors=False)]

@@ -519,10 +519,12 @@ def make_corpus(root: Path, n: int, seed: int = 0) -> list[str]:
     return paths
 
 
-def make_queries(k: int, seed: int = 0) -> list[str]:
+def make_queries(k: int, seed: int = 0, corpus_seed: int | None = None) -> list[str]:
     """``k`` realistic 2–3 word queries over the corpus vocabulary (topic words, a project name,
-    an identifier, now and then a CJK phrase), deterministic for ``seed``."""
-    vocab = vocabulary(seed)
+    an identifier, now and then a CJK phrase), deterministic for ``seed``. The names come from the
+    vocabulary of ``corpus_seed`` (default ``seed``): other queries over the same corpus ask about its
+    projects and identifiers, not those of another seed's corpus."""
+    vocab = vocabulary(seed if corpus_seed is None else corpus_seed)
     rng = random.Random(f"queries-{seed}")
     topics = tuple(TOPICS)
     out = []
