@@ -177,6 +177,9 @@ class QuerySettings:
     # "rules": fusion and the rules on it; "model": one learned probability of relevance ranks the
     # candidates and its threshold says nothing is relevant (core/relevance.py, docs/retrieval.md)
     ranking: str = "rules"
+    # What says nothing in the vault is relevant: "rules" (rank.no_answer), "model" (its threshold), or
+    # empty: the same as ``ranking``. The model can rank while the rules judge (docs/retrieval.md).
+    relevance: str = ""
     rerank_top: int = 30
     min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
     strong_similarity: float = 0.45  # a vector match this close passes the coverage floor anyway
@@ -210,6 +213,8 @@ class QuerySettings:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
         if self.ranking not in ("rules", "model"):
             raise ConfigError(f'[query] ranking must be "rules" or "model", got {self.ranking!r}.')
+        if self.relevance not in ("", "rules", "model"):
+            raise ConfigError(f'[query] relevance must be "rules" or "model", got {self.relevance!r}.')
         for name in (
             "bm25_weight",
             "vector_weight",

@@ -371,7 +371,7 @@ def _hybrid(
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
-    if chance is not None:
+    if chance is not None and (qs.relevance or qs.ranking) == "model":
         from .judged import shipped_model
 
         info["relevant"] = not ranked or chance >= shipped_model().threshold
