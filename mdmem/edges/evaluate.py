@@ -485,13 +485,33 @@ def index_suite(suite: Suite, modes: Collection[str] = ()) -> float:
     from ..api.vault import Vault
 
     started = time.perf_counter()
-    with _progress(suite.vaults, f"indexing {suite.dataset}/{suite.level}") as bar:
+    vectors = bool(VECTOR_MODES & set(modes))
+    with _progress(suite.vaults, f"indexing {suite.dataset}/{suite.level}") as bar, _embedding_here(vectors):
         for folder, _ in bar:
             with Vault.open(folder) as v:
                 v.reindex()
-                if VECTOR_MODES & set(modes) and callable(getattr(v, "embed", None)):
+                if vectors and callable(getattr(v, "embed", None)):
                     v.embed()  # cached in the vault's .mdmem/, so later runs embed nothing
     return time.perf_counter() - started
+
+
+@contextmanager
+def _embedding_here(on: bool) -> Iterator[None]:
+    """While ``on`` (eval embeds every vault itself, right after its reindex), writes give chunks no
+    vectors by themselves: the reindex would otherwise start the background job on the very chunks
+    the embed here is about to do, and each would do all of them (a hub's 6-minute embedding twice)."""
+    if not on:
+        yield
+        return
+    old = os.environ.get("MDMEM_AUTO_EMBED")
+    os.environ["MDMEM_AUTO_EMBED"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("MDMEM_AUTO_EMBED", None)
+        else:
+            os.environ["MDMEM_AUTO_EMBED"] = old
 
 
 def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from mdmem.api.vault import Vault
 from mdmem.cli.eval import eval_command
 from mdmem.core.eval_data import (
     Query,
@@ -26,8 +28,10 @@ from mdmem.core.eval_data import (
 from mdmem.core.note import parse_note
 from mdmem.edges.evaluate import (
     Outcome,
+    Suite,
     format_table,
     grep_rank,
+    index_suite,
     ndcg_at,
     query_words,
     recall_at,
@@ -552,3 +556,17 @@ questions:
     assert r.exit_code == 1 and "p1: no note at viola.md" in r.output and "Fix the questions file" in r.output
     r = CliRunner().invoke(eval_command, [*args, "--questions", str(questions)])
     assert r.exit_code == 2 and "one --corpus CLONE per --questions FILE" in r.output
+
+
+def test_indexing_for_vector_modes_asks_no_background_job(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """eval embeds each vault itself right after its reindex: the reindex must not start the background
+    job on the same chunks (each did all of them), and the vectors are complete afterwards."""
+    monkeypatch.setenv("MDMEM_AUTO_EMBED", "1")
+    monkeypatch.setenv("MDMEM_EMBED_INLINE", "0")  # every write's vectors would go to the job
+    (vault_dir / "mdmem.toml").write_text('[embed]\nmodel = "hash"\n')
+    index_suite(Suite("corpus", "tune", [(vault_dir, [])]), ["query"])
+    assert not (vault_dir / ".mdmem" / "embed.log").exists()
+    with Vault.open(vault_dir) as v:
+        done, total = v.coverage()
+    assert total and done == total
+    assert os.environ["MDMEM_AUTO_EMBED"] == "1"  # the setting is the caller's again
