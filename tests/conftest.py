@@ -44,8 +44,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     compileall.compile_dir(Path(mdmem.__file__).parent, quiet=1)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The settings of ``_isolated_env`` for the vaults a module or the session builds once (their
+    fixtures run before any test's own): without them such a vault's commits started background jobs
+    that still wrote into it while tests copied it."""
+    mp = pytest.MonkeyPatch()
+    _isolate(mp, tmp_path_factory.mktemp("home"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _isolate(monkeypatch, tmp_path / "home")
+
+
+def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """No vault, config or git repository from the machine running the tests; ``home`` as HOME."""
     for key in (
         "MDMEM_VAULT",
         "MDMEM_CONFIG",
@@ -56,7 +72,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MDMEM_SKIP_HOOK",
     ):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(home))
     # Writes do not embed by themselves here: most tests run the real model's settings, and loading it
     # in a job after every commit would cost seconds each. Tests of that turn it on (test_keepup.py).
     monkeypatch.setenv("MDMEM_AUTO_EMBED", "0")
