@@ -500,18 +500,8 @@ def _embedding_here(on: bool) -> Iterator[None]:
     """While ``on`` (eval embeds every vault itself, right after its reindex), writes give chunks no
     vectors by themselves: the reindex would otherwise start the background job on the very chunks
     the embed here is about to do, and each would do all of them (a hub's 6-minute embedding twice)."""
-    if not on:
+    with _environ("MDMEM_AUTO_EMBED", "0" if on else None):
         yield
-        return
-    old = os.environ.get("MDMEM_AUTO_EMBED")
-    os.environ["MDMEM_AUTO_EMBED"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("MDMEM_AUTO_EMBED", None)
-        else:
-            os.environ["MDMEM_AUTO_EMBED"] = old
 
 
 def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
@@ -548,18 +538,25 @@ def _counting(total: int, label: str) -> Iterator[Callable[[], None]]:
 def _clock(as_of: str | None) -> Iterator[None]:
     """$MDMEM_NOW = ``as_of`` for the block (nothing when None): the gold grades of "last month",
     "yesterday" and of what is snoozed or expired hold at the set's own today, not the machine's."""
-    if as_of is None:
+    with _environ("MDMEM_NOW", as_of):
+        yield
+
+
+@contextmanager
+def _environ(name: str, value: str | None) -> Iterator[None]:
+    """$``name`` = ``value`` for the block, restored after it (nothing is set when ``value`` is None)."""
+    if value is None:
         yield
         return
-    before = os.environ.get("MDMEM_NOW")
-    os.environ["MDMEM_NOW"] = as_of
+    before = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop("MDMEM_NOW", None)
+            os.environ.pop(name, None)
         else:
-            os.environ["MDMEM_NOW"] = before
+            os.environ[name] = before
 
 
 def unknown_ids(suite: Suite) -> list[str]:
