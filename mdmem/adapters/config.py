@@ -214,7 +214,10 @@ class QuerySettings:
         if self.ranking not in ("rules", "model"):
             raise ConfigError(f'[query] ranking must be "rules" or "model", got {self.ranking!r}.')
         if self.relevance not in ("", "rules", "model"):
-            raise ConfigError(f'[query] relevance must be "rules" or "model", got {self.relevance!r}.')
+            raise ConfigError(f'[query] relevance must be "rules", "model" or "", got {self.relevance!r}.')
+        if self.relevance == "model" and self.ranking != "model":
+            # the model's probability is computed only when it ranks: accepted here, it would be ignored
+            raise ConfigError('[query] relevance = "model" needs ranking = "model"; set both, or leave relevance "".')
         for name in (
             "bm25_weight",
             "vector_weight",

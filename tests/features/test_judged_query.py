@@ -48,3 +48,11 @@ def test_an_unknown_relevance_is_refused(vault_dir: Path, monkeypatch: pytest.Mo
     with pytest.raises(ConfigError, match="relevance must be"):
         with Vault.open(vault_dir) as v:
             v.query("kafka", 5, vectors=False)
+
+
+def test_the_models_verdict_without_its_ranking_is_refused(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's probability exists only when it ranks: ``relevance = "model"`` alone would be ignored."""
+    monkeypatch.setenv("MDMEM_QUERY", "relevance=model")
+    with pytest.raises(ConfigError, match='needs ranking = "model"'):
+        with Vault.open(vault_dir) as v:
+            v.query("kafka", 5, vectors=False)
