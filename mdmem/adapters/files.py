@@ -32,17 +32,52 @@ def content_hash(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (temp file + fsync + rename), for mdmem's own state files."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+def atomic_write(path: Path, text: str, *, mode: int = 0o666) -> None:
+    """Replace ``path`` with ``text`` (temp file + fsync + rename), for mdmem's own state files
+    (``mode``: the new file's permissions before the umask; 0o600 for a secret).
+
+    Some of these files are written without the index's writer lock (a read's notes to compare one
+    by one, ``serve.json``), while the lock's holder tidies away the temp files a killed writer left
+    (``remove_leftover``). The temp file is locked while it is written, so the tidy passes it by; one
+    removed in the moment between its creation and its lock is written again under a new name.
+    """
+    import fcntl
+
+    for attempt in range(3):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with open(fd, "w", encoding="utf-8") as fh:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                fh.write(text)
+                fh.flush()
+                os.fsync(fd)
+                os.replace(tmp, path)  # before the lock goes with the file's closing
+            return
+        except FileNotFoundError:
+            if attempt == 2 or not path.parent.is_dir():
+                raise  # the folder itself is gone, or the temp vanished three times over
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def remove_leftover(tmp: Path) -> bool:
+    """Remove a temp file unless a live ``atomic_write`` holds it (its writer was killed, or it is
+    another writer's that never locks); whether it was removed."""
+    import fcntl
+
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False  # gone already (renamed into place), or a link someone left: not ours to follow
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False  # being written now
     finally:
-        tmp.unlink(missing_ok=True)
+        os.close(fd)
+    tmp.unlink(missing_ok=True)
+    return True
 
 
 class Files:

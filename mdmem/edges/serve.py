@@ -330,10 +330,10 @@ class Server:
         self.stopping.set()
 
     def _write_info(self) -> None:
+        from ..adapters.files import atomic_write
+
         path = _info_path(self.vault.root)
         path.parent.mkdir(exist_ok=True)
-        tmp = path.with_name(f".{SERVE_FILE}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the token is a secret
         info: dict[str, Any] = {
             "pid": os.getpid(),
             "port": self.port,
@@ -343,9 +343,7 @@ class Server:
             "warm": self.warmed,
         }
         info["seal"] = server_seal(info)  # a serve.json that came with a clone has none: no server
-        with os.fdopen(fd, "w") as fh:
-            json.dump(info, fh)
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(info), mode=0o600)  # the token is a secret
 
     def _remove_info(self) -> None:
         if self._still_mine():

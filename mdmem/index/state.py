@@ -319,7 +319,10 @@ class IndexState:
         if data.get("generation") != generation:
             return
         data["one_by_one"] = sorted({*self.one_by_one(generation), *paths})
-        atomic_write(self.dir / TREE_FILE, json.dumps(data))
+        try:
+            atomic_write(self.dir / TREE_FILE, json.dumps(data))
+        except OSError:
+            pass  # disk full: a read still answers; a note then saved back to HEAD's text waits for a whole scan
 
     def stamp(self, *also: Path) -> str | None:
         """A digest of the current generation's BM25 and vector files (name, size, mtime) and of ``also``:
@@ -495,14 +498,17 @@ class IndexState:
     def tidy(self) -> None:
         """Under the writer lock: remove what a killed or failed writer left in ``.mdmem/``.
 
-        Temp files in ``.mdmem/`` and in the current generation, and generations the manifest does
-        not name (a half-built rebuild, or an old one a killed rebuild did not remove).
+        Temp files in ``.mdmem/`` and in the current generation (not one a live write holds: some are
+        written without this lock), and generations the manifest does not name (a half-built rebuild,
+        or an old one a killed rebuild did not remove).
         """
+        from ..adapters.files import remove_leftover
+
         gen = self.generation()
         if gen is not None and (self.dir / gen).is_dir():
             self.remove_other_generations(gen)
             for tmp in (*self.dir.glob(".*.tmp"), *(self.dir / gen).glob(".*.tmp")):
-                tmp.unlink(missing_ok=True)
+                remove_leftover(tmp)
 
     def size_bytes(self) -> int:
         """Bytes the whole ``.mdmem/`` folder takes."""

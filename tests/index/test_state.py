@@ -297,6 +297,37 @@ def test_tidy_removes_what_a_killed_writer_left(state: IndexState) -> None:
     assert state.rebuild_reason(EXPECTED) is None
 
 
+def test_writes_without_the_lock_survive_a_tidy_running_beside_them(state: IndexState) -> None:
+    """A read records notes to compare one by one without the writer lock while the lock's holder tidies
+    temp files away: every write still lands, whole (CI saw ``os.replace`` fail on a temp just removed)."""
+    import threading
+
+    gen = built(state)
+    state.record_folders(gen, {"": 1}, 1)
+    stop = threading.Event()
+    tidies = 0
+
+    def tidy() -> None:
+        nonlocal tidies
+        while not stop.is_set():
+            state.tidy()
+            tidies += 1
+
+    tidier = threading.Thread(target=tidy)
+    tidier.start()
+    try:
+        for i in range(300):
+            state.add_one_by_one(gen, [f"notes/n{i}.md"])
+            assert state.write_json("review-count.json", {"n": i})
+    finally:
+        stop.set()
+        tidier.join()
+    assert tidies > 0
+    assert state.one_by_one(gen) == sorted(f"notes/n{i}.md" for i in range(300))
+    assert state.read_json("review-count.json") == {"n": 299}
+    assert not list(state.dir.glob(".*.tmp"))
+
+
 def test_tidy_without_a_usable_manifest_removes_nothing(state: IndexState) -> None:
     """With no generation named there is nothing to tell leftovers by: every folder stays."""
     gen = built(state)
