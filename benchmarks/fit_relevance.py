@@ -9,9 +9,10 @@ embedded) gives its self-generated queries (``core/self_queries``, seed 1: not t
 corpora asked in a vault are its no-answer queries: every candidate 0. The written questions of
 benchmarks/corpora/*.yaml, the gold set and LoCoMo are never read.
 
-It prints, per corpus held out (fitted on the other two), R@1/R@10/MRR of the model's order over the
-candidates against `query`'s order today (ranking = "rules"), and the share of no-answer queries
-the threshold flags; then fits on all corpora, and with --write writes mdmem/core/relevance_model.py.
+It prints, per corpus held out (fitted on the others), R@1/R@10/MRR of the fusion's order
+(ranking = "rules"), of the fusion's first ten in the model's order (ranking = "head", the default) and
+of the model's order over every candidate (ranking = "model"), and the share of no-answer queries the
+threshold flags; then fits on all corpora, and with --write writes mdmem/core/relevance_model.py.
 The threshold is the probability below which at most 2% of the answerable queries' best candidate
 falls.
 """
@@ -52,7 +53,7 @@ def collect(folder: Path, queries: list[Any]) -> list[tuple[list[str], np.ndarra
             cands, _ = hybrid_search(store, sem, q.text, 200, filters, prior_weight=0.0)
             rows = [(c.path, c.explain["features"]) for c in cands if "features" in c.explain]
             sem.__dict__["query_settings"] = plain
-            rules, _ = hybrid_search(store, sem, q.text, 10, filters, prior_weight=0.0)
+            rules, _ = hybrid_search(store, sem, q.text, 50, filters, prior_weight=0.0)
             x = np.array([[f[n] for n in FEATURES] for _, f in rows], dtype=float).reshape(-1, len(FEATURES))
             out.append(([p for p, _ in rows], x, set(q.relevant), [c.path for c in rules]))
             if i % 100 == 0:
@@ -97,6 +98,27 @@ def metrics(orders: list[list[str]], answers: list[set[str]]) -> tuple[float, fl
     return r1 / n, r10 / n, mrr / n
 
 
+def head_order(
+    model: Any, paths: list[str], x: np.ndarray, rules: list[str], head: int = 10, per_leg: int = 2
+) -> list[str]:
+    """The fusion's order with its first ``head`` notes in the model's order, each leg's first ``per_leg``
+    notes joining them in place of the fusion's last ones (``features.judged.order_head``; a note
+    without features keeps its place)."""
+    p = dict(zip(paths, prob(model, x), strict=True)) if len(x) else {}
+    legs = []
+    for name in ("bm25_rr", "cosine_rr"):
+        col = x[:, FEATURES.index(name)] if len(x) else np.zeros(0)
+        legs += [paths[i] for i in np.argsort(-col, kind="stable") if col[i] > 0][:per_leg]
+    top = rules[:head]
+    joined = [c for c in dict.fromkeys(legs) if c not in top]
+    top = [*top[: max(0, len(top) - len(joined))], *joined][:head]
+    slots = [i for i, c in enumerate(top) if c in p]
+    judged = sorted((top[i] for i in slots), key=lambda c: -p[c])
+    for i, c in zip(slots, judged, strict=True):
+        top[i] = c
+    return top + [c for c in rules if c not in set(top)]
+
+
 def threshold(model: Any, data: list[Any]) -> float:
     tops = sorted(float(prob(model, x).max()) for _, x, ans, _ in data if len(x) and ans)
     return tops[int(MUTED * len(tops))] if tops else 0.5
@@ -131,7 +153,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
-        f"{'held out':<28} {'n':>5}  {'rules R@1':>9} {'R@10':>6} {'MRR':>6}"
+        f"{'held out':<34} {'n':>5}  {'rules R@1':>9} {'R@10':>6} {'MRR':>6}  {'head R@1':>9} {'R@10':>6} {'MRR':>6}"
         f"  {'model R@1':>9} {'R@10':>6} {'MRR':>6}  {'flagged':>7} {'muted':>6}"
     )
     for f in folders:
@@ -145,10 +167,12 @@ def main() -> None:
             for paths, x, _, _ in data[f]
         ]
         learned = metrics(orders, answers)
+        headed = metrics([head_order(model, paths, x, r) for paths, x, _, r in data[f]], answers)
         flagged = np.mean([len(x) == 0 or prob(model, x).max() < t for _, x, _, _ in cross[f]])
         muted = np.mean([len(x) > 0 and prob(model, x).max() < t for _, x, _, _ in data[f]])
         print(
-            f"{f.parent.name:<28} {len(answers):>5}  {rules[0]:>9.3f} {rules[1]:>6.3f} {rules[2]:>6.3f}"
+            f"{f.parent.name:<34} {len(answers):>5}  {rules[0]:>9.3f} {rules[1]:>6.3f} {rules[2]:>6.3f}"
+            f"  {headed[0]:>9.3f} {headed[1]:>6.3f} {headed[2]:>6.3f}"
             f"  {learned[0]:>9.3f} {learned[1]:>6.3f} {learned[2]:>6.3f}  {flagged:>7.3f} {muted:>6.3f}"
         )
     model = fit(*stack([r for f in folders for r in (*data[f], *cross[f])]))

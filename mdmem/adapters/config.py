@@ -174,11 +174,14 @@ class QuerySettings:
     large_vault_words: int = 50_000
     section_coverage: bool = True  # blend by the best section's coverage of the query (see hybrid._section_coverage)
     rerank_model: str = ""  # a local cross-encoder folder; empty = no rerank
-    # "rules": fusion and the rules on it; "model": one learned probability of relevance ranks the
-    # candidates and its threshold says nothing is relevant (core/relevance.py, docs/retrieval.md)
-    ranking: str = "rules"
+    # "head": fusion and the rules on it choose the first ``head`` notes and one learned probability of
+    # relevance orders them; "rules": fusion and the rules alone; "model": the probability ranks every
+    # candidate (core/relevance.py; measured in docs/retrieval.md)
+    ranking: str = "head"
+    head: int = 10
+    head_per_leg: int = 2  # each leg's first notes join the head when the fusion left them out
     # What says nothing in the vault is relevant: "rules" (rank.no_answer), "model" (its threshold), or
-    # empty: the same as ``ranking``. The model can rank while the rules judge (docs/retrieval.md).
+    # empty: the model's with ranking = "model", else the rules' (``verdict``; docs/retrieval.md).
     relevance: str = ""
     rerank_top: int = 30
     min_coverage: float = 0.0  # a BM25-only candidate must match this share of the query's IDF mass
@@ -204,6 +207,8 @@ class QuerySettings:
             ("candidates", 1, 10_000),
             ("rrf_k", 1, 10_000),
             ("rerank_top", 0, 1_000),
+            ("head", 0, 1_000),
+            ("head_per_leg", 0, 100),
             ("large_vault_words", 0, 10**12),
             ("duplicate_places", 0, 100),
             ("spread_hops", 0, 4),
@@ -211,13 +216,16 @@ class QuerySettings:
         ):
             if not low <= getattr(self, name) <= high:
                 raise ConfigError(f"[query] {name} must be from {low} to {high}, got {getattr(self, name)}.")
-        if self.ranking not in ("rules", "model"):
-            raise ConfigError(f'[query] ranking must be "rules" or "model", got {self.ranking!r}.')
+        if self.ranking not in ("head", "rules", "model"):
+            raise ConfigError(f'[query] ranking must be "head", "rules" or "model", got {self.ranking!r}.')
         if self.relevance not in ("", "rules", "model"):
             raise ConfigError(f'[query] relevance must be "rules", "model" or "", got {self.relevance!r}.')
-        if self.relevance == "model" and self.ranking != "model":
+        if self.relevance == "model" and (self.ranking == "rules" or self.head == 0 and self.ranking == "head"):
             # the model's probability is computed only when it ranks: accepted here, it would be ignored
-            raise ConfigError('[query] relevance = "model" needs ranking = "model"; set both, or leave relevance "".')
+            raise ConfigError(
+                '[query] relevance = "model" needs the model to rank: ranking = "head" (head > 0) or "model";'
+                ' or leave relevance "".'
+            )
         for name in (
             "bm25_weight",
             "vector_weight",
@@ -241,6 +249,11 @@ class QuerySettings:
         ):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f"[query] {name} must be a finite number, got {getattr(self, name)}.")
+
+    @property
+    def verdict(self) -> str:
+        """Whose verdict "nothing in the vault is relevant" is: "model" or "rules"."""
+        return self.relevance or ("model" if self.ranking == "model" else "rules")
 
     @classmethod
     def from_config(cls, data: dict[str, Any], defaults: dict[str, Any] | None = None) -> QuerySettings:

@@ -170,10 +170,11 @@ ROWS: tuple[Command, ...] = (
     retrieval_row(
         "query",
         """Hybrid search: BM25 and vectors fused (RRF; by their scores when BM25 matches little of QUERY),
-    misspelled names fixed, priors, optional rerank, diversity.""",
+    the first ten ordered by a learned judgement of relevance, misspelled names fixed, priors, optional
+    rerank, diversity.""",
         """Hybrid search (BM25 words + vector meaning, fused), without recall's intent routing. Use for a
         plain topical lookup, usually with filters (type, tag, scope, dates).""",
-        "Show each score's parts: bm25, cosine, ranks, rrf, blend, priors, final.",
+        "Show each score's parts: bm25, cosine, ranks, rrf, blend, the model's p and features, priors, final.",
         NO_VECTORS,
     ),
     retrieval_row(

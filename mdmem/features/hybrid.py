@@ -349,6 +349,27 @@ def _hybrid(
             info["stages"].append(f"spread:{lent}")
         lap("spread")
     ranked = sorted(by_path.values(), key=lambda c: (-c.score, c.path))
+    if qs.ranking == "head" and qs.head > 0 and len(ranked) > 1:
+        # The fusion chose the first notes (each leg's first joining them); the learned judgement orders
+        # them where BM25 answers the query. It was fitted on queries a vault asks itself (titles,
+        # headings, first sentences), which BM25 always answers: where BM25 cannot (a paraphrase: the
+        # blend is on) it has seen nothing, and ordered gold's paraphrases worse than the blend
+        # (docs/retrieval.md), so there the blend's order stands.
+        from .judged import evidence, order_head
+
+        missing = 0.0 if strong else idx.unknown_share(text, fixes)
+        chance = order_head(
+            ranked,
+            evidence(idx, text, lex, vec),
+            qs.head,
+            legs={"bm25": [p for p, _ in lists["bm25"]], "vectors": [p for p, _ in lists["vec"]]},
+            per_leg=qs.head_per_leg,
+            reorder=share == 0,
+            best_coverage=best,
+            unknown_share=missing,
+        )
+        info["stages"].append(f"model-head:{min(qs.head, len(ranked))}" + ("" if share == 0 else " (blend's order)"))
+        lap("model")
     reranker = sem.reranker() if sem else None
     if reranker is not None and len(ranked) > 1:
         ranked = _rerank(idx.files, reranker, text, ranked, qs.rerank_top)
@@ -371,7 +392,7 @@ def _hybrid(
     best_cosine = max((c.explain["cosine"] for c in vec), default=0.0)
     # The vault has no answer when the query names what no note mentions, or much of it is words no
     # note has (rank.no_answer; public corpora: see QuerySettings.unknown_share).
-    if chance is not None and (qs.relevance or qs.ranking) == "model":
+    if chance is not None and qs.verdict == "model":
         from .judged import shipped_model
 
         info["relevant"] = not ranked or chance >= shipped_model().threshold

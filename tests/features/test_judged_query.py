@@ -29,7 +29,7 @@ def answers(vault: Path, monkeypatch: pytest.MonkeyPatch, settings: str) -> dict
 
 def test_the_model_ranks_while_the_rules_judge_relevance(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mdmem_in_process("--vault", str(vault_dir), "reindex")
-    rules = answers(vault_dir, monkeypatch, "")
+    rules = answers(vault_dir, monkeypatch, "ranking=rules")
     assert rules[QUESTIONS[0]][0] and rules[QUESTIONS[0]][1] and rules[QUESTIONS[1]][1]
     # a model that finds nothing likely enough: its own verdict is "nothing relevant" on every question
     strict = dataclasses.replace(judged.shipped_model(), threshold=0.9999)
@@ -51,8 +51,9 @@ def test_an_unknown_relevance_is_refused(vault_dir: Path, monkeypatch: pytest.Mo
 
 
 def test_the_models_verdict_without_its_ranking_is_refused(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model's probability exists only when it ranks: ``relevance = "model"`` alone would be ignored."""
-    monkeypatch.setenv("MDMEM_QUERY", "relevance=model")
-    with pytest.raises(ConfigError, match='needs ranking = "model"'):
+    """The model's probability exists only when it ranks: with the fusion alone, ``relevance = "model"``
+    would be ignored."""
+    monkeypatch.setenv("MDMEM_QUERY", "ranking=rules,relevance=model")
+    with pytest.raises(ConfigError, match="needs the model to rank"):
         with Vault.open(vault_dir) as v:
             v.query("kafka", 5, vectors=False)
