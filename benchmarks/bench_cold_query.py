@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
-        env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore"}
+        # no embedding job beside the timed reads: the vectors are the fill's (as in bench_query_latency)
+        env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore", "MDMEM_AUTO_EMBED": "0"}
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
         chunks = vault_with_vectors(vault, args.notes, args.seed, env)

@@ -74,7 +74,15 @@ def main(argv: list[str] | None = None) -> None:
     py = sys.executable
     load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as tmp:
-        env = {**os.environ, "MDMEM_HOME": str(Path(tmp) / "home"), "PYTHONWARNINGS": "ignore", "MDMEM_NO_SERVE": "1"}
+        # No embedding job: the vectors are the fill's, and a job started by init's commit hooks embedded
+        # the 10k notes for real beside the timed queries (and still wrote in the vault as it was removed).
+        env = {
+            **os.environ,
+            "MDMEM_HOME": str(Path(tmp) / "home"),
+            "PYTHONWARNINGS": "ignore",
+            "MDMEM_NO_SERVE": "1",
+            "MDMEM_AUTO_EMBED": "0",
+        }
         vault = Path(tmp) / "vault"
         t = time.perf_counter()
         chunks = vault_with_vectors(vault, args.notes, args.seed, env)
