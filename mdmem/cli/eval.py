@@ -220,9 +220,9 @@ def eval_command(
         rows: list[Row] = []
         timings = {}
         for suite in suites:
-            index_s = index_suite(suite, requested)
+            index_s = index_suite(suite, requested, _lines())
             t0 = time.perf_counter()
-            results = run_suite(suite, requested)
+            results = run_suite(suite, requested, _lines())
             timings[f"{suite.dataset}/{suite.level}"] = {
                 "index_s": round(index_s, 2),
                 "query_s": round(time.perf_counter() - t0, 2),
@@ -333,9 +333,9 @@ def _self_eval(
             if not suite.n_queries:
                 click.echo(f"mdmem eval: {folder} offers no queries (no titled notes).", err=True)
                 continue
-            index_s = index_suite(suite, modes)
+            index_s = index_suite(suite, modes, _lines())
             t0 = time.perf_counter()
-            results = run_suite(suite, modes)
+            results = run_suite(suite, modes, _lines())
             timings[f"{name}/self"] = {"index_s": round(index_s, 2), "query_s": round(time.perf_counter() - t0, 2)}
             per_mode = {
                 m: summarize_groups(results[m], dataset=name, level="self", mode=m, by_group=by_kind, order=list(KINDS))
@@ -354,3 +354,13 @@ def _vault_root() -> Path:
 
     state = click.get_current_context().find_object(State)
     return state.vault_root if state is not None else Vault.find_root()
+
+
+def _lines() -> Any:
+    """Progress for a stderr that is no terminal (a pipe, a log): a line every 10 s or tenth of the work
+    (``options.progress_lines``); None on a terminal, which gets bars."""
+    import sys
+
+    from .options import progress_lines
+
+    return None if sys.stderr.isatty() else progress_lines

@@ -480,8 +480,12 @@ def _progress(items: Sequence[Any], label: str) -> Iterator[Iterable[Any]]:
 VECTOR_MODES = frozenset({"vsearch", "query", "query-relevance", "recall"})  # modes that need every note embedded first
 
 
-def index_suite(suite: Suite, modes: Collection[str] = ()) -> float:
-    """Bring every vault's index up to date (and its vectors, for vector modes); returns seconds."""
+Report = Callable[[str], Callable[[int, int], None]]  # a label → a (done, total) callback: lines for a pipe
+
+
+def index_suite(suite: Suite, modes: Collection[str] = (), report: Report | None = None) -> float:
+    """Bring every vault's index up to date (and its vectors, for vector modes); returns seconds.
+    ``report``: progress for a stderr that is no terminal (a corpus's first embedding takes minutes)."""
     from ..api.vault import Vault
 
     started = time.perf_counter()
@@ -491,7 +495,9 @@ def index_suite(suite: Suite, modes: Collection[str] = ()) -> float:
             with Vault.open(folder) as v:
                 v.reindex()
                 if vectors and callable(getattr(v, "embed", None)):
-                    v.embed()  # cached in the vault's .mdmem/, so later runs embed nothing
+                    # cached in the vault's .mdmem/, so later runs embed nothing
+                    where = "" if folder.name == "vault" else f" {folder.name}"  # a LoCoMo conversation's
+                    v.embed(report(f"embedding {suite.dataset}/{suite.level}{where}") if report else None)
     return time.perf_counter() - started
 
 
@@ -504,13 +510,14 @@ def _embedding_here(on: bool) -> Iterator[None]:
         yield
 
 
-def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
-    """Run every query of the suite through each mode, within its own vault."""
+def run_suite(suite: Suite, modes: Sequence[str], report: Report | None = None) -> dict[str, list[Outcome]]:
+    """Run every query of the suite through each mode, within its own vault (``report``: as in
+    ``index_suite``)."""
     from ..api.vault import Vault
 
     results: dict[str, list[Outcome]] = {m: [] for m in modes}
     label = f"querying {suite.dataset}/{suite.level}"
-    with _clock(suite.as_of), _counting(suite.n_queries * len(modes), label) as step:
+    with _clock(suite.as_of), _counting(suite.n_queries * len(modes), label, report) as step:
         for folder, queries in suite.vaults:
             with Vault.open(folder) as v:
                 for mode in modes:
@@ -524,11 +531,20 @@ def run_suite(suite: Suite, modes: Sequence[str]) -> dict[str, list[Outcome]]:
 
 
 @contextmanager
-def _counting(total: int, label: str) -> Iterator[Callable[[], None]]:
+def _counting(total: int, label: str, report: Report | None = None) -> Iterator[Callable[[], None]]:
     """A progress bar of ``total`` steps on stderr when it is a terminal (a step per query asked):
-    a vault's self-generated queries are a thousand questions in one vault."""
+    a vault's self-generated queries are a thousand questions in one vault; else ``report``'s lines."""
     if not sys.stderr.isatty():
-        yield lambda: None
+        if report is None:
+            yield lambda: None
+            return
+        update, done = report(label), [0]
+
+        def step() -> None:
+            done[0] += 1
+            update(done[0], total)
+
+        yield step
         return
     with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         yield lambda: bar.update(1)

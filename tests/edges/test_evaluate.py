@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ from mdmem.edges.evaluate import (
     query_words,
     recall_at,
     reciprocal_rank,
+    run_suite,
     summarize,
     sync_tree,
 )
@@ -570,3 +572,21 @@ def test_indexing_for_vector_modes_asks_no_background_job(vault_dir: Path, monke
         done, total = v.coverage()
     assert total and done == total
     assert os.environ["MDMEM_AUTO_EMBED"] == "1"  # the setting is the caller's again
+
+
+def test_progress_goes_to_a_pipe_as_reports(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stderr no terminal (a log, a pipe: the corpora's first embedding ran 29 minutes in silence),
+    the embedding and the questions are reported through ``report``, up to their whole."""
+    (vault_dir / "mdmem.toml").write_text('[embed]\nmodel = "hash"\n')
+    calls: dict[str, list[tuple[int, int]]] = {}
+
+    def report(label: str) -> Callable[[int, int], None]:
+        return lambda done, total: calls.setdefault(label, []).append((done, total))
+
+    queries = [Query(f"q{i}", text, {}) for i, text in enumerate(["release train", "coffee", "hotwire"])]
+    suite = Suite("corpus", "tune", [(vault_dir, queries)], key="path")
+    index_suite(suite, ["search", "query"], report)
+    run_suite(suite, ["search", "query"], report)
+    embedded = next(v for k, v in calls.items() if k.startswith("embedding corpus/tune"))
+    assert embedded[-1][0] == embedded[-1][1] > 0  # every chunk
+    assert calls["querying corpus/tune"] == [(i, 6) for i in range(1, 7)]  # a step per query and mode
