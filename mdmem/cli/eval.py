@@ -357,7 +357,7 @@ def _vault_root() -> Path:
 
 
 def _lines() -> Any:
-    """Progress for a stderr that is no terminal (a pipe, a log): a line every 10 s or tenth of the work
+    """Progress for a stderr that is no terminal (a pipe, a log): a line now and then
     (``options.progress_lines``); None on a terminal, which gets bars."""
     import sys
 
