@@ -7,9 +7,12 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from ..edges.evaluate import Report
 
 DEFAULT_LOCOMO = Path("..") / "shared" / "data" / "locomo10.json"
 DEFAULT_GOLD = Path("benchmarks") / "gold"
@@ -356,7 +359,7 @@ def _vault_root() -> Path:
     return state.vault_root if state is not None else Vault.find_root()
 
 
-def _lines() -> Any:
+def _lines() -> Report | None:
     """Progress for a stderr that is no terminal (a pipe, a log): a line now and then
     (``options.progress_lines``); None on a terminal, which gets bars."""
     import sys

@@ -66,11 +66,7 @@ def judge(
     best = 0.0
     for path, x in rows.items():
         c = by_path.setdefault(path, Candidate(path=path))
-        p = model.probability(x)
-        c.score = p
-        c.explain["p"] = round(p, 4)
-        c.explain["features"] = {n: round(v, 4) for n, v in zip(model.names, x, strict=True)}
-        c.explain["weights"] = {n: round(w, 3) for n, w in model.contributions(x).items()}
+        c.score = p = _judged(c, model, x)
         best = max(best, p)
     for path in [p for p in by_path if p not in rows]:  # only what neither leg found (a spread, a prior)
         by_path[path].score = 0.0
@@ -135,12 +131,9 @@ def order_head(
     scores = [top[i].score for i in slots]
     chance: dict[str, float] = {}
     for i in slots:
-        c, x = top[i], rows[top[i].path]
-        chance[c.path] = p = model.probability(x)
-        c.explain["p"] = round(p, 4)
+        c = top[i]
+        chance[c.path] = _judged(c, model, rows[c.path])
         c.explain["fused_rank"] = at[c.path] + 1
-        c.explain["features"] = {n: round(v, 4) for n, v in zip(model.names, x, strict=True)}
-        c.explain["weights"] = {n: round(w, 3) for n, w in model.contributions(x).items()}
     if not reorder:
         return max(chance.values())
     judged = sorted((top[i] for i in slots), key=lambda c: -chance[c.path])  # stable: ties keep the fusion's order
@@ -148,3 +141,13 @@ def order_head(
         c.score = score
         ranked[i] = c
     return max(chance.values())
+
+
+def _judged(c: Candidate, model: Model, x: Sequence[float]) -> float:
+    """The model's probability for one candidate's features ``x``; its ``explain`` gets the probability,
+    each feature and each feature's contribution (``--explain``)."""
+    p = model.probability(x)
+    c.explain["p"] = round(p, 4)
+    c.explain["features"] = {n: round(v, 4) for n, v in zip(model.names, x, strict=True)}
+    c.explain["weights"] = {n: round(w, 3) for n, w in model.contributions(x).items()}
+    return p
