@@ -46,7 +46,7 @@ def install(point: str) -> None:
     import shutil
 
     from mdmem.adapters.embed import HashEmbedder
-    from mdmem.index import catalog, lexical, store, vectors
+    from mdmem.index import catalog, catalog_embeddings, lexical, store, vectors
 
     if point == "lexical-inside":  # documents added, whoosh writer open, nothing committed
         orig_write = lexical.LexicalIndex.write
@@ -127,7 +127,7 @@ def install(point: str) -> None:
             exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
             raise exc
 
-        catalog.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
+        catalog_embeddings.EmbeddingCache.put_many = put_many  # type: ignore[method-assign]
     elif point == "enospc-catalog":  # every catalogue write finds the disk full (reads still work)
         import sqlite3
 

@@ -1,9 +1,8 @@
-"""Everything mdmem keeps in SQLite — the only module that runs SQL.
+"""Everything mdmem keeps in SQLite — with its parts below, the only modules that run SQL.
 
 ``Catalog`` (one per index generation): note metadata, names, links, problems, content hashes
-and the chunks vectors are made from. ``EmbeddingCache`` (``.mdmem/embeddings.sqlite``, beside the
-generations): chunk vectors keyed by (model fingerprint, chunk hash), so a rebuild or a moved file
-never re-embeds an unchanged chunk and two models' vectors never mix.
+and the chunks vectors are made from. Its parts in modules of their own: ``catalog_refs`` (links),
+``catalog_near`` (near-duplicates) and ``catalog_embeddings`` (the embedding cache).
 """
 
 from __future__ import annotations
@@ -11,11 +10,10 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..core.chunk import chunk_note
 from ..core.links import normalize_ref
@@ -25,11 +23,8 @@ from .catalog_refs import SCHEMA as REFS_SCHEMA
 from .catalog_refs import CatalogRefs, delete_refs, write_refs
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .catalog_near import CatalogNear
 
-T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes (
@@ -604,133 +599,3 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     row["pinned"] = bool(row.get("pinned"))
     row["has_id"] = bool(row.get("has_id"))
     return row
-
-
-class EmbeddingCache:
-    """(model fingerprint, chunk hash) → float16 vector, in SQLite.
-
-    A damaged file (truncated, garbage) is dropped and started afresh: it only saves model time,
-    and the vectors already in the usearch index stay.
-    """
-
-    db: sqlite3.Connection
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._retry(self._connect)
-
-    def _connect(self) -> None:
-        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS vec (model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,"
-            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
-        )
-        # Vectors taken from a fetched pack that the local model has not checked yet (see vector_pack).
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS unchecked (model TEXT NOT NULL, hash TEXT NOT NULL, source TEXT NOT NULL,"
-            " PRIMARY KEY (model, hash)) WITHOUT ROWID"
-        )
-
-    def _retry(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``; if SQLite says the file is damaged, drop the file and run it once more."""
-        try:
-            return fn()
-        except sqlite3.DatabaseError as exc:
-            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
-                raise
-            print(
-                f"mdmem: embedding cache unreadable ({exc}); starting a new one "
-                "(chunks without a vector are embedded again).",
-                file=sys.stderr,
-            )
-            if hasattr(self, "db"):
-                self.db.close()
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            self._connect()
-            return fn()
-
-    def missing(self, model: str, hashes: Iterable[str]) -> list[str]:
-        """The hashes that have no vector for ``model`` yet."""
-        wanted = list(dict.fromkeys(hashes))
-
-        def read() -> list[str]:
-            have: set[str] = set()
-            for i in range(0, len(wanted), 500):
-                part = wanted[i : i + 500]
-                q = f"SELECT hash FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-                have.update(r[0] for r in self.db.execute(q, (model, *part)))
-            return [h for h in wanted if h not in have]
-
-        return self._retry(read)
-
-    def get_many(self, model: str, hashes: Sequence[str], dim: int) -> dict[str, np.ndarray]:
-        import numpy as np
-
-        uniq = list(dict.fromkeys(hashes))
-
-        def read() -> dict[str, np.ndarray]:
-            out: dict[str, np.ndarray] = {}
-            for i in range(0, len(uniq), 500):
-                part = uniq[i : i + 500]
-                q = f"SELECT hash, v FROM vec WHERE model=? AND hash IN ({','.join('?' * len(part))})"
-                for h, blob in self.db.execute(q, (model, *part)):
-                    v = np.frombuffer(blob, dtype=np.float16)
-                    if v.shape[0] == dim:
-                        out[h] = v.astype(np.float32)
-            return out
-
-        return self._retry(read)
-
-    def put_many(self, model: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
-        """Store vectors in one transaction (a batch survives an interrupt of the next one)."""
-        import numpy as np
-
-        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
-
-        def write() -> None:
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
-
-        self._retry(write)
-
-    def put_unchecked(self, model: str, items: Sequence[tuple[str, np.ndarray]], source: str) -> None:
-        """Store vectors from a pack (``source``: its commit) as not yet checked by the local model."""
-        import numpy as np
-
-        rows = [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
-
-        def write() -> None:
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.executemany("INSERT OR REPLACE INTO vec VALUES (?,?,?)", rows)
-                marks = [(m, h, source) for m, h, _ in rows]
-                self.db.executemany("INSERT OR REPLACE INTO unchecked VALUES (?,?,?)", marks)
-
-        self._retry(write)
-
-    def unchecked(self, model: str, limit: int | None = None) -> list[tuple[str, str]]:
-        """(hash, source) of the vectors from a pack the local model has not checked yet."""
-        q = "SELECT hash, source FROM unchecked WHERE model=?" + (f" LIMIT {int(limit)}" if limit else "")
-        return self._retry(lambda: list(self.db.execute(q, (model,))))
-
-    def checked(self, model: str, hashes: Sequence[str]) -> None:
-        """These pack vectors agree with the local model (or are gone): no longer unchecked."""
-        with self.db:
-            self.db.executemany("DELETE FROM unchecked WHERE model=? AND hash=?", [(model, h) for h in hashes])
-
-    def drop_unchecked(self, model: str) -> int:
-        """Forget every unchecked pack vector of ``model`` (a pack failed its check); how many."""
-        with self.db:
-            self.db.execute("BEGIN")
-            n = self.db.execute(
-                "DELETE FROM vec WHERE model=? AND hash IN (SELECT hash FROM unchecked WHERE model=?)", (model, model)
-            ).rowcount
-            self.db.execute("DELETE FROM unchecked WHERE model=?", (model,))
-        return int(n)
-
-    def close(self) -> None:
-        self.db.close()

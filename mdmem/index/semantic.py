@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from ..adapters.embed import Embedder, EmbedSettings
     from ..core.rank import Candidate, Filters
     from ..results.indexing import EmbedReport
-    from .catalog import Catalog, EmbeddingCache
+    from .catalog import Catalog
+    from .catalog_embeddings import EmbeddingCache
     from .progress import EmbedProgress
     from .state import IndexState
     from .vectors import VectorIndex
@@ -99,26 +100,39 @@ class Semantic:
 
     @cached_property
     def embedder(self) -> Embedder:
-        """The configured embedder (the model itself loads on its first ``embed``)."""
+        """The configured embedder, its passages' vectors as stored (``vector_code.Settled``); the model itself
+        loads on its first ``embed``."""
         from ..adapters.embed import make_embedder
+        from ..adapters.vector_code import Settled
 
-        return make_embedder(self.settings)
+        return Settled(make_embedder(self.settings))
 
     @property
     def cache(self) -> EmbeddingCache:
         if self._cache is None:
-            from .catalog import EmbeddingCache
+            from .catalog_embeddings import EmbeddingCache
 
             path = self.store.state.dir / "embeddings.sqlite"
             try:
                 self.store.state.dir.mkdir(exist_ok=True)
                 self._cache = EmbeddingCache(path)
+                self._convert(self._cache)
             except Exception as exc:  # WAL mode writes a -shm file even to read
                 err = write_failure(exc, path)
                 if err is None:
                     raise
                 raise err from exc
         return self._cache
+
+    def _convert(self, cache: EmbeddingCache) -> None:
+        """Vectors this model's cache kept before in float16 become stored vectors (``vector_code``) at
+        once: an upgrade never embeds a vault again (the usearch file follows, as for a new model)."""
+        from ..adapters.vector_code import settle
+
+        emb = self.embedder
+        source = getattr(emb, "model_fingerprint", None)
+        if source and source != emb.fingerprint and cache.convert(emb.fingerprint, source, settle, emb.dim):
+            print("mdmem: the vectors were converted to 4 bits a dimension (no model ran).", file=sys.stderr)
 
     def share_embedder(self, other: Semantic) -> None:
         """Embed with ``other``'s embedder, one call at a time (``embed.Shared``): several views of one

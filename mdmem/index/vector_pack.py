@@ -4,8 +4,9 @@ own (``refs/mdmem/vectors``), so another clone takes them instead of running the
 Layout: the pack commit's tree holds one folder per model fingerprint, and in it up to 256 shards named by
 the first two hex digits of the chunk hash; an update rewrites only the shards whose chunks changed (an
 unchanged shard is the same blob). A shard is ``MAGIC``, one JSON line (model, dim, dtype, count), the
-chunk hashes (12 bytes each, sorted) and their float16 vectors: the precision the embedding cache and the
-usearch file already keep, so a vector from the pack is the very vector the first machine used.
+chunk hashes (12 bytes each, sorted) and their vectors as mdmem keeps them everywhere (``vector_code``: a
+scale and 4 bits a dimension, 194 bytes for MiniLM), so a vector from the pack is the very vector the first
+machine used, and the pack is a fraction of the notes' size.
 
 A fetched pack is untrusted: only the folder of the local model's fingerprint is read, only blobs named as
 shards and under ``MAX_SHARD_BYTES``, each checked whole; before any of its vectors is used, a random
@@ -26,18 +27,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..adapters import vector_code
+from ..adapters.vector_code import FORMAT
+
 if TYPE_CHECKING:
     import numpy as np
 
     from ..adapters.embed import Embedder
-    from .catalog import EmbeddingCache
+    from .catalog_embeddings import EmbeddingCache
 
-MAGIC = b"mdmem-vectors 1\n"
+MAGIC = b"mdmem-vectors 2\n"  # 1: float16 vectors (before vectors were stored as q4)
 HASH_BYTES = 12  # core.chunk: blake2b, 12 bytes, hex
 SHARD_NAME = re.compile(r"^[0-9a-f]{2}$")
 MAX_SHARD_BYTES = 16 << 20  # a shard of the biggest vaults holds a few MB; anything larger is refused
 SAMPLE = 16  # pack vectors embedded here and compared before any of the pack is used
-MIN_COSINE = 0.999  # float16 of the same model agrees to ~1e-6; another model or a doctored vector does not
+MIN_COSINE = 0.999  # the same model gives the same codes, bar a rare step; another model or a doctored vector not
 CHECK_ROUND = 256  # the background check embeds this many pack vectors a round
 STATE_FILE = "pack.json"
 
@@ -72,14 +76,15 @@ class Taken:
 
 
 def encode(model: str, dim: int, items: dict[str, bytes]) -> bytes:
-    """A shard of ``hash → float16 vector bytes``, in hash order (the same vectors: the same bytes)."""
+    """A shard of ``hash → encoded vector`` (``vector_code.encode``), in hash order (the same vectors: the
+    same bytes)."""
     order = sorted(items)
-    head = json.dumps({"model": model, "dim": dim, "dtype": "f16", "count": len(order)}, sort_keys=True)
+    head = json.dumps({"model": model, "dim": dim, "dtype": FORMAT, "count": len(order)}, sort_keys=True)
     return MAGIC + head.encode() + b"\n" + b"".join(bytes.fromhex(h) for h in order) + b"".join(items[h] for h in order)
 
 
 def decode(data: bytes, model: str, dim: int) -> dict[str, bytes]:
-    """``hash → float16 vector bytes`` of a shard made for ``model`` (``dim`` wide); ``PackRefused`` else."""
+    """``hash → encoded vector`` of a shard made for ``model`` (``dim`` wide); ``PackRefused`` else."""
     if len(data) > MAX_SHARD_BYTES:
         raise PackRefused(f"a shard of {len(data)} bytes (at most {MAX_SHARD_BYTES})")
     if not data.startswith(MAGIC):
@@ -92,20 +97,22 @@ def decode(data: bytes, model: str, dim: int) -> dict[str, bytes]:
         count = int(head["count"])
     except (ValueError, TypeError, KeyError):
         raise PackRefused("a shard whose header is unreadable") from None
-    if head.get("model") != model or head.get("dim") != dim or head.get("dtype") != "f16":
+    if head.get("model") != model or head.get("dim") != dim or head.get("dtype") != FORMAT:
         raise PackRefused(f"a shard of another model or precision ({head.get('model')}, {head.get('dtype')})")
     body = data[end + 1 :]
-    width = 2 * dim
+    width = vector_code.width(dim)
     if count < 0 or len(body) != count * (HASH_BYTES + width):
         raise PackRefused("a shard whose length does not match its header")
     vecs = body[count * HASH_BYTES :]
     return {body[i * HASH_BYTES : (i + 1) * HASH_BYTES].hex(): vecs[i * width : (i + 1) * width] for i in range(count)}
 
 
-def floats(raw: bytes) -> np.ndarray:
-    import numpy as np
-
-    return np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+def floats(raw: bytes, dim: int) -> np.ndarray:
+    """An encoded vector's values; ``PackRefused`` when it is not one."""
+    values = vector_code.decode(raw, dim)
+    if values is None:
+        raise PackRefused("a vector whose codes or scale are out of range")
+    return values
 
 
 # -- reading and writing a pack in git ----------------------------------------------------------------
@@ -253,14 +260,18 @@ def _take_one(
         return 0, 0, str(exc)
     if not found:
         return 0, 0, None
+    try:
+        values = {h: floats(raw, emb.dim) for h, raw in found.items()}
+    except PackRefused as exc:
+        return 0, 0, str(exc)
     sample: list[str] = []
     if not trusted:  # a pack seen before passed its sample; the background check covers the rest
-        sample = random.SystemRandom().sample(sorted(found), min(SAMPLE, len(found)))
-        why = agree(sem, {h: found[h] for h in sample}, texts(sem, sample))
+        sample = random.SystemRandom().sample(sorted(values), min(SAMPLE, len(values)))
+        why = agree(sem, {h: values[h] for h in sample}, texts(sem, sample))
         if why is not None:
             return 0, len(sample), why
-    rest = [(h, floats(raw)) for h, raw in found.items() if h not in set(sample)]
-    sem.cache.put_many(emb.fingerprint, [(h, floats(found[h])) for h in sample])
+    rest = [(h, v) for h, v in values.items() if h not in set(sample)]
+    sem.cache.put_many(emb.fingerprint, [(h, values[h]) for h in sample])
     if check_all(sem):
         sem.cache.put_unchecked(emb.fingerprint, rest, commit)
     else:
@@ -280,7 +291,7 @@ def check_all(sem: Semantic) -> bool:
     return value == "all"
 
 
-def agree(sem: Semantic, vectors: dict[str, bytes], texts: dict[str, str]) -> str | None:
+def agree(sem: Semantic, vectors: dict[str, np.ndarray], texts: dict[str, str]) -> str | None:
     """None when the local model gives every one of these chunks (by ``texts``) its pack vector; else why."""
     import numpy as np
 
@@ -290,7 +301,7 @@ def agree(sem: Semantic, vectors: dict[str, bytes], texts: dict[str, str]) -> st
     if not order:
         return None
     local = sem.embedder.embed([texts[h] for h in order])
-    packed = np.stack([floats(vectors[h]) for h in order])
+    packed = np.stack([vectors[h] for h in order])
     cos = np.sum(local * packed, axis=1) / np.maximum(
         np.linalg.norm(local, axis=1) * np.linalg.norm(packed, axis=1), 1e-12
     )
@@ -321,7 +332,7 @@ def check_rest(sem: Semantic, *, rounds: int | None = None) -> str:
         text = texts(sem, hashes)
         gone = [h for h in hashes if h not in text]  # chunks no longer in the vault: nothing to check
         vecs = sem.cache.get_many(fp, [h for h in hashes if h in text], sem.embedder.dim)
-        why = agree(sem, {h: v.astype("float16").tobytes() for h, v in vecs.items()}, text)
+        why = agree(sem, vecs, text)
         if why is not None:
             dropped = sem.cache.drop_unchecked(fp)
             _distrust({s for _, s in rows}, sem, why, dropped)
@@ -356,6 +367,8 @@ def publish(sem: Semantic) -> str | None:
     """Write the local pack from the embedding cache: the vectors of the vault's chunks, this machine's and
     those a fetched pack gave that passed its sample (a pack distrusted later loses them from the cache,
     and so from the next pack). None outside git or without vectors; else a line."""
+    import numpy as np
+
     top = repository(sem)
     if top is None:
         return None
@@ -365,7 +378,7 @@ def publish(sem: Semantic) -> str | None:
     vecs = sem.cache.get_many(fp, hashes, emb.dim)
     if not vecs:
         return None
-    raw = {h: v.astype("float16").tobytes() for h, v in vecs.items()}
+    raw = dict(zip(vecs, vector_code.encode(np.stack(list(vecs.values())))))
     commit, shards = write(top, fp, emb.dim, raw)
     if commit is None:
         return "vector pack up to date"

@@ -1,7 +1,7 @@
 """Chunk vectors in usearch — the only module importing usearch.
 
 The usearch file belongs to an index generation; the vectors it is filled from are cached by
-content hash in ``catalog.EmbeddingCache``, so a rebuild re-embeds nothing.
+content hash in ``catalog_embeddings.EmbeddingCache``, so a rebuild re-embeds nothing.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mdmem.adapters import gitpack
+from mdmem.adapters import gitpack, vector_code
 from mdmem.api.vault import Vault
 from mdmem.index import vector_pack
 
@@ -122,7 +122,7 @@ def test_an_altered_pack_is_refused_and_changes_no_ranking(
     sem = v.store.semantic
     fp, dim = sem.embedder.fingerprint, sem.embedder.dim
     target = set(v.store.catalog.chunk_hashes("notes/note-06.md"))  # the office plants
-    qvec = sem.embedder.embed([QUESTIONS[0]], query=True)[0].astype("float16").tobytes()
+    (qvec,) = vector_code.encode(sem.embedder.embed([QUESTIONS[0]], query=True))  # a well-formed vector
     all_hashes = [h for _, h in v.store.catalog.pending_hashes(every=True)]
     v.close()
     assert target

@@ -220,7 +220,8 @@ def test_while_the_embedding_job_works_a_hook_reads_no_pending_chunks(
 ) -> None:
     """A commit in a big vault without vectors yet: the hook indexes its note and asks the job for one more
     pass, without reading every chunk still to embed and asking the cache about each (~0.3 s at 50k)."""
-    from mdmem.index.catalog import Catalog, EmbeddingCache
+    from mdmem.index.catalog import Catalog
+    from mdmem.index.catalog_embeddings import EmbeddingCache
     from mdmem.index.state import EMBED_HOOK
 
     root = embedding_job_at_work

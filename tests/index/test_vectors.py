@@ -147,6 +147,50 @@ def test_changing_the_model_never_mixes_vectors(vault_dir: Path, hashed: None, m
     assert files == ["vectors-hash-64-other.usearch"]
 
 
+def test_vectors_an_older_mdmem_kept_in_float16_are_converted_not_embedded_again(vault_dir: Path, hashed: None) -> None:
+    from mdmem.adapters.embed import HashEmbedder
+    from mdmem.index import vector_pack
+
+    v = Vault.open(vault_dir)
+    fresh = v.embed()
+    sem = v.semantic
+    fp, model = sem.embedder.fingerprint, sem.embedder.model_fingerprint
+    assert fp == f"{model}-q4"
+    hashes = [h for _, h in v.store.catalog.pending_hashes(every=True)]
+    stored = sem.cache.get_many(fp, hashes, sem.embedder.dim)
+    answer = [(h.path, round(h.score, 6)) for h in v.vsearch("coffee machine descaling")]
+    # The vault as an older mdmem left it: the model's float16 vectors under its own fingerprint, indexed.
+    text = vector_pack.texts(sem, hashes)
+    raw = HashEmbedder().embed([text[h] for h in hashes])
+    assert not np.array_equal(raw.astype(np.float16).astype(np.float32), np.stack([stored[h] for h in hashes]))
+    sem.cache.db.execute("DELETE FROM vec")
+    sem.cache.put_many(model, list(zip(hashes, raw)))
+    for old in (vault_dir / ".mdmem").glob("gen-*/vectors-*.usearch"):
+        old.unlink()
+    v.store.catalog.reset_vectors(model)
+    v.close()
+
+    again = Vault.open(vault_dir)
+    sem = again.semantic
+    calls = {"n": 0}
+    real = sem.embedder.inner.embed
+
+    def counted(texts, query=False):  # type: ignore[no-untyped-def]
+        calls["n"] += 0 if query else len(texts)
+        return real(texts, query=query)
+
+    sem.embedder.inner.embed = counted
+    report = again.embed()
+    assert calls["n"] == 0 and report.embedded == 0 and report.done == report.total == fresh.total
+    assert {h: x.tobytes() for h, x in sem.cache.get_many(fp, hashes, sem.embedder.dim).items()} == {
+        h: x.tobytes() for h, x in stored.items()
+    }  # the very vectors a fresh embedding stores
+    assert sem.cache.missing(model, hashes) == hashes  # the float16 ones are gone
+    assert [(h.path, round(h.score, 6)) for h in again.vsearch("coffee machine descaling")] == answer
+    files = sorted(p.name for p in (vault_dir / ".mdmem").glob("gen-*/vectors-*.usearch"))
+    assert files == [f"vectors-{fp}.usearch"]
+
+
 def test_clear_bm25_winner_skips_vectors(vault_dir: Path, hashed: None) -> None:
     v = Vault.open(vault_dir)
     v.embed()
