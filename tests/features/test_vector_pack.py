@@ -183,3 +183,43 @@ def test_check_pack_sample_trusts_a_pack_once_its_sample_agrees(shared: tuple[Pa
     out = mdmem_in_process("--vault", str(c), "embed", "--json")
     assert 'check_pack must be "all" or "sample"' in out.stderr
     assert json.loads(out.stdout)["from_pack"] == 0
+
+
+def chunk_hashes(vault: Path) -> set[str]:
+    v = Vault.open(vault)
+    try:
+        return {h for _, h in v.store.catalog.pending_hashes(every=True)}
+    finally:
+        v.close()
+
+
+def test_after_a_teammates_sync_the_other_clone_embeds_only_the_chunks_that_changed(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    bare, a = shared
+    b = clone(bare, tmp_path / "b")
+    assert run(b, "embed")["embedded"] == 0  # every vector from the pack
+    notes = sorted((a / "notes").glob("*.md"))
+    for few, sections in ((notes[:3], ["Consequences"]), (notes, PARTS)):
+        before = chunk_hashes(a)
+        for note in few:  # the teammate edits these sections; the other sections and notes stay as they were
+            text = note.read_text()
+            for part in sections:
+                text = text.replace(f"({part.lower()}, point 7).", f"({part.lower()}, point 7, revised).")
+            note.write_text(text)
+        git(a, "commit", "-qam", "revised")
+        run(a, "embed")
+        assert run(a, "sync")["vectors"] == "vector pack pushed to origin"
+        changed = chunk_hashes(a) - before
+        assert len(few) <= len(changed) < len(before)
+        taken = run(b, "status")["vectors"]["from_pack"]
+        run(b, "sync")  # takes what the fetched pack holds for the new chunks
+        report = run(b, "embed")
+        assert report["done"] == report["total"]
+        taken = run(b, "status")["vectors"]["from_pack"] - taken
+        assert report["embedded"] + taken == len(changed)  # nothing else went to the model
+        if len(changed) > vector_pack.SAMPLE:  # enough to be worth a sample: the pack gives them
+            assert report["embedded"] == 0
+        else:  # a sample would cost what embedding these few does
+            assert report["embedded"] == len(changed)
+        assert cached(b) == {h: x for h, x in cached(a).items() if h in chunk_hashes(b)}
