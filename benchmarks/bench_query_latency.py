@@ -7,7 +7,10 @@ The vault is ``corpus.py``'s, its chunks given random unit vectors in the embedd
 real model's fingerprint (what a cold or warm query costs does not depend on what the vectors say,
 and embedding 10k notes for real takes an hour here). Warm: one process, ``Vault.query`` over
 ``make_queries`` after 10 warm-up queries, plus the same queries with a letter swapped in their
-longest word (the spelling path) and with a word no note has (the "nothing relevant" path). Cold:
+longest word (the spelling path) and with a word no note has (the "nothing relevant" path), in a
+process that watches the files as ``mdmem serve`` and ``mdmem mcp`` do; then the plain queries in a
+process without a watch (a library user's: it compares the files with git at most every
+``NOTICE_EVERY`` seconds before a read). Cold:
 ``mdmem --vault V query Q`` spawn to exit, the ONNX export prepared beforehand in a temporary
 $MDMEM_HOME. Prints one table; medians and p95 in ms, and the load average.
 """
@@ -35,10 +38,13 @@ import json, sys, time
 from mdmem import Vault
 queries = json.loads(sys.argv[2])
 v = Vault.open(sys.argv[1])
+if sys.argv[3] == "watch":
+    v.watch_files()  # as mdmem serve and mdmem mcp do
 for q in queries[:10]:
     v.query(q)
 out = {}
 kinds = (("plain", queries), ("typo", [swap(q) for q in queries]), ("unknown", [q + " zyqwarbl" for q in queries]))
+kinds = kinds if sys.argv[3] == "watch" else kinds[:1]
 for kind, qs in kinds:
     ms = []
     for q in qs:
@@ -92,15 +98,18 @@ def main(argv: list[str] | None = None) -> None:
         )
         queries = make_queries(args.queries, seed=args.seed + 1)
         load.append(os.getloadavg()[0])
-        warm = json.loads(
-            subprocess.run(
-                [py, "-c", _SWAP + _WARM, str(vault), json.dumps(queries)],
-                check=True,
-                env=env,
-                capture_output=True,
-                text=True,
-            ).stdout
-        )
+        warm: dict[str, list[float]] = {}
+        for how in ("watch", "no-watch"):
+            got = json.loads(
+                subprocess.run(
+                    [py, "-c", _SWAP + _WARM, str(vault), json.dumps(queries), how],
+                    check=True,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            )
+            warm.update({(kind if how == "watch" else f"{kind}, no watch"): ms for kind, ms in got.items()})
         cold = []
         for q in make_queries(args.cold, seed=args.seed + 2):
             t = time.perf_counter()
