@@ -24,6 +24,7 @@ PER_KIND = 200  # queries drawn per kind: enough for a rate within a few points,
 SHARED_MAX = 3  # a text that many notes carry (a heading "Examples", a link "here") tells no note apart
 SENTENCE_WORDS = (5, 25)  # a first sentence shorter says too little, longer is a paragraph
 _SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.DOTALL)
+CONTEXT_LINKS = 64  # a source note's links that give a context query (a list page links hundreds of notes)
 _MARKUP = re.compile(r"\||\[\[|\]\]|\S/\S|://")
 _EDGE_PUNCT = " \t\n.,;:!?\"'()[]{}<>*_`#|-–—"
 
@@ -144,12 +145,15 @@ def anchor_map(links: Iterable[tuple[str, str, str]]) -> Mapping[str, list[str]]
 
 def context_map(links: Iterable[tuple[str, str, str]], texts: Mapping[str, str]) -> Mapping[str, list[str]]:
     """(source, target, label) of links and each source's plain text → target → the sentences other notes
-    link to it from (``link_context``)."""
+    link to it from (``link_context``), of a source's first ``CONTEXT_LINKS`` links: each looks through
+    the source's text, so a note of many links costs a bounded multiple of its length."""
     out: dict[str, list[str]] = {}
     units: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}
     for src, dst, label in links:
-        if src == dst or src not in texts:
+        if src == dst or src not in texts or seen.get(src, 0) >= CONTEXT_LINKS:
             continue
+        seen[src] = seen.get(src, 0) + 1
         if src not in units:
             units[src] = sentences(texts[src])
         found = link_context(units[src], label)

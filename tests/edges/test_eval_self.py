@@ -8,7 +8,15 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mdmem.cli import cli
-from mdmem.core.self_queries import SelfNote, context_map, first_sentence, link_context, self_queries, sentences
+from mdmem.core.self_queries import (
+    CONTEXT_LINKS,
+    SelfNote,
+    context_map,
+    first_sentence,
+    link_context,
+    self_queries,
+    sentences,
+)
 
 
 def _by_text(notes: list[SelfNote], **kw: int) -> dict[tuple[str, str], set[str]]:
@@ -80,6 +88,9 @@ def test_a_link_s_sentence_without_the_link_s_words_asks_for_the_note_it_links_t
         {"a.md": text},
     )
     assert got == {"b.md": ["See before you water anything"]}  # a link to itself, or from no known note: none
+    many = "\n".join(f"- Plugin {i:05}: a line about what plugin number {i} does" for i in range(3 * CONTEXT_LINKS))
+    links = [("list.md", f"p{i}.md", f"Plugin {i:05}") for i in range(3 * CONTEXT_LINKS)]
+    assert len(context_map(links, {"list.md": many})) == CONTEXT_LINKS  # each link reads the text: bounded
     notes = [SelfNote("b.md", "Cello", contexts=("See before you water anything", "cello")), SelfNote("a.md", "T")]
     queries = {(q.group, q.text): set(q.relevant) for q in self_queries(notes)}
     assert queries[("context", "See before you water anything")] == {"b.md"}
