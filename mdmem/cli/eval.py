@@ -87,8 +87,7 @@ def _path_option(value: str | None, default: Path) -> Path | None:
     "self_eval",
     is_flag=True,
     help="Ask each vault the queries it provides itself (titles, aliases, headings, link anchor text, "
-    "first sentences, the sentences other notes link to a note from; each its note's known answer) instead "
-    "of written questions: the vault of --vault "
+    "first sentences; each its note's known answer) instead of written questions: the vault of --vault "
     "(or the current folder), or the --gold and --corpus vaults when named. Rows of level 'self', one "
     "group per kind with --by-kind.",
 )

@@ -1,5 +1,4 @@
-"""Queries a vault provides itself (pure): titles, aliases, headings, anchor texts, first sentences, and
-the sentences other notes link to a note from."""
+"""Queries a vault provides itself (pure): titles, aliases, headings, anchor texts, first sentences."""
 
 from __future__ import annotations
 
@@ -17,15 +16,11 @@ KINDS: dict[str, str] = {
     "heading": "a section's heading (not the title): finding the note that holds a topic",
     "anchor": "the words another note links to it with, when they are not its title: how others name it",
     "sentence": "the note's first sentence: finding a note by what it says, not by what it is called",
-    "context": "the sentence another note links to it from, the link's own words taken out: the note asked "
-    "for in someone else's words (the nearest a vault comes to a paraphrase of itself)",
 }
 PER_KIND = 200  # queries drawn per kind: enough for a rate within a few points, bounded on any vault
 SHARED_MAX = 3  # a text that many notes carry (a heading "Examples", a link "here") tells no note apart
 SENTENCE_WORDS = (5, 25)  # a first sentence shorter says too little, longer is a paragraph
 _SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.DOTALL)
-CONTEXT_LINKS = 64  # a source note's links that give a context query (a list page links hundreds of notes)
-_MARKUP = re.compile(r"\||\[\[|\]\]|\S/\S|://")
 _EDGE_PUNCT = " \t\n.,;:!?\"'()[]{}<>*_`#|-–—"
 
 
@@ -38,7 +33,6 @@ class SelfNote:
     aliases: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()  # the label of each link from another note to this one
-    contexts: tuple[str, ...] = ()  # the sentence around each such link, its label taken out (``link_context``)
     text: str = ""  # the body as plain text (``Note.text``)
     names: tuple[str, ...] = field(default=())  # other names that make a query trivial (the file's stem)
 
@@ -58,33 +52,6 @@ def first_sentence(text: str, skip: Iterable[str] = ()) -> str | None:
     sentence = (m.group(1) if m else prose).strip()
     n = len(sentence.split())
     return sentence if SENTENCE_WORDS[0] <= n <= SENTENCE_WORDS[1] else None
-
-
-def sentences(text: str) -> list[str]:
-    """A note's plain text as sentences: each line on its own (a list item is one), split at sentence ends."""
-    out = []
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            out += [m.strip() for m in _SENTENCE.findall(line + " ")] or [line]
-    return out
-
-
-def link_context(units: Sequence[str], label: str) -> str | None:
-    """The first of a note's ``sentences`` that holds a link's ``label``, with the label taken out, if
-    ``SENTENCE_WORDS`` words are left; else None."""
-    key = label.strip().casefold()
-    if not key:
-        return None
-    for unit in units:
-        at = unit.casefold().find(key)
-        if at < 0:
-            continue
-        rest = " ".join(f"{unit[:at]} {unit[at + len(key) :]}".split()).strip(_EDGE_PUNCT)
-        if _MARKUP.search(rest):
-            return None  # a table row, a raw link or a path: not someone's words
-        return rest if SENTENCE_WORDS[0] <= len(rest.split()) <= SENTENCE_WORDS[1] else None
-    return None
 
 
 def self_queries(notes: Sequence[SelfNote], *, per_kind: int = PER_KIND, seed: int = 0) -> list[Query]:
@@ -109,9 +76,6 @@ def self_queries(notes: Sequence[SelfNote], *, per_kind: int = PER_KIND, seed: i
             for t in texts:
                 if norm(t) not in trivial:
                     offer(kind, t, n.path)
-        for t in n.contexts:
-            if norm(t) not in trivial:
-                offer("context", t, n.path)
         sentence = first_sentence(n.text, (n.title, *n.headings))
         if sentence and norm(sentence) not in trivial:
             offer("sentence", sentence, n.path)
@@ -140,23 +104,4 @@ def anchor_map(links: Iterable[tuple[str, str, str]]) -> Mapping[str, list[str]]
     for src, dst, label in links:
         if src != dst and label.strip():
             out.setdefault(dst, []).append(label)
-    return out
-
-
-def context_map(links: Iterable[tuple[str, str, str]], texts: Mapping[str, str]) -> Mapping[str, list[str]]:
-    """(source, target, label) of links and each source's plain text → target → the sentences other notes
-    link to it from (``link_context``), of a source's first ``CONTEXT_LINKS`` links: each looks through
-    the source's text, so a note of many links costs a bounded multiple of its length."""
-    out: dict[str, list[str]] = {}
-    units: dict[str, list[str]] = {}
-    seen: dict[str, int] = {}
-    for src, dst, label in links:
-        if src == dst or src not in texts or seen.get(src, 0) >= CONTEXT_LINKS:
-            continue
-        seen[src] = seen.get(src, 0) + 1
-        if src not in units:
-            units[src] = sentences(texts[src])
-        found = link_context(units[src], label)
-        if found:
-            out.setdefault(dst, []).append(found)
     return out

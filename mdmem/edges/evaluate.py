@@ -410,7 +410,7 @@ def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> S
     level "self" whose queries name notes by path; reads the vault's notes and its link graph. A note
     retrieval hides by default (not active, snoozed, with an end of validity, superseded) asks nothing."""
     from ..api.vault import Vault
-    from ..core.self_queries import SelfNote, anchor_map, context_map, self_queries
+    from ..core.self_queries import SelfNote, anchor_map, self_queries
 
     with Vault.open(folder) as v:
         v.reindex()
@@ -441,12 +441,7 @@ def self_suite(folder: Path, dataset: str, *, per_kind: int, seed: int = 0) -> S
                 )
             )
     anchors = anchor_map(links)
-    contexts = context_map(links, {n.path: n.text for n in notes})
-    notes = [
-        replace(n, anchors=tuple(anchors.get(n.path, ())), contexts=tuple(contexts.get(n.path, ())))
-        for n in notes
-        if n.path not in replaced
-    ]
+    notes = [replace(n, anchors=tuple(anchors.get(n.path, ()))) for n in notes if n.path not in replaced]
     return Suite(dataset, "self", [(folder, self_queries(notes, per_kind=per_kind, seed=seed))], key="path")
 
 

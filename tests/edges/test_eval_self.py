@@ -8,15 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mdmem.cli import cli
-from mdmem.core.self_queries import (
-    CONTEXT_LINKS,
-    SelfNote,
-    context_map,
-    first_sentence,
-    link_context,
-    self_queries,
-    sentences,
-)
+from mdmem.core.self_queries import SelfNote, first_sentence, self_queries
 
 
 def _by_text(notes: list[SelfNote], **kw: int) -> dict[tuple[str, str], set[str]]:
@@ -70,33 +62,6 @@ def test_first_sentence() -> None:
     assert first_sentence("") is None
 
 
-def test_a_link_s_sentence_without_the_link_s_words_asks_for_the_note_it_links_to() -> None:
-    text = (
-        "Tomatoes\nSee the instrument with four strings before you water anything.\n"
-        "- Runner beans: they climb any pole you give them in spring\n| [[beans|Runner beans]] | a table row |"
-    )
-    units = sentences(text)
-    assert units[1] == "See the instrument with four strings before you water anything."
-    assert link_context(units, "the instrument with four strings") == "See before you water anything"
-    assert link_context(units, "Runner beans") == "they climb any pole you give them in spring"  # a list item
-    assert link_context(units, "Tomatoes") is None  # what is left is too short to ask anything
-    assert link_context(units, "an unknown label") is None
-    units.insert(0, "Runner beans: see https://example.com/beans for the whole list of poles")
-    assert link_context(units, "Runner beans") is None  # an address left: not someone's words
-    got = context_map(
-        [("a.md", "b.md", "the instrument with four strings"), ("a.md", "a.md", "Tomatoes"), ("x.md", "b.md", "y")],
-        {"a.md": text},
-    )
-    assert got == {"b.md": ["See before you water anything"]}  # a link to itself, or from no known note: none
-    many = "\n".join(f"- Plugin {i:05}: a line about what plugin number {i} does" for i in range(3 * CONTEXT_LINKS))
-    links = [("list.md", f"p{i}.md", f"Plugin {i:05}") for i in range(3 * CONTEXT_LINKS)]
-    assert len(context_map(links, {"list.md": many})) == CONTEXT_LINKS  # each link reads the text: bounded
-    notes = [SelfNote("b.md", "Cello", contexts=("See before you water anything", "cello")), SelfNote("a.md", "T")]
-    queries = {(q.group, q.text): set(q.relevant) for q in self_queries(notes)}
-    assert queries[("context", "See before you water anything")] == {"b.md"}
-    assert ("context", "cello") not in queries  # just the title
-
-
 VAULT = {
     "music/cello.md": "---\naliases: [Violoncello]\n---\n# Cello strings\n\nThe cello has four strings "
     "tuned in fifths.\n\n## Rosin and bows\n\nRosin the bow before you play.\n",
@@ -122,9 +87,8 @@ def test_eval_self_on_a_vault_reports_a_row_per_kind_and_only_reads_the_notes(tm
     assert rows[("notes", "self", "search", "heading")]["n"] == 1  # "Rosin and bows"; the H1s are titles
     assert rows[("notes", "self", "search", "anchor")]["n"] == 2  # a wikilink's label, a markdown link's words
     assert rows[("notes", "self", "search", "sentence")]["n"] == 3
-    assert rows[("notes", "self", "search", "context")]["n"] == 2  # the tomatoes' sentence, once per link
     assert rows[("notes", "self", "search", "title")]["r1"] == 1.0
-    assert rows[("notes", "self", "search", "all")]["n"] == 12
+    assert rows[("notes", "self", "search", "all")]["n"] == 10
     assert {rel: (vault / rel).read_text() for rel in VAULT} == VAULT  # the notes are only read
 
     text = CliRunner().invoke(cli, args[:-1], catch_exceptions=False).stdout
