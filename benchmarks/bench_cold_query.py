@@ -31,6 +31,7 @@ from corpus import make_corpus, make_queries  # noqa: E402
 _FILL = r"""
 import sys, numpy as np
 from mdmem import Vault
+from mdmem.adapters.vector_code import settle
 v = Vault.open(sys.argv[1])
 sem = v.semantic
 fp, dim = sem.embedder.fingerprint, sem.embedder.dim
@@ -38,19 +39,20 @@ hashes = sorted({h for _, h, _ in v.store.catalog.all_chunks()})
 rng = np.random.default_rng(0)
 vecs = rng.standard_normal((len(hashes), dim)).astype(np.float32)
 vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-sem.cache.put_many(fp, list(zip(hashes, vecs)))
+sem.cache.put_many(fp, list(zip(hashes, settle(vecs))))  # as stored: 4 bits a dimension
 r = v.embed()
 print(r.done, r.total, r.embedded)
 """
 
 
 def vault_with_vectors(vault: Path, notes: int, seed: int, env: dict[str, str]) -> str:
-    """A ``corpus.py`` vault of ``notes`` notes at ``vault``, indexed, every chunk with a random vector
-    (``_FILL``: the embedding is not what is measured), and the model prepared for the cold reads.
-    Returns how many chunks have vectors."""
+    """A ``corpus.py`` vault of ``notes`` notes at ``vault``, indexed and committed as ``mdmem init`` leaves
+    a vault (before its first commit every read asked git for HEAD: ~2.5 ms a check, which a watching
+    process makes before every read), every chunk with a random vector (``_FILL``: the embedding is not
+    what is measured), and the model prepared for the cold reads. Returns how many chunks have vectors."""
     py = sys.executable
     make_corpus(vault, notes, seed=seed)
-    subprocess.run([py, "-m", "mdmem", "init", "--no-commit", str(vault)], check=True, env=env, capture_output=True)
+    subprocess.run([py, "-m", "mdmem", "init", str(vault)], check=True, env=env, capture_output=True)
     out = subprocess.run([py, "-c", _FILL, str(vault)], check=True, env=env, capture_output=True, text=True)
     subprocess.run(
         [
