@@ -140,15 +140,12 @@ def default_threads() -> int:
     return max(1, min(n, MAX_AUTO_THREADS))
 
 
-class Shared:
-    """An embedder that several threads use: one call into the model at a time (counting tokens
-    changes the tokenizer's padding for the length of the call, which would spoil another's batch)."""
+class Wrapper:
+    """An embedder around another (``inner``): its name, dimension and fingerprint, its ``embed``, and
+    whatever else the inner one has (runtime, prepare, token_counts, …). Subclasses change one of them."""
 
     def __init__(self, inner: Embedder) -> None:
-        import threading
-
         self.inner = inner
-        self.lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -163,11 +160,28 @@ class Shared:
         return self.inner.fingerprint
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        return self.inner.embed(texts, query=query)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class Shared(Wrapper):
+    """An embedder that several threads use: one call into the model at a time (counting tokens
+    changes the tokenizer's padding for the length of the call, which would spoil another's batch)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        import threading
+
+        super().__init__(inner)
+        self.lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         with self.lock:
             return self.inner.embed(texts, query=query)
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self.inner, name)  # what an embedder may also have: runtime, prepare, token_counts, …
+        value = getattr(self.inner, name)
         if not callable(value):
             return value
 

@@ -23,12 +23,12 @@ cannot hold to zero.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .embed import Wrapper
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from .embed import Embedder
 
 FORMAT = "q4"  # part of a stored vector's identity (fingerprint, pack shards): another format never mixes
 STEPS = 7  # codes -STEPS … STEPS, stored as 0 … 2 * STEPS in 4 bits
@@ -100,22 +100,11 @@ def decode(raw: bytes, dim: int) -> np.ndarray | None:
     return _values(codes[None, :], scale)[0]
 
 
-class Settled:
+class Settled(Wrapper):
     """An embedder whose passage vectors are the vectors mdmem stores (``vector_code.settle``): the cache,
     the usearch file and the vector pack all hold these. Its ``fingerprint`` names the model and the
     storage format, so vectors of another format never mix; ``model_fingerprint`` is the model's alone
     (vectors kept before in float16 are converted, not embedded again). Queries pass unchanged."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     @property
     def fingerprint(self) -> str:
@@ -128,6 +117,3 @@ class Settled:
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         vectors = self.inner.embed(texts, query=query)
         return vectors if query else settle(vectors)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)  # what an embedder may also have: runtime, prepare, token_counts, …

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..adapters.embed import Wrapper
 from ..core.errors import AmbiguousNote, ConfigError, MdmemError, NoteNotFound, VaultNotFound
 from ..core.rank import evidence, merge_ranked
 from ..core.schema import FilterArgs
@@ -52,27 +53,15 @@ class Member:
     vault: Vault
 
 
-class OneQuery:
+class OneQuery(Wrapper):
     """An embedder shared by the vaults of one model that embeds each query once (the last few kept):
     every vault's hybrid pipeline embeds the same text. Anything else goes to the embedder itself."""
 
     KEEP = 8
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.memo: dict[str, Any] = {}
-
-    @property
-    def name(self) -> str:
-        return str(self.inner.name)
-
-    @property
-    def dim(self) -> int:
-        return int(self.inner.dim)
-
-    @property
-    def fingerprint(self) -> str:
-        return str(self.inner.fingerprint)
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> Any:
         if not (query and len(texts) == 1):
@@ -83,9 +72,6 @@ class OneQuery:
                 self.memo.pop(next(iter(self.memo)))
             self.memo[key] = self.inner.embed(texts, query=True)
         return self.memo[key]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 def select(
