@@ -311,8 +311,16 @@ class IndexRead:
         return self._read(lambda: self._cat().near.link_names_for(n, f))
 
     def odd_paths(self) -> bool:
-        """Whether a note's file name may normalise otherwise than its path (``CatalogNear.odd_paths``)."""
-        return self._read(lambda: self._cat().near.odd_paths())
+        """Whether a note's file name may normalise otherwise than its path (``CatalogNear.odd_paths``),
+        kept until the catalogue changes: it reads every path, and every query's hints asked it (a tenth of
+        a warm query's time at 10k notes)."""
+        kept = self.memoised("odd_paths")
+        if kept is not None:
+            return bool(kept)
+        token = self.rows_token()  # read before the rows: a write in between only costs another look
+        odd = bool(self._read(lambda: self._cat().near.odd_paths()))
+        self.memoise("odd_paths", token, odd)
+        return odd
 
     def display_names(self, norms: Iterable[str]) -> list[tuple[str, str, str]]:
         """(norm, path, kind) of the headings and aliases named ``norms``."""

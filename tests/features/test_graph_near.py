@@ -315,3 +315,18 @@ def test_the_kept_graph_outlives_vector_rounds_not_note_changes(tmp_path: Path) 
         other.close()
         assert kept_graph(v.store) is None
         assert load_graph(v.store) is not graph
+
+
+def test_the_kept_answer_to_odd_paths_follows_a_new_note(tmp_path: Path) -> None:
+    root = git_vault(tmp_path / "v", {k: v for k, v in TRICKY.items() if k not in ODD})
+    with Vault.open(root) as v:
+        with v.store.reading() as idx:
+            assert idx.odd_paths() is False
+            assert idx.memoised("odd_paths") is False  # kept: the next query's hints do not read every path
+        (root / "odd#dir").mkdir()
+        (root / "odd#dir" / "n.md").write_text(TRICKY["odd#dir/n.md"])
+        v.reindex()
+        with v.store.reading() as idx:
+            assert idx.memoised("odd_paths") is None  # the catalogue changed: looked at again
+            assert idx.odd_paths() is True
+    assert assert_same_as_whole(root) >= 12
