@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..core.errors import ConfigError
 from .embed_e5 import MULTILINGUAL_MODEL
 from .embed_torch import check_model_folder, export_with_torch, torch_runner
+from .vector_code import FORMAT, settle
 
 if TYPE_CHECKING:
     import numpy as np
@@ -190,6 +191,25 @@ class Shared(Wrapper):
                 return value(*args, **kwargs)
 
         return locked
+
+
+class Settled(Wrapper):
+    """An embedder whose passage vectors are the vectors mdmem stores (``vector_code.settle``): the cache,
+    the usearch file and the vector pack all hold these. Its ``fingerprint`` names the model and the
+    storage format, so vectors of another format never mix; ``model_fingerprint`` is the model's alone
+    (vectors kept before in float16 are converted, not embedded again). Queries pass unchanged."""
+
+    @property
+    def fingerprint(self) -> str:
+        return f"{self.inner.fingerprint}-{FORMAT}"
+
+    @property
+    def model_fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        vectors = self.inner.embed(texts, query=query)
+        return vectors if query else settle(vectors)
 
 
 def make_embedder(settings: EmbedSettings) -> Embedder:

@@ -22,10 +22,7 @@ cannot hold to zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from .embed import Wrapper
 
 if TYPE_CHECKING:
     import numpy as np
@@ -98,22 +95,3 @@ def decode(raw: bytes, dim: int) -> np.ndarray | None:
         return None
     codes = nibbles[:dim].astype(np.int8) - STEPS
     return _values(codes[None, :], scale)[0]
-
-
-class Settled(Wrapper):
-    """An embedder whose passage vectors are the vectors mdmem stores (``vector_code.settle``): the cache,
-    the usearch file and the vector pack all hold these. Its ``fingerprint`` names the model and the
-    storage format, so vectors of another format never mix; ``model_fingerprint`` is the model's alone
-    (vectors kept before in float16 are converted, not embedded again). Queries pass unchanged."""
-
-    @property
-    def fingerprint(self) -> str:
-        return f"{self.inner.fingerprint}-{FORMAT}"
-
-    @property
-    def model_fingerprint(self) -> str:
-        return self.inner.fingerprint
-
-    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        vectors = self.inner.embed(texts, query=query)
-        return vectors if query else settle(vectors)

@@ -100,10 +100,9 @@ class Semantic:
 
     @cached_property
     def embedder(self) -> Embedder:
-        """The configured embedder, its passages' vectors as stored (``vector_code.Settled``); the model itself
+        """The configured embedder, its passages' vectors as stored (``embed.Settled``); the model itself
         loads on its first ``embed``."""
-        from ..adapters.embed import make_embedder
-        from ..adapters.vector_code import Settled
+        from ..adapters.embed import Settled, make_embedder
 
         return Settled(make_embedder(self.settings))
 
